@@ -1,0 +1,100 @@
+// Reading parallel corpora in the Tatoeba/Anki format: `english<TAB>other[<TAB>attribution]`.
+// UTF-8 with or without BOM, LF or CRLF. Bad lines are skipped and counted, never fatal;
+// a file with no valid pair, or one that is not text at all, is a CorpusError with a clear message.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ts {
+
+/// Error raised for an unreadable, non-text or empty corpus. `what()` names the file.
+class CorpusError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One translation pair as stored in the file: column 1 is English, column 2 the other language.
+struct CorpusPair {
+  std::string english;
+  std::string other;
+};
+
+/// One skipped line: its 1-based number and why it was skipped.
+struct CorpusProblem {
+  std::size_t line = 0;
+  std::string reason;  // e.g. "no tab separator", "empty English side", "invalid UTF-8", "line longer than 1000 characters"
+};
+
+struct CorpusStats {
+  std::size_t lines = 0;        // lines read, blank ones included
+  std::size_t blank_lines = 0;  // empty lines (skipped silently, not counted as problems)
+  std::size_t skipped = 0;      // malformed lines skipped
+  std::vector<CorpusProblem> first_problems;  // the first few (CorpusReadOptions::max_reported)
+  bool had_bom = false;
+  bool crlf = false;            // at least one CRLF line ending seen
+  std::uint64_t bytes = 0;
+};
+
+/// A language as inferred from a file name: "deu.txt" -> {"de", "German"}.
+struct Language {
+  std::string code;  // ISO 639-1 where known ("en", "de", "zh", ...), else the file's stem
+  std::string name;  // human name ("English", "German", "Chinese", ... or "Other")
+};
+
+struct CorpusReadOptions {
+  std::size_t max_line_chars = 1000;  // lines longer than this (in code points) are skipped as absurd
+  std::size_t max_reported = 5;       // how many problems to keep with their line numbers
+  std::size_t max_pairs = 0;          // 0 = no limit; otherwise stop after this many valid pairs
+};
+
+struct Corpus {
+  std::string path;         // as given ("<memory>" for parse_corpus)
+  Language english{"en", "English"};
+  Language other;           // inferred from the file name
+  std::vector<CorpusPair> pairs;
+  CorpusStats stats;
+};
+
+/// Reads a corpus file. Throws CorpusError when the file cannot be opened, is not text
+/// (zip/gzip/PDF magic, NUL bytes, mostly invalid UTF-8) or holds no valid pair.
+Corpus read_corpus(const std::string& path, const CorpusReadOptions& options = {});
+
+/// Parses corpus content already in memory (same rules; `name` is used in messages and for
+/// language inference).
+Corpus parse_corpus(std::string_view content, const std::string& name,
+                    const CorpusReadOptions& options = {});
+
+/// Infers the non-English language from a file name: deu->German, cmn->Chinese, fra->French,
+/// spa->Spanish, ita->Italian, jpn->Japanese, rus->Russian, ..., otherwise {stem, "Other"}.
+Language infer_language(const std::string& path);
+
+/// A translation direction over a corpus: which column is the source.
+struct Direction {
+  std::string src_code;     // e.g. "de"
+  std::string tgt_code;     // e.g. "en"
+  bool english_is_source = true;
+  std::string str() const { return src_code + "-" + tgt_code; }
+};
+
+/// Parses "en-de" / "de-en" against the corpus languages. Accepts the other side's code or its
+/// file stem ("deu-en" works for deu.txt). Throws std::invalid_argument naming the accepted values.
+Direction parse_direction(const std::string& text, const Corpus& corpus);
+
+/// A source/target sentence pair after a direction has been applied.
+struct SentencePair {
+  std::string src;
+  std::string tgt;
+};
+
+std::vector<SentencePair> oriented_pairs(const Corpus& corpus, const Direction& direction);
+
+/// Summary for humans: "deu.txt: 169813 pairs, 2 skipped (line 17: no tab separator; ...)".
+std::string describe(const Corpus& corpus);
+
+}  // namespace ts

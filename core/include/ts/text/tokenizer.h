@@ -1,0 +1,49 @@
+// Tokenizers, selectable per side: word, char (per code point) and SentencePiece (BPE/unigram).
+// Each has a matching detokenizer; BLEU is computed on detokenised text.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ts {
+
+struct TokenizerConfig {
+  std::string kind = "word";          // "word" | "char" | "bpe" | "unigram"
+  bool lowercase = true;              // word, char: lowercase (Unicode-aware, via ICU)
+  std::string punctuation = "split";  // word: "split" (punctuation marks become tokens) | "strip" (dropped) | "keep" (attached, split on spaces only)
+  std::string chinese = "none";       // "none" | "t2s" | "s2t": traditional/simplified normalisation via OpenCC when available
+  int vocab_size = 8000;              // bpe/unigram: SentencePiece vocabulary size
+  double character_coverage = 0.9995; // bpe/unigram
+
+  nlohmann::json to_json() const;
+  static TokenizerConfig from_json(const nlohmann::json& j);  // unknown keys / bad values -> std::invalid_argument
+};
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+  /// Text to tokens. Never throws on odd input (invalid UTF-8 becomes U+FFFD).
+  virtual std::vector<std::string> tokenize(std::string_view text) const = 0;
+  /// Tokens back to text: words joined by spaces with punctuation re-attached ("Hallo , Welt !" -> "Hallo, Welt!"),
+  /// characters joined without spaces (the space marker restored), SentencePiece decoding.
+  virtual std::string detokenize(const std::vector<std::string>& tokens) const = 0;
+  virtual const TokenizerConfig& config() const = 0;
+  /// Everything needed to rebuild this tokenizer (config, plus the serialized SentencePiece model
+  /// base64-encoded under "model"). A checkpoint stores this so it is self-contained.
+  virtual nlohmann::json to_json() const = 0;
+};
+
+/// Builds a tokenizer. Word and char need no training data; bpe/unigram train a SentencePiece
+/// model on `training_text` (in memory, no temp files left behind). Throws std::invalid_argument
+/// for a bad config and std::runtime_error if SentencePiece training fails.
+std::unique_ptr<Tokenizer> make_tokenizer(const TokenizerConfig& config,
+                                          const std::vector<std::string>& training_text = {});
+
+/// Rebuilds a tokenizer from Tokenizer::to_json() output.
+std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j);
+
+}  // namespace ts
