@@ -1,1 +1,325 @@
-int main(){return 0;}
+// transformer-studio-cli: train, translate, evaluate and score from the command line.
+// Flag names are a contract shared with scripts and the desktop app.
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "terminal_observer.h"
+#include "ts/decode/translator.h"
+#include "ts/metrics/bleu.h"
+#include "ts/text/demo_corpus.h"
+#include "ts/train/batcher.h"
+#include "ts/train/trainer.h"
+
+#include <unistd.h>
+#include <cmath>
+#include <torch/csrc/autograd/grad_mode.h>
+
+namespace fs = std::filesystem;
+using namespace ts;
+using ts::cli::TerminalObserver;
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void on_sigint(int) {
+  if (g_stop.exchange(true)) std::_Exit(130);  // second Ctrl-C: leave at once
+  static const char msg[] = "\nstopping after the current step and writing a checkpoint (Ctrl-C again to quit now)\n";
+  (void)!::write(2, msg, sizeof msg - 1);
+}
+
+struct TrainArgs {
+  std::string corpus, direction, preset = "annotated", config_file, out, resume, device, bleu_tokenize;
+  std::vector<std::string> sets;
+  int max_steps = -1, threads = -1;
+  double max_minutes = -1;
+};
+
+std::string default_out_dir(const std::string& corpus, const std::string& direction) {
+  const auto stamp = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&stamp));
+  return (fs::path("runs") / fmt::format("{}-{}-{}", fs::path(corpus).stem().string(), direction, buf)).string();
+}
+
+// A run directory means its last checkpoint.
+std::string checkpoint_path(const std::string& run_or_checkpoint) {
+  if (fs::is_directory(run_or_checkpoint)) return (fs::path(run_or_checkpoint) / "last.ckpt").string();
+  return run_or_checkpoint;
+}
+
+void apply_overrides(ExperimentConfig& config, const TrainArgs& a) {
+  for (const auto& s : a.sets) config.set(s);
+  if (a.max_steps >= 0) config.train.max_steps = a.max_steps;
+  if (a.max_minutes >= 0) config.train.max_minutes = a.max_minutes;
+  if (!a.device.empty()) config.train.device = a.device;
+  if (a.threads >= 0) config.train.threads = a.threads;
+  config.validate();
+}
+
+int run_training(ExperimentConfig config, const Corpus& corpus, const Direction& direction, const std::string& out,
+                 const std::string& resume) {
+  TerminalObserver observer;
+  observer.on_log(describe(corpus));
+  const TextPipeline* existing = nullptr;
+  LoadedModel previous;
+  if (!resume.empty()) {
+    previous = load_checkpoint(resume, at::Device(at::kCPU));
+    existing = &previous.pipeline;
+  }
+  auto data = prepare_data(corpus, direction, config.data, existing, [&](const std::string& l) { observer.on_log(l); });
+  fs::create_directories(out);
+  std::ofstream(fs::path(out) / "config.json") << config.to_json().dump(2) << "\n";
+  observer.on_log(fmt::format("run directory: {} (preset {})", out, config.preset));
+  TrainerOptions options{out, corpus.path, resume, &g_stop};
+  Trainer trainer(std::move(config), std::move(data), options, &observer);
+  std::signal(SIGINT, on_sigint);
+  std::signal(SIGTERM, on_sigint);
+  const auto summary = trainer.run();
+  std::signal(SIGINT, SIG_DFL);
+  return summary.status == "failed" ? 1 : 0;
+}
+
+int cmd_train(const TrainArgs& a) {
+  if (!a.resume.empty()) {
+    const auto ckpt = checkpoint_path(a.resume);
+    auto meta = read_checkpoint_meta(ckpt);
+    ExperimentConfig config = meta.config;
+    apply_overrides(config, a);
+    const std::string corpus_path = a.corpus.empty() ? meta.corpus_path : a.corpus;
+    if (corpus_path.empty()) throw std::invalid_argument("--resume: the checkpoint names no corpus; pass --corpus");
+    auto corpus = corpus_path == "<demo>" ? demo_corpus() : read_corpus(corpus_path);
+    auto pipeline = TextPipeline::from_json(meta.pipeline);
+    const std::string out = a.out.empty() ? fs::path(ckpt).parent_path().string() : a.out;
+    return run_training(config, corpus, pipeline.direction, out.empty() ? "." : out, ckpt);
+  }
+  if (a.corpus.empty() || a.direction.empty()) throw std::invalid_argument("train needs --corpus FILE and --direction SRC-TGT (or --resume)");
+  ExperimentConfig config = a.config_file.empty() ? preset(a.preset) : load_config_file(a.config_file);
+  apply_overrides(config, a);
+  auto corpus = read_corpus(a.corpus);
+  auto direction = parse_direction(a.direction, corpus);
+  return run_training(config, corpus, direction, a.out.empty() ? default_out_dir(a.corpus, direction.str()) : a.out, "");
+}
+
+struct DecodeArgs {
+  std::string checkpoint, attention_json, device = "auto";
+  int beam = 0, top_k = 0, nbest = 1, threads = 0;
+  bool sample = false;
+  double temperature = 1.0, top_p = 1.0;
+  std::uint64_t seed = 0;
+  DecodeConfig config() const {
+    DecodeConfig c;
+    c.mode = sample ? "sample" : (beam > 1 || nbest > 1 ? "beam" : "greedy");
+    c.beam = std::max({beam, nbest, 1});
+    c.nbest = nbest;
+    c.temperature = temperature;
+    c.top_k = top_k;
+    c.top_p = top_p;
+    c.seed = seed;
+    return c;
+  }
+};
+
+int cmd_translate(const DecodeArgs& a) {
+  configure_threads(a.threads);
+  auto translator = Translator::load(checkpoint_path(a.checkpoint), resolve_device(a.device));
+  const auto config = a.config();
+  std::ofstream attention;
+  if (!a.attention_json.empty()) {
+    attention.open(a.attention_json);
+    if (!attention) throw std::runtime_error(a.attention_json + ": cannot write");
+  }
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    auto t = translator.translate(line, config, attention.is_open());
+    if (a.nbest > 1) {
+      for (const auto& c : t.nbest) std::cout << fmt::format("{:.4f}\t{}\n", c.score, c.text);
+      std::cout << "\n";
+    } else {
+      std::cout << t.text << "\n";
+    }
+    std::cout.flush();
+    if (attention.is_open()) attention << t.attention_json().dump() << "\n";  // one JSON object per line
+  }
+  return 0;
+}
+
+int cmd_eval(const DecodeArgs& a, const std::string& corpus_path) {
+  configure_threads(a.threads);
+  const auto ckpt = checkpoint_path(a.checkpoint);
+  auto loaded = load_checkpoint(ckpt, resolve_device(a.device));
+  const auto& p = loaded.pipeline;
+  std::vector<SentencePair> pairs;
+  std::string what;
+  if (!corpus_path.empty()) {
+    auto corpus = read_corpus(corpus_path);
+    pairs = oriented_pairs(corpus, p.direction);
+    what = fmt::format("all {} pairs of {}", pairs.size(), corpus_path);
+  } else {
+    const auto& src = loaded.meta.corpus_path;
+    if (src.empty()) throw std::invalid_argument("the checkpoint names no corpus: pass --corpus FILE");
+    auto corpus = src == "<demo>" ? demo_corpus() : read_corpus(src);
+    auto split = split_pairs(oriented_pairs(corpus, p.direction),
+                             {loaded.meta.config.data.dev, loaded.meta.config.data.test, loaded.meta.config.data.split_seed});
+    pairs = split.test;
+    what = fmt::format("the {} test pairs of {}", pairs.size(), src);
+  }
+  if (pairs.empty()) throw std::invalid_argument("nothing to evaluate: the test split is empty");
+  Translator translator(loaded.model, p);
+  std::vector<std::string> hyps, refs;
+  for (const auto& pair : pairs) {
+    hyps.push_back(translator.translate(pair.src, a.config()).text);
+    refs.push_back(pair.tgt);
+  }
+  // Teacher-forced loss over the same pairs.
+  std::vector<Example> examples;
+  for (const auto& pair : pairs) examples.push_back(p.encode(pair));
+  torch::NoGradGuard no_grad;
+  loaded.model->eval();
+  double total = 0;
+  std::int64_t tokens = 0;
+  TokenBucketBatcher batches(examples, 0, 64, 0);
+  for (const auto& idx : batches.epoch_plan(0)) {
+    auto b = make_batch(examples, idx, resolve_device(a.device));
+    auto logits = loaded.model->forward(b.src, b.tgt_in);
+    total += at::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}), b.tgt_out.reshape({-1}), {}, at::Reduction::Sum,
+                                    Vocab::kPad).item<double>();
+    tokens += b.tgt_tokens;
+  }
+  const auto tok = bleu_tokenize_for(p.tgt_language.code);
+  const double loss = total / std::max<std::int64_t>(tokens, 1);
+  fmt::print("evaluated {} ({})\nloss {:.4f} | ppl {:.2f}\n{}\n{}\n", what, p.direction.str(), loss, std::exp(loss),
+             corpus_bleu(hyps, {refs}, tok).to_string(), corpus_chrf(hyps, {refs}).to_string());
+  return 0;
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+int cmd_score(const std::string& hyp, const std::vector<std::string>& refs, const std::string& tokenize) {
+  const auto hyps = read_lines(hyp);
+  std::vector<std::vector<std::string>> streams;
+  for (const auto& r : refs) {
+    streams.push_back(read_lines(r));
+    if (streams.back().size() != hyps.size())
+      throw std::invalid_argument(fmt::format("{} has {} lines but {} has {}", r, streams.back().size(), hyp, hyps.size()));
+  }
+  fmt::print("{}\n{}\n", corpus_bleu(hyps, streams, tokenize).to_string(), corpus_chrf(hyps, streams).to_string());
+  return 0;
+}
+
+int cmd_demo(const TrainArgs& a) {
+  auto config = preset("demo");
+  apply_overrides(config, a);
+  auto corpus = demo_corpus();
+  corpus.path = "<demo>";
+  fmt::print(stderr, "training the demo preset on the built-in German-English corpus ({} pairs)\n", corpus.pairs.size());
+  const std::string out = a.out.empty() ? "runs/demo" : a.out;
+  const int rc = run_training(config, corpus, parse_direction("de-en", corpus), out, "");
+  if (rc != 0) return rc;
+  const auto best = (fs::path(out) / "best.ckpt").string();
+  DecodeArgs d;
+  d.checkpoint = best;
+  d.threads = a.threads > 0 ? a.threads : 0;
+  cmd_eval(d, "");
+  auto translator = Translator::load(best, at::Device(at::kCPU));
+  auto split = split_pairs(oriented_pairs(corpus, translator.pipeline().direction), {config.data.dev, config.data.test, config.data.split_seed});
+  fmt::print("\nsample translations from the held-out test pairs:\n");
+  for (std::size_t i = 0; i < std::min<std::size_t>(8, split.test.size()); ++i) {
+    fmt::print("  {}\n  -> {}\n     (reference: {})\n", split.test[i].src, translator.translate(split.test[i].src, {}).text,
+               split.test[i].tgt);
+  }
+  fmt::print("\ntry it: echo \"Der Hund sieht die Katze.\" | transformer-studio-cli translate --checkpoint {}\n", best);
+  return 0;
+}
+
+void add_train_limits(CLI::App* cmd, TrainArgs& a) {
+  cmd->add_option("--set", a.sets, "Override a config value, e.g. --set train.lr=0.5 --set model.heads=4");
+  cmd->add_option("--max-steps", a.max_steps, "Stop after this many optimizer steps");
+  cmd->add_option("--max-minutes", a.max_minutes, "Stop after this many minutes of wall clock");
+  cmd->add_option("--device", a.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd->add_option("--threads", a.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--out", a.out, "Run directory for checkpoints (default runs/<corpus>-<direction>-<time>)");
+}
+
+void add_decode_options(CLI::App* cmd, DecodeArgs& d) {
+  cmd->add_option("--checkpoint", d.checkpoint, "Checkpoint file or run directory (uses its last.ckpt)")->required();
+  cmd->add_option("--beam", d.beam, "Beam width (1 = greedy)")->check(CLI::Range(1, 256));
+  cmd->add_flag("--sample", d.sample, "Sample instead of searching");
+  cmd->add_option("--temperature", d.temperature, "Sampling temperature")->check(CLI::PositiveNumber);
+  cmd->add_option("--top-k", d.top_k, "Sample among the k most likely tokens (0 = all)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--top-p", d.top_p, "Nucleus sampling mass (1 = off)")->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--seed", d.seed, "Sampling seed");
+  cmd->add_option("--nbest", d.nbest, "Print the N best outputs with their scores")->check(CLI::Range(1, 256));
+  cmd->add_option("--device", d.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd->add_option("--threads", d.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Transformer Studio: train and explore Transformer translation models"};
+  app.require_subcommand(1);
+  TrainArgs train_args, demo_args;
+  auto* train = app.add_subcommand("train", "Train a model on a parallel corpus (Tatoeba/Anki format)");
+  train->add_option("--corpus", train_args.corpus, "Corpus file: english<TAB>other[<TAB>attribution] per line");
+  train->add_option("--direction", train_args.direction, "Translation direction, e.g. de-en or en-de");
+  auto* preset_opt = train->add_option("--preset", train_args.preset, "Preset: annotated, annotated-debug, nanogpt-deu, scratch-bpe, demo, tiny");
+  train->add_option("--config", train_args.config_file, "JSON config file (instead of a preset)")->excludes(preset_opt);
+  train->add_option("--resume", train_args.resume, "Continue a run: its directory or a checkpoint");
+  add_train_limits(train, train_args);
+
+  DecodeArgs translate_args, eval_args;
+  auto* translate = app.add_subcommand("translate", "Translate stdin to stdout, one sentence per line");
+  add_decode_options(translate, translate_args);
+  translate->add_option("--attention-json", translate_args.attention_json, "Write attention weights, one JSON object per line");
+
+  std::string eval_corpus;
+  auto* eval = app.add_subcommand("eval", "Loss, BLEU and chrF of a checkpoint on its test split or a given corpus");
+  add_decode_options(eval, eval_args);
+  eval->add_option("--corpus", eval_corpus, "Evaluate on every pair of this file instead of the test split");
+
+  std::string hyp, tokenize = "13a";
+  std::vector<std::string> refs;
+  auto* score = app.add_subcommand("score", "BLEU and chrF of a hypothesis file against reference files (sacreBLEU-compatible)");
+  score->add_option("--hyp", hyp, "Hypotheses, one per line")->required()->check(CLI::ExistingFile);
+  score->add_option("--ref", refs, "Reference file(s), one per line")->required()->check(CLI::ExistingFile);
+  score->add_option("--tokenize", tokenize, "BLEU tokenisation")->check(CLI::IsMember({"13a", "zh", "char", "none"}));
+
+  auto* demo = app.add_subcommand("demo", "Train on the built-in German-English corpus and show translations");
+  add_train_limits(demo, demo_args);
+
+  auto* presets = app.add_subcommand("presets", "List the presets with their settings");
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*train) return cmd_train(train_args);
+    if (*translate) return cmd_translate(translate_args);
+    if (*eval) return cmd_eval(eval_args, eval_corpus);
+    if (*score) return cmd_score(hyp, refs, tokenize);
+    if (*demo) return cmd_demo(demo_args);
+    if (*presets) {
+      for (const auto& name : preset_names()) fmt::print("{:16} {}\n", name, preset_description(name));
+      return 0;
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -2,6 +2,8 @@
 // exp smoothing; chrF with character order 6, word order 0, beta 2).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +12,9 @@ namespace ts {
 
 /// sacreBLEU tokenisers: "13a" (default), "zh" (CJK characters split, then 13a), "char"
 /// (every code point a token, spaces dropped), "none" (split on whitespace).
+/// The result is the tokens joined by single spaces. Throws std::invalid_argument for any other
+/// name (the message lists the valid ones). "zh" follows the project's reference scorer
+/// (shared/bench/bleu.py): the CJK ranges of ts::is_cjk, then the full 13a tokenizer.
 std::string tokenize_for_bleu(std::string_view line, const std::string& tokenize);
 
 struct BleuScore {
@@ -25,7 +30,9 @@ struct BleuScore {
 };
 
 /// Corpus BLEU of `hypotheses` against one or more reference streams (each stream has one
-/// reference per hypothesis; throws std::invalid_argument when lengths differ).
+/// reference per hypothesis; throws std::invalid_argument when lengths differ or there is no
+/// stream). As in sacreBLEU, lines are right-stripped before tokenising and empty references are
+/// left out of their sentence (one whose references are all empty is scored against "").
 BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
                       const std::vector<std::vector<std::string>>& reference_streams,
                       const std::string& tokenize = "13a");
@@ -38,9 +45,61 @@ struct ChrfScore {
 };
 
 /// Corpus chrF (sacreBLEU's CHRF defaults: whitespace removed, statistics summed over the corpus,
-/// best-matching reference per sentence when several streams are given).
+/// best-matching reference per sentence when several streams are given). word_order > 0 adds word
+/// n-grams (2 = chrF++). Like sacreBLEU 2.x, a hypothesis's n-grams of an order are not counted
+/// when its reference has none of that order, and empty references are left out as for BLEU.
+/// Throws std::invalid_argument on a stream length mismatch, no stream, or a negative order.
 ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
                       const std::vector<std::vector<std::string>>& reference_streams,
                       int char_order = 6, int word_order = 0, double beta = 2.0);
 
+namespace detail {
+// Internals shared by bleu.cpp and chrf.cpp; not part of the public API.
+
+/// Python's str.isspace(), i.e. what sacreBLEU's str.split()/strip() treat as whitespace.
+bool is_python_space(char32_t cp);
+
+/// Appends the pieces of `s` between runs of Python whitespace to `out` (str.split()).
+void split_python_whitespace(std::string_view s, std::vector<std::string_view>& out);
+
+/// Dense ids for the n-grams of a few texts (one hypothesis, then its references) so that
+/// counting n-grams is array indexing: fill `ids` (every id below the alphabet size), call
+/// start() for order 1, then advance() for each further order. At every order, equal n-grams
+/// (across all texts) share one id in `grams`, and every id is below `distinct`.
+class NgramTable {
+ public:
+  std::vector<std::vector<std::uint32_t>> ids;    // units of each text
+  std::vector<std::vector<std::uint32_t>> grams;  // id of the n-gram starting at each position
+  std::uint32_t distinct = 0;
+  int order = 0;
+
+  void start(std::uint32_t alphabet);
+  void advance();
+  /// Sum over n-grams of min(count in text a, count in text b).
+  long matches(std::size_t a, std::size_t b);
+  /// BLEU clipping: sum over the n-grams of text 0 of min(its count, highest count in any
+  /// other text).
+  long clipped_by_max_reference();
+
+ private:
+  void renumber_direct(std::uint64_t space);
+  void renumber_sorted();
+  void grow_scratch();
+
+  std::uint32_t alphabet_ = 1;
+  std::vector<std::uint32_t> slot_;  // pair key -> new id during renumbering (kept all-empty)
+  std::vector<std::uint64_t> touched_;
+  std::vector<std::uint32_t> count_a_, count_b_, max_b_;  // scratch counts (kept all-zero)
+};
+
+/// Throws std::invalid_argument unless there is a stream and each has one line per hypothesis.
+void check_reference_streams(std::size_t hypotheses,
+                             const std::vector<std::vector<std::string>>& streams);
+
+/// The references of sentence `i`: like sacreBLEU, empty ones are left out (a sentence whose
+/// references are all empty keeps one empty reference).
+void gather_references(const std::vector<std::vector<std::string>>& streams, std::size_t i,
+                       std::vector<const std::string*>& refs);
+
+}  // namespace detail
 }  // namespace ts

@@ -31,6 +31,7 @@ struct CorpusProblem {
   std::string reason;  // e.g. "no tab separator", "empty English side", "invalid UTF-8", "line longer than 1000 characters"
 };
 
+/// What reading a corpus found (shown by describe() and the UI).
 struct CorpusStats {
   std::size_t lines = 0;        // lines read, blank ones included
   std::size_t blank_lines = 0;  // empty lines (skipped silently, not counted as problems)
@@ -38,7 +39,7 @@ struct CorpusStats {
   std::vector<CorpusProblem> first_problems;  // the first few (CorpusReadOptions::max_reported)
   bool had_bom = false;
   bool crlf = false;            // at least one CRLF line ending seen
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;      // size of the content, BOM included
 };
 
 /// A language as inferred from a file name: "deu.txt" -> {"de", "German"}.
@@ -47,12 +48,15 @@ struct Language {
   std::string name;  // human name ("English", "German", "Chinese", ... or "Other")
 };
 
+/// Limits for read_corpus / parse_corpus.
 struct CorpusReadOptions {
   std::size_t max_line_chars = 1000;  // lines longer than this (in code points) are skipped as absurd
   std::size_t max_reported = 5;       // how many problems to keep with their line numbers
   std::size_t max_pairs = 0;          // 0 = no limit; otherwise stop after this many valid pairs
 };
 
+/// A parsed corpus: the valid pairs in file order (sides trimmed of surrounding whitespace,
+/// columns after the second ignored) and what was skipped.
 struct Corpus {
   std::string path;         // as given ("<memory>" for parse_corpus)
   Language english{"en", "English"};
@@ -72,6 +76,8 @@ Corpus parse_corpus(std::string_view content, const std::string& name,
 
 /// Infers the non-English language from a file name: deu->German, cmn->Chinese, fra->French,
 /// spa->Spanish, ita->Italian, jpn->Japanese, rus->Russian, ..., otherwise {stem, "Other"}.
+/// Each alphanumeric token of the stem is tried ("deu-eng.txt", "cmn_small.txt" work), as
+/// 3-letter code, 2-letter code or English name of the language.
 Language infer_language(const std::string& path);
 
 /// A translation direction over a corpus: which column is the source.
@@ -83,7 +89,8 @@ struct Direction {
 };
 
 /// Parses "en-de" / "de-en" against the corpus languages. Accepts the other side's code or its
-/// file stem ("deu-en" works for deu.txt). Throws std::invalid_argument naming the accepted values.
+/// file stem ("deu-en" works for deu.txt) and language names ("German-English"), ignoring case.
+/// Throws std::invalid_argument naming the accepted values.
 Direction parse_direction(const std::string& text, const Corpus& corpus);
 
 /// A source/target sentence pair after a direction has been applied.
@@ -92,9 +99,11 @@ struct SentencePair {
   std::string tgt;
 };
 
+/// The corpus pairs as source/target for `direction`, in corpus order.
 std::vector<SentencePair> oriented_pairs(const Corpus& corpus, const Direction& direction);
 
-/// Summary for humans: "deu.txt: 169813 pairs, 2 skipped (line 17: no tab separator; ...)".
+/// Summary for humans, with the first problems:
+/// "deu.txt: 169813 pairs (English/German), 2 skipped (line 17: no tab separator; line 20: ...)".
 std::string describe(const Corpus& corpus);
 
 }  // namespace ts

@@ -23,10 +23,13 @@ struct DataSplit {
 
 /// Shuffles indices with a fixed-algorithm PRNG (std::mt19937_64 + our own Fisher-Yates, so the
 /// result is identical on every platform and standard library) and cuts test, then dev, then train.
-/// Throws std::invalid_argument if the sizes leave no training pair.
+/// Throws std::invalid_argument if the sizes leave no training pair or one is invalid.
 DataSplit split_pairs(const std::vector<SentencePair>& pairs, const SplitConfig& config);
 
-/// The number of pairs a SplitConfig value means for a corpus of `total` pairs.
+/// The number of pairs a SplitConfig value means for a corpus of `total` pairs. A fraction rounds
+/// to the nearest count, but never to 0 when value > 0 and total > 0; a whole number >= 1 is a
+/// count (split_pairs checks it against the corpus). Throws std::invalid_argument for negative,
+/// non-finite or fractional values >= 1 (2.5).
 std::size_t resolve_split_size(double value, std::size_t total);
 
 }  // namespace ts

@@ -12,15 +12,17 @@
 namespace ts {
 
 struct TokenizerConfig {
-  std::string kind = "word";          // "word" | "char" | "bpe" | "unigram"
-  bool lowercase = true;              // word, char: lowercase (Unicode-aware, via ICU)
+  std::string kind = "word";          // "word" | "char" (spaces become the token "\u2581") | "bpe" | "unigram"
+  bool lowercase = true;              // all kinds: lowercase (Unicode-aware, via ICU) before tokenizing
   std::string punctuation = "split";  // word: "split" (punctuation marks become tokens) | "strip" (dropped) | "keep" (attached, split on spaces only)
   std::string chinese = "none";       // "none" | "t2s" | "s2t": traditional/simplified normalisation via OpenCC when available
-  int vocab_size = 8000;              // bpe/unigram: SentencePiece vocabulary size
-  double character_coverage = 0.9995; // bpe/unigram
+  int vocab_size = 8000;              // bpe/unigram: SentencePiece vocabulary size (16..1000000)
+  double character_coverage = 0.9995; // bpe/unigram: share of characters covered, in (0, 1]
 
   nlohmann::json to_json() const;
-  static TokenizerConfig from_json(const nlohmann::json& j);  // unknown keys / bad values -> std::invalid_argument
+  /// Missing keys keep their defaults; unknown keys or bad values -> std::invalid_argument
+  /// naming the key and the allowed values.
+  static TokenizerConfig from_json(const nlohmann::json& j);
 };
 
 class Tokenizer {
@@ -43,7 +45,12 @@ class Tokenizer {
 std::unique_ptr<Tokenizer> make_tokenizer(const TokenizerConfig& config,
                                           const std::vector<std::string>& training_text = {});
 
-/// Rebuilds a tokenizer from Tokenizer::to_json() output.
+/// Rebuilds a tokenizer from Tokenizer::to_json() output. Throws std::invalid_argument when `j`
+/// is malformed (bad config, missing or corrupt SentencePiece model).
 std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j);
+
+/// True when this build has OpenCC, i.e. TokenizerConfig::chinese "t2s"/"s2t" can be used
+/// (otherwise make_tokenizer rejects them with std::invalid_argument).
+bool chinese_conversion_available();
 
 }  // namespace ts

@@ -1,0 +1,48 @@
+// Text in, text out: a loaded checkpoint plus its tokenizers and vocabularies behind one call.
+// The CLI's translate command and the desktop app's translate panel both use this.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ts/decode/search.h"
+#include "ts/train/checkpoint.h"
+
+namespace ts {
+
+struct TranslationCandidate {
+  std::string text;
+  double score = 0;
+  double log_prob = 0;
+};
+
+struct Translation {
+  std::string text;                          // best hypothesis, detokenised
+  std::vector<std::string> source_tokens;    // as the model saw them, "</s>" last
+  std::vector<std::string> target_tokens;    // generated tokens, "</s>" last when finished
+  std::vector<TranslationCandidate> nbest;   // best first
+  Hypothesis best;                           // ids, per-token scores, attention if requested
+  double milliseconds = 0;
+  /// {"source_tokens", "target_tokens", "encoder_self"/"decoder_self"/"cross": [layer][head][q][k]}
+  nlohmann::json attention_json() const;
+};
+
+class Translator {
+ public:
+  Translator(Transformer model, TextPipeline pipeline);
+  /// Loads a checkpoint (throws CheckpointError with the path on failure).
+  static Translator load(const std::string& checkpoint, const at::Device& device);
+
+  Translation translate(const std::string& text, const DecodeConfig& config, bool record_attention = false);
+
+  const TextPipeline& pipeline() const { return pipeline_; }
+  Transformer& model() { return model_; }
+
+ private:
+  Transformer model_;
+  TextPipeline pipeline_;
+};
+
+}  // namespace ts

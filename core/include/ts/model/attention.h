@@ -1,0 +1,58 @@
+// Multi-head attention that can record its weights per head, plus the masks it uses.
+//
+// Shape legend: B batch, S source length, T target length, D model dim, H heads, K = D / H.
+// Masks are additive floats (0 where attending is allowed, -inf where not), built once per batch.
+#pragma once
+
+#include <ATen/ATen.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/dropout.h>
+#include <torch/nn/modules/linear.h>
+
+namespace ts {
+
+/// [B, S] token ids -> [B, 1, 1, S] additive mask hiding padding keys.
+at::Tensor padding_mask(const at::Tensor& tokens, std::int64_t pad_id);
+/// [1, 1, T, T] additive mask hiding future positions (upper triangle).
+at::Tensor causal_mask(std::int64_t length, const at::TensorOptions& options);
+
+class MultiHeadAttentionImpl : public torch::nn::Module {
+ public:
+  /// `self_attention` fuses the Q, K and V projections into one matrix product.
+  MultiHeadAttentionImpl(std::int64_t d_model, std::int64_t heads, double dropout, bool self_attention);
+
+  /// query [B, T, D], keys_values [B, S, D] (ignored for self-attention), mask broadcastable to
+  /// [B, H, T, S] or undefined. Returns [B, T, D].
+  at::Tensor forward(const at::Tensor& query, const at::Tensor& keys_values, const at::Tensor& mask);
+
+  /// Projects `x` [B, S, D] into keys and values [B, H, S, K] (cross-attention caches these once).
+  std::pair<at::Tensor, at::Tensor> project_keys_values(const at::Tensor& x);
+  /// Projects a self-attention input [B, T, D] into q, k, v, each [B, H, T, K].
+  std::tuple<at::Tensor, at::Tensor, at::Tensor> project_self(const at::Tensor& x);
+  /// Projects a cross-attention query [B, T, D] into [B, H, T, K].
+  at::Tensor project_query(const at::Tensor& x);
+  /// Attention over already projected heads; returns [B, T, D] after the output projection.
+  at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask);
+
+  /// When true, the next forward passes keep their weights [B, H, T, S] in last_weights().
+  void set_record(bool on) { record_ = on; }
+  bool recording() const { return record_; }
+  const at::Tensor& last_weights() const { return last_weights_; }
+
+  std::int64_t heads() const { return heads_; }
+
+ private:
+  at::Tensor split_heads(const at::Tensor& x) const;  // [B, T, D] -> [B, H, T, K]
+  std::int64_t d_model_, heads_, head_dim_;
+  bool self_attention_;
+  torch::nn::Linear qkv_{nullptr};  // self-attention: D -> 3D
+  torch::nn::Linear q_{nullptr};    // cross-attention: D -> D
+  torch::nn::Linear kv_{nullptr};   // cross-attention: D -> 2D
+  torch::nn::Linear out_{nullptr};
+  torch::nn::Dropout dropout_{nullptr};
+  bool record_ = false;
+  at::Tensor last_weights_;
+};
+TORCH_MODULE(MultiHeadAttention);
+
+}  // namespace ts

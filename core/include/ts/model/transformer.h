@@ -1,0 +1,143 @@
+// The encoder-decoder Transformer: embeddings (scaled, optionally shared/tied), sinusoidal or
+// learned positions, pre-LN or post-LN layers, and incremental decoding with cached keys/values.
+//
+// Shape legend: B batch, S source length, T target length, D model dim, H heads, V target vocab.
+#pragma once
+
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/normalization.h>
+
+#include "ts/model/attention.h"
+#include "ts/train/config.h"
+
+namespace ts {
+
+/// Attention weights of one forward pass, one tensor [B, H, Tq, Tk] (float, detached) per layer.
+struct AttentionMaps {
+  std::vector<at::Tensor> encoder_self;  // [B, H, S, S]
+  std::vector<at::Tensor> decoder_self;  // [B, H, T, T] (zero above the diagonal)
+  std::vector<at::Tensor> cross;         // [B, H, T, S]
+  bool empty() const { return encoder_self.empty() && decoder_self.empty() && cross.empty(); }
+};
+
+class FeedForwardImpl : public torch::nn::Module {
+ public:
+  FeedForwardImpl(std::int64_t d_model, std::int64_t d_ff, double dropout);
+  at::Tensor forward(const at::Tensor& x);
+
+ private:
+  torch::nn::Linear in_{nullptr}, out_{nullptr};
+  torch::nn::Dropout dropout_{nullptr};
+};
+TORCH_MODULE(FeedForward);
+
+class EncoderLayerImpl : public torch::nn::Module {
+ public:
+  EncoderLayerImpl(const ModelConfig& config);
+  at::Tensor forward(const at::Tensor& x, const at::Tensor& src_mask);  // [B, S, D]
+  MultiHeadAttention self_attention{nullptr};
+
+ private:
+  bool pre_norm_;
+  FeedForward ff_{nullptr};
+  torch::nn::LayerNorm norm1_{nullptr}, norm2_{nullptr};
+  torch::nn::Dropout dropout_{nullptr};
+};
+TORCH_MODULE(EncoderLayer);
+
+class DecoderLayerImpl : public torch::nn::Module {
+ public:
+  DecoderLayerImpl(const ModelConfig& config);
+  /// Whole-sequence pass (training): x [B, T, D], memory [B, S, D].
+  at::Tensor forward(const at::Tensor& x, const at::Tensor& memory, const at::Tensor& src_mask,
+                     const at::Tensor& tgt_mask);
+  /// One step: x [B, 1, D]; appends this step's keys/values to self_k/self_v ([B, H, t, K]),
+  /// attends to the cached cross keys/values.
+  at::Tensor step(const at::Tensor& x, at::Tensor& self_k, at::Tensor& self_v, const at::Tensor& cross_k,
+                  const at::Tensor& cross_v, const at::Tensor& src_mask);
+  MultiHeadAttention self_attention{nullptr}, cross_attention{nullptr};
+
+ private:
+  bool pre_norm_;
+  FeedForward ff_{nullptr};
+  torch::nn::LayerNorm norm1_{nullptr}, norm2_{nullptr}, norm3_{nullptr};
+  torch::nn::Dropout dropout_{nullptr};
+};
+TORCH_MODULE(DecoderLayer);
+
+/// Incremental decoding state for a batch of hypotheses (beam search reorders it).
+struct DecoderState {
+  at::Tensor src_mask;                       // [B, 1, 1, S]
+  std::vector<at::Tensor> cross_k, cross_v;  // per layer [B, H, S, K]
+  std::vector<at::Tensor> self_k, self_v;    // per layer [B, H, t, K]
+  std::int64_t step = 0;
+  bool record = false;
+  /// Recorded per step when `record`: [layer][step] -> [B, H, 1, t] and [B, H, 1, S].
+  std::vector<std::vector<at::Tensor>> self_weights, cross_weights;
+
+  /// Keeps rows `index` ([B'] long) of every cached tensor, e.g. to follow surviving beams.
+  void reorder(const at::Tensor& index);
+  /// The recorded steps as full maps for row `row`: decoder self [1, H, T, T], cross [1, H, T, S].
+  AttentionMaps attention(std::int64_t row) const;
+};
+
+class TransformerImpl : public torch::nn::Module {
+ public:
+  TransformerImpl(const ModelConfig& config, std::int64_t src_vocab, std::int64_t tgt_vocab, std::int64_t pad_id);
+
+  /// Full teacher-forced pass: src [B, S], tgt_in [B, T] -> logits [B, T, V].
+  at::Tensor forward(const at::Tensor& src, const at::Tensor& tgt_in);
+  /// src [B, S] -> memory [B, S, D]; `src_mask` from padding_mask(src).
+  at::Tensor encode(const at::Tensor& src, const at::Tensor& src_mask);
+  /// tgt_in [B, T] -> decoder output [B, T, D] (before the output projection).
+  at::Tensor decode(const at::Tensor& tgt_in, const at::Tensor& memory, const at::Tensor& src_mask);
+  /// [.., D] -> [.., V] logits.
+  at::Tensor project(const at::Tensor& hidden);
+
+  /// Encodes once and prepares the cross-attention caches.
+  DecoderState start(const at::Tensor& memory, const at::Tensor& src_mask, bool record_attention);
+  /// Feeds tokens [B] at position state.step; returns log-probabilities [B, V].
+  at::Tensor step(DecoderState& state, const at::Tensor& tokens);
+
+  /// Turns weight recording on/off in every attention module (off by default).
+  void set_record_attention(bool on);
+  /// The weights recorded during the last forward()/encode()/decode().
+  AttentionMaps recorded_attention() const;
+
+  const ModelConfig& config() const { return config_; }
+  std::int64_t src_vocab_size() const { return src_vocab_; }
+  std::int64_t tgt_vocab_size() const { return tgt_vocab_; }
+  std::int64_t max_length() const;
+  std::int64_t parameter_count() const;
+
+ private:
+  at::Tensor embed(torch::nn::Embedding& table, const at::Tensor& tokens, std::int64_t offset);
+  at::Tensor positions(std::int64_t offset, std::int64_t length, const at::Device& device);
+
+  ModelConfig config_;
+  std::int64_t src_vocab_, tgt_vocab_, pad_id_;
+  double embed_scale_;
+  torch::nn::Embedding src_embed_{nullptr}, tgt_embed_{nullptr}, learned_positions_{nullptr};
+  at::Tensor sinusoid_;  // [P, D] buffer for sinusoidal positions
+  torch::nn::Dropout dropout_{nullptr};
+  torch::nn::ModuleList encoder_, decoder_;
+  std::vector<EncoderLayer> encoder_layers_;
+  std::vector<DecoderLayer> decoder_layers_;
+  torch::nn::LayerNorm encoder_norm_{nullptr}, decoder_norm_{nullptr};  // pre-LN only
+  at::Tensor output_weight_, output_bias_;
+};
+TORCH_MODULE(Transformer);
+
+/// The sinusoidal table of "Attention Is All You Need": [positions, d_model].
+at::Tensor sinusoidal_table(std::int64_t positions, std::int64_t d_model);
+
+/// Builds a model, rejecting impossible combinations with a ConfigError.
+Transformer build_model(const ModelConfig& config, std::int64_t src_vocab, std::int64_t tgt_vocab,
+                        std::int64_t pad_id, bool shared_vocab);
+
+}  // namespace ts

@@ -1,0 +1,117 @@
+// Typed experiment configuration: one struct per section, parsed and validated at one boundary.
+// Unknown keys and wrong types are errors that name the key. Presets from the seed tutorials.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ts/text/tokenizer.h"
+
+namespace ts {
+
+/// Raised for a bad configuration: the message names the key and what is allowed.
+class ConfigError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct DataConfig {
+  TokenizerConfig src_tokenizer;
+  TokenizerConfig tgt_tokenizer;
+  bool shared_vocab = false;   // one vocabulary (and one SentencePiece model) for both sides
+  bool cjk_chars = true;       // a Chinese/Japanese side with a "word" tokenizer is split per character instead
+  int min_freq = 1;
+  int max_vocab = 0;           // per side, including specials; 0 = no limit
+  double dev = 0.1;            // fraction (< 1) or number of pairs (>= 1)
+  double test = 0.1;
+  int max_len = 100;           // training pairs longer than this (tokens, either side) are dropped
+  std::uint64_t split_seed = 1234;
+};
+
+struct ModelConfig {
+  int encoder_layers = 6;
+  int decoder_layers = 6;      // 0 later means decoder-only is handled elsewhere; must be >= 1 here
+  int d_model = 256;
+  int heads = 8;
+  int d_ff = 1024;
+  double dropout = 0.1;
+  bool pre_norm = false;       // pre-LN (norm before each sublayer) instead of post-LN
+  std::string positions = "sinusoidal";  // "sinusoidal" | "learned"
+  int max_positions = 512;
+  bool scale_embeddings = true;          // multiply embeddings by sqrt(d_model)
+  bool tie_output = false;               // target embedding shared with the output projection
+  bool share_embeddings = false;         // one embedding for source and target (needs shared vocab)
+};
+
+struct TrainConfig {
+  std::string optimizer = "adam";        // "adam" | "adamw"
+  double lr = 1.0;                       // noam: factor; otherwise the peak learning rate
+  std::string schedule = "noam";         // "noam" | "constant" | "linear" | "cosine"
+  int warmup = 2000;                     // steps
+  double adam_beta1 = 0.9, adam_beta2 = 0.98, adam_eps = 1e-9;
+  double weight_decay = 0.0;
+  double label_smoothing = 0.1;
+  double clip_norm = 1.0;                // 0 = no clipping
+  int accumulate = 1;                    // gradient accumulation steps per optimizer step
+  int batch_tokens = 0;                  // token budget per batch (max(src,tgt) padded tokens); 0 = use batch_sentences
+  int batch_sentences = 64;              // sentences per batch when batch_tokens == 0 (length-sorted buckets)
+  int max_steps = 0;                     // 0 = no step limit
+  int max_epochs = 0;                    // 0 = no epoch limit
+  double max_minutes = 0;                // 0 = no time limit
+  int validate_every = 1000;             // steps; 0 = once per epoch
+  int dev_max_sentences = 500;           // cap for BLEU/chrF decoding at each validation
+  int samples = 3;                       // sample translations printed per validation
+  std::string best_metric = "bleu";      // "bleu" | "loss"
+  int patience = 0;                      // validations without improvement before stopping; 0 = never
+  int keep_last = 0;                     // step-N checkpoints kept besides last and best (0 = none)
+  std::uint64_t seed = 42;
+  std::string device = "auto";           // "auto" | "cpu" | "cuda"
+  int threads = 0;                       // 0 = all cores
+};
+
+struct DecodeConfig {
+  std::string mode = "greedy";           // "greedy" | "beam" | "sample"
+  int beam = 5;
+  double length_penalty = 0.6;           // GNMT alpha; 0 = raw log-probability
+  int nbest = 1;
+  double temperature = 1.0;
+  int top_k = 0;                         // 0 = off
+  double top_p = 1.0;                    // 1 = off
+  int max_len_a = 0;                     // max output length = a * source_len + b
+  int max_len_b = 0;                     // 0,0 -> 2 * source_len + 10
+  std::uint64_t seed = 0;                // sampling seed
+};
+
+struct ExperimentConfig {
+  std::string preset = "custom";
+  DataConfig data;
+  ModelConfig model;
+  TrainConfig train;
+  DecodeConfig decode;
+
+  nlohmann::json to_json() const;
+  /// Strict: unknown keys and wrong types throw ConfigError naming the key ("train.lr: expected a number").
+  static ExperimentConfig from_json(const nlohmann::json& j);
+  /// Applies "section.key=value" (value parsed as JSON, falling back to a string).
+  void set(const std::string& assignment);
+  /// Checks combinations (heads divide d_model, shared embeddings need a shared vocab, ...).
+  /// Returns every problem found; empty when the config is usable.
+  std::vector<std::string> problems() const;
+  /// Throws ConfigError listing problems() when there are any.
+  void validate() const;
+};
+
+/// Named presets: "annotated", "annotated-debug", "nanogpt-deu", "scratch-bpe", "demo", "tiny".
+std::vector<std::string> preset_names();
+/// One line per preset saying where it comes from.
+std::string preset_description(const std::string& name);
+/// Throws ConfigError listing the valid names for an unknown preset.
+ExperimentConfig preset(const std::string& name);
+
+/// Reads a JSON config file (throws ConfigError naming the file on I/O or parse errors).
+ExperimentConfig load_config_file(const std::string& path);
+
+}  // namespace ts

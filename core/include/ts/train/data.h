@@ -1,0 +1,56 @@
+// From a corpus to training examples: direction, split, tokenizers, vocabularies, ids.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ts/text/corpus.h"
+#include "ts/text/split.h"
+#include "ts/text/tokenizer.h"
+#include "ts/text/vocab.h"
+#include "ts/train/config.h"
+
+namespace ts {
+
+/// One sentence pair as ids. `src` ends with EOS; `tgt` has neither BOS nor EOS (added per batch).
+struct Example {
+  std::vector<std::int64_t> src;
+  std::vector<std::int64_t> tgt;
+};
+
+/// Everything that turns text into ids and back for one direction. Saved inside checkpoints.
+struct TextPipeline {
+  Direction direction;
+  Language src_language, tgt_language;
+  std::shared_ptr<const Tokenizer> src_tokenizer, tgt_tokenizer;
+  std::shared_ptr<const Vocab> src_vocab, tgt_vocab;
+  bool shared_vocab = false;
+
+  Example encode(const SentencePair& pair) const;
+  std::vector<std::int64_t> encode_source(const std::string& text) const;  // ends with EOS
+  std::string decode_target(const std::vector<std::int64_t>& ids) const;   // detokenised text
+
+  nlohmann::json to_json() const;
+  static TextPipeline from_json(const nlohmann::json& j);
+};
+
+struct PreparedData {
+  TextPipeline pipeline;
+  DataSplit text;                 // the split as text (references for BLEU)
+  std::vector<Example> train;     // long pairs dropped (see dropped_long)
+  std::vector<Example> dev, test; // aligned with text.dev / text.test
+  std::size_t dropped_long = 0;
+};
+
+/// Applies `config.data` to a corpus. When `existing` is given (resume), its tokenizers and
+/// vocabularies are reused instead of being trained again. `log` receives progress lines.
+PreparedData prepare_data(const Corpus& corpus, const Direction& direction, const DataConfig& config,
+                          const TextPipeline* existing = nullptr,
+                          const std::function<void(const std::string&)>& log = {});
+
+}  // namespace ts

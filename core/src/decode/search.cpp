@@ -1,0 +1,234 @@
+// Greedy, beam and sampling search over the incremental decoder (see ts/decode/search.h).
+#include "ts/decode/search.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <algorithm>
+#include <cmath>
+#include <torch/csrc/autograd/grad_mode.h>
+
+#include "ts/text/vocab.h"
+
+namespace ts {
+namespace {
+
+// Puts the model in eval mode without gradients for the scope, restoring training mode after.
+class InferenceScope {
+ public:
+  explicit InferenceScope(Transformer& model) : model_(model), was_training_(model->is_training()) { model_->eval(); }
+  ~InferenceScope() { model_->train(was_training_); }
+
+ private:
+  Transformer& model_;
+  bool was_training_;
+  torch::NoGradGuard no_grad_;
+};
+
+at::Tensor source_tensor(const std::vector<std::int64_t>& src, const at::Device& device) {
+  return at::tensor(src, at::kLong).unsqueeze(0).to(device);  // [1, S]
+}
+
+at::Device model_device(Transformer& model) { return model->parameters().front().device(); }
+
+// Encodes src [B, S]; records encoder attention into `encoder_maps` when asked.
+DecoderState begin(Transformer& model, const at::Tensor& src, bool record, std::vector<at::Tensor>* encoder_maps) {
+  const auto src_mask = padding_mask(src, Vocab::kPad);
+  model->set_record_attention(record);
+  auto memory = model->encode(src, src_mask);
+  if (record && encoder_maps) *encoder_maps = model->recorded_attention().encoder_self;
+  model->set_record_attention(false);
+  return model->start(memory, src_mask, record);
+}
+
+double length_penalty(std::size_t length, double alpha) {
+  return alpha <= 0 ? 1.0 : std::pow((5.0 + static_cast<double>(length)) / 6.0, alpha);
+}
+
+void attach_attention(Hypothesis& h, const DecoderState& state, std::int64_t row,
+                      const std::vector<at::Tensor>& encoder_maps, std::int64_t encoder_row) {
+  h.attention = state.attention(row);
+  for (const auto& m : encoder_maps) h.attention.encoder_self.push_back(m.select(0, encoder_row).unsqueeze(0).to(at::kCPU));
+}
+
+// Turns per-step token/score columns [B, L] (CPU) into hypotheses, cutting each row at its EOS.
+std::vector<Hypothesis> collect_rows(const at::Tensor& ids, const at::Tensor& lp, const DecoderState& state,
+                                     const std::vector<at::Tensor>& encoder_maps, bool record_attention) {
+  auto id_acc = ids.accessor<std::int64_t, 2>();
+  auto lp_acc = lp.accessor<float, 2>();
+  std::vector<Hypothesis> out(static_cast<std::size_t>(ids.size(0)));
+  for (std::int64_t b = 0; b < ids.size(0); ++b) {
+    auto& h = out[b];
+    for (std::int64_t t = 0; t < ids.size(1); ++t) {
+      const auto id = id_acc[b][t];
+      if (id == Vocab::kPad) break;
+      h.token_log_probs.push_back(lp_acc[b][t]);
+      h.log_prob += lp_acc[b][t];
+      if (id == Vocab::kEos) {
+        h.finished = true;
+        break;
+      }
+      h.ids.push_back(id);
+    }
+    h.score = h.log_prob;
+    if (!record_attention) continue;
+    // The batch ran as long as its longest row: trim this row's maps to its own length.
+    attach_attention(h, state, b, encoder_maps, b);
+    const auto T = static_cast<std::int64_t>(h.token_log_probs.size());
+    for (auto& m : h.attention.decoder_self) m = m.slice(2, 0, T).slice(3, 0, T);
+    for (auto& m : h.attention.cross) m = m.slice(2, 0, T);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::int64_t max_output_length(const DecodeConfig& config, std::int64_t src_len, const Transformer& model) {
+  std::int64_t n = (config.max_len_a > 0 || config.max_len_b > 0)
+                       ? config.max_len_a * src_len + config.max_len_b
+                       : 2 * src_len + 10;
+  return std::max<std::int64_t>(1, std::min(n, model->max_length() - 1));
+}
+
+std::vector<Hypothesis> greedy_search(Transformer& model, const at::Tensor& src, const DecodeConfig& config,
+                                      bool record_attention) {
+  InferenceScope scope(model);
+  const auto B = src.size(0);
+  std::vector<at::Tensor> encoder_maps;
+  auto state = begin(model, src, record_attention, &encoder_maps);
+  // Each row has the length limit of its own source, as if decoded alone.
+  std::vector<std::int64_t> limits;
+  const auto lengths = src.ne(Vocab::kPad).sum(1).to(at::kCPU);
+  for (std::int64_t b = 0; b < B; ++b) limits.push_back(max_output_length(config, lengths[b].item<std::int64_t>(), model));
+  const auto row_limit = at::tensor(limits, at::kLong).to(src.device());
+  const auto max_len = *std::max_element(limits.begin(), limits.end());
+  auto tokens = at::full({B}, Vocab::kBos, src.options());
+  auto done = at::zeros({B}, src.options().dtype(at::kBool));
+  std::vector<at::Tensor> chosen, scores;
+  for (std::int64_t t = 0; t < max_len; ++t) {
+    auto log_probs = model->step(state, tokens);  // [B, V]
+    auto [best, index] = log_probs.max(-1);
+    tokens = index.masked_fill(done, Vocab::kPad);
+    chosen.push_back(tokens);
+    scores.push_back(best.masked_fill(done, 0));
+    done = done | tokens.eq(Vocab::kEos) | row_limit.le(t + 1);
+    if (done.all().item<bool>()) break;
+  }
+  return collect_rows(at::stack(chosen, 1).to(at::kCPU), at::stack(scores, 1).to(at::kCPU), state, encoder_maps,
+                      record_attention);
+}
+
+std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::int64_t>& src,
+                                    const DecodeConfig& config, bool record_attention) {
+  InferenceScope scope(model);
+  const auto device = model_device(model);
+  const auto width = static_cast<std::int64_t>(std::max(1, config.beam));
+  const auto nbest = static_cast<std::size_t>(std::clamp(config.nbest, 1, config.beam));
+  std::vector<at::Tensor> encoder_maps;
+  auto state = begin(model, source_tensor(src, device), record_attention, &encoder_maps);
+  const auto max_len = max_output_length(config, static_cast<std::int64_t>(src.size()), model);
+
+  std::vector<Hypothesis> alive(1), finished;
+  auto tokens = at::full({1}, Vocab::kBos, at::TensorOptions().dtype(at::kLong).device(device));
+  for (std::int64_t t = 0; t < max_len && !alive.empty(); ++t) {
+    auto log_probs = model->step(state, tokens).to(at::kCPU);  // [n, V]
+    std::vector<double> base;
+    for (const auto& h : alive) base.push_back(h.log_prob);
+    auto total = log_probs + at::tensor(base, at::kDouble).to(at::kFloat).unsqueeze(1);
+    const auto V = total.size(1);
+    auto [top_scores, top_index] = total.view({-1}).topk(std::min<std::int64_t>(2 * width, total.numel()));
+    auto s_acc = top_scores.accessor<float, 1>();
+    auto i_acc = top_index.accessor<std::int64_t, 1>();
+    std::vector<Hypothesis> next;
+    std::vector<std::int64_t> origins, next_tokens;
+    for (std::int64_t k = 0; k < top_scores.size(0) && static_cast<std::int64_t>(next.size()) < width; ++k) {
+      const auto row = i_acc[k] / V;
+      const auto token = i_acc[k] % V;
+      Hypothesis h = alive[row];
+      h.token_log_probs.push_back(log_probs[row][token].item<float>());
+      h.log_prob = s_acc[k];
+      if (token == Vocab::kEos) {
+        h.finished = true;
+        h.score = h.log_prob / length_penalty(h.ids.size() + 1, config.length_penalty);
+        if (record_attention) attach_attention(h, state, row, encoder_maps, 0);
+        finished.push_back(std::move(h));
+        continue;
+      }
+      h.ids.push_back(token);
+      next.push_back(std::move(h));
+      origins.push_back(row);
+      next_tokens.push_back(token);
+    }
+    if (finished.size() >= nbest && !finished.empty()) {
+      // Stop once the best finished hypothesis beats every live one (scores only fall with length).
+      double best_finished = -INFINITY;
+      for (const auto& h : finished) best_finished = std::max(best_finished, h.score);
+      double best_alive = -INFINITY;
+      for (const auto& h : next) best_alive = std::max(best_alive, h.log_prob / length_penalty(max_len, config.length_penalty));
+      if (static_cast<std::int64_t>(finished.size()) >= width || best_finished >= best_alive) break;
+    }
+    if (next.empty()) break;
+    const auto index = at::tensor(origins, at::kLong).to(device);
+    state.reorder(index);
+    alive = std::move(next);
+    tokens = at::tensor(next_tokens, at::kLong).to(device);
+    if (t + 1 == max_len) {
+      for (std::size_t r = 0; r < alive.size(); ++r) {
+        auto& h = alive[r];
+        h.score = h.log_prob / length_penalty(h.ids.size(), config.length_penalty);
+        if (record_attention) attach_attention(h, state, static_cast<std::int64_t>(r), encoder_maps, 0);
+        finished.push_back(std::move(h));
+      }
+    }
+  }
+  std::stable_sort(finished.begin(), finished.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+  if (finished.size() > nbest) finished.resize(nbest);
+  return finished;
+}
+
+std::vector<Hypothesis> sample_search(Transformer& model, const std::vector<std::int64_t>& src,
+                                      const DecodeConfig& config, bool record_attention) {
+  InferenceScope scope(model);
+  const auto device = model_device(model);
+  const auto n = static_cast<std::int64_t>(std::max(1, config.nbest));
+  auto src_t = source_tensor(src, device).expand({n, static_cast<std::int64_t>(src.size())}).contiguous();
+  std::vector<at::Tensor> encoder_maps;
+  auto state = begin(model, src_t, record_attention, &encoder_maps);
+  const auto max_len = max_output_length(config, static_cast<std::int64_t>(src.size()), model);
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(config.seed);
+  auto tokens = at::full({n}, Vocab::kBos, src_t.options());
+  auto done = at::zeros({n}, src_t.options().dtype(at::kBool));
+  std::vector<at::Tensor> chosen, scores;
+  for (std::int64_t t = 0; t < max_len; ++t) {
+    auto log_probs = model->step(state, tokens).to(at::kCPU);  // [n, V]
+    auto logits = log_probs / config.temperature;
+    if (config.top_k > 0 && config.top_k < logits.size(1)) {
+      auto kth = std::get<0>(logits.topk(config.top_k, -1)).select(1, config.top_k - 1).unsqueeze(1);
+      logits = logits.masked_fill(logits < kth, -INFINITY);
+    }
+    auto probs = at::softmax(logits, -1);
+    if (config.top_p < 1.0) {
+      auto [sorted, order] = probs.sort(-1, /*descending=*/true);
+      auto cumulative = sorted.cumsum(-1);
+      auto drop = (cumulative - sorted) > config.top_p;  // keep the smallest prefix reaching top_p
+      probs = probs.scatter(1, order, sorted.masked_fill(drop, 0));
+    }
+    auto next = at::multinomial(probs, 1, false, generator).squeeze(1);
+    next = next.masked_fill(done.to(at::kCPU), Vocab::kPad);
+    chosen.push_back(next);
+    scores.push_back(log_probs.gather(1, next.clamp_min(0).unsqueeze(1)).squeeze(1).masked_fill(done.to(at::kCPU), 0));
+    done = done | next.to(device).eq(Vocab::kEos);
+    tokens = next.to(device);
+    if (done.all().item<bool>()) break;
+  }
+  auto out = collect_rows(at::stack(chosen, 1), at::stack(scores, 1), state, encoder_maps, record_attention);
+  std::stable_sort(out.begin(), out.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+  return out;
+}
+
+std::vector<Hypothesis> search(Transformer& model, const std::vector<std::int64_t>& src, const DecodeConfig& config,
+                               bool record_attention) {
+  if (config.mode == "beam") return beam_search(model, src, config, record_attention);
+  if (config.mode == "sample") return sample_search(model, src, config, record_attention);
+  return greedy_search(model, source_tensor(src, model_device(model)), config, record_attention);
+}
+
+}  // namespace ts

@@ -1,0 +1,68 @@
+// Text-to-text translation over a model and its text pipeline (see ts/decode/translator.h).
+#include "ts/decode/translator.h"
+
+#include <chrono>
+
+namespace ts {
+namespace {
+
+nlohmann::json maps_to_json(const std::vector<at::Tensor>& maps) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& m : maps) {
+    const auto t = m.select(0, 0).contiguous().to(at::kFloat);  // [H, Q, K]
+    nlohmann::json heads = nlohmann::json::array();
+    for (std::int64_t h = 0; h < t.size(0); ++h) {
+      nlohmann::json rows = nlohmann::json::array();
+      for (std::int64_t q = 0; q < t.size(1); ++q) {
+        const auto row = t[h][q];
+        rows.push_back(std::vector<float>(row.data_ptr<float>(), row.data_ptr<float>() + row.numel()));
+      }
+      heads.push_back(std::move(rows));
+    }
+    layers.push_back(std::move(heads));
+  }
+  return layers;
+}
+
+}  // namespace
+
+nlohmann::json Translation::attention_json() const {
+  return {{"source_tokens", source_tokens},
+          {"target_tokens", target_tokens},
+          {"encoder_self", maps_to_json(best.attention.encoder_self)},
+          {"decoder_self", maps_to_json(best.attention.decoder_self)},
+          {"cross", maps_to_json(best.attention.cross)}};
+}
+
+Translator::Translator(Transformer model, TextPipeline pipeline) : model_(std::move(model)), pipeline_(std::move(pipeline)) {}
+
+Translator Translator::load(const std::string& checkpoint, const at::Device& device) {
+  auto loaded = load_checkpoint(checkpoint, device);
+  return Translator(loaded.model, std::move(loaded.pipeline));
+}
+
+Translation Translator::translate(const std::string& text, const DecodeConfig& config, bool record_attention) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Translation out;
+  auto src = pipeline_.encode_source(text);
+  const auto limit = static_cast<std::size_t>(model_->max_length());
+  if (src.size() > limit) {  // keep the end-of-sentence marker, drop what the model cannot position
+    src.resize(limit - 1);
+    src.push_back(Vocab::kEos);
+  }
+  const auto& src_vocab = *pipeline_.src_vocab;
+  for (auto id : src) out.source_tokens.push_back(src_vocab.token(id));
+  auto hypotheses = search(model_, src, config, record_attention);
+  for (const auto& h : hypotheses)
+    out.nbest.push_back({pipeline_.decode_target(h.ids), h.score, h.log_prob});
+  if (!hypotheses.empty()) {
+    out.best = std::move(hypotheses.front());
+    out.text = out.nbest.front().text;
+    for (auto id : out.best.ids) out.target_tokens.push_back(pipeline_.tgt_vocab->token(id));
+    if (out.best.finished) out.target_tokens.push_back(Vocab::kEosToken);
+  }
+  out.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace ts

@@ -1,0 +1,72 @@
+// Multi-head scaled dot-product attention with optional weight recording.
+#include "ts/model/attention.h"
+
+#include <cmath>
+#include <limits>
+
+namespace ts {
+
+at::Tensor padding_mask(const at::Tensor& tokens, std::int64_t pad_id) {
+  auto options = at::TensorOptions().dtype(at::kFloat).device(tokens.device());
+  auto mask = at::zeros(tokens.sizes(), options);
+  mask.masked_fill_(tokens.eq(pad_id), -std::numeric_limits<float>::infinity());
+  return mask.unsqueeze(1).unsqueeze(1);  // [B, 1, 1, S]
+}
+
+at::Tensor causal_mask(std::int64_t length, const at::TensorOptions& options) {
+  auto mask = at::full({length, length}, -std::numeric_limits<float>::infinity(), options.dtype(at::kFloat));
+  return mask.triu(/*diagonal=*/1).unsqueeze(0).unsqueeze(0);  // [1, 1, T, T]
+}
+
+MultiHeadAttentionImpl::MultiHeadAttentionImpl(std::int64_t d_model, std::int64_t heads, double dropout,
+                                               bool self_attention)
+    : d_model_(d_model), heads_(heads), head_dim_(d_model / heads), self_attention_(self_attention) {
+  TORCH_CHECK(d_model % heads == 0, "heads (", heads, ") must divide d_model (", d_model, ")");
+  if (self_attention_) {
+    qkv_ = register_module("qkv", torch::nn::Linear(d_model, 3 * d_model));
+  } else {
+    q_ = register_module("q", torch::nn::Linear(d_model, d_model));
+    kv_ = register_module("kv", torch::nn::Linear(d_model, 2 * d_model));
+  }
+  out_ = register_module("out", torch::nn::Linear(d_model, d_model));
+  dropout_ = register_module("dropout", torch::nn::Dropout(dropout));
+}
+
+at::Tensor MultiHeadAttentionImpl::split_heads(const at::Tensor& x) const {
+  return x.view({x.size(0), x.size(1), heads_, head_dim_}).transpose(1, 2);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> MultiHeadAttentionImpl::project_self(const at::Tensor& x) {
+  auto parts = qkv_->forward(x).chunk(3, /*dim=*/-1);  // 3 x [B, T, D]
+  return {split_heads(parts[0]), split_heads(parts[1]), split_heads(parts[2])};
+}
+
+at::Tensor MultiHeadAttentionImpl::project_query(const at::Tensor& x) { return split_heads(q_->forward(x)); }
+
+std::pair<at::Tensor, at::Tensor> MultiHeadAttentionImpl::project_keys_values(const at::Tensor& x) {
+  auto parts = kv_->forward(x).chunk(2, /*dim=*/-1);
+  return {split_heads(parts[0]), split_heads(parts[1])};
+}
+
+at::Tensor MultiHeadAttentionImpl::attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                          const at::Tensor& mask) {
+  auto scores = at::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(head_dim_)));  // [B, H, T, S]
+  if (mask.defined()) scores = scores + mask;
+  auto weights = at::softmax(scores, /*dim=*/-1, at::kFloat).to(q.scalar_type());
+  if (record_) last_weights_ = weights.detach().to(at::kFloat);
+  auto context = at::matmul(dropout_->forward(weights), v);  // [B, H, T, K]
+  context = context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});  // [B, T, D]
+  return out_->forward(context);
+}
+
+at::Tensor MultiHeadAttentionImpl::forward(const at::Tensor& query, const at::Tensor& keys_values,
+                                           const at::Tensor& mask) {
+  if (self_attention_) {
+    auto [q, k, v] = project_self(query);
+    return attend(q, k, v, mask);
+  }
+  auto [k, v] = project_keys_values(keys_values);
+  return attend(project_query(query), k, v, mask);
+}
+
+}  // namespace ts

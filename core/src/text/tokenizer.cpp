@@ -1,0 +1,769 @@
+// Tokenizers (see ts/text/tokenizer.h): the text normalisation every kind shares (valid UTF-8,
+// whitespace and control clean-up, OpenCC, ICU lowercasing), the word and char tokenizers with
+// their detokenizers, and SentencePiece BPE/unigram models trained in memory.
+#include "ts/text/tokenizer.h"
+
+#include <fmt/format.h>
+#include <sentencepiece_processor.h>
+#include <sentencepiece_trainer.h>
+#include <unicode/bytestream.h>
+#include <unicode/casemap.h>
+#include <unicode/stringpiece.h>
+#include <unicode/uchar.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#ifdef TS_HAVE_OPENCC
+#include <opencc.h>
+#endif
+
+#include "ts/text/base64.h"
+#include "ts/text/utf8.h"
+
+namespace ts {
+
+namespace {
+
+// ------------------------------------------------------------------ config validation
+
+const std::vector<std::string> kKinds = {"word", "char", "bpe", "unigram"};
+const std::vector<std::string> kPunctuationModes = {"split", "strip", "keep"};
+const std::vector<std::string> kChineseModes = {"none", "t2s", "s2t"};
+const std::vector<std::string> kConfigKeys = {"kind",    "lowercase",  "punctuation",
+                                              "chinese", "vocab_size", "character_coverage"};
+constexpr int kMinVocabSize = 16;
+constexpr int kMaxVocabSize = 1000000;
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+void check_one_of(const char* key, const std::string& value,
+                  const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+    throw std::invalid_argument(
+        fmt::format("tokenizer.{} \"{}\" is not one of {}", key, value, join_names(allowed)));
+  }
+}
+
+void validate(const TokenizerConfig& c) {
+  check_one_of("kind", c.kind, kKinds);
+  check_one_of("punctuation", c.punctuation, kPunctuationModes);
+  check_one_of("chinese", c.chinese, kChineseModes);
+  if (c.vocab_size < kMinVocabSize || c.vocab_size > kMaxVocabSize) {
+    throw std::invalid_argument(fmt::format("tokenizer.vocab_size {} is not in {}..{}",
+                                            c.vocab_size, kMinVocabSize, kMaxVocabSize));
+  }
+  if (!(c.character_coverage > 0.0 && c.character_coverage <= 1.0)) {
+    throw std::invalid_argument(
+        fmt::format("tokenizer.character_coverage {} is not in (0, 1]", c.character_coverage));
+  }
+}
+
+/// `value` as a T, or std::invalid_argument naming the key when `ok` (its type check) fails.
+template <typename T>
+T checked(const std::string& key, const nlohmann::json& value, bool ok, const char* what) {
+  if (!ok) {
+    throw std::invalid_argument(
+        fmt::format("tokenizer.{} must be {}, not {}", key, what, value.dump()));
+  }
+  return value.get<T>();
+}
+
+// ------------------------------------------------------------------ character classes
+
+// How the tokenizers treat a code point. kControl (control and format characters) is dropped.
+enum class CharClass : std::uint8_t { kSpace, kControl, kWord, kOther };
+
+constexpr std::array<CharClass, 128> make_ascii_classes() {
+  std::array<CharClass, 128> table{};
+  for (int c = 0; c < 128; ++c) {
+    if (c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F)) {
+      table[c] = CharClass::kSpace;  // Python's \s in ASCII
+    } else if (c < 0x20 || c == 0x7F) {
+      table[c] = CharClass::kControl;
+    } else if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+               c == '_') {
+      table[c] = CharClass::kWord;
+    } else {
+      table[c] = CharClass::kOther;
+    }
+  }
+  return table;
+}
+constexpr auto kAsciiClass = make_ascii_classes();
+
+/// Word characters are letters, marks, numbers, connector punctuation and the zero-width joiners.
+CharClass classify(char32_t cp) {
+  if (cp < 0x80) return kAsciiClass[cp];
+  if (is_space(cp)) return CharClass::kSpace;
+  if (cp == 0x200C || cp == 0x200D) return CharClass::kWord;
+  switch (u_charType(static_cast<UChar32>(cp))) {
+    case U_UPPERCASE_LETTER:
+    case U_LOWERCASE_LETTER:
+    case U_TITLECASE_LETTER:
+    case U_MODIFIER_LETTER:
+    case U_OTHER_LETTER:
+    case U_NON_SPACING_MARK:
+    case U_ENCLOSING_MARK:
+    case U_COMBINING_SPACING_MARK:
+    case U_DECIMAL_DIGIT_NUMBER:
+    case U_LETTER_NUMBER:
+    case U_OTHER_NUMBER:
+    case U_CONNECTOR_PUNCTUATION: return CharClass::kWord;
+    case U_CONTROL_CHAR:
+    case U_FORMAT_CHAR: return CharClass::kControl;
+    default: return CharClass::kOther;
+  }
+}
+
+char32_t first_code_point(std::string_view token) {
+  std::size_t pos = 0;
+  return token.empty() ? 0 : next_code_point(token, pos);
+}
+
+char32_t last_code_point(std::string_view token) {
+  if (token.empty()) return 0;
+  std::size_t start = token.size() - 1;
+  while (start > 0 && token.size() - start < 4 &&
+         (static_cast<unsigned char>(token[start]) & 0xC0) == 0x80)
+    --start;
+  return next_code_point(token, start);
+}
+
+/// The code point when `token` is exactly one, else 0.
+char32_t single_code_point(std::string_view token) {
+  std::size_t pos = 0;
+  const char32_t cp = token.empty() ? 0 : next_code_point(token, pos);
+  return pos == token.size() ? cp : 0;
+}
+
+bool is_word_token(std::string_view token) {
+  return !token.empty() && classify(first_code_point(token)) == CharClass::kWord;
+}
+
+// ------------------------------------------------------------------ normalisation
+
+constexpr char kSpaceMarker[] = "\u2581";
+
+/// What clean() saw, so later steps can take their fast paths.
+struct TextTraits {
+  bool ascii = true;        // pure ASCII
+  bool simple_case = true;  // no non-ASCII character changes when lowercased
+};
+
+/// Valid UTF-8 (bad bytes -> U+FFFD), every whitespace character turned into ' ', control and
+/// format characters dropped.
+std::string clean(std::string_view text, TextTraits& traits) {
+  traits = TextTraits{};
+  const auto printable = [](char c) { return c >= 0x20 && c < 0x7F; };
+  if (std::all_of(text.begin(), text.end(), printable)) return std::string(text);  // fast path
+  std::string out;
+  out.reserve(text.size());
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[pos]);
+    if (byte < 0x80) {
+      ++pos;
+      const CharClass cls = kAsciiClass[byte];
+      if (cls == CharClass::kSpace) {
+        out += ' ';
+      } else if (cls != CharClass::kControl) {
+        out += static_cast<char>(byte);
+      }
+      continue;
+    }
+    const std::size_t start = pos;
+    const char32_t cp = next_code_point(text, pos);
+    const CharClass cls = classify(cp);
+    if (cls == CharClass::kSpace) {
+      out += ' ';
+    } else if (cls != CharClass::kControl) {
+      traits.ascii = false;
+      if (u_hasBinaryProperty(static_cast<UChar32>(cp), UCHAR_CHANGES_WHEN_LOWERCASED)) {
+        traits.simple_case = false;
+      }
+      if (cp == 0xFFFD) {
+        append_utf8(out, cp);  // may stand for an invalid byte
+      } else {
+        out.append(text.substr(start, pos - start));
+      }
+    }
+  }
+  return out;
+}
+
+/// Unicode lowercasing with the root locale (full mappings: "GRÜẞE" -> "grüße", final sigma).
+/// When only ASCII letters can change, a byte loop does the same much faster.
+void lowercase(std::string& text, bool simple_case) {
+  if (simple_case) {
+    for (char& c : text) {
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
+    }
+    return;
+  }
+  std::string out;
+  out.reserve(text.size());
+  icu::StringByteSink<std::string> sink(&out, static_cast<int32_t>(text.size()));
+  UErrorCode status = U_ZERO_ERROR;
+  icu::CaseMap::utf8ToLower("", 0, icu::StringPiece(text.data(), static_cast<int32_t>(text.size())),
+                            sink, nullptr, status);
+  if (U_SUCCESS(status)) text = std::move(out);
+}
+
+/// Traditional <-> simplified Chinese via OpenCC; a null handle converts nothing.
+using ChineseConverter = std::shared_ptr<void>;
+
+ChineseConverter open_chinese_converter(const std::string& mode) {
+  if (mode == "none") return nullptr;
+#ifdef TS_HAVE_OPENCC
+  const std::string file = mode + ".json";
+  opencc_t handle = opencc_open(file.c_str());
+  if (handle == reinterpret_cast<opencc_t>(-1)) {
+    throw std::runtime_error(fmt::format("OpenCC could not load {}: {}", file, opencc_error()));
+  }
+  return ChineseConverter(handle, [](void* h) { opencc_close(h); });
+#else
+  throw std::invalid_argument(fmt::format(
+      "tokenizer.chinese \"{}\" needs OpenCC, which is unavailable in this build (use \"none\")",
+      mode));
+#endif
+}
+
+std::string convert_chinese(const ChineseConverter& converter, const std::string& text) {
+#ifdef TS_HAVE_OPENCC
+  char* converted = opencc_convert_utf8(converter.get(), text.data(), text.size());
+  if (converted == nullptr) return text;
+  std::string out(converted);
+  opencc_convert_utf8_free(converted);
+  return out;
+#else
+  return text;
+#endif
+}
+
+/// The normalisation every tokenizer applies before splitting.
+class Normaliser {
+ public:
+  explicit Normaliser(const TokenizerConfig& config)
+      : lowercase_(config.lowercase), chinese_(open_chinese_converter(config.chinese)) {}
+
+  std::string operator()(std::string_view text) const {
+    TextTraits traits;
+    std::string out = clean(text, traits);
+    if (chinese_ && !traits.ascii) {
+      out = convert_chinese(chinese_, out);
+      traits.simple_case = false;  // be safe: the converted text was not inspected
+    }
+    if (lowercase_) lowercase(out, traits.simple_case);
+    return out;
+  }
+
+ private:
+  bool lowercase_;
+  ChineseConverter chinese_;
+};
+
+// ------------------------------------------------------------------ splitting
+
+/// Runs of word characters, plus (when `keep_punctuation`) each other character as a token:
+/// Python's re.findall(r"\w+|[^\w\s]", s) on normalised text.
+std::vector<std::string> split_words(const std::string& s, bool keep_punctuation) {
+  std::vector<std::string> tokens;
+  tokens.reserve(s.size() / 4 + 1);
+  std::size_t word_start = std::string::npos;
+  std::size_t pos = 0;
+  auto flush_word = [&](std::size_t end) {
+    if (word_start == std::string::npos) return;
+    tokens.emplace_back(s, word_start, end - word_start);
+    word_start = std::string::npos;
+  };
+  while (pos < s.size()) {
+    const std::size_t start = pos;
+    const auto byte = static_cast<unsigned char>(s[pos]);
+    CharClass cls;
+    if (byte < 0x80) {
+      cls = kAsciiClass[byte];
+      ++pos;
+    } else {
+      cls = classify(next_code_point(s, pos));
+    }
+    if (cls == CharClass::kWord) {
+      if (word_start == std::string::npos) word_start = start;
+      continue;
+    }
+    flush_word(start);
+    if (cls == CharClass::kOther && keep_punctuation) tokens.emplace_back(s, start, pos - start);
+  }
+  flush_word(s.size());
+  return tokens;
+}
+
+/// Space-separated chunks of normalised text.
+std::vector<std::string> split_spaces(const std::string& s) {
+  std::vector<std::string> tokens;
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    const std::size_t start = s.find_first_not_of(' ', pos);
+    if (start == std::string::npos) break;
+    const std::size_t end = std::min(s.find(' ', start), s.size());
+    tokens.emplace_back(s, start, end - start);
+    pos = end;
+  }
+  return tokens;
+}
+
+/// One token per code point, whitespace runs as one kSpaceMarker, none at either end.
+std::vector<std::string> split_chars(const std::string& s) {
+  std::vector<std::string> tokens;
+  tokens.reserve(s.size());
+  bool pending_space = false;
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    const std::size_t start = pos;
+    if (next_code_point(s, pos) == U' ') {
+      pending_space = !tokens.empty();
+      continue;
+    }
+    if (pending_space) tokens.emplace_back(kSpaceMarker);
+    pending_space = false;
+    tokens.emplace_back(s, start, pos - start);
+  }
+  return tokens;
+}
+
+std::string join_with_spaces(const std::vector<std::string>& tokens) {
+  std::string out;
+  for (const auto& token : tokens) {
+    if (!out.empty()) out += ' ';
+    out += token;
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ word detokenization
+
+/// Whether a punctuation token sticks to its left neighbour, its right one, or both.
+enum class Glue : std::uint8_t { kNone, kLeft, kRight, kBoth };
+
+bool attaches_left(char32_t cp) {
+  switch (cp) {
+    case U',':
+    case U'.':
+    case U'!':
+    case U'?':
+    case U';':
+    case U':':
+    case U')':
+    case U']':
+    case U'}':
+    case U'%':
+    case U'\u2026' /* … */:
+    case U'\u2030' /* ‰ */: return true;
+    default: return false;
+  }
+}
+
+bool attaches_right(char32_t cp) {
+  switch (cp) {
+    case U'(':
+    case U'[':
+    case U'{':
+    case U'\u00BF' /* ¿ */:
+    case U'\u00A1' /* ¡ */: return true;
+    default: return false;
+  }
+}
+
+/// The quotes that close an opening quote `cp` (empty when `cp` opens nothing).
+std::u32string_view closers_of(char32_t cp) {
+  switch (cp) {
+    case U'"': return U"\"";
+    case U'\'': return U"'";
+    case U'\u201C' /* “ */: return U"\u201D";
+    case U'\u2018' /* ‘ */: return U"\u2019";
+    case U'\u201E' /* „ */: return U"\u201C\u201D";
+    case U'\u201A' /* ‚ */: return U"\u2018\u2019";
+    case U'\u00AB' /* « */: return U"\u00BB";
+    case U'\u00BB' /* » */: return U"\u00AB";
+    case U'\u2039' /* ‹ */: return U"\u203A";
+    case U'\u203A' /* › */: return U"\u2039";
+    default: return {};
+  }
+}
+
+/// The tokens around the punctuation token being placed (empty past either end).
+struct Neighbours {
+  std::string_view prev, next, after_next;
+  bool prev_word = false, next_word = false;
+};
+
+Neighbours neighbours_of(const std::vector<std::string>& tokens, std::size_t i) {
+  Neighbours n;
+  if (i > 0) n.prev = tokens[i - 1];
+  if (i + 1 < tokens.size()) n.next = tokens[i + 1];
+  if (i + 2 < tokens.size()) n.after_next = tokens[i + 2];
+  n.prev_word = is_word_token(n.prev);
+  n.next_word = is_word_token(n.next);
+  return n;
+}
+
+bool is_digit_at(char32_t cp) { return cp != 0 && u_isdigit(static_cast<UChar32>(cp)); }
+
+bool equals_ascii_ci(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return (x >= 'A' && x <= 'Z' ? x + 32 : x) == (y >= 'A' && y <= 'Z' ? y + 32 : y);
+         });
+}
+
+/// Pops the innermost open quote that `cp` closes; false when it closes none.
+bool close_quote(char32_t cp, std::vector<char32_t>& open) {
+  for (auto it = open.rbegin(); it != open.rend(); ++it) {
+    if (closers_of(*it).find(cp) != std::u32string_view::npos) {
+      open.erase(std::next(it).base(), open.end());
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Apostrophe between two words: contractions glue both sides ("don't", "geht's", "l'homme",
+/// "qu'il", "o'clock"), German "'ne" sticks right, other elisions stick left ("hab' ihn", "ladies'
+/// man").
+Glue apostrophe_glue(const Neighbours& n) {
+  static constexpr std::string_view kSuffixes[] = {"s", "t", "re", "ve", "ll", "d", "m"};
+  const bool suffix = std::any_of(std::begin(kSuffixes), std::end(kSuffixes),
+                                  [&n](std::string_view s) { return equals_ascii_ci(n.next, s); });
+  static constexpr std::string_view kElidedWords[] = {"c", "d", "j",  "l", "m",
+                                                      "n", "o", "qu", "s", "t"};
+  const bool elided = std::any_of(std::begin(kElidedWords), std::end(kElidedWords),
+                                  [&n](std::string_view s) { return equals_ascii_ci(n.prev, s); });
+  if (suffix || elided) return Glue::kBoth;
+  if (equals_ascii_ci(n.next, "ne") || equals_ascii_ci(n.next, "nen")) return Glue::kRight;
+  return Glue::kLeft;
+}
+
+/// Hyphen between two words: glued ("e-mail"), except before a conjunction, where German
+/// leaves it hanging ("vor- und nachteile").
+Glue hyphen_glue(const Neighbours& n) {
+  static constexpr std::string_view kConjunctions[] = {"und", "oder", "bis", "als", "sowie"};
+  const bool hanging = std::any_of(std::begin(kConjunctions), std::end(kConjunctions),
+                                   [&n](std::string_view s) { return equals_ascii_ci(n.next, s); });
+  return hanging ? Glue::kLeft : Glue::kBoth;
+}
+
+/// Punctuation glued between two words: apostrophes, hyphens ("e-mail"), slashes ("km/h"),
+/// separators inside numbers ("3,5", "1.000", "10:30") and abbreviations ("p.m.", "z.b.").
+std::optional<Glue> between_words_glue(char32_t cp, const Neighbours& n,
+                                       std::vector<char32_t>& open) {
+  if (cp == U'\'' || cp == U'\u2019') {
+    const Glue glue = apostrophe_glue(n);
+    if (glue == Glue::kLeft) close_quote(cp, open);
+    return glue;
+  }
+  if (cp == U'-' || cp == U'\u2010') return hyphen_glue(n);
+  if (cp == U'/') return Glue::kBoth;
+  const bool number_separator = cp == U',' || cp == U'.' || cp == U':';
+  if (number_separator && is_digit_at(last_code_point(n.prev)) &&
+      is_digit_at(first_code_point(n.next))) {
+    const bool date = cp == U',' && n.prev.size() <= 2 && n.next.size() == 4;  // "march 5, 1977"
+    return date ? Glue::kLeft : Glue::kBoth;
+  }
+  if (cp == U'.' && code_point_count(n.next) == 1 && n.after_next == ".") return Glue::kBoth;
+  return std::nullopt;
+}
+
+/// Quotes pair up: one closing the innermost matching open quote sticks left, an opening one
+/// sticks right. German „…“ and »…« as well as English “…” and "…" work; a straight quote
+/// after a word and before punctuation closes even without a seen opener ("my parents'.").
+std::optional<Glue> quote_glue(char32_t cp, const Neighbours& n, std::vector<char32_t>& open) {
+  if (close_quote(cp, open)) return Glue::kLeft;
+  if (!closers_of(cp).empty()) {
+    const bool straight = cp == U'"' || cp == U'\'';
+    if (straight && n.prev_word && !n.next_word) return Glue::kLeft;
+    open.push_back(cp);
+    return Glue::kRight;
+  }
+  if (cp == U'\u201D' || cp == U'\u2019') return Glue::kLeft;  // closing quote without opener
+  return std::nullopt;
+}
+
+bool is_currency(char32_t cp) {
+  return cp == U'$' || cp == U'\u00A3' /* £ */ || cp == U'\u20AC' /* € */ ||
+         cp == U'\u00A5' /* ¥ */;
+}
+
+/// How token `i` (a single non-word character `cp`) attaches to its neighbours.
+Glue punctuation_glue(const std::vector<std::string>& tokens, std::size_t i, char32_t cp,
+                      std::vector<char32_t>& open_quotes) {
+  if (classify(cp) == CharClass::kWord) return Glue::kNone;
+  const Neighbours n = neighbours_of(tokens, i);
+  if (n.prev_word && n.next_word) {
+    if (const auto glue = between_words_glue(cp, n, open_quotes)) return *glue;
+  }
+  if (is_cjk(cp)) return Glue::kBoth;  // CJK punctuation: no spaces either side
+  if (is_currency(cp) && is_digit_at(first_code_point(n.next))) return Glue::kRight;  // "$5"
+  if (cp == U'-' && n.prev_word && !n.next_word) return Glue::kLeft;  // "sitzungs-, kein"
+  if (const auto glue = quote_glue(cp, n, open_quotes)) return *glue;
+  if (attaches_left(cp)) return Glue::kLeft;
+  if (attaches_right(cp)) return Glue::kRight;
+  return Glue::kNone;
+}
+
+/// Joins word tokens with spaces and re-attaches punctuation ("don ' t know , tom ." -> "don't
+/// know, tom.").
+std::string join_with_punctuation(const std::vector<std::string>& tokens) {
+  std::string out;
+  std::vector<char32_t> open_quotes;
+  bool glue_next = false;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const char32_t cp = single_code_point(tokens[i]);
+    const Glue glue = cp != 0 ? punctuation_glue(tokens, i, cp, open_quotes) : Glue::kNone;
+    const bool glue_left = glue_next || glue == Glue::kLeft || glue == Glue::kBoth;
+    if (!out.empty() && !glue_left) out += ' ';
+    out += tokens[i];
+    glue_next = glue == Glue::kRight || glue == Glue::kBoth;
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ tokenizers
+
+class WordTokenizer final : public Tokenizer {
+ public:
+  explicit WordTokenizer(const TokenizerConfig& config) : config_(config), normalise_(config) {}
+
+  std::vector<std::string> tokenize(std::string_view text) const override {
+    const std::string s = normalise_(text);
+    if (config_.punctuation == "keep") return split_spaces(s);
+    return split_words(s, config_.punctuation == "split");
+  }
+  std::string detokenize(const std::vector<std::string>& tokens) const override {
+    return config_.punctuation == "split" ? join_with_punctuation(tokens)
+                                          : join_with_spaces(tokens);
+  }
+  const TokenizerConfig& config() const override { return config_; }
+  nlohmann::json to_json() const override { return {{"config", config_.to_json()}}; }
+
+ private:
+  TokenizerConfig config_;
+  Normaliser normalise_;
+};
+
+class CharTokenizer final : public Tokenizer {
+ public:
+  explicit CharTokenizer(const TokenizerConfig& config) : config_(config), normalise_(config) {}
+
+  std::vector<std::string> tokenize(std::string_view text) const override {
+    return split_chars(normalise_(text));
+  }
+  std::string detokenize(const std::vector<std::string>& tokens) const override {
+    std::string out;
+    for (const auto& token : tokens) out += token == kSpaceMarker ? std::string(" ") : token;
+    return out;
+  }
+  const TokenizerConfig& config() const override { return config_; }
+  nlohmann::json to_json() const override { return {{"config", config_.to_json()}}; }
+
+ private:
+  TokenizerConfig config_;
+  Normaliser normalise_;
+};
+
+/// Feeds normalised, non-empty training lines to the SentencePiece trainer.
+class TrainingSentences final : public sentencepiece::SentenceIterator {
+ public:
+  TrainingSentences(const std::vector<std::string>& lines, const Normaliser& normalise)
+      : lines_(lines), normalise_(normalise) {
+    load();
+  }
+  bool done() const override { return index_ >= lines_.size(); }
+  void Next() override {
+    ++index_;
+    load();
+  }
+  const std::string& value() const override { return current_; }
+  sentencepiece::util::Status status() const override { return {}; }
+
+ private:
+  void load() {
+    for (; index_ < lines_.size(); ++index_) {
+      current_ = normalise_(lines_[index_]);
+      if (current_.find_first_not_of(' ') != std::string::npos) return;
+    }
+  }
+  const std::vector<std::string>& lines_;
+  const Normaliser& normalise_;
+  std::size_t index_ = 0;
+  std::string current_;
+};
+
+/// Trains a SentencePiece model on `lines` and returns its serialized proto. If the data cannot
+/// fill `vocab_size` pieces, retries with a soft limit (a smaller vocabulary) instead of failing.
+std::string train_sentencepiece(const TokenizerConfig& config,
+                                const std::vector<std::string>& lines,
+                                const Normaliser& normalise) {
+  std::unordered_map<std::string, std::string> args = {
+      {"model_type", config.kind},
+      {"vocab_size", std::to_string(config.vocab_size)},
+      {"character_coverage", fmt::format("{}", config.character_coverage)},
+      // Our Vocab adds PAD/UNK/BOS/EOS itself; SentencePiece only needs its mandatory unknown
+      // piece.
+      {"unk_id", "0"},
+      {"bos_id", "-1"},
+      {"eos_id", "-1"},
+      {"pad_id", "-1"},
+      // Text is already cleaned; NFKC would rewrite e.g. full-width Chinese punctuation.
+      {"normalization_rule_name", "identity"},
+      {"input_sentence_size", "2000000"},
+      {"shuffle_input_sentence", "true"},
+      {"num_threads", std::to_string(std::max(1u, std::thread::hardware_concurrency()))},
+      {"minloglevel", "2"}};  // errors only: keep training quiet
+  for (const bool hard_limit : {true, false}) {
+    args["hard_vocab_limit"] = hard_limit ? "true" : "false";
+    TrainingSentences sentences(lines, normalise);
+    std::string model;
+    const auto status = sentencepiece::SentencePieceTrainer::Train(args, &sentences, &model);
+    if (status.ok()) return model;
+    const std::string message = status.message();
+    if (hard_limit && message.find("Vocabulary size too high") != std::string::npos) continue;
+    if (message.find("smaller than required_chars") != std::string::npos) {
+      throw std::runtime_error(fmt::format(
+          "{} training failed: tokenizer.vocab_size {} is smaller than the number of distinct "
+          "characters to cover; raise vocab_size or lower character_coverage ({})",
+          config.kind, config.vocab_size, message));
+    }
+    throw std::runtime_error(fmt::format("{} training failed: {}", config.kind, message));
+  }
+  throw std::logic_error("unreachable");
+}
+
+class SentencePieceTokenizer final : public Tokenizer {
+ public:
+  SentencePieceTokenizer(const TokenizerConfig& config, std::string model)
+      : config_(config), normalise_(config), model_(std::move(model)) {
+    const auto status = processor_.LoadFromSerializedProto(model_);
+    if (!status.ok()) {
+      throw std::invalid_argument(
+          fmt::format("tokenizer.model is not a valid SentencePiece model: {}", status.message()));
+    }
+  }
+
+  std::vector<std::string> tokenize(std::string_view text) const override {
+    return processor_.EncodeAsPieces(normalise_(text));
+  }
+  std::string detokenize(const std::vector<std::string>& tokens) const override {
+    return processor_.DecodePieces(tokens);
+  }
+  const TokenizerConfig& config() const override { return config_; }
+  nlohmann::json to_json() const override {
+    return {{"config", config_.to_json()}, {"model", base64_encode(model_)}};
+  }
+
+ private:
+  TokenizerConfig config_;
+  Normaliser normalise_;
+  std::string model_;  // serialized ModelProto
+  sentencepiece::SentencePieceProcessor processor_;
+};
+
+bool is_sentencepiece(const std::string& kind) { return kind == "bpe" || kind == "unigram"; }
+
+}  // namespace
+
+// ------------------------------------------------------------------ public API
+
+nlohmann::json TokenizerConfig::to_json() const {
+  return {
+      {"kind", kind},       {"lowercase", lowercase},   {"punctuation", punctuation},
+      {"chinese", chinese}, {"vocab_size", vocab_size}, {"character_coverage", character_coverage}};
+}
+
+TokenizerConfig TokenizerConfig::from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::invalid_argument("tokenizer config must be a JSON object");
+  TokenizerConfig c;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "kind") {
+      c.kind = checked<std::string>(key, value, value.is_string(), "a string");
+    } else if (key == "lowercase") {
+      c.lowercase = checked<bool>(key, value, value.is_boolean(), "a boolean");
+    } else if (key == "punctuation") {
+      c.punctuation = checked<std::string>(key, value, value.is_string(), "a string");
+    } else if (key == "chinese") {
+      c.chinese = checked<std::string>(key, value, value.is_string(), "a string");
+    } else if (key == "vocab_size") {
+      const auto size = checked<std::int64_t>(key, value, value.is_number_integer(), "an integer");
+      c.vocab_size = static_cast<int>(std::clamp<std::int64_t>(size, -1, kMaxVocabSize + 1));
+    } else if (key == "character_coverage") {
+      c.character_coverage = checked<double>(key, value, value.is_number(), "a number");
+    } else {
+      throw std::invalid_argument(
+          fmt::format("tokenizer: unknown key \"{}\" (allowed: {})", key, join_names(kConfigKeys)));
+    }
+  }
+  validate(c);
+  return c;
+}
+
+std::unique_ptr<Tokenizer> make_tokenizer(const TokenizerConfig& config,
+                                          const std::vector<std::string>& training_text) {
+  validate(config);
+  if (config.kind == "word") return std::make_unique<WordTokenizer>(config);
+  if (config.kind == "char") return std::make_unique<CharTokenizer>(config);
+  if (training_text.empty()) {
+    throw std::invalid_argument(
+        fmt::format("tokenizer.kind \"{}\" needs training text", config.kind));
+  }
+  const Normaliser normalise(config);
+  return std::make_unique<SentencePieceTokenizer>(
+      config, train_sentencepiece(config, training_text, normalise));
+}
+
+std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("config")) {
+    throw std::invalid_argument("tokenizer: expected an object with a \"config\" object");
+  }
+  for (const auto& [key, value] : j.items()) {
+    if (key != "config" && key != "model") {
+      throw std::invalid_argument(
+          fmt::format("tokenizer: unknown key \"{}\" (allowed: config, model)", key));
+    }
+  }
+  const auto config = TokenizerConfig::from_json(j.at("config"));
+  if (!is_sentencepiece(config.kind)) {
+    if (j.contains("model")) {
+      throw std::invalid_argument(
+          fmt::format("tokenizer.model is not used by kind \"{}\"", config.kind));
+    }
+    return make_tokenizer(config);
+  }
+  if (!j.contains("model") || !j.at("model").is_string()) {
+    throw std::invalid_argument(fmt::format(
+        "tokenizer.model: kind \"{}\" needs a base64 SentencePiece model", config.kind));
+  }
+  std::string model;
+  try {
+    model = base64_decode(j.at("model").get_ref<const std::string&>());
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("tokenizer.model: {}", e.what()));
+  }
+  return std::make_unique<SentencePieceTokenizer>(config, std::move(model));
+}
+
+bool chinese_conversion_available() {
+#ifdef TS_HAVE_OPENCC
+  return true;
+#else
+  return false;
+#endif
+}
+
+}  // namespace ts

@@ -1,0 +1,299 @@
+// Experiment configuration: strict JSON round trip, overrides, validation and presets.
+#include "ts/train/config.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace ts {
+namespace {
+
+using nlohmann::json;
+
+// Each section lists its fields once; the same list drives writing, reading and overrides.
+template <class V> void visit(DataConfig& c, V& v) {
+  v("src_tokenizer", c.src_tokenizer);
+  v("tgt_tokenizer", c.tgt_tokenizer);
+  v("shared_vocab", c.shared_vocab);
+  v("cjk_chars", c.cjk_chars);
+  v("min_freq", c.min_freq);
+  v("max_vocab", c.max_vocab);
+  v("dev", c.dev);
+  v("test", c.test);
+  v("max_len", c.max_len);
+  v("split_seed", c.split_seed);
+}
+
+template <class V> void visit(ModelConfig& c, V& v) {
+  v("encoder_layers", c.encoder_layers);
+  v("decoder_layers", c.decoder_layers);
+  v("d_model", c.d_model);
+  v("heads", c.heads);
+  v("d_ff", c.d_ff);
+  v("dropout", c.dropout);
+  v("pre_norm", c.pre_norm);
+  v("positions", c.positions);
+  v("max_positions", c.max_positions);
+  v("scale_embeddings", c.scale_embeddings);
+  v("tie_output", c.tie_output);
+  v("share_embeddings", c.share_embeddings);
+}
+
+template <class V> void visit(TrainConfig& c, V& v) {
+  v("optimizer", c.optimizer);
+  v("lr", c.lr);
+  v("schedule", c.schedule);
+  v("warmup", c.warmup);
+  v("adam_beta1", c.adam_beta1);
+  v("adam_beta2", c.adam_beta2);
+  v("adam_eps", c.adam_eps);
+  v("weight_decay", c.weight_decay);
+  v("label_smoothing", c.label_smoothing);
+  v("clip_norm", c.clip_norm);
+  v("accumulate", c.accumulate);
+  v("batch_tokens", c.batch_tokens);
+  v("batch_sentences", c.batch_sentences);
+  v("max_steps", c.max_steps);
+  v("max_epochs", c.max_epochs);
+  v("max_minutes", c.max_minutes);
+  v("validate_every", c.validate_every);
+  v("dev_max_sentences", c.dev_max_sentences);
+  v("samples", c.samples);
+  v("best_metric", c.best_metric);
+  v("patience", c.patience);
+  v("keep_last", c.keep_last);
+  v("seed", c.seed);
+  v("device", c.device);
+  v("threads", c.threads);
+}
+
+template <class V> void visit(DecodeConfig& c, V& v) {
+  v("mode", c.mode);
+  v("beam", c.beam);
+  v("length_penalty", c.length_penalty);
+  v("nbest", c.nbest);
+  v("temperature", c.temperature);
+  v("top_k", c.top_k);
+  v("top_p", c.top_p);
+  v("max_len_a", c.max_len_a);
+  v("max_len_b", c.max_len_b);
+  v("seed", c.seed);
+}
+
+struct Writer {
+  json& out;
+  void operator()(const char* key, TokenizerConfig& value) { out[key] = value.to_json(); }
+  template <class T> void operator()(const char* key, T& value) { out[key] = value; }
+};
+
+// Reads one JSON value into a typed field, with the full key path in every error.
+struct Reader {
+  const json& in;
+  std::string section;
+  std::set<std::string> seen;
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw ConfigError(section + "." + key + ": " + what);
+  }
+  bool take(const char* key) {
+    seen.insert(key);
+    return in.contains(key);
+  }
+  void operator()(const char* key, TokenizerConfig& value) {
+    if (!take(key)) return;
+    try {
+      value = TokenizerConfig::from_json(in.at(key));
+    } catch (const std::exception& e) {
+      fail(key, e.what());
+    }
+  }
+  void operator()(const char* key, bool& value) {
+    if (!take(key)) return;
+    if (!in.at(key).is_boolean()) fail(key, "expected true or false, got " + in.at(key).dump());
+    value = in.at(key).get<bool>();
+  }
+  void operator()(const char* key, int& value) {
+    if (!take(key)) return;
+    const json& j = in.at(key);
+    if (!j.is_number_integer()) fail(key, "expected an integer, got " + j.dump());
+    value = j.get<int>();
+  }
+  void operator()(const char* key, std::uint64_t& value) {
+    if (!take(key)) return;
+    const json& j = in.at(key);
+    if (!j.is_number_integer() || j.get<long long>() < 0)
+      fail(key, "expected a non-negative integer, got " + j.dump());
+    value = j.get<std::uint64_t>();
+  }
+  void operator()(const char* key, double& value) {
+    if (!take(key)) return;
+    if (!in.at(key).is_number()) fail(key, "expected a number, got " + in.at(key).dump());
+    value = in.at(key).get<double>();
+  }
+  void operator()(const char* key, std::string& value) {
+    if (!take(key)) return;
+    if (!in.at(key).is_string()) fail(key, "expected a string, got " + in.at(key).dump());
+    value = in.at(key).get<std::string>();
+  }
+  void reject_unknown() const {
+    for (const auto& item : in.items())
+      if (!seen.count(item.key())) fail(item.key(), "unknown key");
+  }
+};
+
+template <class Section> json section_to_json(Section section) {
+  json out = json::object();
+  Writer w{out};
+  visit(section, w);
+  return out;
+}
+
+template <class Section> void section_from_json(const json& j, const std::string& name, Section& s) {
+  if (!j.is_object()) throw ConfigError(name + ": expected an object");
+  Reader r{j, name, {}};
+  visit(s, r);
+  r.reject_unknown();
+}
+
+void check_choice(std::vector<std::string>& problems, const std::string& key, const std::string& value,
+                  std::initializer_list<const char*> allowed) {
+  std::string list;
+  for (const char* a : allowed) {
+    if (value == a) return;
+    list += list.empty() ? a : std::string(", ") + a;
+  }
+  problems.push_back(key + " \"" + value + "\" is not one of " + list);
+}
+
+void check_positive(std::vector<std::string>& problems, const std::string& key, double value) {
+  if (!(value > 0)) problems.push_back(key + " must be positive (is " + std::to_string(value) + ")");
+}
+
+}  // namespace
+
+json ExperimentConfig::to_json() const {
+  return {{"preset", preset},
+          {"data", section_to_json(data)},
+          {"model", section_to_json(model)},
+          {"train", section_to_json(train)},
+          {"decode", section_to_json(decode)}};
+}
+
+ExperimentConfig ExperimentConfig::from_json(const json& j) {
+  if (!j.is_object()) throw ConfigError("config: expected a JSON object");
+  ExperimentConfig c;
+  if (j.contains("preset")) {
+    if (!j.at("preset").is_string()) throw ConfigError("preset: expected a string");
+    const std::string name = j.at("preset").get<std::string>();
+    if (name != "custom") c = ts::preset(name);
+  }
+  for (const auto& item : j.items()) {
+    const std::string& key = item.key();
+    if (key == "preset") continue;
+    if (key == "data") section_from_json(item.value(), key, c.data);
+    else if (key == "model") section_from_json(item.value(), key, c.model);
+    else if (key == "train") section_from_json(item.value(), key, c.train);
+    else if (key == "decode") section_from_json(item.value(), key, c.decode);
+    else throw ConfigError(key + ": unknown section (expected data, model, train, decode)");
+  }
+  return c;
+}
+
+void ExperimentConfig::set(const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  const auto dot = assignment.find('.');
+  if (eq == std::string::npos || dot == std::string::npos || dot > eq)
+    throw ConfigError("--set \"" + assignment + "\": expected section.key=value, e.g. train.lr=0.5");
+  const std::string section = assignment.substr(0, dot);
+  const std::string key = assignment.substr(dot + 1, eq - dot - 1);
+  const std::string text = assignment.substr(eq + 1);
+  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text;  // bare words are strings
+  // Nested keys (data.src_tokenizer.kind=bpe) patch the nested object.
+  json patch = to_json();
+  if (!patch.contains(section)) throw ConfigError(section + ": unknown section (expected data, model, train, decode)");
+  json* target = &patch[section];
+  std::string rest = key;
+  for (auto d = rest.find('.'); d != std::string::npos; d = rest.find('.')) {
+    const std::string part = rest.substr(0, d);
+    if (!target->contains(part)) throw ConfigError(section + "." + key + ": unknown key");
+    target = &(*target)[part];
+    rest = rest.substr(d + 1);
+  }
+  if (!target->contains(rest)) throw ConfigError(section + "." + key + ": unknown key");
+  (*target)[rest] = value;
+  patch["preset"] = "custom";
+  const std::string keep = preset;
+  *this = from_json(patch);
+  preset = keep;
+}
+
+std::vector<std::string> ExperimentConfig::problems() const {
+  std::vector<std::string> p;
+  const auto& m = model;
+  check_positive(p, "model.encoder_layers", m.encoder_layers);
+  check_positive(p, "model.decoder_layers", m.decoder_layers);
+  check_positive(p, "model.d_model", m.d_model);
+  check_positive(p, "model.heads", m.heads);
+  check_positive(p, "model.d_ff", m.d_ff);
+  check_positive(p, "model.max_positions", m.max_positions);
+  if (m.heads > 0 && m.d_model % m.heads != 0)
+    p.push_back("model.heads (" + std::to_string(m.heads) + ") must divide model.d_model (" +
+                std::to_string(m.d_model) + ")");
+  if (m.positions == "sinusoidal" && m.d_model % 2 != 0)
+    p.push_back("model.d_model must be even for sinusoidal positions");
+  if (m.dropout < 0 || m.dropout >= 1) p.push_back("model.dropout must be in [0, 1)");
+  check_choice(p, "model.positions", m.positions, {"sinusoidal", "learned"});
+  if (m.share_embeddings && !data.shared_vocab)
+    p.push_back("model.share_embeddings needs data.shared_vocab (one vocabulary for both sides)");
+
+  const auto& t = train;
+  check_choice(p, "train.optimizer", t.optimizer, {"adam", "adamw"});
+  check_choice(p, "train.schedule", t.schedule, {"noam", "constant", "linear", "cosine"});
+  check_choice(p, "train.best_metric", t.best_metric, {"bleu", "loss"});
+  check_choice(p, "train.device", t.device, {"auto", "cpu", "cuda"});
+  check_positive(p, "train.lr", t.lr);
+  check_positive(p, "train.accumulate", t.accumulate);
+  if (t.schedule == "noam" && t.warmup <= 0) p.push_back("train.warmup must be positive for the noam schedule");
+  if (t.label_smoothing < 0 || t.label_smoothing >= 1) p.push_back("train.label_smoothing must be in [0, 1)");
+  if (t.batch_tokens <= 0 && t.batch_sentences <= 0)
+    p.push_back("train.batch_tokens or train.batch_sentences must be positive");
+  if (t.batch_tokens < 0 || t.batch_sentences < 0 || t.max_steps < 0 || t.max_epochs < 0 ||
+      t.max_minutes < 0 || t.validate_every < 0 || t.threads < 0 || t.keep_last < 0 || t.patience < 0)
+    p.push_back("train: counts and limits must not be negative");
+
+  const auto& d = decode;
+  check_choice(p, "decode.mode", d.mode, {"greedy", "beam", "sample"});
+  check_positive(p, "decode.beam", d.beam);
+  check_positive(p, "decode.nbest", d.nbest);
+  check_positive(p, "decode.temperature", d.temperature);
+  if (d.top_p <= 0 || d.top_p > 1) p.push_back("decode.top_p must be in (0, 1]");
+  if (data.min_freq < 1) p.push_back("data.min_freq must be at least 1");
+  if (data.dev < 0 || data.test < 0) p.push_back("data.dev and data.test must not be negative");
+  check_positive(p, "data.max_len", data.max_len);
+  return p;
+}
+
+void ExperimentConfig::validate() const {
+  const auto list = problems();
+  if (list.empty()) return;
+  std::string message = "invalid configuration:";
+  for (const auto& item : list) message += "\n  - " + item;
+  throw ConfigError(message);
+}
+
+ExperimentConfig load_config_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path + ": cannot open config file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  json j = json::parse(buffer.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw ConfigError(path + ": not valid JSON");
+  try {
+    return ExperimentConfig::from_json(j);
+  } catch (const ConfigError& e) {
+    throw ConfigError(path + ": " + e.what());
+  }
+}
+
+}  // namespace ts

@@ -1,0 +1,130 @@
+// Data preparation: split, tokenizer training, vocabulary building and encoding.
+#include "ts/train/data.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+namespace ts {
+namespace {
+
+bool is_cjk_language(const std::string& code) { return code == "zh" || code == "ja" || code == "cmn" || code == "jpn"; }
+
+TokenizerConfig side_config(TokenizerConfig config, const std::string& language, const DataConfig& data) {
+  if (data.cjk_chars && config.kind == "word" && is_cjk_language(language)) config.kind = "char";
+  return config;
+}
+
+std::vector<std::vector<std::string>> tokenize_all(const Tokenizer& tokenizer, const std::vector<std::string>& texts) {
+  std::vector<std::vector<std::string>> out;
+  out.reserve(texts.size());
+  for (const auto& t : texts) out.push_back(tokenizer.tokenize(t));
+  return out;
+}
+
+std::vector<Example> encode_all(const TextPipeline& p, const std::vector<SentencePair>& pairs) {
+  std::vector<Example> out;
+  out.reserve(pairs.size());
+  for (const auto& pair : pairs) out.push_back(p.encode(pair));
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> TextPipeline::encode_source(const std::string& text) const {
+  auto ids = src_vocab->encode(src_tokenizer->tokenize(text));
+  ids.push_back(Vocab::kEos);
+  return ids;
+}
+
+Example TextPipeline::encode(const SentencePair& pair) const {
+  return {encode_source(pair.src), tgt_vocab->encode(tgt_tokenizer->tokenize(pair.tgt))};
+}
+
+std::string TextPipeline::decode_target(const std::vector<std::int64_t>& ids) const {
+  return tgt_tokenizer->detokenize(tgt_vocab->decode(ids));
+}
+
+nlohmann::json TextPipeline::to_json() const {
+  return {{"direction", {{"src", direction.src_code}, {"tgt", direction.tgt_code}, {"english_is_source", direction.english_is_source}}},
+          {"src_language", {{"code", src_language.code}, {"name", src_language.name}}},
+          {"tgt_language", {{"code", tgt_language.code}, {"name", tgt_language.name}}},
+          {"src_tokenizer", src_tokenizer->to_json()},
+          {"tgt_tokenizer", tgt_tokenizer->to_json()},
+          {"src_vocab", src_vocab->to_json()},
+          {"tgt_vocab", tgt_vocab->to_json()},
+          {"shared_vocab", shared_vocab}};
+}
+
+TextPipeline TextPipeline::from_json(const nlohmann::json& j) {
+  TextPipeline p;
+  const auto& d = j.at("direction");
+  p.direction.src_code = d.at("src").get<std::string>();
+  p.direction.tgt_code = d.at("tgt").get<std::string>();
+  p.direction.english_is_source = d.at("english_is_source").get<bool>();
+  p.src_language = {j.at("src_language").at("code").get<std::string>(), j.at("src_language").at("name").get<std::string>()};
+  p.tgt_language = {j.at("tgt_language").at("code").get<std::string>(), j.at("tgt_language").at("name").get<std::string>()};
+  p.src_tokenizer = tokenizer_from_json(j.at("src_tokenizer"));
+  p.tgt_tokenizer = tokenizer_from_json(j.at("tgt_tokenizer"));
+  p.src_vocab = std::make_shared<Vocab>(Vocab::from_json(j.at("src_vocab")));
+  p.tgt_vocab = std::make_shared<Vocab>(Vocab::from_json(j.at("tgt_vocab")));
+  p.shared_vocab = j.value("shared_vocab", false);
+  return p;
+}
+
+PreparedData prepare_data(const Corpus& corpus, const Direction& direction, const DataConfig& config,
+                          const TextPipeline* existing, const std::function<void(const std::string&)>& log) {
+  auto say = [&](const std::string& line) { if (log) log(line); };
+  const auto t0 = std::chrono::steady_clock::now();
+  PreparedData out;
+  out.text = split_pairs(oriented_pairs(corpus, direction), SplitConfig{config.dev, config.test, config.split_seed});
+  say(fmt::format("split: {} train, {} dev, {} test pairs", out.text.train.size(), out.text.dev.size(), out.text.test.size()));
+
+  TextPipeline& p = out.pipeline;
+  if (existing) {
+    p = *existing;
+  } else {
+    p.direction = direction;
+    p.src_language = direction.english_is_source ? corpus.english : corpus.other;
+    p.tgt_language = direction.english_is_source ? corpus.other : corpus.english;
+    p.shared_vocab = config.shared_vocab;
+    std::vector<std::string> src_text, tgt_text;
+    for (const auto& pair : out.text.train) {
+      src_text.push_back(pair.src);
+      tgt_text.push_back(pair.tgt);
+    }
+    if (config.shared_vocab) {
+      std::vector<std::string> both = src_text;
+      both.insert(both.end(), tgt_text.begin(), tgt_text.end());
+      std::shared_ptr<const Tokenizer> tok = make_tokenizer(config.src_tokenizer, both);
+      p.src_tokenizer = p.tgt_tokenizer = tok;
+      auto vocab = std::make_shared<Vocab>(Vocab::build(tokenize_all(*tok, both), config.min_freq, config.max_vocab));
+      p.src_vocab = p.tgt_vocab = vocab;
+    } else {
+      p.src_tokenizer = make_tokenizer(side_config(config.src_tokenizer, p.src_language.code, config), src_text);
+      p.tgt_tokenizer = make_tokenizer(side_config(config.tgt_tokenizer, p.tgt_language.code, config), tgt_text);
+      p.src_vocab = std::make_shared<Vocab>(Vocab::build(tokenize_all(*p.src_tokenizer, src_text), config.min_freq, config.max_vocab));
+      p.tgt_vocab = std::make_shared<Vocab>(Vocab::build(tokenize_all(*p.tgt_tokenizer, tgt_text), config.min_freq, config.max_vocab));
+    }
+  }
+  say(fmt::format("vocabulary: {} {} tokens ({}), {} {} tokens ({})", p.src_vocab->size(), p.src_language.name,
+                  p.src_tokenizer->config().kind, p.tgt_vocab->size(), p.tgt_language.name, p.tgt_tokenizer->config().kind));
+
+  for (auto& example : encode_all(p, out.text.train)) {
+    const auto max_len = static_cast<std::size_t>(config.max_len);
+    if (example.src.size() > max_len || example.tgt.size() + 1 > max_len) {
+      ++out.dropped_long;
+      continue;
+    }
+    out.train.push_back(std::move(example));
+  }
+  out.dev = encode_all(p, out.text.dev);
+  out.test = encode_all(p, out.text.test);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  say(fmt::format("encoded {} training pairs ({} longer than {} tokens dropped) in {:.2f} s", out.train.size(),
+                  out.dropped_long, config.max_len, seconds));
+  if (out.train.empty()) throw std::invalid_argument("no training pair left after the split and length filter");
+  return out;
+}
+
+}  // namespace ts

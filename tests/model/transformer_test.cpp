@@ -1,0 +1,110 @@
+#include "ts/model/transformer.h"
+
+#include <gtest/gtest.h>
+#include <torch/csrc/autograd/grad_mode.h>
+
+#include <cmath>
+
+#include "test_utils.h"
+#include "ts/text/vocab.h"
+
+namespace ts {
+namespace {
+
+ModelConfig small_model(bool pre_norm, const std::string& positions) {
+  ModelConfig c;
+  c.encoder_layers = 2;
+  c.decoder_layers = 2;
+  c.d_model = 16;
+  c.heads = 4;
+  c.d_ff = 32;
+  c.dropout = 0.0;
+  c.pre_norm = pre_norm;
+  c.positions = positions;
+  c.max_positions = 32;
+  return c;
+}
+
+class TransformerVariants : public ::testing::TestWithParam<std::tuple<bool, std::string>> {};
+
+TEST_P(TransformerVariants, IncrementalDecodingMatchesTheFullPass) {
+  torch::NoGradGuard no_grad;
+  at::manual_seed(1);
+  auto [pre_norm, positions] = GetParam();
+  auto model = build_model(small_model(pre_norm, positions), 20, 24, Vocab::kPad, false);
+  model->eval();
+  auto src = at::tensor({5, 6, 7, 3, 8, 9, 3, 0}, at::kLong).view({2, 4});
+  auto tgt = at::tensor({2, 10, 11, 12, 2, 13, 14, 15}, at::kLong).view({2, 4});
+  auto logits = model->forward(src, tgt);  // [2, 4, 24]
+  logits.select(2, Vocab::kPad).fill_(-INFINITY);  // step() never proposes PAD or BOS
+  logits.select(2, Vocab::kBos).fill_(-INFINITY);
+  auto full = at::log_softmax(logits, -1);
+  auto mask = padding_mask(src, Vocab::kPad);
+  auto state = model->start(model->encode(src, mask), mask, false);
+  for (int t = 0; t < 4; ++t) {
+    auto step = model->step(state, tgt.select(1, t));
+    EXPECT_TRUE(test::tensors_near(step, full.select(1, t), 1e-4)) << "step " << t;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Model, TransformerVariants,
+                         ::testing::Combine(::testing::Bool(), ::testing::Values("sinusoidal", "learned")));
+
+TEST(Transformer, RecordsAttentionOfEveryKindLayerAndHead) {
+  torch::NoGradGuard no_grad;
+  auto model = build_model(small_model(false, "sinusoidal"), 20, 24, Vocab::kPad, false);
+  model->eval();
+  model->set_record_attention(true);
+  auto src = at::tensor({5, 6, 7, 3, 8, 9, 3, 0}, at::kLong).view({2, 4});
+  auto tgt = at::tensor({2, 10, 11, 2, 13, 14}, at::kLong).view({2, 3});
+  model->forward(src, tgt);
+  auto maps = model->recorded_attention();
+  ASSERT_EQ(maps.encoder_self.size(), 2u);
+  ASSERT_EQ(maps.cross.size(), 2u);
+  EXPECT_EQ(maps.encoder_self[0].sizes(), (at::IntArrayRef{2, 4, 4, 4}));
+  EXPECT_EQ(maps.decoder_self[1].sizes(), (at::IntArrayRef{2, 4, 3, 3}));
+  EXPECT_EQ(maps.cross[1].sizes(), (at::IntArrayRef{2, 4, 3, 4}));
+  for (const auto* list : {&maps.encoder_self, &maps.decoder_self, &maps.cross})
+    for (const auto& m : *list) EXPECT_TRUE(at::allclose(m.sum(-1), at::ones(m.sizes().slice(0, 3)), 1e-5, 1e-5));
+  // Causality: decoder self-attention puts no weight on later positions.
+  EXPECT_EQ(maps.decoder_self[0].triu(1).abs().sum().item<float>(), 0.0f);
+}
+
+TEST(Transformer, TyingAndSharingRemoveParameters) {
+  auto base = small_model(true, "sinusoidal");
+  auto untied = build_model(base, 30, 30, Vocab::kPad, true);
+  base.tie_output = true;
+  auto tied = build_model(base, 30, 30, Vocab::kPad, true);
+  base.share_embeddings = true;
+  auto shared = build_model(base, 30, 30, Vocab::kPad, true);
+  EXPECT_EQ(untied->parameter_count() - tied->parameter_count(), 30 * 16);
+  EXPECT_EQ(tied->parameter_count() - shared->parameter_count(), 30 * 16);
+}
+
+TEST(Transformer, RejectsImpossibleConfigurations) {
+  auto c = small_model(false, "sinusoidal");
+  c.heads = 3;  // does not divide 16
+  EXPECT_THROW(build_model(c, 10, 10, Vocab::kPad, false), ConfigError);
+  c = small_model(false, "sinusoidal");
+  c.share_embeddings = true;
+  EXPECT_THROW(build_model(c, 10, 10, Vocab::kPad, false), ConfigError);  // needs a shared vocabulary
+  EXPECT_THROW(build_model(c, 10, 12, Vocab::kPad, true), ConfigError);   // sizes differ
+}
+
+TEST(Transformer, RefusesSequencesLongerThanLearnedPositions) {
+  torch::NoGradGuard no_grad;
+  auto model = build_model(small_model(false, "learned"), 10, 10, Vocab::kPad, false);
+  auto src = at::full({1, 40}, 5, at::kLong);
+  EXPECT_THROW(model->forward(src, at::full({1, 2}, 5, at::kLong)), std::invalid_argument);
+}
+
+TEST(Transformer, SinusoidalTableMatchesTheFormula) {
+  auto table = sinusoidal_table(50, 8);
+  EXPECT_NEAR(table[0][0].item<float>(), 0.0, 1e-6);
+  EXPECT_NEAR(table[0][1].item<float>(), 1.0, 1e-6);
+  EXPECT_NEAR(table[7][2].item<float>(), std::sin(7 / std::pow(10000.0, 2.0 / 8)), 1e-5);
+  EXPECT_NEAR(table[7][3].item<float>(), std::cos(7 / std::pow(10000.0, 2.0 / 8)), 1e-5);
+}
+
+}  // namespace
+}  // namespace ts

@@ -1,0 +1,66 @@
+// Shared helpers for core tests: tiny corpora and configs, tensor comparisons.
+#pragma once
+
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+#include "ts/text/corpus.h"
+#include "ts/train/config.h"
+#include "ts/train/data.h"
+
+namespace ts::test {
+
+/// A small German-English corpus of distinct pairs (English first, as in the Anki files).
+inline Corpus tiny_corpus() {
+  Corpus c;
+  c.path = "tiny-deu.txt";
+  c.other = {"de", "German"};
+  c.pairs = {{"I see the dog.", "Ich sehe den Hund."},   {"You see the cat.", "Du siehst die Katze."},
+             {"He sees the house.", "Er sieht das Haus."}, {"We see the dog.", "Wir sehen den Hund."},
+             {"I have a cat.", "Ich habe eine Katze."},    {"She has a house.", "Sie hat ein Haus."},
+             {"The dog sleeps.", "Der Hund schläft."},     {"The cat sleeps.", "Die Katze schläft."}};
+  c.stats.lines = c.pairs.size();
+  return c;
+}
+
+/// The tiny preset, with a given number of dev/test pairs.
+inline ExperimentConfig tiny_config(double dev = 0, double test = 0) {
+  auto c = preset("tiny");
+  c.data.dev = dev;
+  c.data.test = test;
+  return c;
+}
+
+inline PreparedData tiny_data(const ExperimentConfig& config, const std::string& direction = "de-en") {
+  const auto corpus = tiny_corpus();
+  return prepare_data(corpus, parse_direction(direction, corpus), config.data);
+}
+
+/// A fresh temporary directory, removed when the object goes away.
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    path_ = std::filesystem::temp_directory_path() / ("ts-test-" + std::to_string(rd()) + std::to_string(rd()));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::string str() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline bool tensors_near(const at::Tensor& a, const at::Tensor& b, double atol = 1e-5) {
+  return a.sizes() == b.sizes() && at::allclose(a.to(at::kFloat), b.to(at::kFloat), 1e-4, atol);
+}
+
+}  // namespace ts::test

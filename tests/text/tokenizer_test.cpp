@@ -1,0 +1,352 @@
+// Tokenizer tests: word/char/SentencePiece tokenization, detokenization round trips, config JSON.
+#include "ts/text/tokenizer.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ts/text/base64.h"
+
+namespace ts {
+namespace {
+
+using Tokens = std::vector<std::string>;
+
+std::unique_ptr<Tokenizer> word_tokenizer(const std::string& punctuation = "split",
+                                          bool lowercase = true) {
+  TokenizerConfig config;
+  config.punctuation = punctuation;
+  config.lowercase = lowercase;
+  return make_tokenizer(config);
+}
+
+std::unique_ptr<Tokenizer> char_tokenizer() {
+  TokenizerConfig config;
+  config.kind = "char";
+  return make_tokenizer(config);
+}
+
+// ~200 varied English/German sentences for SentencePiece training.
+std::vector<std::string> training_sentences() {
+  const std::vector<std::string> subjects = {"Tom",        "Maria",        "the teacher",
+                                             "my brother", "der Hund",     "die Katze",
+                                             "ein Kind",   "our neighbour"};
+  const std::vector<std::string> verbs = {"sees",  "likes", "sucht", "findet",
+                                          "reads", "kauft", "wants", "braucht"};
+  const std::vector<std::string> objects = {"a book.",      "the red car!",        "das Haus?",
+                                            "einen Apfel.", "some water, please.", "die Zeitung."};
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < 200; ++i) {
+    out.push_back(subjects[i % subjects.size()] + " " + verbs[(i / 3) % verbs.size()] + " " +
+                  objects[(i / 7) % objects.size()] + " " + std::to_string(i));
+  }
+  return out;
+}
+
+std::unique_ptr<Tokenizer> sentencepiece_tokenizer(const std::string& kind, int vocab_size = 200) {
+  TokenizerConfig config;
+  config.kind = kind;
+  config.vocab_size = vocab_size;
+  config.character_coverage = 1.0;
+  return make_tokenizer(config, training_sentences());
+}
+
+// ---------------------------------------------------------------- word tokenizer
+
+TEST(WordTokenizer, SplitsPunctuationLikePythonFindall) {
+  const auto tok = word_tokenizer();
+  EXPECT_EQ(tok->tokenize("Don't go!"), (Tokens{"don", "'", "t", "go", "!"}));
+  EXPECT_EQ(tok->tokenize("Hallo, Welt!"), (Tokens{"hallo", ",", "welt", "!"}));
+  EXPECT_EQ(tok->tokenize("  snake_case\tand 3,5 km...  "),
+            (Tokens{"snake_case", "and", "3", ",", "5", "km", ".", ".", "."}));
+  EXPECT_EQ(tok->tokenize("er sagte: „ja“."), (Tokens{"er", "sagte", ":", "„", "ja", "“", "."}));
+  EXPECT_EQ(tok->tokenize("Ça va? Très bien."), (Tokens{"ça", "va", "?", "très", "bien", "."}));
+  EXPECT_TRUE(tok->tokenize("").empty());
+  EXPECT_TRUE(tok->tokenize(" \t\n ").empty());
+}
+
+TEST(WordTokenizer, CombiningMarksStayInsideWords) {
+  const auto tok = word_tokenizer();
+  // "e" + COMBINING ACUTE ACCENT is one word, as is Hindi with its vowel signs.
+  EXPECT_EQ(tok->tokenize("cafe\u0301 ok"), (Tokens{"cafe\u0301", "ok"}));
+  EXPECT_EQ(tok->tokenize("नमस्ते!"), (Tokens{"नमस्ते", "!"}));
+}
+
+TEST(WordTokenizer, LowercasesUnicode) {
+  const auto tok = word_tokenizer();
+  EXPECT_EQ(tok->tokenize("Grüße"), (Tokens{"grüße"}));
+  EXPECT_EQ(tok->tokenize("GRÜSSE"), (Tokens{"grüsse"}));
+  EXPECT_EQ(tok->tokenize("GRÜ\u1E9EE ÄÖÜ"), (Tokens{"grüße", "äöü"}));  // capital sharp s
+  EXPECT_EQ(tok->tokenize("ΟΔΟΣ"), (Tokens{"οδος"}));                    // final sigma
+  EXPECT_EQ(tok->tokenize("ПРИВЕТ Мир"), (Tokens{"привет", "мир"}));
+  const auto keep_case = word_tokenizer("split", false);
+  EXPECT_EQ(keep_case->tokenize("Grüße, TOM"), (Tokens{"Grüße", ",", "TOM"}));
+}
+
+TEST(WordTokenizer, StripModeDropsPunctuation) {
+  const auto tok = word_tokenizer("strip");
+  EXPECT_EQ(tok->tokenize("Hallo, Welt! Wie geht's?"),
+            (Tokens{"hallo", "welt", "wie", "geht", "s"}));
+  EXPECT_EQ(tok->detokenize({"hallo", "welt"}), "hallo welt");
+  EXPECT_EQ(tok->detokenize(tok->tokenize("ich bin hier")), "ich bin hier");
+}
+
+TEST(WordTokenizer, KeepModeSplitsOnWhitespaceOnly) {
+  const auto tok = word_tokenizer("keep");
+  EXPECT_EQ(tok->tokenize("Hallo,  Welt!\tJa."), (Tokens{"hallo,", "welt!", "ja."}));
+  EXPECT_EQ(tok->detokenize(tok->tokenize("i don't know, tom.")), "i don't know, tom.");
+}
+
+TEST(WordTokenizer, DetokenizeReattachesPunctuation) {
+  const auto tok = word_tokenizer();
+  EXPECT_EQ(tok->detokenize({"Hallo", ",", "Welt", "!"}), "Hallo, Welt!");
+  EXPECT_EQ(tok->detokenize({"don", "'", "t"}), "don't");
+  EXPECT_EQ(tok->detokenize({"(", "ja", ")", "e", "-", "mail"}), "(ja) e-mail");
+  EXPECT_EQ(tok->detokenize({"¿", "qué", "?"}), "¿qué?");
+  EXPECT_EQ(tok->detokenize({"a", "-", "b", "–", "c"}), "a-b – c");
+  EXPECT_EQ(tok->detokenize({"我爱你", "，", "你", "呢", "？"}), "我爱你，你 呢？");
+  EXPECT_EQ(tok->detokenize({}), "");
+  EXPECT_EQ(tok->detokenize({",", "ja"}), ", ja");
+}
+
+TEST(WordTokenizer, RoundTripsTypicalSentences) {
+  const auto tok = word_tokenizer();
+  const std::vector<std::string> sentences = {
+      "i don't know, tom.",
+      "wie geht's?",
+      "das ist 3,5 km weit.",
+      "er sagte: „ja“.",
+      "she said \"hello\" to me.",
+      "tom's car is red (very red).",
+      "it's 10:30 now!",
+      "ich habe 1.000 euro gespart; wirklich.",
+      "mein e-mail-konto ist leer.",
+      "ist das dein ernst?!",
+      "warte... was?",
+      "»komm her«, sagte er.",
+      "¿qué tal?",
+      "50% of them went home.",
+      "grüße aus köln und zürich!",
+      "he said “don't worry” and left.",
+      "er fährt 120 km/h.",
+      "i owe him $300 since 7 p.m. yesterday.",
+      "ich hab' ihn nicht gesehen.",
+      "mach 'ne pause!",
+      "das hat vor- und nachteile.",
+      "i was born on march 5, 1977.",
+      "i'm at my parents'.",
+      "c'est l'homme qu'il aime.",
+  };
+  for (const auto& s : sentences) {
+    EXPECT_EQ(tok->detokenize(tok->tokenize(s)), s) << "tokens of: " << s;
+  }
+}
+
+TEST(WordTokenizer, InvalidUtf8BecomesReplacementCharacter) {
+  const auto tok = word_tokenizer();
+  Tokens tokens;
+  ASSERT_NO_THROW(tokens = tok->tokenize("ab\xFF"
+                                         "cd \xC3 \xED\xA0\x80"));
+  EXPECT_EQ(tokens, (Tokens{"ab", "\uFFFD", "cd", "\uFFFD", "\uFFFD", "\uFFFD", "\uFFFD"}));
+  for (const auto& kind : {"keep", "strip"}) {
+    EXPECT_NO_THROW(word_tokenizer(kind)->tokenize("\xC0\xAF\x80\xFE"));
+  }
+  // Control and format characters are dropped, not turned into tokens.
+  EXPECT_EQ(tok->tokenize(std::string("a\x01"
+                                      "b\u200Bc d",
+                                      9)),
+            (Tokens{"abc", "d"}));
+}
+
+// ---------------------------------------------------------------- char tokenizer
+
+TEST(CharTokenizer, SplitsCodePointsWithSpaceMarker) {
+  const auto tok = char_tokenizer();
+  EXPECT_EQ(tok->tokenize("我爱你。"), (Tokens{"我", "爱", "你", "。"}));
+  EXPECT_EQ(tok->tokenize("  Tom \t 是 A.  "), (Tokens{"t", "o", "m", "▁", "是", "▁", "a", "."}));
+  EXPECT_EQ(tok->detokenize({"t", "o", "m", "▁", "是"}), "tom 是");
+  EXPECT_TRUE(tok->tokenize("   ").empty());
+}
+
+TEST(CharTokenizer, RoundTripsNormalisedText) {
+  const auto tok = char_tokenizer();
+  for (const std::string s : {"我爱你。", "tom 是 a student.", "你好，世界！", "ok 😀 fine"}) {
+    EXPECT_EQ(tok->detokenize(tok->tokenize(s)), s);
+  }
+  EXPECT_NO_THROW(tok->tokenize("\xF0\x9F"));
+  EXPECT_EQ(tok->tokenize("a\xFF"), (Tokens{"a", "\uFFFD"}));
+}
+
+// ---------------------------------------------------------------- SentencePiece
+
+TEST(SentencePieceTokenizer, BpeRoundTripsAndCompresses) {
+  const auto tok = sentencepiece_tokenizer("bpe");
+  const std::string s = "tom sees the red car! 42";
+  const auto pieces = tok->tokenize("Tom sees the red car! 42");
+  EXPECT_LT(pieces.size(), s.size() / 2);  // merges learnt, not just characters
+  EXPECT_EQ(tok->detokenize(pieces), s);
+  for (const auto& sentence : training_sentences()) {
+    Tokens lowered = tok->tokenize(sentence);
+    EXPECT_FALSE(lowered.empty());
+  }
+  EXPECT_EQ(tok->detokenize(tok->tokenize("die katze findet das haus? 7")),
+            "die katze findet das haus? 7");
+}
+
+TEST(SentencePieceTokenizer, UnigramRoundTrips) {
+  const auto tok = sentencepiece_tokenizer("unigram", 150);
+  for (const std::string s : {"maria braucht einen apfel. 3",
+                              "our neighbour wants some water, please.", "unseen wörds zebra"}) {
+    const auto pieces = tok->tokenize(s);
+    EXPECT_FALSE(pieces.empty());
+    EXPECT_EQ(tok->detokenize(pieces), s);
+  }
+  EXPECT_NO_THROW(tok->tokenize("\xFF\xFE broken"));
+}
+
+TEST(SentencePieceTokenizer, TooLargeVocabularyShrinksInsteadOfFailing) {
+  TokenizerConfig config;
+  config.kind = "bpe";
+  config.vocab_size = 50000;
+  std::unique_ptr<Tokenizer> tok;
+  ASSERT_NO_THROW(tok = make_tokenizer(config, {"a tiny corpus", "with two lines"}));
+  EXPECT_EQ(tok->detokenize(tok->tokenize("a tiny corpus")), "a tiny corpus");
+}
+
+TEST(SentencePieceTokenizer, TooSmallVocabularyFailsClearly) {
+  TokenizerConfig config;
+  config.kind = "unigram";
+  config.vocab_size = 16;
+  config.character_coverage = 1.0;
+  try {
+    make_tokenizer(config, {"abcdefghijklmnopqrstuvwxyz 0123456789"});
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("vocab_size"), std::string::npos) << e.what();
+  }
+  config.kind = "bpe";
+  EXPECT_THROW(make_tokenizer(config, {}), std::invalid_argument);  // no training text
+}
+
+TEST(SentencePieceTokenizer, JsonRoundTripGivesIdenticalTokenization) {
+  for (const std::string kind : {"bpe", "unigram"}) {
+    const auto tok = sentencepiece_tokenizer(kind);
+    const auto json = tok->to_json();
+    ASSERT_TRUE(json.contains("model")) << kind;
+    const auto copy = tokenizer_from_json(nlohmann::json::parse(json.dump()));
+    EXPECT_EQ(copy->config().kind, kind);
+    for (const auto& s : training_sentences()) EXPECT_EQ(copy->tokenize(s), tok->tokenize(s)) << s;
+    EXPECT_EQ(copy->tokenize("völlig neue wörter"), tok->tokenize("völlig neue wörter"));
+  }
+}
+
+TEST(SentencePieceTokenizer, RejectsCorruptModels) {
+  auto json = sentencepiece_tokenizer("bpe", 100)->to_json();
+  auto missing = json;
+  missing.erase("model");
+  EXPECT_THROW(tokenizer_from_json(missing), std::invalid_argument);
+  auto not_base64 = json;
+  not_base64["model"] = "***";
+  EXPECT_THROW(tokenizer_from_json(not_base64), std::invalid_argument);
+  auto garbage = json;
+  garbage["model"] = base64_encode("definitely not a model proto");
+  EXPECT_THROW(tokenizer_from_json(garbage), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------- config and JSON
+
+TEST(TokenizerConfig, JsonRoundTrip) {
+  TokenizerConfig config;
+  config.kind = "unigram";
+  config.lowercase = false;
+  config.punctuation = "strip";
+  config.chinese = "t2s";
+  config.vocab_size = 1234;
+  config.character_coverage = 0.98;
+  const auto back = TokenizerConfig::from_json(config.to_json());
+  EXPECT_EQ(back.to_json(), config.to_json());
+  EXPECT_EQ(back.vocab_size, 1234);
+  EXPECT_EQ(back.punctuation, "strip");
+  EXPECT_FALSE(back.lowercase);
+  // Missing keys keep their defaults.
+  EXPECT_EQ(TokenizerConfig::from_json({{"kind", "char"}}).vocab_size,
+            TokenizerConfig{}.vocab_size);
+}
+
+// Runs `from_json` on `j` and returns the error message ("" when nothing was thrown).
+std::string config_error(const nlohmann::json& j) {
+  try {
+    TokenizerConfig::from_json(j);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TokenizerConfig, RejectsBadKeysAndValues) {
+  EXPECT_EQ(config_error({{"kind", "wordz"}}),
+            "tokenizer.kind \"wordz\" is not one of word, char, bpe, unigram");
+  EXPECT_NE(config_error({{"punctuation", "drop"}}).find("split, strip, keep"), std::string::npos);
+  EXPECT_NE(config_error({{"chinese", "zh"}}).find("none, t2s, s2t"), std::string::npos);
+  EXPECT_NE(config_error({{"colour", "red"}}).find("unknown key \"colour\""), std::string::npos);
+  EXPECT_NE(config_error({{"vocab_size", 0}}).find("tokenizer.vocab_size"), std::string::npos);
+  EXPECT_NE(config_error({{"vocab_size", "8000"}}).find("must be an integer"), std::string::npos);
+  EXPECT_NE(config_error({{"vocab_size", 4294967396LL}}), "");  // would wrap to 100 as an int
+  EXPECT_NE(config_error({{"lowercase", 1}}).find("tokenizer.lowercase"), std::string::npos);
+  EXPECT_NE(config_error({{"character_coverage", 1.5}}).find("character_coverage"),
+            std::string::npos);
+  EXPECT_NE(config_error(nlohmann::json::array()), "");
+  EXPECT_EQ(config_error({{"kind", "bpe"}, {"vocab_size", 300}}), "");
+
+  TokenizerConfig bad;
+  bad.kind = "bytes";
+  EXPECT_THROW(make_tokenizer(bad), std::invalid_argument);
+}
+
+TEST(TokenizerConfig, WordAndCharTokenizersRebuildFromJson) {
+  for (const std::string kind : {"word", "char"}) {
+    TokenizerConfig config;
+    config.kind = kind;
+    config.punctuation = "strip";
+    const auto tok = make_tokenizer(config);
+    const auto copy = tokenizer_from_json(tok->to_json());
+    EXPECT_EQ(copy->to_json(), tok->to_json());
+    EXPECT_EQ(copy->tokenize("Hallo, Welt! 你好"), tok->tokenize("Hallo, Welt! 你好"));
+  }
+  EXPECT_THROW(tokenizer_from_json({{"config", {{"kind", "word"}}}, {"extra", 1}}),
+               std::invalid_argument);
+  EXPECT_THROW(tokenizer_from_json({{"kind", "word"}}), std::invalid_argument);
+}
+
+TEST(TokenizerChinese, TraditionalToSimplifiedAndBack) {
+  TokenizerConfig config;
+  config.kind = "char";
+  config.chinese = "t2s";
+  if (!chinese_conversion_available()) {
+    EXPECT_THROW(make_tokenizer(config), std::invalid_argument);
+    GTEST_SKIP() << "built without OpenCC";
+  }
+  EXPECT_EQ(make_tokenizer(config)->tokenize("漢語"), (Tokens{"汉", "语"}));
+  config.kind = "word";
+  EXPECT_EQ(make_tokenizer(config)->tokenize("我愛漢語, OK"), (Tokens{"我爱汉语", ",", "ok"}));
+  config.chinese = "s2t";
+  EXPECT_EQ(make_tokenizer(config)->tokenize("汉语"), (Tokens{"漢語"}));
+}
+
+TEST(TokenizerBase64, EncodesAndDecodes) {
+  EXPECT_EQ(base64_encode(""), "");
+  EXPECT_EQ(base64_encode("f"), "Zg==");
+  EXPECT_EQ(base64_encode("fo"), "Zm8=");
+  EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");
+  std::string all_bytes;
+  for (int i = 0; i < 256; ++i) all_bytes += static_cast<char>(i);
+  EXPECT_EQ(base64_decode(base64_encode(all_bytes)), all_bytes);
+  EXPECT_THROW(base64_decode("Zg="), std::invalid_argument);
+  EXPECT_THROW(base64_decode("Z!=="), std::invalid_argument);
+  EXPECT_THROW(base64_decode("Zh=="), std::invalid_argument);  // non-zero padding bits
+}
+
+}  // namespace
+}  // namespace ts

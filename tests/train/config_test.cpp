@@ -1,0 +1,109 @@
+#include "ts/train/config.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "test_utils.h"
+
+namespace ts {
+namespace {
+
+TEST(Config, EveryPresetIsValidAndRoundTripsThroughJson) {
+  for (const auto& name : preset_names()) {
+    auto c = preset(name);
+    EXPECT_TRUE(c.problems().empty()) << name;
+    EXPECT_FALSE(preset_description(name).empty()) << name;
+    auto again = ExperimentConfig::from_json(c.to_json());
+    EXPECT_EQ(again.to_json(), c.to_json()) << name;
+  }
+}
+
+TEST(Config, PresetsCarryTheSeedTutorialsSettings) {
+  auto a = preset("annotated");
+  EXPECT_EQ(a.model.encoder_layers, 6);
+  EXPECT_EQ(a.model.d_model, 256);
+  EXPECT_EQ(a.model.d_ff, 1024);
+  EXPECT_EQ(a.model.heads, 8);
+  EXPECT_EQ(a.train.schedule, "noam");
+  EXPECT_EQ(a.train.batch_sentences, 64);
+  auto n = preset("nanogpt-deu");
+  EXPECT_EQ(n.model.d_model, 600);
+  EXPECT_EQ(n.model.heads, 6);
+  EXPECT_EQ(n.model.positions, "learned");
+  EXPECT_EQ(n.data.max_vocab, 15000);
+  auto s = preset("scratch-bpe");
+  EXPECT_TRUE(s.model.pre_norm);
+  EXPECT_TRUE(s.model.tie_output);
+  EXPECT_EQ(s.data.src_tokenizer.kind, "bpe");
+  EXPECT_EQ(s.data.src_tokenizer.vocab_size, 1000);
+  EXPECT_THROW(preset("huge"), ConfigError);
+}
+
+TEST(Config, UnknownKeysAndWrongTypesNameTheKey) {
+  auto j = preset("tiny").to_json();
+  j["train"]["learning_rate"] = 0.1;
+  try {
+    ExperimentConfig::from_json(j);
+    FAIL() << "unknown key accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("train.learning_rate"), std::string::npos);
+  }
+  j = preset("tiny").to_json();
+  j["model"]["heads"] = "four";
+  try {
+    ExperimentConfig::from_json(j);
+    FAIL() << "wrong type accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("model.heads"), std::string::npos);
+  }
+}
+
+TEST(Config, SetOverridesNestedValuesStrictly) {
+  auto c = preset("annotated");
+  c.set("train.lr=0.5");
+  c.set("model.pre_norm=false");
+  c.set("data.src_tokenizer.kind=bpe");
+  c.set("train.device=cpu");
+  EXPECT_DOUBLE_EQ(c.train.lr, 0.5);
+  EXPECT_FALSE(c.model.pre_norm);
+  EXPECT_EQ(c.data.src_tokenizer.kind, "bpe");
+  EXPECT_EQ(c.train.device, "cpu");
+  EXPECT_EQ(c.preset, "annotated");
+  EXPECT_THROW(c.set("train.nope=1"), ConfigError);
+  EXPECT_THROW(c.set("model.heads=many"), ConfigError);
+  EXPECT_THROW(c.set("lr=1"), ConfigError);
+}
+
+TEST(Config, ProblemsListInvalidCombinations) {
+  auto c = preset("annotated");
+  c.model.heads = 7;
+  c.model.share_embeddings = true;
+  c.train.schedule = "exponential";
+  const auto problems = c.problems();
+  EXPECT_EQ(problems.size(), 3u);
+  EXPECT_THROW(c.validate(), ConfigError);
+}
+
+TEST(Config, LoadsFilesAndNamesThemInErrors) {
+  test::TempDir dir;
+  EXPECT_THROW(load_config_file(dir.file("missing.json")), ConfigError);
+  {
+    std::ofstream(dir.file("bad.json")) << "{ not json";
+  }
+  try {
+    load_config_file(dir.file("bad.json"));
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos);
+  }
+  {
+    std::ofstream(dir.file("ok.json")) << R"({"preset": "annotated", "model": {"heads": 4}})";
+  }
+  auto c = load_config_file(dir.file("ok.json"));
+  EXPECT_EQ(c.model.heads, 4);
+  EXPECT_EQ(c.model.d_model, 256);  // the rest comes from the preset
+}
+
+}  // namespace
+}  // namespace ts

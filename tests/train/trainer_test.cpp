@@ -1,0 +1,167 @@
+#include "ts/train/trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_utils.h"
+#include "ts/decode/translator.h"
+
+namespace ts {
+namespace {
+
+struct RecordingObserver : TrainingObserver {
+  std::vector<double> losses;
+  std::vector<ValidationResult> validations;
+  std::vector<CheckpointEvent> checkpoints;
+  void on_step(const TrainingProgress& p) override { losses.push_back(p.loss); }
+  void on_validation(const ValidationResult& v) override { validations.push_back(v); }
+  void on_checkpoint(const CheckpointEvent& c) override { checkpoints.push_back(c); }
+};
+
+TEST(Trainer, TinyModelOverfitsAHandfulOfPairsToExactTranslations) {
+  auto config = test::tiny_config();
+  config.train.max_steps = 300;
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  RecordingObserver observer;
+  Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer);
+  const auto summary = trainer.run();
+  EXPECT_EQ(summary.status, "finished");
+  ASSERT_EQ(observer.losses.size(), 300u);
+  EXPECT_LT(observer.losses.back(), 0.05);
+  EXPECT_LT(observer.losses.back(), observer.losses.front() / 20);
+  Translator translator(trainer.model(), data.pipeline);
+  for (const auto& pair : data.text.train) EXPECT_EQ(translator.translate(pair.src, {}).text, pair.tgt);
+}
+
+TEST(Trainer, ResumeContinuesTheSameLossTrajectory) {
+  auto config = test::tiny_config();
+  config.model.dropout = 0.1;  // the RNG state must be restored too
+  config.train.batch_sentences = 3;
+  auto data = test::tiny_data(config);
+  test::TempDir straight_dir, split_dir;
+
+  config.train.max_steps = 12;
+  RecordingObserver straight;
+  Trainer(config, data, {straight_dir.str(), "tiny-deu.txt", "", nullptr}, &straight).run();
+
+  config.train.max_steps = 5;
+  RecordingObserver first;
+  Trainer(config, data, {split_dir.str(), "tiny-deu.txt", "", nullptr}, &first).run();
+  config.train.max_steps = 12;
+  RecordingObserver second;
+  const auto summary = Trainer(config, data, {split_dir.str(), "tiny-deu.txt", split_dir.file("last.ckpt"), nullptr}, &second).run();
+  EXPECT_EQ(summary.steps, 12);
+
+  ASSERT_EQ(straight.losses.size(), 12u);
+  ASSERT_EQ(first.losses.size(), 5u);
+  ASSERT_EQ(second.losses.size(), 7u);
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_DOUBLE_EQ(first.losses[i], straight.losses[i]) << "step " << i + 1;
+  for (std::size_t i = 0; i < 7; ++i) EXPECT_NEAR(second.losses[i], straight.losses[i + 5], 1e-6) << "step " << i + 6;
+}
+
+TEST(Trainer, SaveLoadTranslateGivesIdenticalOutput) {
+  auto config = test::tiny_config();
+  config.train.max_steps = 40;
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr});
+  const auto summary = trainer.run();
+  ASSERT_FALSE(summary.last_checkpoint.empty());
+  Translator live(trainer.model(), data.pipeline);
+  auto loaded = Translator::load(summary.last_checkpoint, at::Device(at::kCPU));
+  DecodeConfig beam;
+  beam.mode = "beam";
+  beam.beam = 3;
+  beam.nbest = 3;
+  for (const auto& pair : data.text.train) {
+    for (const auto& decode : {DecodeConfig{}, beam}) {
+      const auto a = live.translate(pair.src, decode), b = loaded.translate(pair.src, decode);
+      EXPECT_EQ(a.text, b.text);
+      ASSERT_EQ(a.nbest.size(), b.nbest.size());
+      for (std::size_t i = 0; i < a.nbest.size(); ++i) EXPECT_NEAR(a.nbest[i].score, b.nbest[i].score, 1e-5);
+    }
+  }
+}
+
+TEST(Trainer, ValidatesWithMetricsSamplesAndKeepsTheBestCheckpoint) {
+  auto config = test::tiny_config(/*dev=*/2, /*test=*/1);
+  config.train.max_steps = 30;
+  config.train.validate_every = 10;
+  config.train.keep_last = 1;
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  RecordingObserver observer;
+  Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer).run();
+  ASSERT_EQ(observer.validations.size(), 3u);
+  for (const auto& v : observer.validations) {
+    EXPECT_EQ(v.sentences, 2u);
+    EXPECT_EQ(v.samples.size(), 2u);
+    EXPECT_GT(v.loss, 0.0);
+    EXPECT_GE(v.bleu, 0.0);
+    EXPECT_LE(v.bleu, 100.0);
+  }
+  EXPECT_TRUE(observer.validations.front().improved);
+  EXPECT_TRUE(std::filesystem::exists(dir.file("best.ckpt")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("last.ckpt")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("step-30.ckpt")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("step-20.ckpt")));  // keep_last = 1
+  for (const auto& entry : std::filesystem::directory_iterator(dir.str()))
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << "temp file left: " << entry.path();
+}
+
+TEST(Trainer, StopFlagEndsTheRunWithACheckpoint) {
+  auto config = test::tiny_config();
+  config.train.max_steps = 1000;
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  std::atomic<bool> stop{false};
+  struct StopAfter : TrainingObserver {
+    std::atomic<bool>* flag;
+    void on_step(const TrainingProgress& p) override {
+      if (p.step == 7) flag->store(true);
+    }
+  } observer;
+  observer.flag = &stop;
+  const auto summary = Trainer(config, data, {dir.str(), "tiny-deu.txt", "", &stop}, &observer).run();
+  EXPECT_EQ(summary.status, "stopped");
+  EXPECT_EQ(summary.steps, 7);
+  ASSERT_TRUE(std::filesystem::exists(dir.file("last.ckpt")));
+  EXPECT_EQ(read_checkpoint_meta(dir.file("last.ckpt")).position.step, 7);
+}
+
+TEST(Trainer, NonFiniteLossStopsTheRunAndSaysWhy) {
+  auto config = test::tiny_config();
+  config.train.max_steps = 50;
+  config.train.lr = 1e30;
+  config.train.clip_norm = 0;
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  const auto summary = Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}).run();
+  EXPECT_EQ(summary.status, "failed");
+  EXPECT_NE(summary.message.find("non-finite loss"), std::string::npos);
+  EXPECT_LT(summary.steps, 50);
+}
+
+TEST(Checkpoint, RefusesMissingForeignAndTruncatedFiles) {
+  test::TempDir dir;
+  EXPECT_THROW(read_checkpoint_meta(dir.file("nope.ckpt")), CheckpointError);
+  {
+    std::ofstream(dir.file("foreign.ckpt")) << "hello, not a checkpoint";
+  }
+  EXPECT_THROW(read_checkpoint_meta(dir.file("foreign.ckpt")), CheckpointError);
+  auto config = test::tiny_config();
+  config.train.max_steps = 2;
+  auto data = test::tiny_data(config);
+  const auto summary = Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}).run();
+  const auto size = std::filesystem::file_size(summary.last_checkpoint);
+  std::filesystem::copy_file(summary.last_checkpoint, dir.file("cut.ckpt"));
+  std::filesystem::resize_file(dir.file("cut.ckpt"), size / 2);
+  EXPECT_THROW(load_checkpoint(dir.file("cut.ckpt"), at::Device(at::kCPU)), CheckpointError);
+  EXPECT_NO_THROW(load_checkpoint(summary.last_checkpoint, at::Device(at::kCPU)));
+}
+
+}  // namespace
+}  // namespace ts
