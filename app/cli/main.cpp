@@ -12,12 +12,10 @@
 #include "ts/decode/translator.h"
 #include "ts/metrics/bleu.h"
 #include "ts/text/demo_corpus.h"
-#include "ts/train/batcher.h"
 #include "ts/train/trainer.h"
 
 #include <unistd.h>
 #include <cmath>
-#include <torch/csrc/autograd/grad_mode.h>
 
 namespace fs = std::filesystem;
 using namespace ts;
@@ -150,50 +148,49 @@ int cmd_translate(const DecodeArgs& a) {
   return 0;
 }
 
-int cmd_eval(const DecodeArgs& a, const std::string& corpus_path) {
+void write_lines(const std::string& path, const std::vector<std::string>& lines) {
+  if (path.empty()) return;
+  std::ofstream out(path);
+  for (const auto& line : lines) out << line << "\n";
+  if (!out) throw std::runtime_error(path + ": cannot write");
+}
+
+struct EvalArgs {
+  std::string corpus, hyp_out, ref_out;
+};
+
+int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
   configure_threads(a.threads);
-  const auto ckpt = checkpoint_path(a.checkpoint);
-  auto loaded = load_checkpoint(ckpt, resolve_device(a.device));
+  const auto device = resolve_device(a.device);
+  auto loaded = load_checkpoint(checkpoint_path(a.checkpoint), device);
   const auto& p = loaded.pipeline;
   std::vector<SentencePair> pairs;
   std::string what;
-  if (!corpus_path.empty()) {
-    auto corpus = read_corpus(corpus_path);
-    pairs = oriented_pairs(corpus, p.direction);
-    what = fmt::format("all {} pairs of {}", pairs.size(), corpus_path);
+  if (!e.corpus.empty()) {
+    pairs = oriented_pairs(read_corpus(e.corpus), p.direction);
+    what = fmt::format("all {} pairs of {}", pairs.size(), e.corpus);
   } else {
     const auto& src = loaded.meta.corpus_path;
     if (src.empty()) throw std::invalid_argument("the checkpoint names no corpus: pass --corpus FILE");
-    auto corpus = src == "<demo>" ? demo_corpus() : read_corpus(src);
-    auto split = split_pairs(oriented_pairs(corpus, p.direction),
-                             {loaded.meta.config.data.dev, loaded.meta.config.data.test, loaded.meta.config.data.split_seed});
-    pairs = split.test;
+    const auto corpus = src == "<demo>" ? demo_corpus() : read_corpus(src);
+    const auto& data = loaded.meta.config.data;
+    pairs = split_pairs(oriented_pairs(corpus, p.direction), {data.dev, data.test, data.split_seed}).test;
     what = fmt::format("the {} test pairs of {}", pairs.size(), src);
   }
   if (pairs.empty()) throw std::invalid_argument("nothing to evaluate: the test split is empty");
-  Translator translator(loaded.model, p);
-  std::vector<std::string> hyps, refs;
-  for (const auto& pair : pairs) {
-    hyps.push_back(translator.translate(pair.src, a.config()).text);
-    refs.push_back(pair.tgt);
-  }
-  // Teacher-forced loss over the same pairs.
+  std::vector<std::string> sources, refs;
   std::vector<Example> examples;
-  for (const auto& pair : pairs) examples.push_back(p.encode(pair));
-  torch::NoGradGuard no_grad;
-  loaded.model->eval();
-  double total = 0;
-  std::int64_t tokens = 0;
-  TokenBucketBatcher batches(examples, 0, 64, 0);
-  for (const auto& idx : batches.epoch_plan(0)) {
-    auto b = make_batch(examples, idx, resolve_device(a.device));
-    auto logits = loaded.model->forward(b.src, b.tgt_in);
-    total += at::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}), b.tgt_out.reshape({-1}), {}, at::Reduction::Sum,
-                                    Vocab::kPad).item<double>();
-    tokens += b.tgt_tokens;
+  for (const auto& pair : pairs) {
+    sources.push_back(pair.src);
+    refs.push_back(pair.tgt);
+    examples.push_back(p.encode(pair));
   }
+  Translator translator(loaded.model, p);
+  const auto hyps = translator.translate_all(sources, a.config());
+  write_lines(e.hyp_out, hyps);
+  write_lines(e.ref_out, refs);
+  const double loss = evaluate_loss(loaded.model, examples, device);
   const auto tok = bleu_tokenize_for(p.tgt_language.code);
-  const double loss = total / std::max<std::int64_t>(tokens, 1);
   fmt::print("evaluated {} ({})\nloss {:.4f} | ppl {:.2f}\n{}\n{}\n", what, p.direction.str(), loss, std::exp(loss),
              corpus_bleu(hyps, {refs}, tok).to_string(), corpus_chrf(hyps, {refs}).to_string());
   return 0;
@@ -236,7 +233,7 @@ int cmd_demo(const TrainArgs& a) {
   DecodeArgs d;
   d.checkpoint = best;
   d.threads = a.threads > 0 ? a.threads : 0;
-  cmd_eval(d, "");
+  cmd_eval(d, {});
   auto translator = Translator::load(best, at::Device(at::kCPU));
   auto split = split_pairs(oriented_pairs(corpus, translator.pipeline().direction), {config.data.dev, config.data.test, config.data.split_seed});
   fmt::print("\nsample translations from the held-out test pairs:\n");
@@ -289,10 +286,12 @@ int main(int argc, char** argv) {
   add_decode_options(translate, translate_args);
   translate->add_option("--attention-json", translate_args.attention_json, "Write attention weights, one JSON object per line");
 
-  std::string eval_corpus;
+  EvalArgs eval_extra;
   auto* eval = app.add_subcommand("eval", "Loss, BLEU and chrF of a checkpoint on its test split or a given corpus");
   add_decode_options(eval, eval_args);
-  eval->add_option("--corpus", eval_corpus, "Evaluate on every pair of this file instead of the test split");
+  eval->add_option("--corpus", eval_extra.corpus, "Evaluate on every pair of this file instead of the test split");
+  eval->add_option("--hyp-out", eval_extra.hyp_out, "Write the translations here, one per line");
+  eval->add_option("--ref-out", eval_extra.ref_out, "Write the references here, one per line");
 
   std::string hyp, tokenize = "13a";
   std::vector<std::string> refs;
@@ -310,7 +309,7 @@ int main(int argc, char** argv) {
   try {
     if (*train) return cmd_train(train_args);
     if (*translate) return cmd_translate(translate_args);
-    if (*eval) return cmd_eval(eval_args, eval_corpus);
+    if (*eval) return cmd_eval(eval_args, eval_extra);
     if (*score) return cmd_score(hyp, refs, tokenize);
     if (*demo) return cmd_demo(demo_args);
     if (*presets) {

@@ -1,7 +1,10 @@
 // Text-to-text translation over a model and its text pipeline (see ts/decode/translator.h).
 #include "ts/decode/translator.h"
 
+#include <algorithm>
 #include <chrono>
+
+#include "ts/train/batcher.h"
 
 namespace ts {
 namespace {
@@ -34,6 +37,26 @@ nlohmann::json Translation::attention_json() const {
           {"cross", maps_to_json(best.attention.cross)}};
 }
 
+std::vector<std::string> greedy_translate_batched(Transformer& model, const TextPipeline& pipeline,
+                                                  const std::vector<std::vector<std::int64_t>>& sources,
+                                                  const DecodeConfig& config, std::size_t batch_size) {
+  std::vector<Example> examples;
+  examples.reserve(sources.size());
+  for (const auto& src : sources) examples.push_back({src, {}});
+  std::vector<std::size_t> order(sources.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return sources[a].size() < sources[b].size(); });
+  const auto device = model->parameters().front().device();
+  std::vector<std::string> out(sources.size());
+  for (std::size_t start = 0; start < order.size(); start += batch_size) {
+    const std::vector<std::size_t> chunk(order.begin() + start, order.begin() + std::min(order.size(), start + batch_size));
+    const auto batch = make_batch(examples, chunk, device);
+    const auto results = greedy_search(model, batch.src, config);
+    for (std::size_t k = 0; k < chunk.size(); ++k) out[chunk[k]] = pipeline.decode_target(results[k].ids);
+  }
+  return out;
+}
+
 Translator::Translator(Transformer model, TextPipeline pipeline) : model_(std::move(model)), pipeline_(std::move(pipeline)) {}
 
 Translator Translator::load(const std::string& checkpoint, const at::Device& device) {
@@ -62,6 +85,18 @@ Translation Translator::translate(const std::string& text, const DecodeConfig& c
     if (out.best.finished) out.target_tokens.push_back(Vocab::kEosToken);
   }
   out.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+std::vector<std::string> Translator::translate_all(const std::vector<std::string>& sources, const DecodeConfig& config,
+                                                   std::size_t batch_size) {
+  if (config.mode == "greedy") {
+    std::vector<std::vector<std::int64_t>> encoded;
+    for (const auto& text : sources) encoded.push_back(pipeline_.encode_source(text));
+    return greedy_translate_batched(model_, pipeline_, encoded, config, batch_size);
+  }
+  std::vector<std::string> out;
+  for (const auto& text : sources) out.push_back(translate(text, config).text);
   return out;
 }
 

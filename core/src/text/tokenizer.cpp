@@ -1,11 +1,10 @@
 // Tokenizers (see ts/text/tokenizer.h): the text normalisation every kind shares (valid UTF-8,
 // whitespace and control clean-up, OpenCC, ICU lowercasing), the word and char tokenizers with
-// their detokenizers, and SentencePiece BPE/unigram models trained in memory.
+// their detokenizers, and SentencePiece BPE/unigram models trained in memory (SentencePiece
+// itself runs in a dlopen()ed module, see sentencepiece_loader.h).
 #include "ts/text/tokenizer.h"
 
 #include <fmt/format.h>
-#include <sentencepiece_processor.h>
-#include <sentencepiece_trainer.h>
 #include <unicode/bytestream.h>
 #include <unicode/casemap.h>
 #include <unicode/stringpiece.h>
@@ -23,6 +22,7 @@
 #include <opencc.h>
 #endif
 
+#include "sentencepiece_loader.h"
 #include "ts/text/base64.h"
 #include "ts/text/utf8.h"
 
@@ -578,33 +578,17 @@ class CharTokenizer final : public Tokenizer {
   Normaliser normalise_;
 };
 
-/// Feeds normalised, non-empty training lines to the SentencePiece trainer.
-class TrainingSentences final : public sentencepiece::SentenceIterator {
- public:
-  TrainingSentences(const std::vector<std::string>& lines, const Normaliser& normalise)
-      : lines_(lines), normalise_(normalise) {
-    load();
-  }
-  bool done() const override { return index_ >= lines_.size(); }
-  void Next() override {
-    ++index_;
-    load();
-  }
-  const std::string& value() const override { return current_; }
-  sentencepiece::util::Status status() const override { return {}; }
-
- private:
-  void load() {
-    for (; index_ < lines_.size(); ++index_) {
-      current_ = normalise_(lines_[index_]);
-      if (current_.find_first_not_of(' ') != std::string::npos) return;
+/// Feeds normalised, non-empty training lines to the SentencePiece trainer, one at a time.
+spm::SentenceSource training_sentences(const std::vector<std::string>& lines,
+                                       const Normaliser& normalise) {
+  return [&lines, &normalise, index = std::size_t{0}](std::string& sentence) mutable {
+    while (index < lines.size()) {
+      sentence = normalise(lines[index++]);
+      if (sentence.find_first_not_of(' ') != std::string::npos) return true;
     }
-  }
-  const std::vector<std::string>& lines_;
-  const Normaliser& normalise_;
-  std::size_t index_ = 0;
-  std::string current_;
-};
+    return false;
+  };
+}
 
 /// Trains a SentencePiece model on `lines` and returns its serialized proto. If the data cannot
 /// fill `vocab_size` pieces, retries with a soft limit (a smaller vocabulary) instead of failing.
@@ -627,13 +611,15 @@ std::string train_sentencepiece(const TokenizerConfig& config,
       {"shuffle_input_sentence", "true"},
       {"num_threads", std::to_string(std::max(1u, std::thread::hardware_concurrency()))},
       {"minloglevel", "2"}};  // errors only: keep training quiet
+  const auto& module = spm::sentencepiece_module();
   for (const bool hard_limit : {true, false}) {
     args["hard_vocab_limit"] = hard_limit ? "true" : "false";
-    TrainingSentences sentences(lines, normalise);
-    std::string model;
-    const auto status = sentencepiece::SentencePieceTrainer::Train(args, &sentences, &model);
-    if (status.ok()) return model;
-    const std::string message = status.message();
+    std::string message;
+    try {
+      return module.train(training_sentences(lines, normalise), args);
+    } catch (const spm::SentencePieceError& e) {
+      message = e.what();
+    }
     if (hard_limit && message.find("Vocabulary size too high") != std::string::npos) continue;
     if (message.find("smaller than required_chars") != std::string::npos) {
       throw std::runtime_error(fmt::format(
@@ -646,22 +632,30 @@ std::string train_sentencepiece(const TokenizerConfig& config,
   throw std::logic_error("unreachable");
 }
 
+/// Loads a serialized model through the SentencePiece module.
+spm::SentencePieceModel load_sentencepiece(const std::string& model) {
+  const auto& module = spm::sentencepiece_module();
+  try {
+    return module.load(model);
+  } catch (const spm::SentencePieceError& e) {
+    throw std::invalid_argument(
+        fmt::format("tokenizer.model is not a valid SentencePiece model: {}", e.what()));
+  }
+}
+
 class SentencePieceTokenizer final : public Tokenizer {
  public:
   SentencePieceTokenizer(const TokenizerConfig& config, std::string model)
-      : config_(config), normalise_(config), model_(std::move(model)) {
-    const auto status = processor_.LoadFromSerializedProto(model_);
-    if (!status.ok()) {
-      throw std::invalid_argument(
-          fmt::format("tokenizer.model is not a valid SentencePiece model: {}", status.message()));
-    }
-  }
+      : config_(config),
+        normalise_(config),
+        model_(std::move(model)),
+        processor_(load_sentencepiece(model_)) {}
 
   std::vector<std::string> tokenize(std::string_view text) const override {
-    return processor_.EncodeAsPieces(normalise_(text));
+    return processor_.encode(normalise_(text));
   }
   std::string detokenize(const std::vector<std::string>& tokens) const override {
-    return processor_.DecodePieces(tokens);
+    return processor_.decode(tokens);
   }
   const TokenizerConfig& config() const override { return config_; }
   nlohmann::json to_json() const override {
@@ -672,7 +666,7 @@ class SentencePieceTokenizer final : public Tokenizer {
   TokenizerConfig config_;
   Normaliser normalise_;
   std::string model_;  // serialized ModelProto
-  sentencepiece::SentencePieceProcessor processor_;
+  spm::SentencePieceModel processor_;
 };
 
 bool is_sentencepiece(const std::string& kind) { return kind == "bpe" || kind == "unigram"; }

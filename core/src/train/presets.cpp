@@ -112,9 +112,9 @@ ExperimentConfig demo() {
   c.train.lr = 1.0;
   c.train.warmup = 400;
   c.train.batch_tokens = 1500;
-  c.train.validate_every = 250;
+  c.train.validate_every = 200;
   c.train.dev_max_sentences = 300;
-  c.train.max_minutes = 3;
+  c.train.max_minutes = 2;
   return c;
 }
 

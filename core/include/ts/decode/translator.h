@@ -29,6 +29,12 @@ struct Translation {
   nlohmann::json attention_json() const;
 };
 
+/// Greedy-decodes `sources` (already encoded, each ending with EOS) in length-sorted batches and
+/// returns the detokenised outputs in input order.
+std::vector<std::string> greedy_translate_batched(Transformer& model, const TextPipeline& pipeline,
+                                                  const std::vector<std::vector<std::int64_t>>& sources,
+                                                  const DecodeConfig& config, std::size_t batch_size = 64);
+
 class Translator {
  public:
   Translator(Transformer model, TextPipeline pipeline);
@@ -36,6 +42,9 @@ class Translator {
   static Translator load(const std::string& checkpoint, const at::Device& device);
 
   Translation translate(const std::string& text, const DecodeConfig& config, bool record_attention = false);
+  /// Best translation of each source; greedy decoding runs in length-sorted batches of `batch_size`.
+  std::vector<std::string> translate_all(const std::vector<std::string>& sources, const DecodeConfig& config,
+                                         std::size_t batch_size = 64);
 
   const TextPipeline& pipeline() const { return pipeline_; }
   Transformer& model() { return model_; }

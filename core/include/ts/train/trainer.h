@@ -110,8 +110,11 @@ class Trainer {
 
 /// "cpu"/"cuda"/"auto" -> a device; throws std::invalid_argument when CUDA is asked but absent.
 at::Device resolve_device(const std::string& name);
-/// Sets LibTorch's intra-op threads (0 = all cores) and returns the number in use.
+/// Sets LibTorch's intra-op threads (0 = all cores) and flushes subnormal floats to zero;
+/// returns the number of threads in use.
 int configure_threads(int threads);
+/// Teacher-forced mean negative log-likelihood per target token (no label smoothing) over `examples`.
+double evaluate_loss(Transformer& model, const std::vector<Example>& examples, const at::Device& device);
 /// BLEU tokenisation for a target language: "zh" for Chinese/Japanese, "13a" otherwise.
 std::string bleu_tokenize_for(const std::string& language_code);
 
