@@ -10,7 +10,7 @@ PACKAGES=(
   libtorch-dev libopenblas0-openmp
   libsentencepiece-dev libicu-dev libopencc-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-  libsqlite3-dev libsqlitecpp-dev
+  libsqlite3-dev libsqlitecpp-dev libssl-dev
   libgtest-dev libgmock-dev googletest
   qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6
   xvfb xauth fonts-noto-cjk

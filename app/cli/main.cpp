@@ -8,10 +8,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "runs_commands.h"
 #include "terminal_observer.h"
 #include "ts/decode/translator.h"
 #include "ts/metrics/bleu.h"
 #include "ts/text/demo_corpus.h"
+#include "ts/store/run_store.h"
+#include "ts/train/run_recorder.h"
 #include "ts/train/trainer.h"
 
 #include <unistd.h>
@@ -32,9 +35,11 @@ void on_sigint(int) {
 }
 
 struct TrainArgs {
-  std::string corpus, direction, preset = "annotated", config_file, out, resume, device, bleu_tokenize;
+  std::string corpus, direction, preset = "annotated", config_file, out, resume, device;
+  std::string db, name;  // run history
+  bool no_history = false;
   std::vector<std::string> sets;
-  int max_steps = -1, threads = -1;
+  int max_steps = -1, threads = -1, extra_steps = -1;
   double max_minutes = -1;
 };
 
@@ -60,22 +65,50 @@ void apply_overrides(ExperimentConfig& config, const TrainArgs& a) {
   config.validate();
 }
 
+// Opens the run history and the recorder for this run; on failure says why and trains without it.
+std::unique_ptr<RunRecorder> start_recording(const TrainArgs& a, const ExperimentConfig& config, const Corpus& corpus,
+                                             const Direction& direction, const std::string& out, const std::string& resume,
+                                             std::int64_t resume_step, TerminalObserver& terminal) {
+  if (a.no_history) return nullptr;
+  const std::string db = a.db.empty() ? RunStore::default_path() : a.db;
+  try {
+    RunStore store(db);
+    std::optional<std::int64_t> id = resume.empty() ? std::nullopt : store.find_run_by_path(resume);
+    if (id) {
+      store.reopen_run(*id, resume_step);
+    } else {
+      id = store.create_run(describe_new_run(config, corpus, direction, out, a.name));
+    }
+    auto recorder = std::make_unique<RunRecorder>(db, *id, &g_stop);
+    recorder->set_log([&terminal](const std::string& line) { terminal.on_log(line); });
+    terminal.on_log(fmt::format("run history: run {} in {}", *id, db));
+    return recorder;
+  } catch (const std::exception& e) {
+    terminal.on_log(fmt::format("run history unavailable ({}); training goes on without recording it", e.what()));
+    return nullptr;
+  }
+}
+
 int run_training(ExperimentConfig config, const Corpus& corpus, const Direction& direction, const std::string& out,
-                 const std::string& resume) {
-  TerminalObserver observer;
-  observer.on_log(describe(corpus));
+                 const std::string& resume, const TrainArgs& args) {
+  TerminalObserver terminal;
+  terminal.on_log(describe(corpus));
   const TextPipeline* existing = nullptr;
   LoadedModel previous;
   if (!resume.empty()) {
     previous = load_checkpoint(resume, at::Device(at::kCPU));
     existing = &previous.pipeline;
   }
-  auto data = prepare_data(corpus, direction, config.data, existing, [&](const std::string& l) { observer.on_log(l); });
+  auto data = prepare_data(corpus, direction, config.data, existing, [&](const std::string& l) { terminal.on_log(l); });
   fs::create_directories(out);
   std::ofstream(fs::path(out) / "config.json") << config.to_json().dump(2) << "\n";
-  observer.on_log(fmt::format("run directory: {} (preset {})", out, config.preset));
+  terminal.on_log(fmt::format("run directory: {} (preset {})", out, config.preset));
+  auto recorder = start_recording(args, config, corpus, direction, out, resume, previous.meta.position.step, terminal);
+  std::vector<TrainingObserver*> list{&terminal};
+  if (recorder) list.push_back(recorder.get());
+  ObserverList observers(list);
   TrainerOptions options{out, corpus.path, resume, &g_stop};
-  Trainer trainer(std::move(config), std::move(data), options, &observer);
+  Trainer trainer(std::move(config), std::move(data), options, &observers);
   std::signal(SIGINT, on_sigint);
   std::signal(SIGTERM, on_sigint);
   const auto summary = trainer.run();
@@ -89,19 +122,20 @@ int cmd_train(const TrainArgs& a) {
     auto meta = read_checkpoint_meta(ckpt);
     ExperimentConfig config = meta.config;
     apply_overrides(config, a);
+    if (a.extra_steps >= 0) config.train.max_steps = static_cast<int>(meta.position.step) + a.extra_steps;
     const std::string corpus_path = a.corpus.empty() ? meta.corpus_path : a.corpus;
     if (corpus_path.empty()) throw std::invalid_argument("--resume: the checkpoint names no corpus; pass --corpus");
     auto corpus = corpus_path == "<demo>" ? demo_corpus() : read_corpus(corpus_path);
     auto pipeline = TextPipeline::from_json(meta.pipeline);
     const std::string out = a.out.empty() ? fs::path(ckpt).parent_path().string() : a.out;
-    return run_training(config, corpus, pipeline.direction, out.empty() ? "." : out, ckpt);
+    return run_training(config, corpus, pipeline.direction, out.empty() ? "." : out, ckpt, a);
   }
   if (a.corpus.empty() || a.direction.empty()) throw std::invalid_argument("train needs --corpus FILE and --direction SRC-TGT (or --resume)");
   ExperimentConfig config = a.config_file.empty() ? preset(a.preset) : load_config_file(a.config_file);
   apply_overrides(config, a);
   auto corpus = read_corpus(a.corpus);
   auto direction = parse_direction(a.direction, corpus);
-  return run_training(config, corpus, direction, a.out.empty() ? default_out_dir(a.corpus, direction.str()) : a.out, "");
+  return run_training(config, corpus, direction, a.out.empty() ? default_out_dir(a.corpus, direction.str()) : a.out, "", a);
 }
 
 struct DecodeArgs {
@@ -227,7 +261,7 @@ int cmd_demo(const TrainArgs& a) {
   corpus.path = "<demo>";
   fmt::print(stderr, "training the demo preset on the built-in German-English corpus ({} pairs)\n", corpus.pairs.size());
   const std::string out = a.out.empty() ? "runs/demo" : a.out;
-  const int rc = run_training(config, corpus, parse_direction("de-en", corpus), out, "");
+  const int rc = run_training(config, corpus, parse_direction("de-en", corpus), out, "", a);
   if (rc != 0) return rc;
   const auto best = (fs::path(out) / "best.ckpt").string();
   DecodeArgs d;
@@ -252,6 +286,9 @@ void add_train_limits(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--device", a.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_option("--threads", a.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--out", a.out, "Run directory for checkpoints (default runs/<corpus>-<direction>-<time>)");
+  cmd->add_option("--db", a.db, "Run history database (default: " + RunStore::default_path() + ")");
+  cmd->add_option("--name", a.name, "Name of the run in the history");
+  cmd->add_flag("--no-history", a.no_history, "Do not record this run in the history");
 }
 
 void add_decode_options(CLI::App* cmd, DecodeArgs& d) {
@@ -279,6 +316,8 @@ int main(int argc, char** argv) {
   auto* preset_opt = train->add_option("--preset", train_args.preset, "Preset: annotated, annotated-debug, nanogpt-deu, scratch-bpe, demo, tiny");
   train->add_option("--config", train_args.config_file, "JSON config file (instead of a preset)")->excludes(preset_opt);
   train->add_option("--resume", train_args.resume, "Continue a run: its directory or a checkpoint");
+  train->add_option("--extra-steps", train_args.extra_steps, "With --resume: train this many more steps")
+      ->check(CLI::NonNegativeNumber);
   add_train_limits(train, train_args);
 
   DecodeArgs translate_args, eval_args;
@@ -304,6 +343,7 @@ int main(int argc, char** argv) {
   add_train_limits(demo, demo_args);
 
   auto* presets = app.add_subcommand("presets", "List the presets with their settings");
+  ts::cli::RunsCommands runs(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -312,6 +352,7 @@ int main(int argc, char** argv) {
     if (*eval) return cmd_eval(eval_args, eval_extra);
     if (*score) return cmd_score(hyp, refs, tokenize);
     if (*demo) return cmd_demo(demo_args);
+    if (runs.chosen()) return runs.dispatch();
     if (*presets) {
       for (const auto& name : preset_names()) fmt::print("{:16} {}\n", name, preset_description(name));
       return 0;

@@ -3,6 +3,8 @@
 // scorer, /work/shared/bench/bleu.py (tok13a / tokzh / corpus_bleu), as noted at each constant.
 #include "ts/metrics/bleu.h"
 
+#include "metrics/metrics_fixture.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,21 +18,10 @@
 
 namespace ts {
 
-// A deterministic 300-sentence corpus (also used by chrf_test.cpp), defined at the end of this file.
-// hyps and other_refs are perturbations (dropped, replaced, doubled, swapped words) of refs.
-namespace metrics_fixture {
-void random_corpus(std::size_t sentences, std::vector<std::string>& hyps,
-                   std::vector<std::string>& refs, std::vector<std::string>& other_refs);
-}  // namespace metrics_fixture
-
 namespace {
 
-// sacreBLEU's README example (test_bleu.py: test_corpus_bleu_cases).
-const std::vector<std::string> kHyps = {"The dog bit the man.", "It wasn't surprising.",
-                                        "The man had just bitten him."};
-const std::vector<std::vector<std::string>> kRefs = {
-    {"The dog bit the man.", "It was not unexpected.", "The man bit him first."},
-    {"The dog had bit the man.", "No one was surprised.", "The man had bitten the dog."}};
+using metrics_fixture::kHyps;
+using metrics_fixture::kRefs;
 
 TEST(Bleu, SacrebleuReadmeExample13a) {
   const BleuScore s = corpus_bleu(kHyps, kRefs);
@@ -253,76 +244,4 @@ TEST(BleuTokenizeCharAndNone, SplitCodePointsOrWhitespace) {
 
 }  // namespace
 
-namespace metrics_fixture {
-namespace {
-
-// 64-bit LCG (Knuth's MMIX constants): the same numbers in C++ and in the Python used to compute
-// the expected values.
-class Lcg {
- public:
-  explicit Lcg(std::uint64_t seed) : state_(seed) {}
-  std::size_t next(std::size_t n) {
-    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<std::size_t>((state_ >> 33) % n);
-  }
-
- private:
-  std::uint64_t state_;
-};
-
-const std::vector<std::string> kWords = {
-    "the", "dog", "man", "bit", "cat", "sat", "on", "mat", "a", "it", "was", "not",
-    "surprising", "he", "she", "had", "just", "bitten", "him", "first", "no", "one",
-    "house", "tree", "green", "red", "quickly", "and", "or", "but", "today", "yesterday",
-    "3.5", "1,000", "a-b", "5-3", "don't", "\"quoted\"", "&amp;", "(see)", "e.g.", "U.S.",
-    "Grüß", "naïve", "Straße", "你好", "世界。", "，", "x/y", "$5", "10%", "well-known",
-    "1990s", "--", "...", "co-op", "¿Qué?", "it's", "word.", "end,"};
-const std::vector<std::string> kEnds = {".", "!", "?", "", " ."};
-
-std::vector<std::string> perturb(const std::vector<std::string>& words, Lcg& rng) {
-  std::vector<std::string> out;
-  for (const auto& w : words) {
-    const std::size_t r = rng.next(100);
-    if (r < 8) continue;  // drop
-    if (r < 14) {         // replace
-      out.push_back(kWords[rng.next(kWords.size())]);
-      continue;
-    }
-    if (r < 18) out.push_back(w);  // double
-    out.push_back(w);
-  }
-  if (out.size() > 1 && rng.next(10) < 3) {  // swap two neighbours
-    const std::size_t i = rng.next(out.size() - 1);
-    std::swap(out[i], out[i + 1]);
-  }
-  return out;
-}
-
-std::string join(const std::vector<std::string>& words, const std::string& end) {
-  std::string s;
-  for (const auto& w : words) s += (s.empty() ? "" : " ") + w;
-  return s + end;
-}
-
-}  // namespace
-
-void random_corpus(std::size_t sentences, std::vector<std::string>& hyps,
-                   std::vector<std::string>& refs, std::vector<std::string>& other_refs) {
-  Lcg rng(20240611);
-  hyps.clear();
-  refs.clear();
-  other_refs.clear();
-  for (std::size_t i = 0; i < sentences; ++i) {
-    std::vector<std::string> ref(3 + rng.next(12));
-    for (auto& w : ref) w = kWords[rng.next(kWords.size())];
-    const std::string& end = kEnds[rng.next(kEnds.size())];
-    const auto other = perturb(ref, rng);
-    const auto hyp = perturb(ref, rng);
-    refs.push_back(join(ref, end));
-    other_refs.push_back(join(other, end));
-    hyps.push_back(join(hyp, end));
-  }
-}
-
-}  // namespace metrics_fixture
 }  // namespace ts

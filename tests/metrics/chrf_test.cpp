@@ -5,6 +5,8 @@
 // order where the reference has none) where bleu.py has no equivalent.
 #include "ts/metrics/bleu.h"
 
+#include "metrics/metrics_fixture.h"
+
 #include "ts/text/utf8.h"
 
 #include <gtest/gtest.h>
@@ -16,19 +18,10 @@
 
 namespace ts {
 
-// Defined in bleu_test.cpp: a deterministic corpus of perturbed sentence pairs.
-namespace metrics_fixture {
-void random_corpus(std::size_t sentences, std::vector<std::string>& hyps,
-                   std::vector<std::string>& refs, std::vector<std::string>& other_refs);
-}  // namespace metrics_fixture
-
 namespace {
 
-const std::vector<std::string> kHyps = {"The dog bit the man.", "It wasn't surprising.",
-                                        "The man had just bitten him."};
-const std::vector<std::vector<std::string>> kRefs = {
-    {"The dog bit the man.", "It was not unexpected.", "The man bit him first."},
-    {"The dog had bit the man.", "No one was surprised.", "The man had bitten the dog."}};
+using metrics_fixture::kHyps;
+using metrics_fixture::kRefs;
 
 double chrf(const std::vector<std::string>& hyps, const std::vector<std::string>& refs,
             double beta = 2.0) {

@@ -112,6 +112,23 @@ TEST(Trainer, ValidatesWithMetricsSamplesAndKeepsTheBestCheckpoint) {
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << "temp file left: " << entry.path();
 }
 
+TEST(Trainer, EarlyStoppingEndsARunThatNoLongerImproves) {
+  auto config = test::tiny_config(/*dev=*/2);
+  config.train.lr = 1e-12;  // the model cannot change, so the second validation cannot improve
+  config.train.max_steps = 1000;
+  config.train.validate_every = 5;
+  config.train.patience = 1;
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  RecordingObserver observer;
+  const auto summary = Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer).run();
+  EXPECT_EQ(summary.status, "early-stopped");
+  EXPECT_EQ(summary.steps, 10);
+  ASSERT_EQ(observer.validations.size(), 2u);
+  EXPECT_TRUE(observer.validations[0].improved);
+  EXPECT_FALSE(observer.validations[1].improved);
+}
+
 TEST(Trainer, StopFlagEndsTheRunWithACheckpoint) {
   auto config = test::tiny_config();
   config.train.max_steps = 1000;
@@ -160,6 +177,22 @@ TEST(Checkpoint, RefusesMissingForeignAndTruncatedFiles) {
   std::filesystem::copy_file(summary.last_checkpoint, dir.file("cut.ckpt"));
   std::filesystem::resize_file(dir.file("cut.ckpt"), size / 2);
   EXPECT_THROW(load_checkpoint(dir.file("cut.ckpt"), at::Device(at::kCPU)), CheckpointError);
+  // One flipped byte in the payload: refused by its SHA-256 before LibTorch parses anything.
+  std::filesystem::copy_file(summary.last_checkpoint, dir.file("flip.ckpt"));
+  {
+    std::fstream f(dir.file("flip.ckpt"), std::ios::in | std::ios::out | std::ios::binary);
+    const auto middle = static_cast<std::streamoff>(size / 2);
+    f.seekg(middle);
+    const char original = static_cast<char>(f.get());
+    f.seekp(middle);
+    f.put(static_cast<char>(~original));
+  }
+  try {
+    load_checkpoint(dir.file("flip.ckpt"), at::Device(at::kCPU));
+    FAIL() << "corrupted checkpoint accepted";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("SHA-256"), std::string::npos) << e.what();
+  }
   EXPECT_NO_THROW(load_checkpoint(summary.last_checkpoint, at::Device(at::kCPU)));
 }
 

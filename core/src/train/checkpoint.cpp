@@ -1,6 +1,8 @@
 // Checkpoint files (see ts/train/checkpoint.h).
 #include "ts/train/checkpoint.h"
 
+#include "ts/store/sha256.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include <torch/optim/optimizer.h>
 #include <torch/serialize/input-archive.h>
@@ -22,7 +25,7 @@ namespace fs = std::filesystem;
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) { throw CheckpointError(path + ": " + what); }
 
-void write_all(int fd, const std::string& data, const std::string& path) {
+void write_all(int fd, std::string_view data, const std::string& path) {
   std::size_t done = 0;
   while (done < data.size()) {
     const auto n = ::write(fd, data.data() + done, data.size() - done);
@@ -35,7 +38,7 @@ void write_all(int fd, const std::string& data, const std::string& path) {
 }
 
 // temp file in the same directory, fsync, rename over the target, fsync the directory.
-void write_atomically(const std::string& path, const std::string& data) {
+void write_atomically(const std::string& path, std::string_view header, std::string_view payload) {
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;
@@ -44,7 +47,8 @@ void write_atomically(const std::string& path, const std::string& data) {
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail(path, std::string("cannot create: ") + std::strerror(errno));
   try {
-    write_all(fd, data, path);
+    write_all(fd, header, path);
+    write_all(fd, payload, path);
     if (::fsync(fd) != 0) fail(path, std::string("fsync failed: ") + std::strerror(errno));
   } catch (...) {
     ::close(fd);
@@ -64,23 +68,53 @@ void write_atomically(const std::string& path, const std::string& data) {
   }
 }
 
-// LibTorch archives are zip files; refuse anything else before LibTorch sees it.
-void check_looks_like_checkpoint(const std::string& path) {
+constexpr const char* kMagic = "TRANSFORMER-STUDIO-CHECKPOINT";
+constexpr int kEnvelopeVersion = 1;
+
+void check_is_file(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) fail(path, "checkpoint not found (moved or deleted?)");
   if (fs::is_directory(path, ec)) fail(path, "is a directory, not a checkpoint file");
-  std::ifstream in(path, std::ios::binary);
-  char magic[4] = {};
-  if (!in.read(magic, 4) || std::memcmp(magic, "PK\x03\x04", 4) != 0)
+}
+
+CheckpointHeader parse_header(const std::string& path, std::istream& in) {
+  std::string line;
+  line.reserve(128);
+  char c = 0;
+  while (line.size() < 160 && in.get(c) && c != '\n') line += c;
+  std::istringstream fields(line);
+  std::string magic, sha;
+  int version = 0;
+  std::uint64_t bytes = 0;
+  if (c != '\n' || !(fields >> magic >> version >> sha >> bytes) || magic != kMagic)
     fail(path, "not a Transformer Studio checkpoint (unknown file format)");
+  if (version != kEnvelopeVersion) fail(path, "checkpoint envelope version " + std::to_string(version) + " is not supported");
+  if (sha.size() != 64) fail(path, "damaged checkpoint header");
+  return {sha, bytes, line.size() + 1};
+}
+
+// Reads the payload and verifies size and checksum; only then may LibTorch parse it.
+std::string read_verified_payload(const std::string& path) {
+  check_is_file(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  const auto header = parse_header(path, in);
+  const auto size = fs::file_size(path);
+  if (size != header.header_bytes + header.payload_bytes)
+    fail(path, "truncated or damaged checkpoint: expected " + std::to_string(header.header_bytes + header.payload_bytes) +
+                   " bytes, found " + std::to_string(size));
+  std::string payload(header.payload_bytes, '\0');
+  if (!in.read(payload.data(), static_cast<std::streamsize>(payload.size()))) fail(path, "cannot read the checkpoint");
+  if (sha256_hex(payload) != header.sha256) fail(path, "corrupted checkpoint: SHA-256 mismatch");
+  return payload;
 }
 
 void open_archive(const std::string& path, torch::serialize::InputArchive& archive, const c10::optional<at::Device>& device) {
-  check_looks_like_checkpoint(path);
+  std::istringstream payload(read_verified_payload(path));
   try {
-    archive.load_from(path, device);
+    archive.load_from(payload, device);
   } catch (const std::exception& e) {
-    fail(path, std::string("unreadable checkpoint (truncated or corrupted?): ") + e.what());
+    fail(path, std::string("unreadable checkpoint: ") + e.what());
   }
 }
 
@@ -126,8 +160,15 @@ TrainingPosition TrainingPosition::from_json(const nlohmann::json& j) {
   return p;
 }
 
-void save_checkpoint(const std::string& path, const CheckpointMeta& meta, Transformer& model,
-                     torch::optim::Optimizer* optimizer) {
+CheckpointHeader read_checkpoint_header(const std::string& path) {
+  check_is_file(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  return parse_header(path, in);
+}
+
+CheckpointHeader save_checkpoint(const std::string& path, const CheckpointMeta& meta, Transformer& model,
+                                 torch::optim::Optimizer* optimizer) {
   const nlohmann::json j = {{"format", meta.format}, {"config", meta.config.to_json()},
                             {"position", meta.position.to_json()}, {"corpus", meta.corpus_path},
                             {"pipeline", meta.pipeline}, {"metrics", meta.metrics}};
@@ -146,7 +187,13 @@ void save_checkpoint(const std::string& path, const CheckpointMeta& meta, Transf
   }
   std::ostringstream buffer;
   archive.save_to(buffer);
-  write_atomically(path, buffer.str());
+  const std::string payload = buffer.str();
+  CheckpointHeader header{sha256_hex(payload), payload.size(), 0};
+  const std::string line = std::string(kMagic) + " " + std::to_string(kEnvelopeVersion) + " " + header.sha256 + " " +
+                           std::to_string(payload.size()) + "\n";
+  header.header_bytes = line.size();
+  write_atomically(path, line, payload);
+  return header;
 }
 
 CheckpointMeta read_checkpoint_meta(const std::string& path) {

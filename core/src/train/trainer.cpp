@@ -116,9 +116,29 @@ struct Trainer::State {
   TrainingPosition position;
   std::vector<std::string> step_checkpoints;
 
+  // The current session (one call of run()).
+  TrainingSummary summary;
+  Clock::time_point session_start;
+  double elapsed_before = 0, train_seconds = 0;  // training time, validation excluded
+  std::int64_t session_tokens = 0, steps_at_start = 0;
+  std::vector<std::vector<std::size_t>> plan;    // batches of the current epoch
+  std::int64_t window_tokens = 0;
+  double window_seconds = 0, tokens_per_s = 0, smoothed_loss = 0;
+  bool validated_now = false;
+
   TrainingObserver& obs() { return observer ? *observer : null_observer; }
-  void log(const std::string& line) { obs().on_log(line); }
   std::string path(const std::string& name) const { return (fs::path(options.out_dir) / name).string(); }
+
+  ValidationResult validate();
+  void start_session();
+  bool limit_reached();
+  bool advance_epoch_if_done();
+  double train_step(std::int64_t& tokens);
+  TrainingProgress progress(double loss, double lr, double step_seconds, std::int64_t tokens);
+  void save(const std::string& kind, const ValidationResult* v);
+  void validate_and_save();
+  void finish();
+  void fill_summary();
 };
 
 
@@ -156,9 +176,11 @@ const PreparedData& Trainer::data() const { return s_->data; }
 const ExperimentConfig& Trainer::config() const { return s_->config; }
 at::Device Trainer::device() const { return s_->device; }
 
-ValidationResult Trainer::validate() {
+ValidationResult Trainer::validate() { return s_->validate(); }
+
+ValidationResult Trainer::State::validate() {
   const auto t0 = Clock::now();
-  auto& st = *s_;
+  auto& st = *this;
   ValidationResult r;
   r.step = st.position.step;
   r.epoch = st.position.epoch;
@@ -183,199 +205,222 @@ ValidationResult Trainer::validate() {
   return r;
 }
 
+void Trainer::State::start_session() {
+  summary = TrainingSummary{};
+  session_start = Clock::now();
+  elapsed_before = position.elapsed_seconds;
+  train_seconds = 0;
+  session_tokens = 0;
+  steps_at_start = position.step;
+  window_tokens = 0;
+  window_seconds = tokens_per_s = smoothed_loss = 0;
+  validated_now = false;
+  plan = batcher->epoch_plan(position.epoch);
+  obs().on_start({model->parameter_count(), device.str(), threads, data.train.size(), data.dev.size(), data.test.size(),
+                  position.step, static_cast<std::int64_t>(plan.size())});
+}
+
+// True (with the summary filled in) when the stop flag or a step/time limit ends the session.
+bool Trainer::State::limit_reached() {
+  const auto& tc = config.train;
+  if (options.stop && options.stop->load()) {
+    summary.status = "stopped";
+    summary.message = "stopped by request";
+  } else if (tc.max_steps > 0 && position.step >= tc.max_steps) {
+    summary.status = "finished";
+    summary.message = fmt::format("reached max_steps {}", tc.max_steps);
+  } else if (tc.max_minutes > 0 &&
+             std::chrono::duration<double>(Clock::now() - session_start).count() >= tc.max_minutes * 60) {
+    summary.status = "finished";
+    summary.message = fmt::format("reached max_minutes {}", tc.max_minutes);
+  }
+  return !summary.status.empty();
+}
+
+// At the end of an epoch: validates if that is the cadence, starts the next epoch, and returns
+// true when the epoch limit ends the session.
+bool Trainer::State::advance_epoch_if_done() {
+  if (position.batch_in_epoch < static_cast<std::int64_t>(plan.size())) return false;
+  const auto& tc = config.train;
+  if (tc.validate_every == 0 && !validated_now) validate_and_save();
+  ++position.epoch;
+  position.batch_in_epoch = 0;
+  plan = batcher->epoch_plan(position.epoch);
+  if (tc.max_epochs > 0 && position.epoch >= tc.max_epochs) {
+    summary.status = "finished";
+    summary.message = fmt::format("reached max_epochs {}", tc.max_epochs);
+    return true;
+  }
+  return false;
+}
+
+// Forward and backward over `accumulate` batches; returns the mean loss per target token.
+double Trainer::State::train_step(std::int64_t& tokens) {
+  const auto& tc = config.train;
+  double step_loss = 0;
+  tokens = 0;
+  optimizer->zero_grad();
+  for (int micro = 0; micro < tc.accumulate && position.batch_in_epoch < static_cast<std::int64_t>(plan.size()); ++micro) {
+    auto batch = make_batch(data.train, plan[position.batch_in_epoch++], device);
+    auto loss = loss_sum(model, batch, tc.label_smoothing) / static_cast<double>(batch.tgt_tokens);
+    (loss / tc.accumulate).backward();
+    step_loss += loss.item<double>() / tc.accumulate;
+    tokens += batch.tgt_tokens;
+  }
+  return step_loss;
+}
+
+TrainingProgress Trainer::State::progress(double loss, double lr, double step_seconds, std::int64_t tokens) {
+  const auto& tc = config.train;
+  auto& pos = position;
+  session_tokens += tokens;
+  train_seconds += step_seconds;
+  window_tokens += tokens;
+  window_seconds += step_seconds;
+  if (window_seconds >= 1.0 || tokens_per_s == 0) {
+    tokens_per_s = window_tokens / std::max(window_seconds, 1e-9);
+    window_tokens = 0;
+    window_seconds = 0;
+  }
+  smoothed_loss = (pos.step == steps_at_start + 1) ? loss : 0.98 * smoothed_loss + 0.02 * loss;
+  pos.elapsed_seconds = elapsed_before + train_seconds;
+
+  TrainingProgress p;
+  p.step = pos.step;
+  p.epoch = pos.epoch;
+  p.batch_in_epoch = pos.batch_in_epoch;
+  p.batches_per_epoch = static_cast<std::int64_t>(plan.size());
+  p.loss = loss;
+  p.smoothed_loss = smoothed_loss;
+  p.lr = lr;
+  p.tokens_per_s = tokens_per_s;
+  p.average_tokens_per_s = session_tokens / std::max(train_seconds, 1e-9);
+  p.elapsed_s = pos.elapsed_seconds;
+  // Fraction done and ETA against the nearest limit.
+  const double wall = std::chrono::duration<double>(Clock::now() - session_start).count();
+  const double steps_per_s = (pos.step - steps_at_start) / std::max(wall, 1e-9);
+  std::vector<std::pair<double, double>> limits;  // (fraction, eta)
+  if (tc.max_steps > 0)
+    limits.emplace_back(static_cast<double>(pos.step) / tc.max_steps, (tc.max_steps - pos.step) / std::max(steps_per_s, 1e-9));
+  if (tc.max_minutes > 0) limits.emplace_back(wall / (tc.max_minutes * 60), tc.max_minutes * 60 - wall);
+  if (tc.max_epochs > 0) {
+    const double done = pos.epoch + static_cast<double>(pos.batch_in_epoch) / std::max<std::size_t>(plan.size(), 1);
+    limits.emplace_back(done / tc.max_epochs, (tc.max_epochs - done) * plan.size() / std::max(steps_per_s, 1e-9));
+  }
+  for (const auto& [fraction, eta] : limits) {
+    if (fraction > p.fraction) {
+      p.fraction = std::min(1.0, fraction);
+      p.eta_s = std::max(0.0, eta);
+    }
+  }
+  return p;
+}
+
+void Trainer::State::save(const std::string& kind, const ValidationResult* v) {
+  const std::string file = kind == "step" ? fmt::format("step-{}.ckpt", position.step) : kind + ".ckpt";
+  CheckpointMeta m;
+  m.config = config;
+  m.position = position;
+  m.corpus_path = options.corpus_path;
+  m.pipeline = data.pipeline.to_json();
+  if (v) m.metrics = v->to_json();
+  const auto header = save_checkpoint(path(file), m, model, optimizer.get());
+  obs().on_checkpoint({path(file), kind, position.step, header.sha256, header.header_bytes + header.payload_bytes, m.metrics});
+  if (kind == "last") summary.last_checkpoint = path(file);
+  if (kind == "best") summary.best_checkpoint = path(file);
+  if (kind == "step") {
+    step_checkpoints.push_back(path(file));
+    while (static_cast<int>(step_checkpoints.size()) > config.train.keep_last) {
+      std::error_code ec;
+      fs::remove(step_checkpoints.front(), ec);
+      step_checkpoints.erase(step_checkpoints.begin());
+    }
+  }
+}
+
+void Trainer::State::validate_and_save() {
+  const auto& tc = config.train;
+  auto v = validate();
+  const double metric = tc.best_metric == "loss" ? v.loss : v.bleu;
+  v.improved = is_better(tc, metric, position);
+  if (v.improved) {
+    position.best_metric = metric;
+    position.has_best = true;
+    position.bad_validations = 0;
+  } else {
+    ++position.bad_validations;
+  }
+  summary.validated = true;
+  summary.last_validation = v;
+  obs().on_validation(v);
+  if (v.improved) save("best", &v);
+  save("last", &v);
+  if (tc.keep_last > 0) save("step", &v);
+  validated_now = true;
+}
+
+// After the loop: a final validation when the run finished, else a last checkpoint.
+void Trainer::State::finish() {
+  const bool stepped = position.step > steps_at_start;
+  if (summary.status != "failed" && stepped && !validated_now) {
+    if (summary.status == "finished") {
+      validate_and_save();
+    } else {
+      save("last", summary.validated ? &summary.last_validation : nullptr);
+    }
+  }
+}
+
+void Trainer::State::fill_summary() {
+  summary.steps = position.step;
+  summary.seconds = train_seconds;
+  summary.average_tokens_per_s = session_tokens / std::max(train_seconds, 1e-9);
+  if (summary.last_checkpoint.empty() && fs::exists(path("last.ckpt"))) summary.last_checkpoint = path("last.ckpt");
+  if (summary.best_checkpoint.empty() && fs::exists(path("best.ckpt"))) summary.best_checkpoint = path("best.ckpt");
+}
+
 TrainingSummary Trainer::run() {
   auto& st = *s_;
   const auto& tc = st.config.train;
-  TrainingSummary summary;
-  auto& pos = st.position;
-  const auto session_start = Clock::now();
-  const double elapsed_before = pos.elapsed_seconds;
-  double train_seconds = 0;  // this session, validation excluded
-  std::int64_t session_tokens = 0, steps_at_start = pos.step;
-  auto plan = st.batcher->epoch_plan(pos.epoch);
-
-  TrainingStart start{st.model->parameter_count(), st.device.str(), st.threads, st.data.train.size(),
-                      st.data.dev.size(), st.data.test.size(), pos.step, static_cast<std::int64_t>(plan.size())};
-  st.obs().on_start(start);
-
-  auto meta = [&](const ValidationResult* v) {
-    CheckpointMeta m;
-    m.config = st.config;
-    m.position = pos;
-    m.corpus_path = st.options.corpus_path;
-    m.pipeline = st.data.pipeline.to_json();
-    if (v) m.metrics = v->to_json();
-    return m;
-  };
-  auto save = [&](const std::string& kind, const ValidationResult* v) {
-    const std::string file = kind == "step" ? fmt::format("step-{}.ckpt", pos.step) : kind + ".ckpt";
-    save_checkpoint(st.path(file), meta(v), st.model, st.optimizer.get());
-    st.obs().on_checkpoint({st.path(file), kind, pos.step});
-    if (kind == "last") summary.last_checkpoint = st.path(file);
-    if (kind == "best") summary.best_checkpoint = st.path(file);
-    if (kind == "step") {
-      st.step_checkpoints.push_back(st.path(file));
-      while (static_cast<int>(st.step_checkpoints.size()) > tc.keep_last) {
-        std::error_code ec;
-        fs::remove(st.step_checkpoints.front(), ec);
-        st.step_checkpoints.erase(st.step_checkpoints.begin());
-      }
-    }
-  };
-  auto run_validation = [&]() {
-    auto v = validate();
-    const double metric = tc.best_metric == "loss" ? v.loss : v.bleu;
-    v.improved = is_better(tc, metric, pos);
-    if (v.improved) {
-      pos.best_metric = metric;
-      pos.has_best = true;
-      pos.bad_validations = 0;
-    } else {
-      ++pos.bad_validations;
-    }
-    summary.validated = true;
-    summary.last_validation = v;
-    st.obs().on_validation(v);
-    if (v.improved) save("best", &v);
-    save("last", &v);
-    if (tc.keep_last > 0) save("step", &v);
-    return v;
-  };
-
-  std::int64_t window_tokens = 0;
-  auto window_start = Clock::now();
-  double window_seconds = 0, tokens_per_s = 0, smoothed = 0;
-  bool validated_now = false;
+  st.start_session();
   st.model->train();
   try {
-    while (true) {
-      if (st.options.stop && st.options.stop->load()) {
-        summary.status = "stopped";
-        summary.message = "stopped by request";
-        break;
-      }
-      if (tc.max_steps > 0 && pos.step >= tc.max_steps) {
-        summary.status = "finished";
-        summary.message = fmt::format("reached max_steps {}", tc.max_steps);
-        break;
-      }
-      if (tc.max_minutes > 0 && std::chrono::duration<double>(Clock::now() - session_start).count() >= tc.max_minutes * 60) {
-        summary.status = "finished";
-        summary.message = fmt::format("reached max_minutes {}", tc.max_minutes);
-        break;
-      }
-      if (pos.batch_in_epoch >= static_cast<std::int64_t>(plan.size())) {
-        if (tc.validate_every == 0 && !validated_now) {
-          run_validation();
-          validated_now = true;
-        }
-        ++pos.epoch;
-        pos.batch_in_epoch = 0;
-        plan = st.batcher->epoch_plan(pos.epoch);
-        if (tc.max_epochs > 0 && pos.epoch >= tc.max_epochs) {
-          summary.status = "finished";
-          summary.message = fmt::format("reached max_epochs {}", tc.max_epochs);
-          break;
-        }
-        continue;
-      }
-      validated_now = false;
+    while (!st.limit_reached() && !st.advance_epoch_if_done()) {
+      if (st.plan.empty()) throw std::runtime_error("no training batches");
+      st.validated_now = false;
       const auto step_start = Clock::now();
-      // One optimizer step over `accumulate` batches.
-      double step_loss = 0;
-      std::int64_t step_tokens = 0;
-      st.optimizer->zero_grad();
-      for (int micro = 0; micro < tc.accumulate && pos.batch_in_epoch < static_cast<std::int64_t>(plan.size()); ++micro) {
-        auto batch = make_batch(st.data.train, plan[pos.batch_in_epoch++], st.device);
-        auto loss = loss_sum(st.model, batch, tc.label_smoothing) / static_cast<double>(batch.tgt_tokens);
-        (loss / tc.accumulate).backward();
-        step_loss += loss.item<double>() / tc.accumulate;
-        step_tokens += batch.tgt_tokens;
-      }
-      if (!std::isfinite(step_loss)) {
-        summary.status = "failed";
-        summary.message = fmt::format("non-finite loss ({}) at step {}: stopped; the last good checkpoint is kept "
-                                      "(try a lower learning rate or more warmup)", step_loss, pos.step + 1);
+      std::int64_t tokens = 0;
+      const double loss = st.train_step(tokens);
+      if (!std::isfinite(loss)) {
+        st.summary.status = "failed";
+        st.summary.message = fmt::format("non-finite loss ({}) at step {}: stopped; the last good checkpoint is kept "
+                                         "(try a lower learning rate or more warmup)", loss, st.position.step + 1);
         break;
       }
       if (tc.clip_norm > 0) torch::nn::utils::clip_grad_norm_(st.model->parameters(), tc.clip_norm);
-      const double lr = learning_rate(tc, pos.step + 1, tc.max_steps, st.config.model.d_model);
+      const double lr = learning_rate(tc, st.position.step + 1, tc.max_steps, st.config.model.d_model);
       set_lr(*st.optimizer, lr);
       st.optimizer->step();
-      ++pos.step;
-      pos.tokens_seen += step_tokens;
-      session_tokens += step_tokens;
-      window_tokens += step_tokens;
-      const double step_seconds = std::chrono::duration<double>(Clock::now() - step_start).count();
-      train_seconds += step_seconds;
-      window_seconds += step_seconds;
-      if (window_seconds >= 1.0 || tokens_per_s == 0) {
-        tokens_per_s = window_tokens / std::max(window_seconds, 1e-9);
-        window_tokens = 0;
-        window_seconds = 0;
-      }
-      smoothed = (pos.step == steps_at_start + 1) ? step_loss : 0.98 * smoothed + 0.02 * step_loss;
-      pos.elapsed_seconds = elapsed_before + train_seconds;
-
-      TrainingProgress p;
-      p.step = pos.step;
-      p.epoch = pos.epoch;
-      p.batch_in_epoch = pos.batch_in_epoch;
-      p.batches_per_epoch = static_cast<std::int64_t>(plan.size());
-      p.loss = step_loss;
-      p.smoothed_loss = smoothed;
-      p.lr = lr;
-      p.tokens_per_s = tokens_per_s;
-      p.average_tokens_per_s = session_tokens / std::max(train_seconds, 1e-9);
-      p.elapsed_s = pos.elapsed_seconds;
-      const double wall = std::chrono::duration<double>(Clock::now() - session_start).count();
-      const double steps_per_s = (pos.step - steps_at_start) / std::max(wall, 1e-9);
-      std::vector<std::pair<double, double>> limits;  // (fraction, eta)
-      if (tc.max_steps > 0)
-        limits.emplace_back(static_cast<double>(pos.step) / tc.max_steps, (tc.max_steps - pos.step) / std::max(steps_per_s, 1e-9));
-      if (tc.max_minutes > 0) limits.emplace_back(wall / (tc.max_minutes * 60), tc.max_minutes * 60 - wall);
-      if (tc.max_epochs > 0) {
-        const double done = pos.epoch + static_cast<double>(pos.batch_in_epoch) / std::max<std::size_t>(plan.size(), 1);
-        limits.emplace_back(done / tc.max_epochs, (tc.max_epochs - done) * plan.size() / std::max(steps_per_s, 1e-9));
-      }
-      for (const auto& [fraction, eta] : limits) {
-        if (fraction > p.fraction) {
-          p.fraction = std::min(1.0, fraction);
-          p.eta_s = std::max(0.0, eta);
-        }
-      }
-      st.obs().on_step(p);
-
-      if (tc.validate_every > 0 && pos.step % tc.validate_every == 0) {
-        run_validation();
-        validated_now = true;
-        window_start = Clock::now();
-        if (tc.patience > 0 && pos.bad_validations >= tc.patience) {
-          summary.status = "early-stopped";
-          summary.message = fmt::format("no improvement in {} validations", tc.patience);
+      ++st.position.step;
+      st.position.tokens_seen += tokens;
+      st.obs().on_step(st.progress(loss, lr, std::chrono::duration<double>(Clock::now() - step_start).count(), tokens));
+      if (tc.validate_every > 0 && st.position.step % tc.validate_every == 0) {
+        st.validate_and_save();
+        if (tc.patience > 0 && st.position.bad_validations >= tc.patience) {
+          st.summary.status = "early-stopped";
+          st.summary.message = fmt::format("no improvement in {} validations", tc.patience);
           break;
         }
       }
     }
-    if (summary.status != "failed") {
-      const bool stepped = pos.step > steps_at_start;
-      if (summary.status == "finished" && stepped && !validated_now) {
-        run_validation();
-      } else if (stepped && !validated_now) {
-        save("last", summary.validated ? &summary.last_validation : nullptr);
-      }
-    }
+    st.finish();
   } catch (const std::exception& e) {
-    summary.status = "failed";
-    summary.message = e.what();
+    st.summary.status = "failed";
+    st.summary.message = e.what();
   }
-  summary.steps = pos.step;
-  summary.seconds = train_seconds;
-  summary.average_tokens_per_s = session_tokens / std::max(train_seconds, 1e-9);
-  if (summary.last_checkpoint.empty() && fs::exists(st.path("last.ckpt"))) summary.last_checkpoint = st.path("last.ckpt");
-  if (summary.best_checkpoint.empty() && fs::exists(st.path("best.ckpt"))) summary.best_checkpoint = st.path("best.ckpt");
-  st.obs().on_finished(summary);
-  return summary;
+  st.fill_summary();
+  st.obs().on_finished(st.summary);
+  return st.summary;
 }
 
 }  // namespace ts

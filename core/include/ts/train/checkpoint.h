@@ -1,6 +1,10 @@
 // Checkpoints: one self-contained file with the model, optimizer, training position, RNG state,
 // text pipeline (tokenizers and vocabularies) and config. Written atomically: temp file, fsync,
 // rename, so a crash never leaves a half-written checkpoint under the real name.
+//
+// File layout: one header line "TRANSFORMER-STUDIO-CHECKPOINT 1 <sha256 of payload> <payload bytes>\n"
+// followed by the LibTorch archive (the payload). Loading checks the header, the size and the
+// SHA-256 before LibTorch parses anything: LibTorch can crash on malformed archives.
 #pragma once
 
 #include <cstdint>
@@ -49,8 +53,18 @@ struct CheckpointMeta {
   std::int64_t format = 1;
 };
 
-/// Writes model (+ optimizer and RNG state when given) atomically to `path`.
-void save_checkpoint(const std::string& path, const CheckpointMeta& meta, Transformer& model,
+/// What the header line of a checkpoint file says.
+struct CheckpointHeader {
+  std::string sha256;        // of the payload
+  std::uint64_t payload_bytes = 0;
+  std::uint64_t header_bytes = 0;
+};
+
+/// Reads and checks only the header line (cheap); throws CheckpointError for a missing or foreign file.
+CheckpointHeader read_checkpoint_header(const std::string& path);
+
+/// Writes model (+ optimizer and RNG state when given) atomically to `path`; returns its header.
+CheckpointHeader save_checkpoint(const std::string& path, const CheckpointMeta& meta, Transformer& model,
                      torch::optim::Optimizer* optimizer);
 
 /// Reads only the metadata (throws CheckpointError with the path for a missing or foreign file).

@@ -55,6 +55,9 @@ struct CheckpointEvent {
   std::string path;
   std::string kind;  // "last" | "best" | "step"
   std::int64_t step = 0;
+  std::string sha256;           // of the payload, as in the file's header
+  std::uint64_t bytes = 0;      // file size
+  nlohmann::json metrics;       // the validation it was written after, if any
 };
 
 struct TrainingSummary {
@@ -78,6 +81,21 @@ class TrainingObserver {
   virtual void on_checkpoint(const CheckpointEvent&) {}
   virtual void on_log(const std::string&) {}
   virtual void on_finished(const TrainingSummary&) {}
+};
+
+/// Forwards every event to several observers in order (e.g. the terminal and the run recorder).
+class ObserverList : public TrainingObserver {
+ public:
+  explicit ObserverList(std::vector<TrainingObserver*> observers) : observers_(std::move(observers)) {}
+  void on_start(const TrainingStart& e) override { for (auto* o : observers_) o->on_start(e); }
+  void on_step(const TrainingProgress& e) override { for (auto* o : observers_) o->on_step(e); }
+  void on_validation(const ValidationResult& e) override { for (auto* o : observers_) o->on_validation(e); }
+  void on_checkpoint(const CheckpointEvent& e) override { for (auto* o : observers_) o->on_checkpoint(e); }
+  void on_log(const std::string& e) override { for (auto* o : observers_) o->on_log(e); }
+  void on_finished(const TrainingSummary& e) override { for (auto* o : observers_) o->on_finished(e); }
+
+ private:
+  std::vector<TrainingObserver*> observers_;
 };
 
 struct TrainerOptions {

@@ -1,0 +1,35 @@
+// `transformer-studio-cli runs ...`: list, show, compare, export, delete, rename and tag recorded runs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace ts::cli {
+
+struct RunsArgs {
+  std::string db;
+  std::vector<std::int64_t> ids;
+  std::string name, format = "csv", tag, out;
+  bool yes = false, remove = false;
+};
+
+/// Adds the `runs` command tree to `app`; `dispatch` runs whichever subcommand was chosen.
+class RunsCommands {
+ public:
+  explicit RunsCommands(CLI::App& app);
+  bool chosen() const;
+  int dispatch();
+
+ private:
+  RunsArgs args_;
+  CLI::App* runs_ = nullptr;
+  CLI::App *list_ = nullptr, *show_ = nullptr, *compare_ = nullptr, *export_ = nullptr, *delete_ = nullptr,
+           *rename_ = nullptr, *tag_ = nullptr, *check_ = nullptr;
+};
+
+}  // namespace ts::cli

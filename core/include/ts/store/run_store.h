@@ -1,0 +1,160 @@
+// The run history: one SQLite database per user recording every training run, its metrics,
+// samples and checkpoints. WAL mode, foreign keys on, parameterised queries only, a schema version
+// with forward migrations. A run being written holds an advisory lock file; a run still marked
+// "running" whose lock is free was killed or crashed, and is marked "interrupted" on the next open.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace SQLite {
+class Database;
+}
+
+namespace ts {
+
+/// A store failure with a message for humans (locked, read-only, disk full, not a database, ...).
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RunInfo {
+  std::int64_t id = 0;
+  std::string name;
+  std::string started_at, ended_at;  // ISO 8601 UTC
+  std::string corpus_path, corpus_sha256;
+  std::int64_t corpus_bytes = 0, corpus_pairs = 0;
+  std::string direction, preset, machine, device, out_dir;
+  std::string status;                // running | finished | stopped | early-stopped | failed | interrupted
+  std::string message;
+  std::int64_t steps = 0;
+  std::optional<double> best_bleu;
+  nlohmann::json config;
+  std::vector<std::string> tags;
+};
+
+struct NewRun {
+  std::string name;
+  std::string corpus_path, corpus_sha256;
+  std::int64_t corpus_bytes = 0, corpus_pairs = 0;
+  std::string direction, preset, machine, device, out_dir;
+  nlohmann::json config;
+};
+
+struct MetricPoint {
+  std::int64_t step = 0;
+  double value = 0;
+  double time = 0;  // seconds of training when logged
+};
+
+struct MetricRow {
+  std::int64_t run_id = 0, step = 0;
+  std::string name;  // train_loss, lr, tokens_per_s, dev_loss, dev_ppl, bleu, chrf
+  double value = 0, time = 0;
+};
+
+struct SampleRow {
+  std::int64_t run_id = 0, step = 0;
+  int index = 0;
+  std::string source, reference, hypothesis;
+};
+
+struct CheckpointRow {
+  std::int64_t id = 0, run_id = 0, step = 0;
+  std::string kind, path, sha256, created_at;
+  std::int64_t bytes = 0;
+  nlohmann::json metrics;
+};
+
+/// One transaction's worth of writes from the recorder.
+struct StoreBatch {
+  std::vector<MetricRow> metrics;
+  std::vector<SampleRow> samples;
+  std::vector<CheckpointRow> checkpoints;
+  bool empty() const { return metrics.empty() && samples.empty() && checkpoints.empty(); }
+};
+
+class RunStore {
+ public:
+  static constexpr int kSchemaVersion = 2;
+
+  /// $XDG_DATA_HOME/transformer-studio/runs.db, or ~/.local/share/transformer-studio/runs.db.
+  static std::string default_path();
+
+  /// Opens (creating and migrating as needed) the database. Marks runs whose writer died as
+  /// interrupted. Throws StoreError with a clear message on failure.
+  explicit RunStore(const std::string& path, int busy_timeout_ms = 5000);
+  ~RunStore();
+  RunStore(const RunStore&) = delete;
+  RunStore& operator=(const RunStore&) = delete;
+
+  const std::string& path() const { return path_; }
+  int schema_version() const;
+
+  std::int64_t create_run(const NewRun& run);
+  /// Writes a batch in one transaction (throws StoreError; the caller keeps the batch to retry).
+  void write(const StoreBatch& batch);
+  void update_progress(std::int64_t run_id, std::int64_t steps, std::optional<double> best_bleu);
+  void set_device(std::int64_t run_id, const std::string& device);
+  void finish_run(std::int64_t run_id, const std::string& status, const std::string& message, std::int64_t steps);
+  /// Resuming: marks the run running again and drops metrics/samples logged after `step`
+  /// (work lost with the process that died).
+  void reopen_run(std::int64_t run_id, std::int64_t step);
+
+  std::vector<RunInfo> list_runs() const;
+  std::optional<RunInfo> find_run(std::int64_t run_id) const;
+  /// The run that registered a checkpoint at `path` (or owns the directory `path`), if any.
+  std::optional<std::int64_t> find_run_by_path(const std::string& path) const;
+  std::vector<std::string> metric_names(std::int64_t run_id) const;
+  std::vector<MetricPoint> metric(std::int64_t run_id, const std::string& name) const;
+  std::vector<MetricRow> all_metrics(std::int64_t run_id) const;
+  std::vector<SampleRow> samples(std::int64_t run_id) const;
+  std::vector<CheckpointRow> checkpoints(std::int64_t run_id) const;
+
+  void rename_run(std::int64_t run_id, const std::string& name);
+  void add_tag(std::int64_t run_id, const std::string& tag);
+  void remove_tag(std::int64_t run_id, const std::string& tag);
+  void delete_run(std::int64_t run_id);
+
+  /// "ok" when SQLite's integrity check passes, otherwise its report.
+  std::string integrity_check() const;
+
+  /// The lock file that a live writer of `run_id` holds.
+  std::string lock_path(std::int64_t run_id) const { return lock_path_for(path_, run_id); }
+  static std::string lock_path_for(const std::string& db_path, std::int64_t run_id);
+  /// Called by the writer once it holds the run's lock: marks the run running (undoing an
+  /// "interrupted" set by another process in the moment between creating the run and locking it).
+  void claim_run(std::int64_t run_id);
+  /// Marks "running" runs whose lock is free as interrupted; returns their ids.
+  std::vector<std::int64_t> mark_interrupted_runs();
+
+ private:
+  void require_run(std::int64_t run_id) const;
+  std::string path_;
+  std::unique_ptr<SQLite::Database> db_;
+};
+
+/// Applies the schema migrations up to `version` (tests use this to build an older database).
+void migrate_schema(SQLite::Database& db, int version);
+
+/// Holds the advisory lock that marks a run as alive; released on destruction or process death.
+class RunLock {
+ public:
+  explicit RunLock(const std::string& path);  // throws StoreError if another process holds it
+  ~RunLock();
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+}  // namespace ts

@@ -1,0 +1,481 @@
+// SQLite run history (see ts/store/run_store.h).
+#include "ts/store/run_store.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
+
+namespace ts {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Each entry moves the schema from version i to i + 1. Never edit one that has shipped: add another.
+const char* const kMigrations[] = {
+    // 0 -> 1: runs, metrics, samples, checkpoints
+    R"(CREATE TABLE runs(
+         id INTEGER PRIMARY KEY, name TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT,
+         corpus_path TEXT, corpus_sha256 TEXT, corpus_bytes INTEGER, corpus_pairs INTEGER,
+         direction TEXT, preset TEXT, machine TEXT, device TEXT, out_dir TEXT, config TEXT NOT NULL,
+         status TEXT NOT NULL, message TEXT NOT NULL DEFAULT '', steps INTEGER NOT NULL DEFAULT 0, best_bleu REAL);
+       CREATE TABLE metrics(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+         step INTEGER NOT NULL, name TEXT NOT NULL, value REAL NOT NULL, time REAL NOT NULL);
+       CREATE INDEX metrics_by_run ON metrics(run_id, name, step);
+       CREATE TABLE samples(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+         step INTEGER NOT NULL, idx INTEGER NOT NULL, source TEXT, reference TEXT, hypothesis TEXT);
+       CREATE INDEX samples_by_run ON samples(run_id, step);
+       CREATE TABLE checkpoints(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+         step INTEGER NOT NULL, kind TEXT NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL,
+         bytes INTEGER NOT NULL, metrics TEXT, created_at TEXT NOT NULL);)",
+    // 1 -> 2: tags, and finding a run from one of its checkpoint paths
+    R"(CREATE TABLE tags(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, tag TEXT NOT NULL,
+         PRIMARY KEY(run_id, tag));
+       CREATE INDEX checkpoints_by_path ON checkpoints(path);)",
+};
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == RunStore::kSchemaVersion, "one migration per version");
+
+std::string now_utc() {
+  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Turns SQLite failures into messages that say what to do.
+[[noreturn]] void rethrow(const std::string& path, const SQLite::Exception& e) {
+  switch (e.getErrorCode()) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      throw StoreError(path + ": the run database is locked by another process (" + e.what() + ")");
+    case SQLITE_READONLY:
+      throw StoreError(path + ": the run database is read-only here (" + e.what() + ")");
+    case SQLITE_FULL:
+      throw StoreError(path + ": the disk is full (" + e.what() + ")");
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+      throw StoreError(path + ": not a Transformer Studio run database, or damaged (" + e.what() + ")");
+    case SQLITE_CANTOPEN:
+      throw StoreError(path + ": cannot open the run database (missing directory or no permission)");
+    default:
+      throw StoreError(path + ": " + e.what());
+  }
+}
+
+std::optional<double> optional_double(const SQLite::Column& c) {
+  if (c.isNull()) return std::nullopt;
+  return c.getDouble();
+}
+
+std::string text(const SQLite::Column& c) { return c.isNull() ? std::string() : c.getString(); }
+
+nlohmann::json parse_json(const std::string& s) {
+  auto j = nlohmann::json::parse(s, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? nlohmann::json() : j;
+}
+
+constexpr const char* kRunColumns =
+    "id, name, started_at, ended_at, corpus_path, corpus_sha256, corpus_bytes, corpus_pairs, direction, preset, "
+    "machine, device, out_dir, config, status, message, steps, best_bleu";
+
+RunInfo read_run(SQLite::Statement& q) {
+  RunInfo r;
+  r.id = q.getColumn(0).getInt64();
+  r.name = text(q.getColumn(1));
+  r.started_at = text(q.getColumn(2));
+  r.ended_at = text(q.getColumn(3));
+  r.corpus_path = text(q.getColumn(4));
+  r.corpus_sha256 = text(q.getColumn(5));
+  r.corpus_bytes = q.getColumn(6).getInt64();
+  r.corpus_pairs = q.getColumn(7).getInt64();
+  r.direction = text(q.getColumn(8));
+  r.preset = text(q.getColumn(9));
+  r.machine = text(q.getColumn(10));
+  r.device = text(q.getColumn(11));
+  r.out_dir = text(q.getColumn(12));
+  r.config = parse_json(text(q.getColumn(13)));
+  r.status = text(q.getColumn(14));
+  r.message = text(q.getColumn(15));
+  r.steps = q.getColumn(16).getInt64();
+  r.best_bleu = optional_double(q.getColumn(17));
+  return r;
+}
+
+// True when nobody holds the lock at `path` (the writer is gone).
+bool lock_is_free(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return true;
+  const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  ::close(fd);
+  return free;
+}
+
+}  // namespace
+
+void migrate_schema(SQLite::Database& db, int version) {
+  int current = db.execAndGet("PRAGMA user_version").getInt();
+  if (current > RunStore::kSchemaVersion)
+    throw StoreError(db.getFilename() + ": created by a newer Transformer Studio (schema " + std::to_string(current) +
+                     ", this one knows " + std::to_string(RunStore::kSchemaVersion) + ")");
+  for (; current < version; ++current) {
+    SQLite::Transaction transaction(db);
+    db.exec(kMigrations[current]);
+    db.exec("PRAGMA user_version = " + std::to_string(current + 1));
+    transaction.commit();
+  }
+}
+
+std::string RunStore::default_path() {
+  const char* xdg = std::getenv("XDG_DATA_HOME");
+  const char* home = std::getenv("HOME");
+  fs::path base = (xdg && *xdg) ? fs::path(xdg) : fs::path(home ? home : ".") / ".local" / "share";
+  return (base / "transformer-studio" / "runs.db").string();
+}
+
+RunStore::RunStore(const std::string& path, int busy_timeout_ms) : path_(path) {
+  try {
+    std::error_code ec;
+    const auto parent = fs::path(path).parent_path();
+    if (!parent.empty()) fs::create_directories(parent, ec);
+    db_ = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, busy_timeout_ms);
+    db_->exec("PRAGMA foreign_keys = ON");
+    db_->exec("PRAGMA journal_mode = WAL");
+    db_->exec("PRAGMA synchronous = NORMAL");
+    migrate_schema(*db_, kSchemaVersion);
+    fs::create_directories(path_ + ".locks", ec);
+    mark_interrupted_runs();
+  } catch (const SQLite::Exception& e) {
+    rethrow(path_, e);
+  }
+}
+
+RunStore::~RunStore() = default;
+
+int RunStore::schema_version() const { return db_->execAndGet("PRAGMA user_version").getInt(); }
+
+std::string RunStore::lock_path_for(const std::string& db_path, std::int64_t run_id) {
+  return db_path + ".locks/run-" + std::to_string(run_id) + ".lock";
+}
+
+void RunStore::claim_run(std::int64_t run_id) {
+  require_run(run_id);
+  try {
+    SQLite::Statement q(*db_, "UPDATE runs SET status = 'running', message = '', ended_at = NULL WHERE id = ?");
+    q.bind(1, run_id);
+    q.exec();
+  } catch (const SQLite::Exception& e) {
+    rethrow(path_, e);
+  }
+}
+
+std::vector<std::int64_t> RunStore::mark_interrupted_runs() {
+  std::vector<std::int64_t> dead;
+  try {
+    SQLite::Statement q(*db_, "SELECT id FROM runs WHERE status = 'running'");
+    while (q.executeStep()) {
+      const auto id = q.getColumn(0).getInt64();
+      if (lock_is_free(lock_path(id))) dead.push_back(id);
+    }
+    for (auto id : dead) {
+      SQLite::Statement u(*db_, "UPDATE runs SET status = 'interrupted', ended_at = ?, "
+                                "message = 'the training process ended without closing the run (killed or crashed)' "
+                                "WHERE id = ? AND status = 'running'");
+      u.bind(1, now_utc());
+      u.bind(2, id);
+      u.exec();
+    }
+  } catch (const SQLite::Exception& e) {
+    if (e.getErrorCode() != SQLITE_READONLY) rethrow(path_, e);  // a read-only store can still be read
+  }
+  return dead;
+}
+
+std::int64_t RunStore::create_run(const NewRun& run) {
+  try {
+    SQLite::Statement q(*db_, "INSERT INTO runs(name, started_at, corpus_path, corpus_sha256, corpus_bytes, corpus_pairs, "
+                              "direction, preset, machine, device, out_dir, config, status) "
+                              "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')");
+    int i = 1;
+    q.bind(i++, run.name);
+    q.bind(i++, now_utc());
+    q.bind(i++, run.corpus_path);
+    q.bind(i++, run.corpus_sha256);
+    q.bind(i++, static_cast<std::int64_t>(run.corpus_bytes));
+    q.bind(i++, static_cast<std::int64_t>(run.corpus_pairs));
+    for (const auto* s : {&run.direction, &run.preset, &run.machine, &run.device, &run.out_dir}) q.bind(i++, *s);
+    q.bind(i++, run.config.dump());
+    q.exec();
+    return db_->getLastInsertRowid();
+  } catch (const SQLite::Exception& e) {
+    rethrow(path_, e);
+  }
+}
+
+void RunStore::write(const StoreBatch& batch) {
+  if (batch.empty()) return;
+  try {
+    SQLite::Transaction transaction(*db_);
+    SQLite::Statement m(*db_, "INSERT INTO metrics(run_id, step, name, value, time) VALUES(?, ?, ?, ?, ?)");
+    for (const auto& row : batch.metrics) {
+      m.bind(1, static_cast<std::int64_t>(row.run_id));
+      m.bind(2, static_cast<std::int64_t>(row.step));
+      m.bind(3, row.name);
+      m.bind(4, row.value);
+      m.bind(5, row.time);
+      m.exec();
+      m.reset();
+    }
+    SQLite::Statement s(*db_, "INSERT INTO samples(run_id, step, idx, source, reference, hypothesis) VALUES(?, ?, ?, ?, ?, ?)");
+    for (const auto& row : batch.samples) {
+      s.bind(1, static_cast<std::int64_t>(row.run_id));
+      s.bind(2, static_cast<std::int64_t>(row.step));
+      s.bind(3, row.index);
+      s.bind(4, row.source);
+      s.bind(5, row.reference);
+      s.bind(6, row.hypothesis);
+      s.exec();
+      s.reset();
+    }
+    SQLite::Statement c(*db_, "INSERT INTO checkpoints(run_id, step, kind, path, sha256, bytes, metrics, created_at) "
+                              "VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const auto& row : batch.checkpoints) {
+      c.bind(1, static_cast<std::int64_t>(row.run_id));
+      c.bind(2, static_cast<std::int64_t>(row.step));
+      c.bind(3, row.kind);
+      c.bind(4, row.path);
+      c.bind(5, row.sha256);
+      c.bind(6, static_cast<std::int64_t>(row.bytes));
+      c.bind(7, row.metrics.dump());
+      c.bind(8, row.created_at.empty() ? now_utc() : row.created_at);
+      c.exec();
+      c.reset();
+    }
+    transaction.commit();
+  } catch (const SQLite::Exception& e) {
+    rethrow(path_, e);
+  }
+}
+
+void RunStore::update_progress(std::int64_t run_id, std::int64_t steps, std::optional<double> best_bleu) {
+  try {
+    SQLite::Statement q(*db_, "UPDATE runs SET steps = ?, best_bleu = COALESCE(?, best_bleu) WHERE id = ?");
+    q.bind(1, static_cast<std::int64_t>(steps));
+    if (best_bleu) q.bind(2, *best_bleu);
+    else q.bind(2);
+    q.bind(3, static_cast<std::int64_t>(run_id));
+    q.exec();
+  } catch (const SQLite::Exception& e) {
+    rethrow(path_, e);
+  }
+}
+
+void RunStore::set_device(std::int64_t run_id, const std::string& device) {
+  try {
+    SQLite::Statement q(*db_, "UPDATE runs SET device = ? WHERE id = ?");
+    q.bind(1, device);
+    q.bind(2, static_cast<std::int64_t>(run_id));
+    q.exec();
+  } catch (const SQLite::Exception& e) {
+    rethrow(path_, e);
+  }
+}
+
+void RunStore::finish_run(std::int64_t run_id, const std::string& status, const std::string& message, std::int64_t steps) {
+  try {
+    SQLite::Statement q(*db_, "UPDATE runs SET status = ?, message = ?, steps = ?, ended_at = ? WHERE id = ?");
+    q.bind(1, status);
+    q.bind(2, message);
+    q.bind(3, static_cast<std::int64_t>(steps));
+    q.bind(4, now_utc());
+    q.bind(5, static_cast<std::int64_t>(run_id));
+    q.exec();
+  } catch (const SQLite::Exception& e) {
+    rethrow(path_, e);
+  }
+}
+
+void RunStore::reopen_run(std::int64_t run_id, std::int64_t step) {
+  require_run(run_id);
+  try {
+    SQLite::Transaction transaction(*db_);
+    for (const char* sql : {"DELETE FROM metrics WHERE run_id = ? AND step > ?", "DELETE FROM samples WHERE run_id = ? AND step > ?"}) {
+      SQLite::Statement q(*db_, sql);
+      q.bind(1, static_cast<std::int64_t>(run_id));
+      q.bind(2, static_cast<std::int64_t>(step));
+      q.exec();
+    }
+    SQLite::Statement q(*db_, "UPDATE runs SET status = 'running', message = '', ended_at = NULL, steps = ? WHERE id = ?");
+    q.bind(1, static_cast<std::int64_t>(step));
+    q.bind(2, static_cast<std::int64_t>(run_id));
+    q.exec();
+    transaction.commit();
+  } catch (const SQLite::Exception& e) {
+    rethrow(path_, e);
+  }
+}
+
+std::vector<RunInfo> RunStore::list_runs() const {
+  std::vector<RunInfo> runs;
+  try {
+    SQLite::Statement q(*db_, std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id");
+    while (q.executeStep()) runs.push_back(read_run(q));
+    SQLite::Statement t(*db_, "SELECT run_id, tag FROM tags ORDER BY tag");
+    while (t.executeStep())
+      for (auto& r : runs)
+        if (r.id == t.getColumn(0).getInt64()) r.tags.push_back(t.getColumn(1).getString());
+  } catch (const SQLite::Exception& e) {
+    rethrow(path_, e);
+  }
+  return runs;
+}
+
+std::optional<RunInfo> RunStore::find_run(std::int64_t run_id) const {
+  try {
+    SQLite::Statement q(*db_, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?");
+    q.bind(1, static_cast<std::int64_t>(run_id));
+    if (!q.executeStep()) return std::nullopt;
+    auto run = read_run(q);
+    SQLite::Statement t(*db_, "SELECT tag FROM tags WHERE run_id = ? ORDER BY tag");
+    t.bind(1, static_cast<std::int64_t>(run_id));
+    while (t.executeStep()) run.tags.push_back(t.getColumn(0).getString());
+    return run;
+  } catch (const SQLite::Exception& e) {
+    rethrow(path_, e);
+  }
+}
+
+std::optional<std::int64_t> RunStore::find_run_by_path(const std::string& path) const {
+  const auto absolute = fs::weakly_canonical(fs::absolute(path)).string();
+  try {
+    SQLite::Statement q(*db_, "SELECT run_id FROM checkpoints WHERE path = ? ORDER BY id DESC LIMIT 1");
+    q.bind(1, absolute);
+    if (q.executeStep()) return q.getColumn(0).getInt64();
+    SQLite::Statement d(*db_, "SELECT id FROM runs WHERE out_dir = ? ORDER BY id DESC LIMIT 1");
+    d.bind(1, absolute);
+    if (d.executeStep()) return d.getColumn(0).getInt64();
+  } catch (const SQLite::Exception& e) {
+    rethrow(path_, e);
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> RunStore::metric_names(std::int64_t run_id) const {
+  std::vector<std::string> names;
+  SQLite::Statement q(*db_, "SELECT DISTINCT name FROM metrics WHERE run_id = ? ORDER BY name");
+  q.bind(1, static_cast<std::int64_t>(run_id));
+  while (q.executeStep()) names.push_back(q.getColumn(0).getString());
+  return names;
+}
+
+std::vector<MetricPoint> RunStore::metric(std::int64_t run_id, const std::string& name) const {
+  std::vector<MetricPoint> points;
+  SQLite::Statement q(*db_, "SELECT step, value, time FROM metrics WHERE run_id = ? AND name = ? ORDER BY step, rowid");
+  q.bind(1, static_cast<std::int64_t>(run_id));
+  q.bind(2, name);
+  while (q.executeStep()) points.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getDouble(), q.getColumn(2).getDouble()});
+  return points;
+}
+
+std::vector<MetricRow> RunStore::all_metrics(std::int64_t run_id) const {
+  std::vector<MetricRow> rows;
+  SQLite::Statement q(*db_, "SELECT step, name, value, time FROM metrics WHERE run_id = ? ORDER BY step, rowid");
+  q.bind(1, static_cast<std::int64_t>(run_id));
+  while (q.executeStep())
+    rows.push_back({run_id, q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getDouble(),
+                    q.getColumn(3).getDouble()});
+  return rows;
+}
+
+std::vector<SampleRow> RunStore::samples(std::int64_t run_id) const {
+  std::vector<SampleRow> rows;
+  SQLite::Statement q(*db_, "SELECT step, idx, source, reference, hypothesis FROM samples WHERE run_id = ? ORDER BY step, idx");
+  q.bind(1, static_cast<std::int64_t>(run_id));
+  while (q.executeStep())
+    rows.push_back({run_id, q.getColumn(0).getInt64(), q.getColumn(1).getInt(), text(q.getColumn(2)), text(q.getColumn(3)),
+                    text(q.getColumn(4))});
+  return rows;
+}
+
+std::vector<CheckpointRow> RunStore::checkpoints(std::int64_t run_id) const {
+  std::vector<CheckpointRow> rows;
+  SQLite::Statement q(*db_, "SELECT id, step, kind, path, sha256, bytes, metrics, created_at FROM checkpoints "
+                            "WHERE run_id = ? ORDER BY id");
+  q.bind(1, static_cast<std::int64_t>(run_id));
+  while (q.executeStep())
+    rows.push_back({q.getColumn(0).getInt64(), run_id, q.getColumn(1).getInt64(), q.getColumn(2).getString(),
+                    q.getColumn(3).getString(), q.getColumn(4).getString(), q.getColumn(7).getString(),
+                    q.getColumn(5).getInt64(), parse_json(text(q.getColumn(6)))});
+  return rows;
+}
+
+void RunStore::require_run(std::int64_t run_id) const {
+  if (!find_run(run_id)) throw StoreError("no run with id " + std::to_string(run_id) + " in " + path_);
+}
+
+void RunStore::rename_run(std::int64_t run_id, const std::string& name) {
+  require_run(run_id);
+  SQLite::Statement q(*db_, "UPDATE runs SET name = ? WHERE id = ?");
+  q.bind(1, name);
+  q.bind(2, static_cast<std::int64_t>(run_id));
+  q.exec();
+}
+
+void RunStore::add_tag(std::int64_t run_id, const std::string& tag) {
+  require_run(run_id);
+  SQLite::Statement q(*db_, "INSERT OR IGNORE INTO tags(run_id, tag) VALUES(?, ?)");
+  q.bind(1, static_cast<std::int64_t>(run_id));
+  q.bind(2, tag);
+  q.exec();
+}
+
+void RunStore::remove_tag(std::int64_t run_id, const std::string& tag) {
+  SQLite::Statement q(*db_, "DELETE FROM tags WHERE run_id = ? AND tag = ?");
+  q.bind(1, static_cast<std::int64_t>(run_id));
+  q.bind(2, tag);
+  q.exec();
+}
+
+void RunStore::delete_run(std::int64_t run_id) {
+  require_run(run_id);
+  try {
+    SQLite::Statement q(*db_, "DELETE FROM runs WHERE id = ?");  // metrics, samples, checkpoints, tags cascade
+    q.bind(1, static_cast<std::int64_t>(run_id));
+    q.exec();
+  } catch (const SQLite::Exception& e) {
+    rethrow(path_, e);
+  }
+}
+
+std::string RunStore::integrity_check() const {
+  std::string report;
+  SQLite::Statement q(*db_, "PRAGMA integrity_check");
+  while (q.executeStep()) report += (report.empty() ? "" : "\n") + q.getColumn(0).getString();
+  return report;
+}
+
+RunLock::RunLock(const std::string& path) : path_(path) {
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw StoreError(path + ": cannot create the run lock");
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd_);
+    throw StoreError("this run is being written by another process (lock " + path + ")");
+  }
+}
+
+RunLock::~RunLock() {
+  ::unlink(path_.c_str());
+  ::close(fd_);
+}
+
+}  // namespace ts

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# End-to-end test of transformer-studio-cli: the real binary on a small generated corpus.
+# Usage: cli_test.sh PATH_TO_CLI
+set -uo pipefail
+cli=${1:?usage: cli_test.sh PATH_TO_CLI}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_DATA_HOME=$work/xdg  # the default run history lands here, never in the user's home
+failures=0
+passes=0
+check() {  # check NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $name"; failures=$((failures + 1)); fi
+}
+contains() { grep -q -- "$2" "$1"; }
+
+# A small German-English corpus in the Anki format, with a BOM, CRLF and one malformed line.
+printf '\xef\xbb\xbf' > "$work/deu.txt"
+for n in Hund Katze Haus Buch Auto Baum Ball Tisch; do
+  printf 'I see the %s.\tIch sehe %s.\tCC-BY 2.0\r\n' "$(echo $n | tr 'A-Z' 'a-z')" "$n" >> "$work/deu.txt"
+  printf 'You have the %s.\tDu hast %s.\r\n' "$(echo $n | tr 'A-Z' 'a-z')" "$n" >> "$work/deu.txt"
+done
+printf 'no tab on this line\r\n' >> "$work/deu.txt"
+
+# Train (tiny preset), with the malformed line reported by number.
+"$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 60 --threads 1 \
+  --set data.dev=2 --set train.validate_every=30 --out "$work/run" > "$work/train.log" 2>&1
+check "train exits 0" test $? -eq 0
+check "malformed line reported with its number" contains "$work/train.log" "line 17"
+check "validation printed with BLEU and chrF" contains "$work/train.log" "BLEU"
+check "final summary with tok/s" contains "$work/train.log" "tok/s on average"
+check "best checkpoint written" test -s "$work/run/best.ckpt"
+check "config saved" test -s "$work/run/config.json"
+
+# Resume continues the step count.
+"$cli" train --resume "$work/run" --max-steps 80 --threads 1 > "$work/resume.log" 2>&1
+check "resume exits 0" test $? -eq 0
+check "resume starts at step 60" contains "$work/resume.log" "resuming at step 60"
+check "resume reaches step 80" contains "$work/resume.log" "after 80 steps"
+
+# SIGINT stops cleanly with a checkpoint.
+"$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 100000 --threads 1 \
+  --set data.dev=0 --out "$work/stopped" > "$work/stop.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do grep -q "model:" "$work/stop.log" 2>/dev/null && break; sleep 0.2; done
+sleep 1
+kill -INT $pid
+wait $pid
+check "SIGINT exits 0" test $? -eq 0
+check "SIGINT reports a stop" contains "$work/stop.log" "stopped"
+check "SIGINT leaves a checkpoint" test -s "$work/stopped/last.ckpt"
+
+# The run history recorded both runs, in the default place.
+"$cli" runs list > "$work/runs.txt" 2>&1
+check "history lists the runs" test "$(grep -c "deu.txt" "$work/runs.txt")" -ge 2
+check "history database in XDG_DATA_HOME" test -s "$work/xdg/transformer-studio/runs.db"
+"$cli" runs export 1 --csv > "$work/export.csv"
+check "export has train_loss rows" grep -q ",train_loss," "$work/export.csv"
+"$cli" runs show 999 > "$work/show.txt" 2>&1
+check "unknown run id exit 2" test $? -eq 2
+
+# Translate from stdin: greedy, beam with n-best, sampling, attention JSON.
+echo "Ich sehe Hund." | "$cli" translate --checkpoint "$work/run/best.ckpt" --threads 1 > "$work/out.txt"
+check "translate exits 0" test $? -eq 0
+check "translate prints one line" test "$(wc -l < "$work/out.txt")" -eq 1
+printf 'Ich sehe Hund.\nDu hast Buch.\n' | "$cli" translate --checkpoint "$work/run" --nbest 2 --threads 1 > "$work/nbest.txt"
+check "n-best prints scores" grep -qE '^-?[0-9]+\.[0-9]+	' "$work/nbest.txt"
+echo "Ich sehe Hund." | "$cli" translate --checkpoint "$work/run/best.ckpt" --sample --temperature 0.7 --top-k 5 --seed 3 > /dev/null
+check "sampling exits 0" test $? -eq 0
+echo "Ich sehe Hund." | "$cli" translate --checkpoint "$work/run/best.ckpt" --attention-json "$work/attn.jsonl" > /dev/null
+check "attention JSON has cross attention" contains "$work/attn.jsonl" '"cross"'
+
+# Eval and score.
+"$cli" eval --checkpoint "$work/run/best.ckpt" --corpus "$work/deu.txt" --threads 1 --hyp-out "$work/hyp.txt" --ref-out "$work/ref.txt" > "$work/eval.txt"
+check "eval exits 0" test $? -eq 0
+check "eval prints BLEU" contains "$work/eval.txt" "BLEU = "
+check "eval writes hypotheses" test "$(wc -l < "$work/hyp.txt")" -eq 16
+"$cli" score --hyp "$work/ref.txt" --ref "$work/ref.txt" > "$work/score.txt"
+check "identical files score 100" contains "$work/score.txt" "BLEU = 100.00"
+
+# Bad input: clear messages and non-zero exits, never a crash.
+printf 'PK\x03\x04rest of a zip' > "$work/deu-eng.zip"
+"$cli" train --corpus "$work/deu-eng.zip" --direction de-en --preset tiny > "$work/zip.log" 2>&1
+check "zip refused with exit 2" test $? -eq 2
+check "zip message says zip" contains "$work/zip.log" "zip"
+"$cli" train --corpus "$work/missing.txt" --direction de-en > "$work/missing.log" 2>&1
+check "missing corpus exit 2" test $? -eq 2
+check "missing corpus named" contains "$work/missing.log" "missing.txt"
+"$cli" train --corpus "$work/deu.txt" --direction fr-en > "$work/dir.log" 2>&1
+check "bad direction exit 2" test $? -eq 2
+check "bad direction suggests de-en" contains "$work/dir.log" "de-en"
+"$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --set model.heads=3 > "$work/heads.log" 2>&1
+check "bad config exit 2" test $? -eq 2
+check "bad config names model.heads" contains "$work/heads.log" "model.heads"
+echo "x" > "$work/foreign.ckpt"
+echo "Hallo" | "$cli" translate --checkpoint "$work/foreign.ckpt" > "$work/foreign.log" 2>&1
+check "foreign checkpoint exit 2" test $? -eq 2
+check "foreign checkpoint explained" contains "$work/foreign.log" "not a Transformer Studio checkpoint"
+"$cli" train --corpus "$work/deu.txt" > /dev/null 2>&1
+check "missing direction exits non-zero" test $? -ne 0
+
+echo "$passes passed, $failures failed"
+test "$failures" -eq 0

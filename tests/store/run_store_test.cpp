@@ -1,0 +1,235 @@
+#include "ts/store/run_store.h"
+
+#include <gtest/gtest.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "ts/store/sha256.h"
+
+namespace ts {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDb {
+ public:
+  TempDb() {
+    std::random_device rd;
+    dir_ = fs::temp_directory_path() / ("ts-store-" + std::to_string(rd()) + std::to_string(rd()));
+    fs::create_directories(dir_);
+  }
+  ~TempDb() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string path() const { return (dir_ / "runs.db").string(); }
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+
+ private:
+  fs::path dir_;
+};
+
+NewRun sample_run(const std::string& name = "demo run") {
+  NewRun r;
+  r.name = name;
+  r.corpus_path = "/data/deu.txt";
+  r.corpus_pairs = 100;
+  r.direction = "de-en";
+  r.preset = "tiny";
+  r.config = {{"model", {{"d_model", 32}}}};
+  return r;
+}
+
+TEST(RunStore, CreatesTheSchemaInWalModeWithForeignKeys) {
+  TempDb db;
+  RunStore store(db.path());
+  EXPECT_EQ(store.schema_version(), RunStore::kSchemaVersion);
+  SQLite::Database raw(db.path());
+  EXPECT_EQ(raw.execAndGet("PRAGMA journal_mode").getString(), "wal");
+  EXPECT_TRUE(raw.tableExists("runs"));
+  EXPECT_TRUE(raw.tableExists("tags"));
+  EXPECT_EQ(store.integrity_check(), "ok");
+}
+
+TEST(RunStore, MigratesAnOlderDatabaseKeepingItsRuns) {
+  TempDb db;
+  {
+    SQLite::Database old(db.path(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    migrate_schema(old, 1);
+    old.exec("INSERT INTO runs(name, started_at, config, status) VALUES('old run', '2026-01-01T00:00:00Z', '{}', 'finished')");
+    EXPECT_FALSE(old.tableExists("tags"));
+  }
+  RunStore store(db.path());
+  EXPECT_EQ(store.schema_version(), 2);
+  const auto runs = store.list_runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].name, "old run");
+  store.add_tag(runs[0].id, "kept");
+  EXPECT_EQ(store.find_run(runs[0].id)->tags, std::vector<std::string>{"kept"});
+}
+
+TEST(RunStore, RefusesANewerSchemaAndForeignFiles) {
+  TempDb db;
+  {
+    SQLite::Database future(db.path(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    future.exec("PRAGMA user_version = 99");
+  }
+  try {
+    RunStore store(db.path());
+    FAIL() << "newer schema accepted";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos);
+  }
+  std::ofstream(db.file("notes.db")) << "these are my notes, not a database at all, but long enough to look like a file";
+  EXPECT_THROW(RunStore(db.file("notes.db")), StoreError);
+}
+
+TEST(RunStore, HostileNamesAreJustNames) {
+  TempDb db;
+  RunStore store(db.path());
+  const std::string names[] = {"Robert'); DROP TABLE runs;--", "quote \" and ' both", "emoji 🚀 训练",
+                               "%_wildcards_%", std::string("nul\0inside", 10)};
+  for (const auto& name : names) {
+    const auto id = store.create_run(sample_run(name));
+    EXPECT_EQ(store.find_run(id)->name, name);
+    store.add_tag(id, name);
+    EXPECT_EQ(store.find_run(id)->tags.front(), name);
+  }
+  EXPECT_EQ(store.list_runs().size(), std::size(names));
+  store.rename_run(1, "x'); DELETE FROM metrics; --");
+  EXPECT_EQ(store.find_run(1)->name, "x'); DELETE FROM metrics; --");
+}
+
+TEST(RunStore, WritesAndReadsMetricsSamplesAndCheckpoints) {
+  TempDb db;
+  RunStore store(db.path());
+  const auto id = store.create_run(sample_run());
+  StoreBatch batch;
+  for (int step = 1; step <= 5; ++step) batch.metrics.push_back({id, step, "train_loss", 5.0 - step, step * 0.5});
+  batch.metrics.push_back({id, 5, "bleu", 12.5, 0});
+  batch.samples.push_back({id, 5, 0, "Hallo", "Hello", "Hi"});
+  batch.checkpoints.push_back({0, id, 5, "best", "/tmp/x/best.ckpt", std::string(64, 'a'), "", 1234, {{"bleu", 12.5}}});
+  store.write(batch);
+  store.update_progress(id, 5, 12.5);
+  EXPECT_EQ(store.metric_names(id), (std::vector<std::string>{"bleu", "train_loss"}));
+  const auto loss = store.metric(id, "train_loss");
+  ASSERT_EQ(loss.size(), 5u);
+  EXPECT_DOUBLE_EQ(loss[2].value, 2.0);
+  EXPECT_EQ(store.samples(id).at(0).hypothesis, "Hi");
+  EXPECT_EQ(store.checkpoints(id).at(0).metrics["bleu"], 12.5);
+  EXPECT_EQ(store.find_run_by_path("/tmp/x/best.ckpt"), id);
+  EXPECT_DOUBLE_EQ(*store.find_run(id)->best_bleu, 12.5);
+  store.delete_run(id);  // cascades
+  EXPECT_TRUE(store.all_metrics(id).empty());
+  EXPECT_TRUE(store.checkpoints(id).empty());
+  EXPECT_THROW(store.delete_run(id), StoreError);
+}
+
+TEST(RunStore, ReopeningARunDropsWorkLoggedAfterTheCheckpoint) {
+  TempDb db;
+  RunStore store(db.path());
+  const auto id = store.create_run(sample_run());
+  StoreBatch batch;
+  for (int step = 1; step <= 10; ++step) batch.metrics.push_back({id, step, "train_loss", 1.0, 0});
+  store.write(batch);
+  store.finish_run(id, "interrupted", "killed", 10);
+  store.reopen_run(id, 6);
+  EXPECT_EQ(store.metric(id, "train_loss").size(), 6u);
+  EXPECT_EQ(store.find_run(id)->status, "running");
+}
+
+TEST(RunStore, RunsWhoseWriterDiedAreMarkedInterrupted) {
+  TempDb db;
+  std::int64_t alive = 0, dead = 0;
+  std::unique_ptr<RunLock> lock;
+  {
+    RunStore store(db.path());
+    alive = store.create_run(sample_run("alive"));
+    dead = store.create_run(sample_run("dead"));
+    lock = std::make_unique<RunLock>(store.lock_path(alive));
+    EXPECT_THROW(RunLock second(store.lock_path(alive)), StoreError);  // one writer per run
+  }
+  {
+    RunStore store(db.path());
+    EXPECT_EQ(store.find_run(alive)->status, "running");
+    EXPECT_EQ(store.find_run(dead)->status, "interrupted");
+    EXPECT_NE(store.find_run(dead)->message.find("killed or crashed"), std::string::npos);
+  }
+  lock.reset();
+  RunStore store(db.path());
+  EXPECT_EQ(store.find_run(alive)->status, "interrupted");
+}
+
+TEST(RunStore, ReaderSeesConsistentDataWhileAWriterCommits) {
+  TempDb db;
+  RunStore writer(db.path());
+  const auto id = writer.create_run(sample_run());
+  std::atomic<bool> done{false};
+  std::atomic<int> reads{0};
+  std::string reader_error;
+  std::thread reader([&] {
+    try {
+      RunStore store(db.path());
+      std::size_t last = 0;
+      while (!done) {
+        const auto points = store.metric(id, "train_loss");
+        if (points.size() < last || points.size() % 50 != 0) throw std::runtime_error("saw a partial or shrinking batch");
+        last = points.size();
+        ++reads;
+      }
+    } catch (const std::exception& e) {
+      reader_error = e.what();
+    }
+  });
+  while (reads == 0 && reader_error.empty()) std::this_thread::yield();  // the reader is up
+  const int reads_before = reads;
+  for (int b = 0; b < 100; ++b) {
+    StoreBatch batch;
+    for (int i = 0; i < 50; ++i) batch.metrics.push_back({id, b * 50 + i, "train_loss", 1.0, 0});
+    writer.write(batch);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const int reads_during = reads - reads_before;
+  done = true;
+  reader.join();
+  EXPECT_EQ(reader_error, "");
+  EXPECT_GT(reads_during, 0);
+  EXPECT_EQ(writer.metric(id, "train_loss").size(), 5000u);
+}
+
+TEST(RunStore, ALockedDatabaseGivesAClearError) {
+  TempDb db;
+  RunStore store(db.path(), /*busy_timeout_ms=*/100);
+  const auto id = store.create_run(sample_run());
+  SQLite::Database other(db.path(), SQLite::OPEN_READWRITE);
+  other.exec("BEGIN IMMEDIATE");
+  StoreBatch batch;
+  batch.metrics.push_back({id, 1, "train_loss", 1.0, 0});
+  try {
+    store.write(batch);
+    FAIL() << "write went through a held lock";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("locked"), std::string::npos) << e.what();
+  }
+  other.exec("ROLLBACK");
+  EXPECT_NO_THROW(store.write(batch));
+}
+
+TEST(Sha256, MatchesKnownDigests) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  TempDb db;
+  std::ofstream(db.file("abc.txt")) << "abc";
+  EXPECT_EQ(sha256_file(db.file("abc.txt")), sha256_hex("abc"));
+  EXPECT_THROW(sha256_file(db.file("missing")), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace ts
