@@ -7,7 +7,7 @@ set -uo pipefail
 cli=${1:?usage: crash_test.sh PATH_TO_CLI [ITERATIONS]}
 iterations=${2:-3}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 db=$work/history/runs.db
 failures=0
 passes=0

@@ -125,6 +125,13 @@ TEST(RunStore, WritesAndReadsMetricsSamplesAndCheckpoints) {
   EXPECT_EQ(store.samples(id).at(0).hypothesis, "Hi");
   EXPECT_EQ(store.checkpoints(id).at(0).metrics["bleu"], 12.5);
   EXPECT_EQ(store.find_run_by_path("/tmp/x/best.ckpt"), id);
+  // A checkpoint the store never heard of (its writer died first) still belongs to its directory's run.
+  auto with_dir = sample_run("with dir");
+  with_dir.out_dir = "/tmp/runs/r7";
+  const auto id7 = store.create_run(with_dir);
+  EXPECT_EQ(store.find_run_by_path("/tmp/runs/r7/last.ckpt"), id7);
+  EXPECT_EQ(store.find_run_by_path("/tmp/runs/r7"), id7);
+  EXPECT_FALSE(store.find_run_by_path("/tmp/elsewhere/last.ckpt").has_value());
   EXPECT_DOUBLE_EQ(*store.find_run(id)->best_bleu, 12.5);
   store.delete_run(id);  // cascades
   EXPECT_TRUE(store.all_metrics(id).empty());

@@ -359,8 +359,10 @@ std::optional<std::int64_t> RunStore::find_run_by_path(const std::string& path) 
     SQLite::Statement q(*db_, "SELECT run_id FROM checkpoints WHERE path = ? ORDER BY id DESC LIMIT 1");
     q.bind(1, absolute);
     if (q.executeStep()) return q.getColumn(0).getInt64();
-    SQLite::Statement d(*db_, "SELECT id FROM runs WHERE out_dir = ? ORDER BY id DESC LIMIT 1");
+    // Not registered yet (the process died before its first commit): the run whose directory it is.
+    SQLite::Statement d(*db_, "SELECT id FROM runs WHERE out_dir = ? OR out_dir = ? ORDER BY id DESC LIMIT 1");
     d.bind(1, absolute);
+    d.bind(2, fs::path(absolute).parent_path().string());
     if (d.executeStep()) return d.getColumn(0).getInt64();
   } catch (const SQLite::Exception& e) {
     rethrow(path_, e);
