@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <SQLiteCpp/VariadicBind.h>
 #include <sqlite3.h>
 
 namespace ts {
@@ -119,6 +120,18 @@ bool lock_is_free(const std::string& path) {
   return free;
 }
 
+// Runs one parameterised statement, turning SQLite failures into StoreErrors.
+template <class... Args>
+void execute(SQLite::Database& db, const std::string& path, const char* sql, const Args&... args) {
+  try {
+    SQLite::Statement q(db, sql);
+    SQLite::bind(q, args...);
+    q.exec();
+  } catch (const SQLite::Exception& e) {
+    rethrow(path, e);
+  }
+}
+
 }  // namespace
 
 void migrate_schema(SQLite::Database& db, int version) {
@@ -168,13 +181,7 @@ std::string RunStore::lock_path_for(const std::string& db_path, std::int64_t run
 
 void RunStore::claim_run(std::int64_t run_id) {
   require_run(run_id);
-  try {
-    SQLite::Statement q(*db_, "UPDATE runs SET status = 'running', message = '', ended_at = NULL WHERE id = ?");
-    q.bind(1, run_id);
-    q.exec();
-  } catch (const SQLite::Exception& e) {
-    rethrow(path_, e);
-  }
+  execute(*db_, path_, "UPDATE runs SET status = 'running', message = '', ended_at = NULL WHERE id = ?", run_id);
 }
 
 std::vector<std::int64_t> RunStore::mark_interrupted_runs() {
@@ -266,41 +273,20 @@ void RunStore::write(const StoreBatch& batch) {
 }
 
 void RunStore::update_progress(std::int64_t run_id, std::int64_t steps, std::optional<double> best_bleu) {
-  try {
-    SQLite::Statement q(*db_, "UPDATE runs SET steps = ?, best_bleu = COALESCE(?, best_bleu) WHERE id = ?");
-    q.bind(1, static_cast<std::int64_t>(steps));
-    if (best_bleu) q.bind(2, *best_bleu);
-    else q.bind(2);
-    q.bind(3, static_cast<std::int64_t>(run_id));
-    q.exec();
-  } catch (const SQLite::Exception& e) {
-    rethrow(path_, e);
+  if (best_bleu) {
+    execute(*db_, path_, "UPDATE runs SET steps = ?, best_bleu = ? WHERE id = ?", steps, *best_bleu, run_id);
+  } else {
+    execute(*db_, path_, "UPDATE runs SET steps = ? WHERE id = ?", steps, run_id);
   }
 }
 
 void RunStore::set_device(std::int64_t run_id, const std::string& device) {
-  try {
-    SQLite::Statement q(*db_, "UPDATE runs SET device = ? WHERE id = ?");
-    q.bind(1, device);
-    q.bind(2, static_cast<std::int64_t>(run_id));
-    q.exec();
-  } catch (const SQLite::Exception& e) {
-    rethrow(path_, e);
-  }
+  execute(*db_, path_, "UPDATE runs SET device = ? WHERE id = ?", device, run_id);
 }
 
 void RunStore::finish_run(std::int64_t run_id, const std::string& status, const std::string& message, std::int64_t steps) {
-  try {
-    SQLite::Statement q(*db_, "UPDATE runs SET status = ?, message = ?, steps = ?, ended_at = ? WHERE id = ?");
-    q.bind(1, status);
-    q.bind(2, message);
-    q.bind(3, static_cast<std::int64_t>(steps));
-    q.bind(4, now_utc());
-    q.bind(5, static_cast<std::int64_t>(run_id));
-    q.exec();
-  } catch (const SQLite::Exception& e) {
-    rethrow(path_, e);
-  }
+  execute(*db_, path_, "UPDATE runs SET status = ?, message = ?, steps = ?, ended_at = ? WHERE id = ?", status, message,
+          steps, now_utc(), run_id);
 }
 
 void RunStore::reopen_run(std::int64_t run_id, std::int64_t step) {
@@ -425,36 +411,21 @@ void RunStore::require_run(std::int64_t run_id) const {
 
 void RunStore::rename_run(std::int64_t run_id, const std::string& name) {
   require_run(run_id);
-  SQLite::Statement q(*db_, "UPDATE runs SET name = ? WHERE id = ?");
-  q.bind(1, name);
-  q.bind(2, static_cast<std::int64_t>(run_id));
-  q.exec();
+  execute(*db_, path_, "UPDATE runs SET name = ? WHERE id = ?", name, run_id);
 }
 
 void RunStore::add_tag(std::int64_t run_id, const std::string& tag) {
   require_run(run_id);
-  SQLite::Statement q(*db_, "INSERT OR IGNORE INTO tags(run_id, tag) VALUES(?, ?)");
-  q.bind(1, static_cast<std::int64_t>(run_id));
-  q.bind(2, tag);
-  q.exec();
+  execute(*db_, path_, "INSERT OR IGNORE INTO tags(run_id, tag) VALUES(?, ?)", run_id, tag);
 }
 
 void RunStore::remove_tag(std::int64_t run_id, const std::string& tag) {
-  SQLite::Statement q(*db_, "DELETE FROM tags WHERE run_id = ? AND tag = ?");
-  q.bind(1, static_cast<std::int64_t>(run_id));
-  q.bind(2, tag);
-  q.exec();
+  execute(*db_, path_, "DELETE FROM tags WHERE run_id = ? AND tag = ?", run_id, tag);
 }
 
 void RunStore::delete_run(std::int64_t run_id) {
   require_run(run_id);
-  try {
-    SQLite::Statement q(*db_, "DELETE FROM runs WHERE id = ?");  // metrics, samples, checkpoints, tags cascade
-    q.bind(1, static_cast<std::int64_t>(run_id));
-    q.exec();
-  } catch (const SQLite::Exception& e) {
-    rethrow(path_, e);
-  }
+  execute(*db_, path_, "DELETE FROM runs WHERE id = ?", run_id);  // metrics, samples, checkpoints, tags cascade
 }
 
 std::string RunStore::integrity_check() const {
