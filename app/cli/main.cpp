@@ -43,13 +43,6 @@ struct TrainArgs {
   double max_minutes = -1;
 };
 
-std::string default_out_dir(const std::string& corpus, const std::string& direction) {
-  const auto stamp = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&stamp));
-  return (fs::path("runs") / fmt::format("{}-{}-{}", fs::path(corpus).stem().string(), direction, buf)).string();
-}
-
 // A run directory means its last checkpoint.
 std::string checkpoint_path(const std::string& run_or_checkpoint) {
   if (fs::is_directory(run_or_checkpoint)) return (fs::path(run_or_checkpoint) / "last.ckpt").string();
@@ -63,30 +56,6 @@ void apply_overrides(ExperimentConfig& config, const TrainArgs& a) {
   if (!a.device.empty()) config.train.device = a.device;
   if (a.threads >= 0) config.train.threads = a.threads;
   config.validate();
-}
-
-// Opens the run history and the recorder for this run; on failure says why and trains without it.
-std::unique_ptr<RunRecorder> start_recording(const TrainArgs& a, const ExperimentConfig& config, const Corpus& corpus,
-                                             const Direction& direction, const std::string& out, const std::string& resume,
-                                             std::int64_t resume_step, TerminalObserver& terminal) {
-  if (a.no_history) return nullptr;
-  const std::string db = a.db.empty() ? RunStore::default_path() : a.db;
-  try {
-    RunStore store(db);
-    std::optional<std::int64_t> id = resume.empty() ? std::nullopt : store.find_run_by_path(resume);
-    if (id) {
-      store.reopen_run(*id, resume_step);
-    } else {
-      id = store.create_run(describe_new_run(config, corpus, direction, out, a.name));
-    }
-    auto recorder = std::make_unique<RunRecorder>(db, *id, &g_stop);
-    recorder->set_log([&terminal](const std::string& line) { terminal.on_log(line); });
-    terminal.on_log(fmt::format("run history: run {} in {}", *id, db));
-    return recorder;
-  } catch (const std::exception& e) {
-    terminal.on_log(fmt::format("run history unavailable ({}); training goes on without recording it", e.what()));
-    return nullptr;
-  }
 }
 
 int run_training(ExperimentConfig config, const Corpus& corpus, const Direction& direction, const std::string& out,
@@ -103,7 +72,11 @@ int run_training(ExperimentConfig config, const Corpus& corpus, const Direction&
   fs::create_directories(out);
   std::ofstream(fs::path(out) / "config.json") << config.to_json().dump(2) << "\n";
   terminal.on_log(fmt::format("run directory: {} (preset {})", out, config.preset));
-  auto recorder = start_recording(args, config, corpus, direction, out, resume, previous.meta.position.step, terminal);
+  std::unique_ptr<RunRecorder> recorder;
+  if (!args.no_history)
+    recorder = start_recording({args.db, args.name, resume, previous.meta.position.step, &g_stop,
+                                [&terminal](const std::string& line) { terminal.on_log(line); }},
+                               config, corpus, direction, out);
   std::vector<TrainingObserver*> list{&terminal};
   if (recorder) list.push_back(recorder.get());
   ObserverList observers(list);
@@ -135,7 +108,7 @@ int cmd_train(const TrainArgs& a) {
   apply_overrides(config, a);
   auto corpus = read_corpus(a.corpus);
   auto direction = parse_direction(a.direction, corpus);
-  return run_training(config, corpus, direction, a.out.empty() ? default_out_dir(a.corpus, direction.str()) : a.out, "", a);
+  return run_training(config, corpus, direction, a.out.empty() ? default_run_directory("runs", a.corpus, direction.str()) : a.out, "", a);
 }
 
 struct DecodeArgs {

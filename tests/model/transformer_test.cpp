@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "test_utils.h"
+#include "ts/model/size.h"
 #include "ts/text/vocab.h"
 
 namespace ts {
@@ -104,6 +105,52 @@ TEST(Transformer, SinusoidalTableMatchesTheFormula) {
   EXPECT_NEAR(table[0][1].item<float>(), 1.0, 1e-6);
   EXPECT_NEAR(table[7][2].item<float>(), std::sin(7 / std::pow(10000.0, 2.0 / 8)), 1e-5);
   EXPECT_NEAR(table[7][3].item<float>(), std::cos(7 / std::pow(10000.0, 2.0 / 8)), 1e-5);
+}
+
+TEST(ModelSize, ParameterFormulaMatchesTheBuiltModelForEveryVariant) {
+  for (const bool pre_norm : {false, true})
+    for (const std::string positions : {"sinusoidal", "learned"})
+      for (const bool tie : {false, true})
+        for (const bool share : {false, true}) {
+          ExperimentConfig config;
+          config.model = small_model(pre_norm, positions);
+          config.model.encoder_layers = 3;  // unequal stacks
+          config.model.tie_output = tie;
+          config.model.share_embeddings = share;
+          config.data.shared_vocab = share;
+          const std::int64_t src = share ? 24 : 20, tgt = 24;
+          auto model = build_model(config.model, src, tgt, Vocab::kPad, share);
+          const auto size = estimate_model_size(config, src, tgt);
+          EXPECT_EQ(size.parameters, model->parameter_count())
+              << "pre_norm " << pre_norm << " positions " << positions << " tie " << tie << " share " << share;
+          EXPECT_EQ(size.weight_bytes, 4 * size.parameters);
+          EXPECT_GT(size.training_bytes, 4 * size.weight_bytes);  // weights, gradients, Adam moments, activations
+        }
+}
+
+TEST(ModelSize, TrainingMemoryGrowsWithTheBatch) {
+  ExperimentConfig config;
+  config.model = small_model(true, "sinusoidal");
+  config.train.batch_tokens = 1000;
+  const auto small = estimate_model_size(config, 100, 100);
+  config.train.batch_tokens = 4000;
+  const auto large = estimate_model_size(config, 100, 100);
+  EXPECT_EQ(small.parameters, large.parameters);
+  EXPECT_EQ(large.batch_tokens, 4000);
+  EXPECT_GT(large.training_bytes, small.training_bytes);
+}
+
+TEST(CopyModel, SnapshotDecodesLikeTheOriginalAndIsIndependent) {
+  torch::NoGradGuard no_grad;
+  at::manual_seed(3);
+  auto model = build_model(small_model(false, "learned"), 20, 24, Vocab::kPad, false);
+  model->eval();
+  auto copy = copy_model(model, at::Device(at::kCPU));
+  auto src = at::tensor({5, 6, 7, 3}, at::kLong).view({1, 4});
+  auto tgt = at::tensor({2, 10, 11}, at::kLong).view({1, 3});
+  EXPECT_TRUE(test::tensors_near(model->forward(src, tgt), copy->forward(src, tgt)));
+  for (auto& p : model->parameters()) p.add_(1.0);  // training goes on: the copy must not change
+  EXPECT_FALSE(test::tensors_near(model->forward(src, tgt), copy->forward(src, tgt)));
 }
 
 }  // namespace

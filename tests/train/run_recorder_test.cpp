@@ -1,4 +1,5 @@
 #include "ts/train/run_recorder.h"
+#include "ts/train/trainer.h"
 
 #include <gtest/gtest.h>
 

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "test_utils.h"
 #include "ts/decode/translator.h"
@@ -147,6 +148,87 @@ TEST(Trainer, StopFlagEndsTheRunWithACheckpoint) {
   EXPECT_EQ(summary.steps, 7);
   ASSERT_TRUE(std::filesystem::exists(dir.file("last.ckpt")));
   EXPECT_EQ(read_checkpoint_meta(dir.file("last.ckpt")).position.step, 7);
+}
+
+TEST(Trainer, PauseHoldsTrainingBetweenStepsAndResumesWhereItWas) {
+  auto config = test::tiny_config();
+  config.train.max_steps = 12;
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  std::atomic<bool> pause{false};
+  struct PauseAt : TrainingObserver {
+    std::atomic<bool>* flag;
+    std::vector<std::int64_t> steps;
+    std::vector<std::string> logs;
+    void on_step(const TrainingProgress& p) override {
+      steps.push_back(p.step);
+      if (p.step == 5) flag->store(true);
+    }
+    void on_log(const std::string& line) override { logs.push_back(line); }
+  } observer;
+  observer.flag = &pause;
+  TrainerOptions options{dir.str(), "tiny-deu.txt", "", nullptr, &pause};
+  int calls_while_paused = 0;
+  std::int64_t step_seen_while_paused = -1;
+  options.between_steps = [&](Trainer& t) {
+    if (!pause.load()) return;
+    ++calls_while_paused;
+    step_seen_while_paused = static_cast<std::int64_t>(observer.steps.size());
+    if (calls_while_paused == 5) pause.store(false);  // "Resume" after a few polls
+  };
+  const auto summary = Trainer(config, data, options, &observer).run();
+  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.steps, 12);
+  EXPECT_GE(calls_while_paused, 5);
+  EXPECT_EQ(step_seen_while_paused, 5);  // no step ran while paused
+  ASSERT_EQ(observer.steps.size(), 12u);
+  for (std::size_t i = 0; i < observer.steps.size(); ++i) EXPECT_EQ(observer.steps[i], static_cast<std::int64_t>(i) + 1);
+  const auto has = [&](const std::string& prefix) {
+    return std::any_of(observer.logs.begin(), observer.logs.end(), [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
+  };
+  EXPECT_TRUE(has("paused at step 5"));
+  EXPECT_TRUE(has("resumed after"));
+}
+
+TEST(Trainer, StopWhilePausedEndsTheRun) {
+  auto config = test::tiny_config();
+  config.train.max_steps = 100;
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  std::atomic<bool> pause{true}, stop{false};
+  TrainerOptions options{dir.str(), "tiny-deu.txt", "", &stop, &pause};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop.store(true);
+  });
+  // Paused before the first step: no step runs, the run stops and there is nothing to save.
+  const auto summary = Trainer(config, data, options).run();
+  stopper.join();
+  EXPECT_EQ(summary.status, "stopped");
+  EXPECT_EQ(summary.steps, 0);
+}
+
+TEST(Trainer, BetweenStepsCanSnapshotTheModelForAnotherThread) {
+  auto config = test::tiny_config();
+  config.train.max_steps = 30;
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  TrainerOptions options{dir.str(), "tiny-deu.txt", "", nullptr};
+  Transformer snapshot{nullptr};
+  int calls = 0;
+  options.between_steps = [&](Trainer& t) {
+    if (++calls == 10) snapshot = copy_model(t.model(), at::Device(at::kCPU));
+  };
+  Trainer trainer(config, data, options);
+  trainer.run();
+  EXPECT_EQ(calls, 30);
+  ASSERT_TRUE(snapshot);
+  // The snapshot kept step-10 weights while training went on to step 30.
+  auto a = snapshot->named_parameters(), b = trainer.model()->named_parameters();
+  double diff = 0;
+  for (const auto& item : a) diff += (item.value() - b[item.key()]).abs().sum().item<double>();
+  EXPECT_GT(diff, 0.0);
+  EXPECT_FALSE(snapshot->is_training());
 }
 
 TEST(Trainer, NonFiniteLossStopsTheRunAndSaysWhy) {

@@ -261,6 +261,17 @@ AttentionMaps TransformerImpl::recorded_attention() const {
   return maps;
 }
 
+Transformer copy_model(Transformer& model, const at::Device& device) {
+  Transformer copy(model->config(), model->src_vocab_size(), model->tgt_vocab_size(), model->pad_id());
+  torch::NoGradGuard no_grad;
+  auto params = model->named_parameters(), buffers = model->named_buffers();
+  for (auto& item : copy->named_parameters()) item.value().copy_(params[item.key()]);
+  for (auto& item : copy->named_buffers()) item.value().copy_(buffers[item.key()]);
+  copy->to(device);
+  copy->eval();
+  return copy;
+}
+
 Transformer build_model(const ModelConfig& config, std::int64_t src_vocab, std::int64_t tgt_vocab,
                         std::int64_t pad_id, bool shared_vocab) {
   ExperimentConfig check;

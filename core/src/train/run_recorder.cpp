@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <thread>
 
@@ -187,6 +188,42 @@ void RunRecorder::writer_loop() {
     lock.unlock();
     commit_pending();
     lock.lock();
+  }
+}
+
+std::string default_run_directory(const std::string& base, const std::string& corpus_path, const std::string& direction) {
+  const auto stamp = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char buf[32];
+  std::tm local{};
+  localtime_r(&stamp, &local);
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &local);
+  std::string stem = std::filesystem::path(corpus_path).stem().string();
+  if (stem.empty() || corpus_path == "<demo>") stem = "demo";
+  return (std::filesystem::path(base) / fmt::format("{}-{}-{}", stem, direction, buf)).string();
+}
+
+std::unique_ptr<RunRecorder> start_recording(const RecordingRequest& request, const ExperimentConfig& config,
+                                             const Corpus& corpus, const Direction& direction, const std::string& out_dir) {
+  const auto log = [&](const std::string& line) {
+    if (request.log) request.log(line);
+  };
+  const std::string db = request.db_path.empty() ? RunStore::default_path() : request.db_path;
+  try {
+    RunStore store(db);
+    std::optional<std::int64_t> id;
+    if (!request.resume_checkpoint.empty()) id = store.find_run_by_path(request.resume_checkpoint);
+    if (id) {
+      store.reopen_run(*id, request.resume_step);
+    } else {
+      id = store.create_run(describe_new_run(config, corpus, direction, out_dir, request.name));
+    }
+    auto recorder = std::make_unique<RunRecorder>(db, *id, request.stop);
+    if (request.log) recorder->set_log(request.log);
+    log(fmt::format("run history: run {} in {}", *id, db));
+    return recorder;
+  } catch (const std::exception& e) {
+    log(fmt::format("run history unavailable ({}); training goes on without recording it", e.what()));
+    return nullptr;
   }
 }
 

@@ -139,6 +139,7 @@ struct Trainer::State {
   void validate_and_save();
   void finish();
   void fill_summary();
+  void wait_while_paused(Trainer& trainer);
 };
 
 
@@ -371,6 +372,22 @@ void Trainer::State::finish() {
   }
 }
 
+// Holds the loop while the pause flag is set. The session clock is shifted by the time paused so
+// that time limits, ETA and throughput only count training.
+void Trainer::State::wait_while_paused(Trainer& trainer) {
+  const auto stopped = [&] { return options.stop && options.stop->load(); };
+  if (!options.pause || !options.pause->load() || stopped()) return;
+  obs().on_log(fmt::format("paused at step {}", position.step));
+  const auto t0 = Clock::now();
+  while (options.pause->load() && !stopped()) {
+    if (options.between_steps) options.between_steps(trainer);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const auto paused = Clock::now() - t0;
+  session_start += paused;
+  obs().on_log(fmt::format("resumed after {:.1f} s", std::chrono::duration<double>(paused).count()));
+}
+
 void Trainer::State::fill_summary() {
   summary.steps = position.step;
   summary.seconds = train_seconds;
@@ -385,7 +402,9 @@ TrainingSummary Trainer::run() {
   st.start_session();
   st.model->train();
   try {
-    while (!st.limit_reached() && !st.advance_epoch_if_done()) {
+    while (true) {
+      st.wait_while_paused(*this);
+      if (st.limit_reached() || st.advance_epoch_if_done()) break;
       if (st.plan.empty()) throw std::runtime_error("no training batches");
       st.validated_now = false;
       const auto step_start = Clock::now();
@@ -412,6 +431,7 @@ TrainingSummary Trainer::run() {
           break;
         }
       }
+      if (st.options.between_steps) st.options.between_steps(*this);
     }
     st.finish();
   } catch (const std::exception& e) {

@@ -112,6 +112,7 @@ class TransformerImpl : public torch::nn::Module {
   const ModelConfig& config() const { return config_; }
   std::int64_t src_vocab_size() const { return src_vocab_; }
   std::int64_t tgt_vocab_size() const { return tgt_vocab_; }
+  std::int64_t pad_id() const { return pad_id_; }
   std::int64_t max_length() const;
   std::int64_t parameter_count() const;
 
@@ -135,6 +136,11 @@ TORCH_MODULE(Transformer);
 
 /// The sinusoidal table of "Attention Is All You Need": [positions, d_model].
 at::Tensor sinusoidal_table(std::int64_t positions, std::int64_t d_model);
+
+/// An independent copy of `model` (same configuration, weights and buffers) on `device`, in eval
+/// mode: a snapshot that another thread can decode with while the original keeps training.
+/// Call it where the original is not being updated (e.g. TrainerOptions::between_steps).
+Transformer copy_model(Transformer& model, const at::Device& device);
 
 /// Builds a model, rejecting impossible combinations with a ConfigError.
 Transformer build_model(const ModelConfig& config, std::int64_t src_vocab, std::int64_t tgt_vocab,

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "ts/store/run_store.h"
-#include "ts/train/trainer.h"
+#include "ts/text/corpus.h"
+#include "ts/train/config.h"
+#include "ts/train/events.h"
 
 namespace ts {
 
@@ -80,6 +82,26 @@ class RunRecorder : public TrainingObserver {
 /// Everything the CLI and the app need to start recording a new run.
 NewRun describe_new_run(const ExperimentConfig& config, const Corpus& corpus, const Direction& direction,
                         const std::string& out_dir, const std::string& name = "");
+
+/// Where a new run's checkpoints go when the user names no directory:
+/// `<base>/<corpus stem>-<direction>-<YYYYmmdd-HHMMSS>`.
+std::string default_run_directory(const std::string& base, const std::string& corpus_path, const std::string& direction);
+
+/// What start_recording() needs besides the run itself.
+struct RecordingRequest {
+  std::string db_path;           // empty = RunStore::default_path()
+  std::string name;              // run name; empty = generated
+  std::string resume_checkpoint; // non-empty: continue the run that wrote this checkpoint if it is known
+  std::int64_t resume_step = 0;
+  std::atomic<bool>* stop = nullptr;
+  std::function<void(const std::string&)> log;  // where "run history: run N in DB" and problems go
+};
+
+/// Opens the run history and a recorder for this run (a new run, or the resumed one). When the
+/// store cannot be used it says why through `request.log` and returns null: training goes on
+/// unrecorded rather than not at all.
+std::unique_ptr<RunRecorder> start_recording(const RecordingRequest& request, const ExperimentConfig& config,
+                                             const Corpus& corpus, const Direction& direction, const std::string& out_dir);
 
 /// "hostname (N cores)".
 std::string machine_description();

@@ -1,0 +1,102 @@
+// transformer-studio: the desktop app. Opens with the built-in demo corpus loaded, so Train works
+// at once. Options let scripts open a corpus, load a checkpoint, train, translate and take
+// screenshots (docs/screenshots is made this way under Xvfb).
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFontDatabase>
+#include <QStatusBar>
+#include <QTimer>
+
+#include <cstdio>
+
+#include "config_panel.h"
+#include "main_window.h"
+#include "studio_state.h"
+#include "training_controller.h"
+#include "training_panel.h"
+#include "translate_panel.h"
+#include "translation_service.h"
+
+namespace {
+
+// Chinese and Japanese need a CJK font; without one they render as empty boxes. Qt falls back to
+// any installed CJK family on its own, so only warn when there is none.
+bool has_cjk_font() {
+  for (const auto& family : QFontDatabase::families(QFontDatabase::SimplifiedChinese))
+    if (QFontDatabase::writingSystems(family).contains(QFontDatabase::SimplifiedChinese)) return true;
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("TransformerStudio"));
+  QApplication::setApplicationName(QStringLiteral("transformer-studio"));
+  QApplication::setApplicationDisplayName(QStringLiteral("Transformer Studio"));
+  QApplication::setApplicationVersion(QStringLiteral(TS_VERSION));
+  QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/transformer-studio.svg")));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("Train and explore Transformer translation models."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("corpus"), QStringLiteral("Corpus to open (Tatoeba/Anki format); the demo corpus if none."));
+  const QCommandLineOption db({QStringLiteral("db")}, QStringLiteral("Run history database."), QStringLiteral("file"));
+  const QCommandLineOption reverse({QStringLiteral("reverse")}, QStringLiteral("Translate into English (the other language is the source)."));
+  const QCommandLineOption preset_opt({QStringLiteral("preset")}, QStringLiteral("Configuration preset."), QStringLiteral("name"));
+  const QCommandLineOption set_opt({QStringLiteral("set")}, QStringLiteral("Hyperparameter, as section.key=value (repeatable)."), QStringLiteral("assignment"));
+  const QCommandLineOption checkpoint({QStringLiteral("checkpoint")}, QStringLiteral("Load a checkpoint into the translate panel."), QStringLiteral("file"));
+  const QCommandLineOption train({QStringLiteral("train")}, QStringLiteral("Start training at launch."));
+  const QCommandLineOption translate({QStringLiteral("translate")}, QStringLiteral("Translate this text once a model is available."), QStringLiteral("text"));
+  const QCommandLineOption screenshots({QStringLiteral("screenshots")}, QStringLiteral("Save a PNG of each panel into this directory, then quit."), QStringLiteral("dir"));
+  const QCommandLineOption delay({QStringLiteral("screenshot-delay")}, QStringLiteral("Seconds to wait before the screenshots (default 3)."), QStringLiteral("seconds"), QStringLiteral("3"));
+  for (const auto& o : {db, reverse, preset_opt, set_opt, checkpoint, train, translate, screenshots, delay}) parser.addOption(o);
+  parser.process(app);
+
+  ts::ui::MainWindow window(parser.value(db));
+  auto* state = window.state();
+  if (parser.isSet(preset_opt)) state->applyPreset(parser.value(preset_opt));
+  for (const auto& assignment : parser.values(set_opt)) {
+    QString error;
+    if (!state->applySetting(assignment, &error)) {
+      std::fprintf(stderr, "error: --set %s: %s\n", qPrintable(assignment), qPrintable(error));
+      return 2;
+    }
+  }
+  if (parser.isSet(reverse)) state->setEnglishIsSource(false);
+  window.show();
+  if (!has_cjk_font())
+    window.statusBar()->showMessage(QObject::tr("No CJK font installed: Chinese and Japanese text will show as boxes "
+                                                "(install fonts-noto-cjk)."), 15000);
+
+  if (!parser.positionalArguments().isEmpty()) {
+    // Train only once the corpus is read.
+    QObject::connect(state, &ts::ui::StudioState::corpusChanged, &window, [&, start = parser.isSet(train)]() mutable {
+      if (start) window.trainingPanel()->start();
+      start = false;
+    });
+    window.openCorpus(parser.positionalArguments().first());
+  } else if (parser.isSet(train)) {
+    QTimer::singleShot(0, window.trainingPanel(), &ts::ui::TrainingPanel::start);
+  }
+  if (parser.isSet(checkpoint)) window.translation()->loadCheckpoint(parser.value(checkpoint));
+  if (parser.isSet(translate)) {
+    const QString text = parser.value(translate);
+    QObject::connect(window.translation(), &ts::ui::TranslationService::modelChanged, &window, [&window, text] {
+      window.translatePanel()->translateText(text);
+    });
+  }
+  if (parser.isSet(screenshots)) {
+    const QString dir = parser.value(screenshots);
+    QTimer::singleShot(static_cast<int>(parser.value(delay).toDouble() * 1000), &window, [&window, dir] {
+      QString error;
+      if (!window.saveScreenshots(dir, &error)) std::fprintf(stderr, "error: %s\n", qPrintable(error));
+      window.controller()->stop();
+      if (!window.controller()->waitForFinished(30000)) std::fprintf(stderr, "warning: training did not stop in 30 s\n");
+      QApplication::exit(error.isEmpty() ? 0 : 1);
+    });
+  }
+  return app.exec();
+}

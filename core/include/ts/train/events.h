@@ -1,0 +1,96 @@
+// What the trainer reports while it runs, and the observer interface that receives it. No LibTorch
+// here: the desktop app's panels and the run recorder include this header only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ts {
+
+struct TrainingStart {
+  std::int64_t parameters = 0;
+  std::string device;
+  int threads = 1;
+  std::size_t train_pairs = 0, dev_pairs = 0, test_pairs = 0;
+  std::int64_t start_step = 0;   // > 0 when resuming
+  std::int64_t batches_per_epoch = 0;
+};
+
+struct TrainingProgress {
+  std::int64_t step = 0, epoch = 0;
+  std::int64_t batch_in_epoch = 0, batches_per_epoch = 0;
+  double loss = 0;               // this step, per target token (label-smoothed)
+  double smoothed_loss = 0;      // exponential moving average
+  double lr = 0;
+  double tokens_per_s = 0;       // target tokens per second, recent window
+  double average_tokens_per_s = 0;
+  double elapsed_s = 0;          // training time, validation excluded, resumes included
+  double eta_s = -1;             // -1 when no limit is set
+  double fraction = -1;          // 0..1 of the nearest limit, -1 when none
+};
+
+struct SampleTranslation {
+  std::string source, reference, hypothesis;
+};
+
+struct ValidationResult {
+  std::int64_t step = 0, epoch = 0;
+  double loss = 0, perplexity = 0, bleu = 0, chrf = 0;
+  std::size_t sentences = 0;     // dev sentences decoded for BLEU/chrF
+  std::vector<SampleTranslation> samples;
+  bool improved = false;
+  double seconds = 0;
+  nlohmann::json to_json() const;
+};
+
+struct CheckpointEvent {
+  std::string path;
+  std::string kind;  // "last" | "best" | "step"
+  std::int64_t step = 0;
+  std::string sha256;           // of the payload, as in the file's header
+  std::uint64_t bytes = 0;      // file size
+  nlohmann::json metrics;       // the validation it was written after, if any
+};
+
+struct TrainingSummary {
+  std::string status;            // "finished" | "stopped" | "early-stopped" | "failed"
+  std::string message;           // why it ended
+  std::int64_t steps = 0;
+  double seconds = 0;            // this session's training time
+  double average_tokens_per_s = 0;
+  bool validated = false;
+  ValidationResult last_validation;
+  std::string best_checkpoint, last_checkpoint;
+};
+
+/// Receives training events on the training thread. Keep handlers quick; the GUI forwards them.
+class TrainingObserver {
+ public:
+  virtual ~TrainingObserver() = default;
+  virtual void on_start(const TrainingStart&) {}
+  virtual void on_step(const TrainingProgress&) {}
+  virtual void on_validation(const ValidationResult&) {}
+  virtual void on_checkpoint(const CheckpointEvent&) {}
+  virtual void on_log(const std::string&) {}
+  virtual void on_finished(const TrainingSummary&) {}
+};
+
+/// Forwards every event to several observers in order (e.g. the terminal and the run recorder).
+class ObserverList : public TrainingObserver {
+ public:
+  explicit ObserverList(std::vector<TrainingObserver*> observers) : observers_(std::move(observers)) {}
+  void on_start(const TrainingStart& e) override { for (auto* o : observers_) o->on_start(e); }
+  void on_step(const TrainingProgress& e) override { for (auto* o : observers_) o->on_step(e); }
+  void on_validation(const ValidationResult& e) override { for (auto* o : observers_) o->on_validation(e); }
+  void on_checkpoint(const CheckpointEvent& e) override { for (auto* o : observers_) o->on_checkpoint(e); }
+  void on_log(const std::string& e) override { for (auto* o : observers_) o->on_log(e); }
+  void on_finished(const TrainingSummary& e) override { for (auto* o : observers_) o->on_finished(e); }
+
+ private:
+  std::vector<TrainingObserver*> observers_;
+};
+
+}  // namespace ts

@@ -1,0 +1,19 @@
+// Facts about the compute back end for the panels, without LibTorch headers in theirs.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+namespace ts::ui {
+
+/// "cpu", plus "cuda" when LibTorch sees a GPU; "auto" first.
+QStringList available_devices();
+bool cuda_available();
+/// LibTorch's version string ("1.13.1").
+QString libtorch_version();
+/// Human description of what "auto" resolves to: "CPU (2 threads)" or "CUDA: NVIDIA H100".
+QString default_device_description();
+/// Logical cores of this machine.
+int cpu_cores();
+
+}  // namespace ts::ui

@@ -1,0 +1,84 @@
+// The main window: five dockable panels (Dataset, Configuration, Training, Translate, Run history)
+// that the user can rearrange, with the layout restored next time; menus with standard shortcuts,
+// recent files, drag-and-drop of corpus files, a status bar, and a close that never loses a run.
+#pragma once
+
+#include <QMainWindow>
+#include <QPointer>
+
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QProgressBar;
+
+namespace ts::ui {
+
+class StudioState;
+class TrainingController;
+class TranslationService;
+class DatasetPanel;
+class ConfigPanel;
+class TrainingPanel;
+class TranslatePanel;
+class HistoryPanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  /// `database` overrides the run history's location (tests, --db); empty = the default.
+  explicit MainWindow(const QString& database = QString(), QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  StudioState* state() const { return state_; }
+  TrainingController* controller() const { return controller_; }
+  TranslationService* translation() const { return translation_; }
+  DatasetPanel* datasetPanel() const { return dataset_; }
+  ConfigPanel* configPanel() const { return config_; }
+  TrainingPanel* trainingPanel() const { return training_; }
+  TranslatePanel* translatePanel() const { return translate_; }
+  HistoryPanel* historyPanel() const { return history_; }
+  /// The dock holding a panel (to raise it or grab it).
+  QDockWidget* dockOf(QWidget* panel) const;
+
+  /// Reads a corpus in the background (progress in the status bar; errors in a message box).
+  void openCorpus(const QString& path);
+  /// Shows the panel's dock and brings it to the front.
+  void showPanel(QWidget* panel);
+  /// Saves one PNG of the window per panel (each raised in turn) into `directory`.
+  bool saveScreenshots(const QString& directory, QString* error = nullptr);
+  /// Puts the docks back where a first start puts them.
+  void resetLayout();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void createDocks();
+  void createMenus();
+  void createStatusBar();
+  void updateRecentMenu();
+  void updateTitle();
+  void openDialog();
+  void showAbout();
+  void showError(const QString& title, const QString& message);
+  QDockWidget* addPanel(QWidget* panel, const QString& title, const QString& object_name);
+
+  StudioState* state_;
+  TrainingController* controller_;
+  TranslationService* translation_;
+  DatasetPanel* dataset_;
+  ConfigPanel* config_;
+  TrainingPanel* training_;
+  TranslatePanel* translate_;
+  HistoryPanel* history_;
+  QList<QDockWidget*> docks_;
+  QMenu* recent_menu_ = nullptr;
+  QLabel* status_label_ = nullptr;
+  QProgressBar* busy_ = nullptr;
+  QByteArray default_state_;
+  bool close_when_stopped_ = false;
+};
+
+}  // namespace ts::ui

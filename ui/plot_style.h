@@ -1,0 +1,20 @@
+// Shared look and behaviour of every chart: colours from the widget palette (so light and dark
+// themes both read well), a consistent series palette, drag/zoom, and export to PNG/PDF/SVG-less
+// formats QCustomPlot supports.
+#pragma once
+
+#include <QColor>
+#include <QString>
+
+class QCustomPlot;
+
+namespace ts::ui {
+
+/// Applies the palette's colours to axes, grid, legend and background; enables drag and wheel zoom.
+void style_plot(QCustomPlot* plot);
+/// The i-th colour of a qualitative palette that reads on light and dark backgrounds.
+QColor series_color(int i);
+/// Saves the plot by the file's suffix: .png, .pdf, .jpg or .bmp. Returns false and fills `error`.
+bool export_plot(QCustomPlot* plot, const QString& path, QString* error = nullptr);
+
+}  // namespace ts::ui

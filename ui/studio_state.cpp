@@ -1,0 +1,152 @@
+#include "studio_state.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QFile>
+#include <QSettings>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "ts/store/run_store.h"
+#include "ts/text/demo_corpus.h"
+
+namespace ts::ui {
+
+namespace {
+constexpr int kMaxRecent = 8;
+
+Direction orient(const Corpus& corpus, bool english_is_source) {
+  Direction d;
+  d.english_is_source = english_is_source;
+  d.src_code = english_is_source ? corpus.english.code : corpus.other.code;
+  d.tgt_code = english_is_source ? corpus.other.code : corpus.english.code;
+  return d;
+}
+}  // namespace
+
+StudioState::StudioState(QObject* parent) : QObject(parent) {
+  config_ = preset("demo");
+  database_path_ = QString::fromStdString(RunStore::default_path());
+  corpus_ = std::make_shared<const Corpus>(demo_corpus());
+  corpus_path_ = kDemoPath;
+  direction_ = orient(*corpus_, true);
+}
+
+StudioState::~StudioState() {
+  for (auto* watcher : pending_loads_) watcher->waitForFinished();
+}
+
+void StudioState::loadCorpus(const QString& path) {
+  struct Loaded {
+    std::shared_ptr<const Corpus> corpus;
+    QString error;
+  };
+  const int serial = ++load_serial_;
+  loading_path_ = path;
+  Q_EMIT corpusLoading(path);
+  auto* watcher = new QFutureWatcher<Loaded>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, path, serial] {
+    watcher->deleteLater();
+    if (serial != load_serial_) return;  // superseded by a later load
+    loading_path_.clear();
+    Loaded loaded = watcher->result();
+    if (!loaded.corpus) {
+      Q_EMIT corpusFailed(path, loaded.error);
+      return;
+    }
+    setCorpus(std::move(loaded.corpus), path);
+  });
+  watcher->setFuture(QtConcurrent::run([path]() -> Loaded {
+    try {
+      return {std::make_shared<const Corpus>(read_corpus(QFile::encodeName(path).toStdString())), {}};
+    } catch (const std::exception& e) {
+      return {nullptr, QString::fromStdString(e.what())};
+    }
+  }));
+  pending_loads_.append(watcher);
+  connect(watcher, &QObject::destroyed, this, [this, watcher] { pending_loads_.removeAll(watcher); });
+}
+
+bool StudioState::isLoading() const { return !loading_path_.isEmpty(); }
+
+void StudioState::setCorpus(std::shared_ptr<const Corpus> corpus, const QString& path) {
+  if (!corpus) return;
+  corpus_ = std::move(corpus);
+  corpus_path_ = path;
+  direction_ = orient(*corpus_, direction_.english_is_source);
+  if (path != kDemoPath) rememberRecent(path);
+  Q_EMIT corpusChanged();
+  Q_EMIT directionChanged();
+}
+
+void StudioState::loadDemoCorpus() { setCorpus(std::make_shared<const Corpus>(demo_corpus()), kDemoPath); }
+
+void StudioState::setEnglishIsSource(bool english_is_source) {
+  if (english_is_source == direction_.english_is_source) return;
+  direction_ = orient(*corpus_, english_is_source);
+  Q_EMIT directionChanged();
+}
+
+void StudioState::setConfig(const ExperimentConfig& config) {
+  config_ = config;
+  Q_EMIT configChanged();
+}
+
+bool StudioState::applySetting(const QString& assignment, QString* error) {
+  ExperimentConfig copy = config_;
+  try {
+    copy.set(assignment.toStdString());
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+  setConfig(copy);
+  return true;
+}
+
+void StudioState::applyPreset(const QString& name) {
+  ExperimentConfig next = preset(name.toStdString());
+  next.train.device = config_.train.device;
+  next.train.threads = config_.train.threads;
+  setConfig(next);
+}
+
+QString StudioState::runsDirectory() const {
+  return QFileInfo(database_path_).absoluteDir().filePath(QStringLiteral("runs"));
+}
+
+QStringList StudioState::recentFiles() const {
+  return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void StudioState::rememberRecent(const QString& path) {
+  QSettings settings;
+  QStringList files = settings.value(QStringLiteral("recentFiles")).toStringList();
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  files.removeAll(absolute);
+  files.prepend(absolute);
+  while (files.size() > kMaxRecent) files.removeLast();
+  settings.setValue(QStringLiteral("recentFiles"), files);
+  Q_EMIT recentFilesChanged();
+}
+
+QString format_bytes(double bytes) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  int unit = 0;
+  while (bytes >= 1000 && unit < 4) {
+    bytes /= 1000;
+    ++unit;
+  }
+  return unit == 0 ? QStringLiteral("%1 B").arg(bytes, 0, 'f', 0)
+                   : QStringLiteral("%1 %2").arg(bytes, 0, 'f', bytes < 10 ? 2 : 1).arg(units[unit]);
+}
+
+QString format_duration(double seconds) {
+  if (seconds < 0) return QStringLiteral("–");
+  const auto s = static_cast<long long>(seconds + 0.5);
+  if (s >= 3600) return QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
+  if (s >= 60) return QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+  return QStringLiteral("%1 s").arg(s);
+}
+
+}  // namespace ts::ui

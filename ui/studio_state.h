@@ -1,0 +1,89 @@
+// The document the panels share: the corpus in use, the translation direction and the experiment
+// configuration. Panels read it and change it through these methods; every change is announced by a
+// signal so the other panels follow. Corpus files are read off the GUI thread.
+#pragma once
+
+#include <memory>
+
+#include <QFutureWatcher>
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include "ts/text/corpus.h"
+#include "ts/train/config.h"
+
+namespace ts::ui {
+
+class StudioState : public QObject {
+  Q_OBJECT
+ public:
+  /// The path shown for the built-in demo corpus (also what checkpoints record).
+  static constexpr const char* kDemoPath = "<demo>";
+
+  /// Starts with the built-in demo corpus loaded, English→German, the "demo" preset.
+  explicit StudioState(QObject* parent = nullptr);
+  ~StudioState() override;
+
+  std::shared_ptr<const Corpus> corpus() const { return corpus_; }
+  /// The file the corpus came from, or kDemoPath.
+  QString corpusPath() const { return corpus_path_; }
+  bool isDemo() const { return corpus_path_ == kDemoPath; }
+  const Direction& direction() const { return direction_; }
+  const ExperimentConfig& config() const { return config_; }
+
+  /// Reads a corpus file on a worker thread; emits corpusLoading, then corpusChanged or corpusFailed.
+  /// A load already in progress is superseded (its result is dropped).
+  void loadCorpus(const QString& path);
+  bool isLoading() const;
+  /// Replaces the corpus (already read). Keeps the direction's orientation (English first or
+  /// not) and picks the other language from the new corpus.
+  void setCorpus(std::shared_ptr<const Corpus> corpus, const QString& path);
+  void loadDemoCorpus();
+
+  /// Sets the direction; `englishIsSource` flips which side is the source.
+  void setEnglishIsSource(bool englishIsSource);
+  void setConfig(const ExperimentConfig& config);
+  /// Applies "section.key=value" (as the CLI's --set). Returns false and fills `error` when the key
+  /// or value is refused; the configuration is then unchanged.
+  bool applySetting(const QString& assignment, QString* error = nullptr);
+  /// Replaces the configuration by a preset, keeping the device and thread choices.
+  void applyPreset(const QString& name);
+
+  /// The run history database the app records into and shows.
+  QString databasePath() const { return database_path_; }
+  void setDatabasePath(const QString& path) { database_path_ = path; }
+  /// Where new runs keep their checkpoints (a directory beside the database by default).
+  QString runsDirectory() const;
+
+  /// Recent corpus files (most recent first), kept in QSettings.
+  QStringList recentFiles() const;
+
+ Q_SIGNALS:
+  void corpusLoading(const QString& path);
+  void corpusChanged();
+  void corpusFailed(const QString& path, const QString& message);
+  void directionChanged();
+  void configChanged();
+  void recentFilesChanged();
+
+ private:
+  void rememberRecent(const QString& path);
+
+  std::shared_ptr<const Corpus> corpus_;
+  QString corpus_path_;
+  Direction direction_;
+  ExperimentConfig config_;
+  QString database_path_;
+  QString loading_path_;
+  int load_serial_ = 0;
+  QList<QFutureWatcherBase*> pending_loads_;
+};
+
+/// Human-readable byte count ("1.4 MB").
+QString format_bytes(double bytes);
+/// Human-readable duration ("1 h 02 min", "3 min 05 s", "12 s").
+QString format_duration(double seconds);
+
+}  // namespace ts::ui

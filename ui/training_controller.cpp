@@ -1,0 +1,249 @@
+#include "training_controller.h"
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QThread>
+
+#include "ts/decode/translator.h"
+#include "ts/train/run_recorder.h"
+#include "ts/train/trainer.h"
+
+namespace ts::ui {
+
+namespace fs = std::filesystem;
+
+// Events from the training thread, kept in order. Steps between two other events are merged into
+// one `progress` delivery.
+struct TrainingController::Queue {
+  std::mutex mutex;
+  QVector<TrainingProgress> steps;
+  std::vector<std::function<void(TrainingController*)>> events;
+  bool done = false;
+
+  void flush_steps_locked() {
+    if (steps.isEmpty()) return;
+    events.push_back([batch = std::move(steps)](TrainingController* c) { Q_EMIT c->progress(batch); });
+    steps.clear();
+  }
+  void push(std::function<void(TrainingController*)> event) {
+    std::lock_guard<std::mutex> lock(mutex);
+    flush_steps_locked();
+    events.push_back(std::move(event));
+  }
+};
+
+class TrainingController::Observer : public TrainingObserver {
+ public:
+  explicit Observer(std::shared_ptr<Queue> queue) : queue_(std::move(queue)) {}
+  void on_start(const TrainingStart& e) override {
+    queue_->push([e](TrainingController* c) {
+      c->setState(c->pause_.load() ? State::Paused : State::Training);
+      Q_EMIT c->started(e);
+    });
+  }
+  void on_step(const TrainingProgress& e) override {
+    std::lock_guard<std::mutex> lock(queue_->mutex);
+    queue_->steps.push_back(e);
+  }
+  void on_validation(const ValidationResult& e) override {
+    queue_->push([e](TrainingController* c) { Q_EMIT c->validated(e); });
+  }
+  void on_checkpoint(const CheckpointEvent& e) override {
+    queue_->push([e](TrainingController* c) { Q_EMIT c->checkpointSaved(e); });
+  }
+  void on_log(const std::string& line) override { log(line); }
+  void on_finished(const TrainingSummary& e) override {
+    queue_->push([e](TrainingController* c) { Q_EMIT c->finished(e); });
+  }
+  void log(const std::string& line) {
+    queue_->push([l = QString::fromStdString(line)](TrainingController* c) { Q_EMIT c->logLine(l); });
+  }
+
+ private:
+  std::shared_ptr<Queue> queue_;
+};
+
+TrainingController::TrainingController(QObject* parent) : QObject(parent) {
+  static const bool registered = [] {
+    qRegisterMetaType<ts::TrainingStart>();
+    qRegisterMetaType<ts::TrainingProgress>();
+    qRegisterMetaType<QVector<ts::TrainingProgress>>();
+    qRegisterMetaType<ts::ValidationResult>();
+    qRegisterMetaType<ts::CheckpointEvent>();
+    qRegisterMetaType<ts::TrainingSummary>();
+    qRegisterMetaType<ts::ui::ModelSnapshot>();
+    return true;
+  }();
+  (void)registered;
+  timer_.setInterval(100);  // about ten deliveries a second
+  connect(&timer_, &QTimer::timeout, this, &TrainingController::deliver);
+}
+
+TrainingController::~TrainingController() {
+  if (thread_.joinable()) {
+    stop_ = true;
+    pause_ = false;
+    thread_.join();
+  }
+}
+
+void TrainingController::setState(State state) {
+  if (state == state_) return;
+  state_ = state;
+  Q_EMIT stateChanged(state);
+}
+
+bool TrainingController::start(const TrainingRequest& request) {
+  if (isRunning() || thread_.joinable()) {
+    Q_EMIT failed(tr("A training run is already in progress."));
+    return false;
+  }
+  const auto problems = request.config.problems();
+  if (!problems.empty()) {
+    QStringList lines;
+    for (const auto& p : problems) lines << QString::fromStdString(p);
+    Q_EMIT failed(tr("The configuration cannot be trained:\n%1").arg(lines.join(QLatin1Char('\n'))));
+    return false;
+  }
+  if (!request.corpus) {
+    Q_EMIT failed(tr("No corpus is loaded."));
+    return false;
+  }
+  stop_ = false;
+  pause_ = false;
+  snapshot_requested_ = false;
+  out_dir_ = request.out_dir;
+  run_id_ = 0;
+  queue_ = std::make_shared<Queue>();
+  setState(State::Preparing);
+  timer_.start();
+  thread_ = std::thread([this, request] { work(request); });
+  return true;
+}
+
+void TrainingController::pause() {
+  if (state_ != State::Training && state_ != State::Preparing) return;
+  pause_ = true;
+  if (state_ == State::Training) setState(State::Paused);
+}
+
+void TrainingController::resume() {
+  if (!pause_.load()) return;
+  pause_ = false;
+  if (state_ == State::Paused) setState(State::Training);
+}
+
+void TrainingController::stop() {
+  if (!isRunning()) return;
+  stop_ = true;
+  pause_ = false;
+  setState(State::Stopping);
+}
+
+void TrainingController::requestSnapshot() {
+  if (isRunning()) snapshot_requested_ = true;
+}
+
+bool TrainingController::waitForFinished(int ms) {
+  QElapsedTimer clock;
+  clock.start();
+  while (isRunning() && clock.elapsed() < ms) {
+    deliver();
+    if (isRunning()) QThread::msleep(10);
+  }
+  return !isRunning();
+}
+
+void TrainingController::deliver() {
+  if (!queue_) return;
+  std::vector<std::function<void(TrainingController*)>> events;
+  bool done;
+  {
+    std::lock_guard<std::mutex> lock(queue_->mutex);
+    queue_->flush_steps_locked();
+    events.swap(queue_->events);
+    done = queue_->done;
+  }
+  for (auto& event : events) event(this);
+  if (done) {
+    timer_.stop();
+    if (thread_.joinable()) thread_.join();
+    queue_.reset();
+    setState(State::Idle);
+  }
+}
+
+// The training thread: data preparation, history, trainer. Nothing here touches Qt objects;
+// everything goes through the queue.
+void TrainingController::work(TrainingRequest request) {
+  auto queue = queue_;
+  Observer observer(queue);
+  const auto log = [&observer](const std::string& line) { observer.log(line); };
+  try {
+    const std::string out = request.out_dir.toStdString();
+    const std::string resume = request.resume_checkpoint.toStdString();
+    log(describe(*request.corpus));
+    LoadedModel previous;
+    const TextPipeline* existing = nullptr;
+    if (!resume.empty()) {
+      previous = load_checkpoint(resume, at::Device(at::kCPU));
+      existing = &previous.pipeline;
+    }
+    auto data = prepare_data(*request.corpus, request.direction, request.config.data, existing, log);
+    fs::create_directories(out);
+    {
+      std::ofstream config_file(fs::path(out) / "config.json");
+      config_file << request.config.to_json().dump(2) << "\n";
+      if (!config_file) throw std::runtime_error("cannot write " + (fs::path(out) / "config.json").string());
+    }
+    log("run directory: " + out + " (preset " + request.config.preset + ")");
+    std::unique_ptr<RunRecorder> recorder;
+    if (!request.database.isEmpty()) {
+      recorder = start_recording({request.database.toStdString(), request.name.toStdString(), resume,
+                                  previous.meta.position.step, &stop_, log},
+                                 request.config, *request.corpus, request.direction, out);
+      if (recorder) queue->push([id = recorder->run_id()](TrainingController* c) {
+        c->run_id_ = id;
+        Q_EMIT c->runRecorded(id);
+      });
+    }
+    // The step count, kept on the training thread for snapshot labels.
+    struct StepCounter : TrainingObserver {
+      std::int64_t step = 0;
+      void on_step(const TrainingProgress& p) override { step = p.step; }
+    } counter;
+    counter.step = previous.meta.position.step;
+    std::vector<TrainingObserver*> list{&observer, &counter};
+    if (recorder) list.push_back(recorder.get());
+    ObserverList all(list);
+
+    const auto snapshot = [queue](Trainer& trainer, std::int64_t step, const QString& label) {
+      ModelSnapshot s;
+      s.translator = std::make_shared<Translator>(copy_model(trainer.model(), at::Device(at::kCPU)), trainer.data().pipeline);
+      s.step = step;
+      s.label = label;
+      queue->push([s](TrainingController* c) { Q_EMIT c->snapshotReady(s); });
+    };
+
+    TrainerOptions options{out, request.corpus_path.toStdString(), resume, &stop_, &pause_};
+    options.between_steps = [&](Trainer& trainer) {
+      if (snapshot_requested_.exchange(false))
+        snapshot(trainer, counter.step, tr("training model at step %1").arg(counter.step));
+    };
+    Trainer trainer(request.config, std::move(data), options, &all);
+    const auto summary = trainer.run();
+    if (summary.steps > 0)
+      snapshot(trainer, summary.steps, tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromStdString(summary.status)));
+  } catch (const std::exception& e) {
+    queue->push([m = QString::fromStdString(e.what())](TrainingController* c) { Q_EMIT c->failed(m); });
+  }
+  std::lock_guard<std::mutex> lock(queue->mutex);
+  queue->flush_steps_locked();
+  queue->done = true;
+}
+
+}  // namespace ts::ui
