@@ -3,16 +3,127 @@
 // save/load as JSON.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <QMap>
+#include <QStringList>
 #include <QWidget>
+
+#include <nlohmann/json.hpp>
+
+class QComboBox;
+class QFrame;
+class QLabel;
+class QPushButton;
+class QScrollArea;
+class QToolButton;
 
 namespace ts::ui {
 
 class StudioState;
+struct ConfigField;
+struct VocabularyCounts;
 
 class ConfigPanel : public QWidget {
   Q_OBJECT
  public:
   ConfigPanel(StudioState* state, QWidget* parent = nullptr);
+  ~ConfigPanel() override;
+
+  /// The problems shown in the panel: ExperimentConfig::problems() plus the checks that need this
+  /// machine or the corpus (CUDA present, OpenCC present, split sizes against the corpus, learned
+  /// positions shorter than data.max_len). Training should not start while there are any.
+  QStringList problems() const { return problems_; }
+  bool hasProblems() const { return !problems_.isEmpty(); }
+
+  /// Writes the configuration as JSON (what `transformer-studio-cli train --config` reads).
+  /// Returns false and fills `error` (naming the file) when it cannot be written.
+  bool saveConfig(const QString& path, QString* error = nullptr);
+  /// Reads a JSON configuration and makes it current. Returns false and fills `error` (naming the
+  /// file and, for a bad key, the key); the configuration is then unchanged.
+  bool loadConfig(const QString& path, QString* error = nullptr);
+
+  /// The vocabulary sizes behind the live size estimate (specials included): counted in the
+  /// corpus in the background for word/char tokenizers, the subword vocabulary size for bpe/unigram.
+  std::int64_t sourceVocabEstimate() const;
+  std::int64_t targetVocabEstimate() const;
+  /// Mean padded tokens per sentence in the corpus, for batches counted in sentences.
+  double averageSentenceTokens() const;
+  /// True while the corpus is being counted (the estimate then uses rough defaults).
+  bool isCountingVocabulary() const { return counting_; }
+
+ Q_SIGNALS:
+  void problemsChanged(bool hasProblems);
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+  void changeEvent(QEvent* event) override;
+
+ private:
+  struct Editor {
+    const ConfigField* field = nullptr;
+    QWidget* widget = nullptr;   // objectName "field.<key>"
+    QLabel* label = nullptr;     // "label.<key>"
+    QLabel* error = nullptr;     // "error.<key>", shown when an edit is refused
+    QLabel* hint = nullptr;      // "hint.<key>", derived facts (pairs in the dev set, head size)
+    double minimum = 0, maximum = 0;
+    QString tooltip;             // what it does, default, range
+  };
+  struct Section {
+    QToolButton* header = nullptr;
+    QWidget* body = nullptr;
+    QString title;
+  };
+
+  void buildUi();
+  QWidget* buildSection(const QString& group);
+  QWidget* createEditor(Editor& editor);
+  void onEdited(Editor& editor);
+  void showEditorValue(Editor& editor, const nlohmann::json& value);
+  void refresh();
+  void refreshPreset();
+  void refreshProblems();
+  void refreshSize();
+  void refreshHints();
+  void refreshSections();
+  void startCounting();
+  void setSectionExpanded(const QString& group, bool expanded);
+  void clearFieldErrors();
+  void showFileStatus(const QString& text, bool error);
+  void applyColours();
+
+  StudioState* state_;
+  std::vector<Editor> editors_;
+  QMap<QString, Section> sections_;
+  QStringList problems_;
+  QStringList notes_;
+  QMap<QString, QStringList> flagged_;  // field key -> the problems that name it
+  bool updating_ = false;
+
+  QComboBox* preset_combo_ = nullptr;
+  QPushButton* reset_button_ = nullptr;
+  QLabel* preset_description_ = nullptr;
+  QLabel* preset_status_ = nullptr;
+  QLabel* file_status_ = nullptr;
+  QLabel* parameters_ = nullptr;
+  QLabel* weights_ = nullptr;
+  QLabel* memory_ = nullptr;
+  QLabel* batch_ = nullptr;
+  QLabel* vocab_ = nullptr;
+  QFrame* problems_box_ = nullptr;
+  QLabel* problems_label_ = nullptr;
+  QScrollArea* scroll_ = nullptr;
+
+  // Vocabulary counting in the background; a newer request supersedes (and cancels) older ones.
+  std::shared_ptr<const VocabularyCounts> counts_;
+  std::string counts_key_;
+  int count_serial_ = 0;
+  bool counting_ = false;
+  std::shared_ptr<std::atomic<bool>> cancel_;  // set to stop the running count
 };
 
 }  // namespace ts::ui

@@ -88,6 +88,7 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
   connect(controller_, &TrainingController::snapshotReady, translation_, &TranslationService::setSnapshot);
   connect(controller_, &TrainingController::runRecorded, history_, &HistoryPanel::refresh);
   connect(controller_, &TrainingController::finished, history_, &HistoryPanel::refresh);
+  connect(history_, &HistoryPanel::checkpointRequested, this, [this] { showPanel(translate_); });
   connect(translation_, &TranslationService::loadFailed, this, [this](const QString& path, const QString& message) {
     showError(tr("Cannot load checkpoint"), message.contains(path) ? message : path + QStringLiteral(": ") + message);
   });

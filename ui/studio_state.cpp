@@ -15,6 +15,13 @@ namespace ts::ui {
 namespace {
 constexpr int kMaxRecent = 8;
 
+// The built-in corpus, named as checkpoints and the run history record it.
+std::shared_ptr<const Corpus> demo() {
+  auto corpus = demo_corpus();
+  corpus.path = StudioState::kDemoPath;
+  return std::make_shared<const Corpus>(std::move(corpus));
+}
+
 Direction orient(const Corpus& corpus, bool english_is_source) {
   Direction d;
   d.english_is_source = english_is_source;
@@ -27,7 +34,7 @@ Direction orient(const Corpus& corpus, bool english_is_source) {
 StudioState::StudioState(QObject* parent) : QObject(parent) {
   config_ = preset("demo");
   database_path_ = QString::fromStdString(RunStore::default_path());
-  corpus_ = std::make_shared<const Corpus>(demo_corpus());
+  corpus_ = demo();
   corpus_path_ = kDemoPath;
   direction_ = orient(*corpus_, true);
 }
@@ -79,7 +86,7 @@ void StudioState::setCorpus(std::shared_ptr<const Corpus> corpus, const QString&
   Q_EMIT directionChanged();
 }
 
-void StudioState::loadDemoCorpus() { setCorpus(std::make_shared<const Corpus>(demo_corpus()), kDemoPath); }
+void StudioState::loadDemoCorpus() { setCorpus(demo(), kDemoPath); }
 
 void StudioState::setEnglishIsSource(bool english_is_source) {
   if (english_is_source == direction_.english_is_source) return;

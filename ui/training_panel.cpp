@@ -1,16 +1,322 @@
 #include "training_panel.h"
 
+#include <cmath>
+
+#include <QDateTime>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTabWidget>
 #include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include "plot_style.h"
+#include "studio_state.h"
+#include "training_controller.h"
+#include "ts/train/run_recorder.h"
 
 namespace ts::ui {
 
-TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller, QWidget* parent) : QWidget(parent) {
-  (void)state; (void)controller;
+namespace {
+constexpr int kMaxSampleRows = 200;
+
+QString number(double v, int precision = 3) { return QString::number(v, 'g', precision); }
+
+QCPGraph* add_graph(QCustomPlot* chart, const QString& name, QColor color, double width,
+                    QCPScatterStyle::ScatterShape scatter = QCPScatterStyle::ssNone) {
+  auto* g = chart->addGraph();
+  g->setName(name);
+  g->setPen(QPen(color, width));
+  if (scatter != QCPScatterStyle::ssNone) g->setScatterStyle(QCPScatterStyle(scatter, color, color, 6));
+  return g;
+}
+}  // namespace
+
+TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller, QWidget* parent)
+    : QWidget(parent), state_(state), controller_(controller) {
+  start_ = new QPushButton(tr("Start"), this);
+  start_->setObjectName(QStringLiteral("trainStart"));
+  start_->setToolTip(tr("Train the current corpus, direction and configuration (F5)"));
+  pause_ = new QPushButton(tr("Pause"), this);
+  pause_->setObjectName(QStringLiteral("trainPause"));
+  pause_->setToolTip(tr("Hold training between steps; Resume continues exactly where it stopped (F6)"));
+  stop_ = new QPushButton(tr("Stop"), this);
+  stop_->setObjectName(QStringLiteral("trainStop"));
+  stop_->setToolTip(tr("Stop after the current step and write a checkpoint (Shift+F5)"));
+  name_ = new QLineEdit(this);
+  name_->setObjectName(QStringLiteral("trainRunName"));
+  name_->setPlaceholderText(tr("run name (optional)"));
+  name_->setToolTip(tr("Name of the run in the history; a name is generated when empty"));
+  status_ = new QLabel(tr("Ready"), this);
+  status_->setObjectName(QStringLiteral("trainStatus"));
+
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(start_);
+  buttons->addWidget(pause_);
+  buttons->addWidget(stop_);
+  buttons->addWidget(name_, 1);
+  buttons->addWidget(status_);
+
+  progress_ = new QProgressBar(this);
+  progress_->setObjectName(QStringLiteral("trainProgress"));
+  progress_->setRange(0, 1000);
+  progress_->setValue(0);
+  progress_->setTextVisible(true);
+  progress_->setFormat(tr("not started"));
+  stats_ = new QLabel(this);
+  stats_->setObjectName(QStringLiteral("trainStats"));
+  stats_->setWordWrap(true);
+  stats_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  loss_chart_ = makeChart(QStringLiteral("lossChart"), tr("loss per target token"));
+  add_graph(loss_chart_, tr("train loss"), series_color(0).lighter(140), 1)->setAdaptiveSampling(true);
+  add_graph(loss_chart_, tr("smoothed"), series_color(0), 2);
+  add_graph(loss_chart_, tr("dev loss"), series_color(1), 2, QCPScatterStyle::ssCircle);
+  loss_chart_->legend->setVisible(true);
+  lr_chart_ = makeChart(QStringLiteral("lrChart"), tr("learning rate"));
+  add_graph(lr_chart_, tr("learning rate"), series_color(4), 2);
+  metric_chart_ = makeChart(QStringLiteral("metricChart"), tr("dev score"));
+  add_graph(metric_chart_, tr("BLEU"), series_color(2), 2, QCPScatterStyle::ssDisc);
+  add_graph(metric_chart_, tr("chrF"), series_color(3), 2, QCPScatterStyle::ssSquare);
+  metric_chart_->legend->setVisible(true);
+  metric_chart_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+
+  samples_ = new QTableWidget(0, 4, this);
+  samples_->setObjectName(QStringLiteral("trainSamples"));
+  samples_->setHorizontalHeaderLabels({tr("step"), tr("source"), tr("reference"), tr("model output")});
+  samples_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  samples_->horizontalHeader()->setStretchLastSection(true);
+  samples_->verticalHeader()->hide();
+  samples_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  samples_->setWordWrap(true);
+  log_ = new QPlainTextEdit(this);
+  log_->setObjectName(QStringLiteral("trainLog"));
+  log_->setReadOnly(true);
+  log_->setMaximumBlockCount(5000);
+  log_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  auto* bottom = new QTabWidget(this);
+  bottom->addTab(samples_, tr("Samples"));
+  bottom->addTab(log_, tr("Log"));
+
+  auto* small_charts = new QSplitter(Qt::Horizontal, this);
+  small_charts->addWidget(lr_chart_);
+  small_charts->addWidget(metric_chart_);
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->addWidget(loss_chart_);
+  splitter->addWidget(small_charts);
+  splitter->addWidget(bottom);
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 2);
+  splitter->setStretchFactor(2, 2);
+
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(new QLabel(QStringLiteral("TrainingPanel"), this));
+  layout->addLayout(buttons);
+  layout->addWidget(progress_);
+  layout->addWidget(stats_);
+  layout->addWidget(splitter, 1);
+
+  connect(start_, &QPushButton::clicked, this, &TrainingPanel::start);
+  connect(pause_, &QPushButton::clicked, this, &TrainingPanel::togglePause);
+  connect(stop_, &QPushButton::clicked, this, &TrainingPanel::stop);
+  connect(controller_, &TrainingController::stateChanged, this, &TrainingPanel::onState);
+  connect(controller_, &TrainingController::started, this, &TrainingPanel::onStarted);
+  connect(controller_, &TrainingController::progress, this, &TrainingPanel::onProgress);
+  connect(controller_, &TrainingController::validated, this, &TrainingPanel::onValidated);
+  connect(controller_, &TrainingController::finished, this, &TrainingPanel::onFinished);
+  connect(controller_, &TrainingController::logLine, this, &TrainingPanel::appendLog);
+  connect(controller_, &TrainingController::checkpointSaved, this, [this](const ts::CheckpointEvent& c) {
+    appendLog(tr("checkpoint %1 (%2) at step %3").arg(QString::fromStdString(c.path), QString::fromStdString(c.kind)).arg(c.step));
+  });
+  connect(controller_, &TrainingController::failed, this, [this](const QString& message) {
+    status_->setText(tr("Failed"));
+    appendLog(tr("error: %1").arg(message));
+    if (!controller_->isRunning()) progress_->setFormat(tr("failed: %1").arg(message.section(QLatin1Char('\n'), 0, 0)));
+  });
+  onState();
 }
 
-void TrainingPanel::start() {}
+QCustomPlot* TrainingPanel::makeChart(const QString& object_name, const QString& y_label) {
+  auto* chart = new QCustomPlot(this);
+  chart->setObjectName(object_name);
+  chart->setMinimumHeight(140);
+  style_plot(chart);
+  chart->xAxis->setLabel(tr("step"));
+  chart->yAxis->setLabel(y_label);
+  return chart;
+}
+
+void TrainingPanel::start() {
+  if (controller_->isRunning()) return;
+  if (state_->isLoading()) {
+    status_->setText(tr("Wait for the corpus to finish loading"));
+    return;
+  }
+  const auto& direction = state_->direction();
+  TrainingRequest request;
+  request.corpus = state_->corpus();
+  request.corpus_path = state_->corpusPath();
+  request.direction = direction;
+  request.config = state_->config();
+  request.database = state_->databasePath();
+  request.name = name_->text().trimmed();
+  request.out_dir = QString::fromStdString(default_run_directory(state_->runsDirectory().toStdString(),
+                                                                 request.corpus_path.toStdString(), direction.str()));
+  clearCharts();
+  best_bleu_ = -1;
+  last_dev_loss_ = -1;
+  samples_->setRowCount(0);
+  appendLog(tr("starting: %1, %2, preset %3")
+                .arg(state_->isDemo() ? tr("demo corpus") : QFileInfo(state_->corpusPath()).fileName(),
+                     QString::fromStdString(direction.str()), QString::fromStdString(request.config.preset)));
+  controller_->start(request);
+}
+
+void TrainingPanel::togglePause() {
+  if (controller_->state() == TrainingController::State::Paused) controller_->resume();
+  else controller_->pause();
+}
+
+void TrainingPanel::stop() { controller_->stop(); }
+
+void TrainingPanel::onState() {
+  using S = TrainingController::State;
+  const S s = controller_->state();
+  start_->setEnabled(s == S::Idle);
+  name_->setEnabled(s == S::Idle);
+  pause_->setEnabled(s == S::Training || s == S::Paused);
+  pause_->setText(s == S::Paused ? tr("Resume") : tr("Pause"));
+  stop_->setEnabled(s == S::Preparing || s == S::Training || s == S::Paused);
+  switch (s) {
+    case S::Idle: break;  // onFinished / failed say how it ended
+    case S::Preparing:
+      status_->setText(tr("Preparing data…"));
+      progress_->setRange(0, 0);  // indeterminate while tokenizers and vocabularies are built
+      break;
+    case S::Training: status_->setText(tr("Training")); break;
+    case S::Paused: status_->setText(tr("Paused")); break;
+    case S::Stopping: status_->setText(tr("Stopping: writing a checkpoint…")); break;
+  }
+  if (s != S::Preparing && progress_->maximum() == 0) progress_->setRange(0, 1000);
+}
+
+void TrainingPanel::onStarted(const ts::TrainingStart& start) {
+  start_info_ = start;
+  progress_->setRange(0, 1000);
+  appendLog(tr("training %L1 parameters on %2 (%3 threads): %L4 train / %L5 dev / %L6 test pairs, %L7 batches per epoch%8")
+                .arg(start.parameters)
+                .arg(QString::fromStdString(start.device))
+                .arg(start.threads)
+                .arg(static_cast<qulonglong>(start.train_pairs))
+                .arg(static_cast<qulonglong>(start.dev_pairs))
+                .arg(static_cast<qulonglong>(start.test_pairs))
+                .arg(start.batches_per_epoch)
+                .arg(start.start_step > 0 ? tr(", resuming at step %1").arg(start.start_step) : QString()));
+}
+
+void TrainingPanel::onProgress(const QVector<ts::TrainingProgress>& steps) {
+  if (steps.isEmpty()) return;
+  auto* raw = loss_chart_->graph(0);
+  auto* smooth = loss_chart_->graph(1);
+  auto* lr = lr_chart_->graph(0);
+  for (const auto& p : steps) {
+    raw->addData(static_cast<double>(p.step), p.loss);
+    smooth->addData(static_cast<double>(p.step), p.smoothed_loss);
+    lr->addData(static_cast<double>(p.step), p.lr);
+  }
+  const auto& p = steps.back();
+  const int max_steps = state_->config().train.max_steps;
+  QString text = max_steps > 0 ? tr("step %L1 / %L2").arg(p.step).arg(max_steps) : tr("step %L1").arg(p.step);
+  text += tr(" · epoch %1 (%2%)").arg(p.epoch + 1).arg(p.batches_per_epoch > 0 ? 100 * p.batch_in_epoch / p.batches_per_epoch : 0);
+  text += tr(" · %L1 tok/s").arg(static_cast<qlonglong>(std::lround(p.tokens_per_s)));
+  if (p.eta_s >= 0) text += tr(" · ETA %1").arg(format_duration(p.eta_s));
+  // Without a step/time/epoch limit, the bar shows progress through the current epoch.
+  const double fraction = p.fraction >= 0 ? p.fraction
+                                          : (p.batches_per_epoch > 0 ? double(p.batch_in_epoch) / p.batches_per_epoch : 0);
+  progress_->setValue(static_cast<int>(std::lround(1000 * fraction)));
+  progress_->setFormat(text);
+  QString stats = tr("loss %1 (smoothed %2) · lr %3 · elapsed %4")
+                      .arg(number(p.loss, 4), number(p.smoothed_loss, 4), number(p.lr, 3), format_duration(p.elapsed_s));
+  if (last_dev_loss_ >= 0) stats += tr(" · dev loss %1").arg(number(last_dev_loss_, 4));
+  if (best_bleu_ >= 0) stats += tr(" · best BLEU %1").arg(QString::number(best_bleu_, 'f', 2));
+  if (start_info_.parameters > 0)
+    stats += tr(" · %L1 parameters on %2").arg(start_info_.parameters).arg(QString::fromStdString(start_info_.device));
+  stats_->setText(stats);
+  rescale(loss_chart_);
+  rescale(lr_chart_);
+}
+
+void TrainingPanel::onValidated(const ts::ValidationResult& v) {
+  last_dev_loss_ = v.loss;
+  best_bleu_ = std::max(best_bleu_, v.bleu);
+  loss_chart_->graph(2)->addData(static_cast<double>(v.step), v.loss);
+  metric_chart_->graph(0)->addData(static_cast<double>(v.step), v.bleu);
+  metric_chart_->graph(1)->addData(static_cast<double>(v.step), v.chrf);
+  rescale(loss_chart_);
+  rescale(metric_chart_);
+  for (auto it = v.samples.rbegin(); it != v.samples.rend(); ++it) {
+    samples_->insertRow(0);
+    const QStringList cells{QString::number(v.step), QString::fromStdString(it->source), QString::fromStdString(it->reference),
+                            QString::fromStdString(it->hypothesis)};
+    for (int c = 0; c < cells.size(); ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      item->setToolTip(cells[c]);
+      samples_->setItem(0, c, item);
+    }
+  }
+  while (samples_->rowCount() > kMaxSampleRows) samples_->removeRow(samples_->rowCount() - 1);
+  appendLog(tr("validation at step %1: dev loss %2, perplexity %3, BLEU %4, chrF %5 (%6 sentences, %7 s)%8")
+                .arg(v.step)
+                .arg(number(v.loss, 4), number(v.perplexity, 4), QString::number(v.bleu, 'f', 2), QString::number(v.chrf, 'f', 2))
+                .arg(static_cast<qulonglong>(v.sentences))
+                .arg(QString::number(v.seconds, 'f', 1))
+                .arg(v.improved ? tr(", best so far") : QString()));
+}
+
+void TrainingPanel::onFinished(const ts::TrainingSummary& s) {
+  const QString status = QString::fromStdString(s.status);
+  status_->setText(s.status == "failed" ? tr("Failed") : tr("Done: %1").arg(status));
+  if (s.status == "finished") progress_->setValue(1000);
+  progress_->setFormat(tr("%1 at step %L2 · %3 · %L4 tok/s on average")
+                           .arg(status)
+                           .arg(s.steps)
+                           .arg(QString::fromStdString(s.message))
+                           .arg(static_cast<qlonglong>(std::lround(s.average_tokens_per_s))));
+  appendLog(tr("%1: %2 (%3 steps, %4 of training)")
+                .arg(status, QString::fromStdString(s.message))
+                .arg(s.steps)
+                .arg(format_duration(s.seconds)));
+  if (!s.best_checkpoint.empty()) appendLog(tr("best checkpoint: %1").arg(QString::fromStdString(s.best_checkpoint)));
+}
+
+void TrainingPanel::appendLog(const QString& line) {
+  log_->appendPlainText(QStringLiteral("[%1] %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), line));
+}
+
+void TrainingPanel::clearCharts() {
+  for (auto* chart : {loss_chart_, lr_chart_, metric_chart_}) {
+    for (int i = 0; i < chart->graphCount(); ++i) chart->graph(i)->data()->clear();
+    chart->replot();
+  }
+  progress_->setValue(0);
+  progress_->setFormat(tr("starting…"));
+  stats_->clear();
+}
+
+void TrainingPanel::rescale(QCustomPlot* chart) {
+  chart->rescaleAxes();
+  // A little headroom so the last point is not on the frame.
+  const auto y = chart->yAxis->range();
+  chart->yAxis->setRange(y.lower - 0.05 * y.size(), y.upper + 0.05 * y.size());
+  chart->replot(QCustomPlot::rpQueuedReplot);
+}
 
 }  // namespace ts::ui

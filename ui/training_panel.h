@@ -1,8 +1,21 @@
 // The Training panel: Start / Pause / Resume / Stop, a progress bar with step, epoch, tokens/s and
-// ETA, live charts (train loss raw and smoothed, dev loss, learning rate, BLEU/chrF), samples and a log.
+// ETA, live charts (train loss raw and smoothed with dev loss, learning rate, BLEU/chrF), the sample
+// translations of each validation, and the log. Charts are redrawn at most once per delivery of the
+// TrainingController (about ten times a second), whatever the step rate.
 #pragma once
 
+#include <QVector>
 #include <QWidget>
+
+#include "ts/train/events.h"
+
+class QCustomPlot;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
 
 namespace ts::ui {
 
@@ -14,9 +27,43 @@ class TrainingPanel : public QWidget {
  public:
   TrainingPanel(StudioState* state, TrainingController* controller, QWidget* parent = nullptr);
 
+  /// The charts, for tests and export: loss (graphs "train loss", "smoothed", "dev loss"),
+  /// learning rate, and BLEU/chrF.
+  QCustomPlot* lossChart() const { return loss_chart_; }
+  QCustomPlot* lrChart() const { return lr_chart_; }
+  QCustomPlot* metricChart() const { return metric_chart_; }
+
  public Q_SLOTS:
   /// Starts training the current corpus/direction/config (the Start button; F5).
   void start();
+  /// Pause when training, resume when paused.
+  void togglePause();
+  void stop();
+
+ private:
+  void onState();
+  void onStarted(const ts::TrainingStart& start);
+  void onProgress(const QVector<ts::TrainingProgress>& steps);
+  void onValidated(const ts::ValidationResult& result);
+  void onFinished(const ts::TrainingSummary& summary);
+  void appendLog(const QString& line);
+  void clearCharts();
+  QCustomPlot* makeChart(const QString& object_name, const QString& y_label);
+  void rescale(QCustomPlot* chart);
+
+  StudioState* state_;
+  TrainingController* controller_;
+  QPushButton *start_, *pause_, *stop_;
+  QLineEdit* name_;
+  QLabel* status_;
+  QLabel* stats_;
+  QProgressBar* progress_;
+  QCustomPlot *loss_chart_, *lr_chart_, *metric_chart_;
+  QTableWidget* samples_;
+  QPlainTextEdit* log_;
+  ts::TrainingStart start_info_;
+  double best_bleu_ = -1;
+  double last_dev_loss_ = -1;
 };
 
 }  // namespace ts::ui

@@ -41,6 +41,7 @@ class TranslationService::Worker : public QObject {
 
   void set(std::shared_ptr<Translator> translator, const ModelInfo& info) {
     translator_ = std::move(translator);
+    label_ = info.label;
     post([info](TranslationService* s) {
       s->has_model_ = true;
       s->info_ = info;
@@ -63,6 +64,7 @@ class TranslationService::Worker : public QObject {
 
   void translate(TranslationResult request, DecodeConfig decode, bool attention) {
     TranslationResult r = std::move(request);
+    r.model = label_;
     if (!translator_) {
       r.error = QObject::tr("No model yet: train one or load a checkpoint.");
     } else {
@@ -95,6 +97,7 @@ class TranslationService::Worker : public QObject {
 
   TranslationService* service_;
   std::shared_ptr<Translator> translator_;
+  QString label_;  // of translator_, stamped on every result
 };
 
 TranslationService::TranslationService(QObject* parent) : QObject(parent) {

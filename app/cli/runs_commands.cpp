@@ -208,22 +208,22 @@ RunsCommands::RunsCommands(CLI::App& app) {
   runs_->add_option("--db", args_.db, "Run database (default: " + RunStore::default_path() + ")");
   list_ = runs_->add_subcommand("list", "One line per run");
   show_ = runs_->add_subcommand("show", "Config, metrics summary and checkpoints of a run");
-  show_->add_option("id", args_.ids, "Run id")->required()->expected(1);
+  show_->add_option("id", args_.id, "Run id")->required();
   compare_ = runs_->add_subcommand("compare", "Best metrics and config differences side by side");
   compare_->add_option("ids", args_.ids, "Two or more run ids")->required()->expected(2, 64);
   export_ = runs_->add_subcommand("export", "Metrics as CSV, or the whole run as JSON");
-  export_->add_option("id", args_.ids, "Run id")->required()->expected(1);
+  export_->add_option("id", args_.id, "Run id")->required();
   auto* csv = export_->add_flag_callback("--csv", [this] { args_.format = "csv"; }, "CSV: run_id,step,metric,value,time_s");
   export_->add_flag_callback("--json", [this] { args_.format = "json"; }, "JSON with metrics, samples and checkpoints")->excludes(csv);
   export_->add_option("-o,--output", args_.out, "Write to this file instead of stdout");
   delete_ = runs_->add_subcommand("delete", "Delete a run's history (asks first)");
-  delete_->add_option("id", args_.ids, "Run id")->required()->expected(1);
+  delete_->add_option("id", args_.id, "Run id")->required();
   delete_->add_flag("-y,--yes", args_.yes, "Do not ask");
   rename_ = runs_->add_subcommand("rename", "Rename a run");
-  rename_->add_option("id", args_.ids, "Run id")->required()->expected(1);
+  rename_->add_option("id", args_.id, "Run id")->required();
   rename_->add_option("name", args_.name, "New name")->required();
   tag_ = runs_->add_subcommand("tag", "Tag a run (or remove a tag with --remove)");
-  tag_->add_option("id", args_.ids, "Run id")->required()->expected(1);
+  tag_->add_option("id", args_.id, "Run id")->required();
   tag_->add_option("tag", args_.tag, "Tag")->required();
   tag_->add_flag("--remove", args_.remove, "Remove the tag instead");
   check_ = runs_->add_subcommand("check", "SQLite integrity check and the state of every checkpoint file");
@@ -235,7 +235,7 @@ bool RunsCommands::chosen() const { return runs_->parsed(); }
 
 int RunsCommands::dispatch() {
   RunStore store(args_.db.empty() ? RunStore::default_path() : args_.db);
-  const auto first = args_.ids.empty() ? 0 : args_.ids.front();
+  const auto first = args_.id;
   if (list_->parsed()) return list_runs(store);
   if (check_->parsed()) return check_store(store);
   if (show_->parsed()) return show_run(store, first);

@@ -13,7 +13,8 @@ namespace ts::cli {
 
 struct RunsArgs {
   std::string db;
-  std::vector<std::int64_t> ids;
+  std::vector<std::int64_t> ids;  // compare
+  std::int64_t id = 0;            // the other commands
   std::string name, format = "csv", tag, out;
   bool yes = false, remove = false;
 };

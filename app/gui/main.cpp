@@ -82,12 +82,8 @@ int main(int argc, char** argv) {
     QTimer::singleShot(0, window.trainingPanel(), &ts::ui::TrainingPanel::start);
   }
   if (parser.isSet(checkpoint)) window.translation()->loadCheckpoint(parser.value(checkpoint));
-  if (parser.isSet(translate)) {
-    const QString text = parser.value(translate);
-    QObject::connect(window.translation(), &ts::ui::TranslationService::modelChanged, &window, [&window, text] {
-      window.translatePanel()->translateText(text);
-    });
-  }
+  // The panel translates once a model is there (a checkpoint still loading, or a trained model).
+  if (parser.isSet(translate)) window.translatePanel()->translateText(parser.value(translate));
   if (parser.isSet(screenshots)) {
     const QString dir = parser.value(screenshots);
     QTimer::singleShot(static_cast<int>(parser.value(delay).toDouble() * 1000), &window, [&window, dir] {

@@ -58,6 +58,16 @@ check "history database in XDG_DATA_HOME" test -s "$work/xdg/transformer-studio/
 check "export has train_loss rows" grep -q ",train_loss," "$work/export.csv"
 "$cli" runs show 999 > "$work/show.txt" 2>&1
 check "unknown run id exit 2" test $? -eq 2
+"$cli" runs rename 1 "first run 一" > /dev/null
+check "rename exits 0" test $? -eq 0
+"$cli" runs tag 1 baseline > /dev/null
+check "tag exits 0" test $? -eq 0
+"$cli" runs show 1 > "$work/show1.txt"
+check "show has the new name" contains "$work/show1.txt" "first run 一"
+check "show has the tag" contains "$work/show1.txt" "baseline"
+"$cli" runs tag 1 baseline --remove > /dev/null
+"$cli" runs show 1 > "$work/show1.txt"
+check "tag removed" sh -c "! grep -q baseline '$work/show1.txt'"
 
 # Translate from stdin: greedy, beam with n-best, sampling, attention JSON.
 echo "Ich sehe Hund." | "$cli" translate --checkpoint "$work/run/best.ckpt" --threads 1 > "$work/out.txt"

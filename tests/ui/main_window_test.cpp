@@ -1,0 +1,267 @@
+// The desktop app end to end, driving the real widgets offscreen: open a corpus, change a
+// hyperparameter, train the tiny preset with live charts, pause/resume/stop, translate with the
+// trained model, find the run in the history and reload its checkpoint; the event loop stays
+// responsive throughout; closing during training stops it and keeps the checkpoint.
+#include <algorithm>
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+#include <QTimer>
+
+#include <qcustomplot.h>
+
+#include "config_panel.h"
+#include "dataset_panel.h"
+#include "history_panel.h"
+#include "main_window.h"
+#include "studio_state.h"
+#include "training_controller.h"
+#include "training_panel.h"
+#include "translate_panel.h"
+#include "translation_service.h"
+#include "ts/store/run_store.h"
+#include "ui_test_utils.h"
+
+using namespace ts::ui;
+
+namespace {
+
+// Measures how late a 10 ms timer fires: the event loop's responsiveness while training runs.
+class LatencyProbe : public QObject {
+ public:
+  LatencyProbe() {
+    timer_.setTimerType(Qt::PreciseTimer);
+    timer_.setInterval(10);
+    connect(&timer_, &QTimer::timeout, this, [this] {
+      const qint64 now = clock_.nsecsElapsed();
+      if (last_ >= 0) lateness_ms_.push_back((now - last_) / 1e6 - 10.0);
+      last_ = now;
+    });
+  }
+  void start() {
+    clock_.start();
+    last_ = -1;
+    timer_.start();
+  }
+  void stop() { timer_.stop(); }
+  double percentile(double q) const {
+    if (lateness_ms_.empty()) return 0;
+    auto v = lateness_ms_;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(q * v.size()))];
+  }
+  std::size_t samples() const { return lateness_ms_.size(); }
+
+ private:
+  QTimer timer_;
+  QElapsedTimer clock_;
+  qint64 last_ = -1;
+  std::vector<double> lateness_ms_;
+};
+
+// Answers the next message box with `button` (closing during training asks a question).
+void answer_next_message_box(QMessageBox::StandardButton button) {
+  QTimer::singleShot(50, [button] {
+    for (auto* w : QApplication::topLevelWidgets())
+      if (auto* box = qobject_cast<QMessageBox*>(w); box && box->isVisible()) {
+        box->button(button)->click();
+        return;
+      }
+    answer_next_message_box(button);  // not shown yet
+  });
+}
+
+}  // namespace
+
+class MainWindowTest : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("TransformerStudioTests")); }
+
+  void startsWithTheDemoCorpusAndEveryPanel() {
+    QTemporaryDir dir;
+    MainWindow w(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.state()->isDemo());
+    QVERIFY(w.windowTitle().contains(QStringLiteral("demo corpus")));
+    for (QWidget* panel : std::initializer_list<QWidget*>{w.datasetPanel(), w.configPanel(), w.trainingPanel(),
+                                                          w.translatePanel(), w.historyPanel()})
+      QVERIFY(w.dockOf(panel) != nullptr);
+    auto* start = w.findChild<QPushButton*>(QStringLiteral("trainStart"));
+    QVERIFY(start && start->isEnabled());  // the demo corpus can be trained at once
+  }
+
+  void trainPauseStopTranslateAndFindTheRun() {
+    QTemporaryDir dir;
+    const QString corpus = test::write_fixture_corpus(dir, 40, 1);
+    const QString db = QDir(dir.path()).filePath(QStringLiteral("runs.db"));
+    MainWindow w(db);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+
+    QSignalSpy loaded(w.state(), &StudioState::corpusChanged);
+    w.openCorpus(corpus);
+    QVERIFY(loaded.wait(5000));
+    QCOMPARE(w.state()->corpus()->pairs.size(), std::size_t(40));
+
+    w.state()->applyPreset(QStringLiteral("tiny"));
+    QVERIFY(w.state()->applySetting(QStringLiteral("data.dev=6")));
+    QVERIFY(w.state()->applySetting(QStringLiteral("train.validate_every=100")));
+    QVERIFY(w.state()->applySetting(QStringLiteral("train.max_steps=100000")));
+    // A hyperparameter changed through the Configuration panel's own editor.
+    auto* d_model = w.findChild<QSpinBox*>(QStringLiteral("field.model.d_model"));
+    QVERIFY(d_model);
+    d_model->setValue(48);
+    QCOMPARE(w.state()->config().model.d_model, 48);
+
+    auto* controller = w.controller();
+    QSignalSpy progress(controller, &TrainingController::progress);
+    QSignalSpy validated(controller, &TrainingController::validated);
+    QSignalSpy finished(controller, &TrainingController::finished);
+    QSignalSpy snapshots(controller, &TrainingController::snapshotReady);
+    LatencyProbe probe;
+    probe.start();
+    w.findChild<QPushButton*>(QStringLiteral("trainStart"))->click();
+    QVERIFY(test::wait_until([&] { return progress.count() >= 3; }, 30000));
+    QVERIFY(w.trainingPanel()->lossChart()->graph(0)->dataCount() > 0);
+    QVERIFY(w.trainingPanel()->lrChart()->graph(0)->dataCount() > 0);
+    QVERIFY(!w.findChild<QPushButton*>(QStringLiteral("trainStart"))->isEnabled());
+
+    // Pause: no step runs while paused; Resume continues.
+    auto* pause = w.findChild<QPushButton*>(QStringLiteral("trainPause"));
+    pause->click();
+    QCOMPARE(controller->state(), TrainingController::State::Paused);
+    QCOMPARE(pause->text(), QStringLiteral("Resume"));
+    QTest::qWait(300);  // the step in flight, if any, is delivered
+    const int points = w.trainingPanel()->lossChart()->graph(0)->dataCount();
+    QTest::qWait(400);
+    QCOMPARE(w.trainingPanel()->lossChart()->graph(0)->dataCount(), points);
+    pause->click();
+    QCOMPARE(controller->state(), TrainingController::State::Training);
+    QVERIFY(test::wait_until([&] { return w.trainingPanel()->lossChart()->graph(0)->dataCount() > points; }, 10000));
+
+    // Validations reach the charts (dev loss, BLEU and chrF points). Training goes on for at least
+    // three seconds of probing, so the latency figure covers steps, validations and checkpoints.
+    QVERIFY(test::wait_until([&] { return validated.count() >= 2 && probe.samples() >= 300; }, 60000));
+    QVERIFY(w.trainingPanel()->lossChart()->graph(2)->dataCount() >= 1);
+    QVERIFY(w.trainingPanel()->metricChart()->graph(0)->dataCount() >= 1);
+
+    w.findChild<QPushButton*>(QStringLiteral("trainStop"))->click();
+    QVERIFY(test::wait_until([&] { return finished.count() == 1; }, 10000));
+    probe.stop();
+    const auto summary = finished.at(0).at(0).value<ts::TrainingSummary>();
+    QCOMPARE(QString::fromStdString(summary.status), QStringLiteral("stopped"));
+    QVERIFY(QFileInfo::exists(QDir(controller->outDir()).filePath(QStringLiteral("last.ckpt"))));
+    QVERIFY(test::wait_until([&] { return !controller->isRunning(); }, 10000));
+
+    // The event loop stayed responsive during training, validation and checkpointing.
+    QVERIFY(probe.samples() >= 300);
+    const double p99 = probe.percentile(0.99);
+    qInfo("event-loop lateness: p50 %.1f ms, p99 %.1f ms over %zu ticks", probe.percentile(0.5), p99, probe.samples());
+    QVERIFY2(p99 < 50, qPrintable(QStringLiteral("p99 lateness %1 ms").arg(p99)));
+
+    // The trained model reaches the translation service and translates.
+    QVERIFY(test::wait_until([&] { return w.translation()->hasModel(); }, 10000));
+    QSignalSpy translated(w.translation(), &TranslationService::translated);
+    w.translatePanel()->translateText(QStringLiteral("I see a cat."));
+    QVERIFY(translated.wait(10000));
+    const auto result = translated.at(0).at(0).value<TranslationResult>();
+    QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+    QVERIFY(!result.text.isEmpty());
+
+    // The run is in the history, and its checkpoint loads into the translate panel.
+    const qint64 run = controller->runId();
+    QVERIFY(run > 0);
+    ts::RunStore store(db.toStdString());
+    const auto info = store.find_run(run);
+    QVERIFY(info.has_value());
+    QCOMPARE(QString::fromStdString(info->status), QStringLiteral("stopped"));
+    QVERIFY(!store.metric(run, "train_loss").empty());
+    QVERIFY(!store.checkpoints(run).empty());
+    // Through the Run history panel: the run is listed, and its checkpoint goes to Translate.
+    w.showPanel(w.historyPanel());
+    w.historyPanel()->refresh();
+    w.historyPanel()->selectRun(run);
+    QCOMPARE(w.historyPanel()->selectedRunIds(), QList<qint64>{run});
+    QSignalSpy model_changed(w.translation(), &TranslationService::modelChanged);
+    QVERIFY(w.historyPanel()->loadSelectedCheckpoint());
+    QVERIFY(model_changed.wait(10000));
+    QVERIFY(!w.translation()->model().checkpoint.isEmpty());
+    QVERIFY(w.dockOf(w.translatePanel())->isVisible());
+    w.translatePanel()->translateText(QStringLiteral("The dog runs."));
+    QVERIFY(translated.wait(10000));
+    QCOMPARE(translated.last().at(0).value<TranslationResult>().model, w.translation()->model().label);
+  }
+
+  void closingDuringTrainingStopsAndKeepsTheCheckpoint() {
+    QTemporaryDir dir;
+    const QString corpus = test::write_fixture_corpus(dir, 40);
+    MainWindow w(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
+    w.show();
+    QSignalSpy loaded(w.state(), &StudioState::corpusChanged);
+    w.openCorpus(corpus);
+    QVERIFY(loaded.wait(5000));
+    w.state()->applyPreset(QStringLiteral("tiny"));
+    QVERIFY(w.state()->applySetting(QStringLiteral("train.max_steps=100000")));
+    QSignalSpy progress(w.controller(), &TrainingController::progress);
+    w.trainingPanel()->start();
+    QVERIFY(test::wait_until([&] { return progress.count() >= 2; }, 30000));
+
+    // Cancel keeps training and the window.
+    answer_next_message_box(QMessageBox::Cancel);
+    w.close();
+    QTest::qWait(200);
+    QVERIFY(w.isVisible());
+    QVERIFY(w.controller()->isRunning());
+
+    // Yes stops training, writes the checkpoint, then closes within a couple of seconds.
+    answer_next_message_box(QMessageBox::Yes);
+    QElapsedTimer clock;
+    clock.start();
+    w.close();
+    QVERIFY(test::wait_until([&] { return !w.isVisible(); }, 5000));
+    qInfo("closed %lld ms after the request", static_cast<long long>(clock.elapsed()));
+    QVERIFY(!w.controller()->isRunning());
+    QVERIFY(QFileInfo::exists(QDir(w.controller()->outDir()).filePath(QStringLiteral("last.ckpt"))));
+  }
+
+  void aCorpusThatCannotBeReadIsReportedAndTheOldOneStays() {
+    QTemporaryDir dir;
+    MainWindow w(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
+    w.show();
+    QSignalSpy failed(w.state(), &StudioState::corpusFailed);
+    w.openCorpus(QDir(dir.path()).filePath(QStringLiteral("missing-deu.txt")));
+    QVERIFY(failed.wait(5000));
+    QVERIFY(failed.at(0).at(1).toString().contains(QStringLiteral("missing-deu.txt")));
+    QVERIFY(w.state()->isDemo());
+    QVERIFY(test::wait_until([&] { return w.findChild<QMessageBox*>(QStringLiteral("errorBox")) != nullptr; }, 2000));
+  }
+
+  void layoutIsRestoredNextTime() {
+    QTemporaryDir dir;
+    const QString db = QDir(dir.path()).filePath(QStringLiteral("runs.db"));
+    {
+      MainWindow w(db);
+      w.show();
+      w.dockOf(w.historyPanel())->setFloating(true);
+      w.close();
+    }
+    MainWindow again(db);
+    again.show();
+    QVERIFY(again.dockOf(again.historyPanel())->isFloating());
+    again.resetLayout();
+    QVERIFY(!again.dockOf(again.historyPanel())->isFloating());
+  }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "main_window_test.moc"
