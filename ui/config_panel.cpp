@@ -812,11 +812,6 @@ void ConfigPanel::refreshProblems() {
       problems << tr("data.tgt_tokenizer.chinese %1 needs OpenCC, which this build lacks (choose none)")
                       .arg(QString::fromStdString(c.data.tgt_tokenizer.chinese));
   }
-  if (c.model.positions == "learned" && c.model.max_positions < c.data.max_len)
-    problems << tr("model.max_positions (%1) is below data.max_len (%2): learned positions cannot encode the "
-                   "longest training sentences")
-                    .arg(c.model.max_positions)
-                    .arg(c.data.max_len);
   const auto corpus = state_->corpus();
   if (corpus && c.data.dev >= 0 && c.data.test >= 0) {
     const std::size_t total = corpus->pairs.size();

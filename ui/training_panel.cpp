@@ -93,8 +93,9 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   samples_ = new QTableWidget(0, 4, this);
   samples_->setObjectName(QStringLiteral("trainSamples"));
   samples_->setHorizontalHeaderLabels({tr("step"), tr("source"), tr("reference"), tr("model output")});
-  samples_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-  samples_->horizontalHeader()->setStretchLastSection(true);
+  // Step as narrow as it can be; source, reference and output share the rest equally.
+  samples_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  samples_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
   samples_->verticalHeader()->hide();
   samples_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   samples_->setWordWrap(true);

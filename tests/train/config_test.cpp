@@ -85,6 +85,17 @@ TEST(Config, ProblemsListInvalidCombinations) {
   EXPECT_THROW(c.validate(), ConfigError);
 }
 
+TEST(Config, LearnedPositionsMustCoverTheLongestPair) {
+  auto c = preset("nanogpt-deu");  // block of 20 tokens plus BOS/EOS: 22 positions
+  EXPECT_TRUE(c.problems().empty());
+  c.data.max_len = 21;
+  ASSERT_EQ(c.problems().size(), 1u);
+  EXPECT_NE(c.problems()[0].find("model.max_positions"), std::string::npos);
+  EXPECT_NE(c.problems()[0].find("data.max_len"), std::string::npos);
+  c.model.positions = "sinusoidal";  // the sinusoidal table is computed for any length
+  EXPECT_TRUE(c.problems().empty());
+}
+
 TEST(Config, LoadsFilesAndNamesThemInErrors) {
   test::TempDir dir;
   EXPECT_THROW(load_config_file(dir.file("missing.json")), ConfigError);

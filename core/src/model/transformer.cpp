@@ -277,6 +277,7 @@ Transformer build_model(const ModelConfig& config, std::int64_t src_vocab, std::
   ExperimentConfig check;
   check.model = config;
   check.data.shared_vocab = shared_vocab;
+  check.data.max_len = 1;  // only the model section is checked here, not how long the data may be
   check.validate();
   if (config.share_embeddings && src_vocab != tgt_vocab)
     throw ConfigError("model.share_embeddings needs one vocabulary for both sides (sizes " +

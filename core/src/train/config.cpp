@@ -244,6 +244,10 @@ std::vector<std::string> ExperimentConfig::problems() const {
     p.push_back("model.d_model must be even for sinusoidal positions");
   if (m.dropout < 0 || m.dropout >= 1) p.push_back("model.dropout must be in [0, 1)");
   check_choice(p, "model.positions", m.positions, {"sinusoidal", "learned"});
+  // A learned table has no row beyond max_positions: the longest training pair plus BOS/EOS must fit.
+  if (m.positions == "learned" && m.max_positions < data.max_len + 2)
+    p.push_back("model.max_positions (" + std::to_string(m.max_positions) + ") must be at least data.max_len + 2 (" +
+                std::to_string(data.max_len + 2) + ") with learned positions");
   if (m.share_embeddings && !data.shared_vocab)
     p.push_back("model.share_embeddings needs data.shared_vocab (one vocabulary for both sides)");
 
