@@ -111,11 +111,18 @@ bool StudioState::applySetting(const QString& assignment, QString* error) {
   return true;
 }
 
-void StudioState::applyPreset(const QString& name) {
-  ExperimentConfig next = preset(name.toStdString());
+bool StudioState::applyPreset(const QString& name, QString* error) {
+  ExperimentConfig next;
+  try {
+    next = preset(name.toStdString());
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
   next.train.device = config_.train.device;
   next.train.threads = config_.train.threads;
   setConfig(next);
+  return true;
 }
 
 QString StudioState::runsDirectory() const {

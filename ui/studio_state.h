@@ -48,8 +48,9 @@ class StudioState : public QObject {
   /// Applies "section.key=value" (as the CLI's --set). Returns false and fills `error` when the key
   /// or value is refused; the configuration is then unchanged.
   bool applySetting(const QString& assignment, QString* error = nullptr);
-  /// Replaces the configuration by a preset, keeping the device and thread choices.
-  void applyPreset(const QString& name);
+  /// Replaces the configuration by a preset, keeping the device and thread choices. Returns false
+  /// (configuration unchanged, `error` naming the valid presets) for an unknown name.
+  bool applyPreset(const QString& name, QString* error = nullptr);
 
   /// The run history database the app records into and shows.
   QString databasePath() const { return database_path_; }

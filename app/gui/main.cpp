@@ -3,14 +3,12 @@
 // screenshots (docs/screenshots is made this way under Xvfb).
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QDir>
 #include <QFontDatabase>
 #include <QStatusBar>
 #include <QTimer>
 
 #include <cstdio>
 
-#include "config_panel.h"
 #include "main_window.h"
 #include "studio_state.h"
 #include "training_controller.h"
@@ -57,9 +55,12 @@ int main(int argc, char** argv) {
 
   ts::ui::MainWindow window(parser.value(db));
   auto* state = window.state();
-  if (parser.isSet(preset_opt)) state->applyPreset(parser.value(preset_opt));
+  QString error;
+  if (parser.isSet(preset_opt) && !state->applyPreset(parser.value(preset_opt), &error)) {
+    std::fprintf(stderr, "error: --preset: %s\n", qPrintable(error));
+    return 2;
+  }
   for (const auto& assignment : parser.values(set_opt)) {
-    QString error;
     if (!state->applySetting(assignment, &error)) {
       std::fprintf(stderr, "error: --set %s: %s\n", qPrintable(assignment), qPrintable(error));
       return 2;

@@ -70,7 +70,10 @@ class StudioStateTest : public QObject {
     QVERIFY(!state.applySetting(QStringLiteral("model.no_such_key=1"), &error));
     QVERIFY2(error.contains(QStringLiteral("no_such_key")), qPrintable(error));
     QCOMPARE(config.count(), 1);
-    state.applyPreset(QStringLiteral("tiny"));
+    QVERIFY(state.applyPreset(QStringLiteral("tiny")));
+    QCOMPARE(QString::fromStdString(state.config().preset), QStringLiteral("tiny"));
+    QVERIFY(!state.applyPreset(QStringLiteral("no-such-preset"), &error));
+    QVERIFY2(error.contains(QStringLiteral("annotated")), qPrintable(error));  // names the valid presets
     QCOMPARE(QString::fromStdString(state.config().preset), QStringLiteral("tiny"));
   }
 
