@@ -16,6 +16,7 @@
 #include <QStatusBar>
 #include <QTimer>
 
+#include "anatomy_panel.h"
 #include "config_panel.h"
 #include "dataset_panel.h"
 #include "device_info.h"
@@ -44,6 +45,7 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
   training_ = new TrainingPanel(state_, controller_, this);
   translate_ = new TranslatePanel(state_, translation_, controller_, this);
   history_ = new HistoryPanel(state_, translation_, this);
+  anatomy_ = new AnatomyPanel(state_, this);
 
   createDocks();
   createMenus();
@@ -113,6 +115,7 @@ void MainWindow::createDocks() {
   auto* training = addPanel(training_, tr("Training"), QStringLiteral("dock.training"));
   auto* translate = addPanel(translate_, tr("Translate"), QStringLiteral("dock.translate"));
   auto* history = addPanel(history_, tr("Run history"), QStringLiteral("dock.history"));
+  auto* anatomy = addPanel(anatomy_, tr("Model anatomy"), QStringLiteral("dock.anatomy"));
   addDockWidget(Qt::LeftDockWidgetArea, dataset);
   addDockWidget(Qt::LeftDockWidgetArea, config);
   tabifyDockWidget(dataset, config);
@@ -121,6 +124,7 @@ void MainWindow::createDocks() {
   addDockWidget(Qt::RightDockWidgetArea, history);
   tabifyDockWidget(training, translate);
   tabifyDockWidget(training, history);
+  tabifyDockWidget(training, anatomy);
   resizeDocks({dataset, training}, {560, 880}, Qt::Horizontal);
   dataset->raise();
   training->raise();
@@ -318,7 +322,8 @@ bool MainWindow::saveScreenshots(const QString& directory, QString* error) {
                                                 {config_, QStringLiteral("configuration")},
                                                 {training_, QStringLiteral("training")},
                                                 {translate_, QStringLiteral("translate")},
-                                                {history_, QStringLiteral("history")}};
+                                                {history_, QStringLiteral("history")},
+                                                {anatomy_, QStringLiteral("anatomy")}};
   for (const auto& [panel, name] : panels) {
     showPanel(panel);
     QApplication::processEvents();

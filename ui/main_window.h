@@ -1,4 +1,4 @@
-// The main window: five dockable panels (Dataset, Configuration, Training, Translate, Run history)
+// The main window: dockable panels (Dataset, Configuration, Training, Translate, Run history, Model anatomy)
 // that the user can rearrange, with the layout restored next time; menus with standard shortcuts,
 // recent files, drag-and-drop of corpus files, a status bar, and a close that never loses a run.
 #pragma once
@@ -21,6 +21,7 @@ class ConfigPanel;
 class TrainingPanel;
 class TranslatePanel;
 class HistoryPanel;
+class AnatomyPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -37,6 +38,7 @@ class MainWindow : public QMainWindow {
   TrainingPanel* trainingPanel() const { return training_; }
   TranslatePanel* translatePanel() const { return translate_; }
   HistoryPanel* historyPanel() const { return history_; }
+  AnatomyPanel* anatomyPanel() const { return anatomy_; }
   /// The dock holding a panel (to raise it or grab it).
   QDockWidget* dockOf(QWidget* panel) const;
 
@@ -73,6 +75,7 @@ class MainWindow : public QMainWindow {
   TrainingPanel* training_;
   TranslatePanel* translate_;
   HistoryPanel* history_;
+  AnatomyPanel* anatomy_;
   QList<QDockWidget*> docks_;
   QMenu* recent_menu_ = nullptr;
   QLabel* status_label_ = nullptr;

@@ -18,6 +18,7 @@
 
 #include <qcustomplot.h>
 
+#include "anatomy_panel.h"
 #include "config_panel.h"
 #include "dataset_panel.h"
 #include "history_panel.h"
@@ -94,7 +95,7 @@ class MainWindowTest : public QObject {
     QVERIFY(w.state()->isDemo());
     QVERIFY(w.windowTitle().contains(QStringLiteral("demo corpus")));
     for (QWidget* panel : std::initializer_list<QWidget*>{w.datasetPanel(), w.configPanel(), w.trainingPanel(),
-                                                          w.translatePanel(), w.historyPanel()})
+                                                          w.translatePanel(), w.historyPanel(), w.anatomyPanel()})
       QVERIFY(w.dockOf(panel) != nullptr);
     auto* start = w.findChild<QPushButton*>(QStringLiteral("trainStart"));
     QVERIFY(start && start->isEnabled());  // the demo corpus can be trained at once
