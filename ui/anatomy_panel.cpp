@@ -30,19 +30,6 @@ namespace {
 
 constexpr int kPad = 0;  // Vocab::kPad (ts/text/vocab.h): the id the loss ignores
 
-// Viridis: perceptually uniform and readable on light and dark palettes.
-QCPColorGradient viridis() {
-  QCPColorGradient g;
-  g.clearColorStops();
-  g.setColorStopAt(0.00, QColor(68, 1, 84));
-  g.setColorStopAt(0.25, QColor(59, 82, 139));
-  g.setColorStopAt(0.50, QColor(33, 145, 140));
-  g.setColorStopAt(0.75, QColor(94, 201, 98));
-  g.setColorStopAt(1.00, QColor(253, 231, 37));
-  g.setColorInterpolation(QCPColorGradient::ciRGB);
-  return g;
-}
-
 // A styled plot holding one discrete colour map (row 0 at the top, as matrices are read) and a
 // colour scale beside it.
 QCPColorMap* make_heatmap(QCustomPlot* plot, const QString& scaleLabel) {
@@ -72,7 +59,7 @@ QCPColorMap* make_heatmap(QCustomPlot* plot, const QString& scaleLabel) {
   scale->axis()->setTickLabelColor(fg);
   scale->axis()->setLabelColor(fg);
   map->setColorScale(scale);
-  map->setGradient(viridis());  // after setColorScale, which hands the scale's gradient to the map
+  map->setGradient(viridis_gradient());  // after setColorScale, which hands the scale's gradient to the map
   auto* group = new QCPMarginGroup(plot);  // the scale lines up with the axis rect
   plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
   scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);

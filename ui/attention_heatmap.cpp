@@ -18,19 +18,6 @@ namespace ts::ui {
 
 namespace {
 
-// Viridis: perceptually uniform, readable in colour-blindness and on light and dark themes.
-QCPColorGradient viridis() {
-  QCPColorGradient g;
-  g.clearColorStops();
-  g.setColorStopAt(0.00, QColor(68, 1, 84));
-  g.setColorStopAt(0.25, QColor(59, 82, 139));
-  g.setColorStopAt(0.50, QColor(33, 145, 140));
-  g.setColorStopAt(0.75, QColor(94, 201, 98));
-  g.setColorStopAt(1.00, QColor(253, 231, 37));
-  g.setColorInterpolation(QCPColorGradient::ciRGB);
-  return g;
-}
-
 // Keeps a range inside [lo, hi] (the map's extent) while dragging or zooming.
 QCPRange bounded(QCPRange r, double lo, double hi) {
   if (r.size() >= hi - lo) return QCPRange(lo, hi);
@@ -85,7 +72,7 @@ AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent) {
   scale_->axis()->setLabel(tr("weight"));
   style_axis(scale_->axis(), plot_->palette());
   map_->setColorScale(scale_);
-  scale_->setGradient(viridis());
+  scale_->setGradient(viridis_gradient());
   scale_->setDataRange(QCPRange(0, 1));
   auto* margins = new QCPMarginGroup(plot_);
   plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);

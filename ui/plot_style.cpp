@@ -39,6 +39,18 @@ QColor series_color(int i) {
   return colors[((i % 10) + 10) % 10];
 }
 
+QCPColorGradient viridis_gradient() {
+  QCPColorGradient g;
+  g.clearColorStops();
+  g.setColorStopAt(0.00, QColor(68, 1, 84));
+  g.setColorStopAt(0.25, QColor(59, 82, 139));
+  g.setColorStopAt(0.50, QColor(33, 145, 140));
+  g.setColorStopAt(0.75, QColor(94, 201, 98));
+  g.setColorStopAt(1.00, QColor(253, 231, 37));
+  g.setColorInterpolation(QCPColorGradient::ciRGB);
+  return g;
+}
+
 bool export_plot(QCustomPlot* plot, const QString& path, QString* error) {
   const QString suffix = QFileInfo(path).suffix().toLower();
   bool ok = false;

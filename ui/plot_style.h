@@ -6,6 +6,7 @@
 #include <QColor>
 #include <QString>
 
+class QCPColorGradient;
 class QCustomPlot;
 
 namespace ts::ui {
@@ -14,6 +15,9 @@ namespace ts::ui {
 void style_plot(QCustomPlot* plot);
 /// The i-th colour of a qualitative palette that reads on light and dark backgrounds.
 QColor series_color(int i);
+/// Viridis: perceptually uniform, readable with colour-blindness and on light and dark themes
+/// (every heatmap uses it).
+QCPColorGradient viridis_gradient();
 /// Saves the plot by the file's suffix: .png, .pdf, .jpg or .bmp. Returns false and fills `error`.
 bool export_plot(QCustomPlot* plot, const QString& path, QString* error = nullptr);
 
