@@ -58,6 +58,20 @@ void use_fractions(StudioState& state) {
   QVERIFY(state.applySetting(QStringLiteral("data.test=0.1")));
 }
 
+// A shown panel over a fixture corpus (10% dev and test), read and analysed.
+struct LoadedPanel {
+  QTemporaryDir dir;
+  StudioState state;
+  DatasetPanel panel{&state};
+  QString path;
+  bool loaded = false;
+  LoadedPanel(int pairs, int bad) : path(test::write_fixture_corpus(dir, pairs, bad)) {
+    use_fractions(state);
+    panel.show();
+    loaded = load(state, panel, path);
+  }
+};
+
 QString joined(const std::vector<std::string>& tokens) {
   QStringList parts;
   for (const auto& t : tokens) parts << QString::fromStdString(t);
@@ -123,13 +137,10 @@ class DatasetPanelTest : public QObject {
   }
 
   void previewTableShowsPairsWithTheirTokens() {
-    QTemporaryDir dir;
-    const QString path = test::write_fixture_corpus(dir, 40, 1);
-    StudioState state;
-    use_fractions(state);
-    DatasetPanel panel(&state);
-    panel.show();
-    QVERIFY(load(state, panel, path));
+    LoadedPanel f(40, 1);
+    QVERIFY(f.loaded);
+    auto& state = f.state;
+    auto& panel = f.panel;
     auto* table = panel.findChild<QTableView*>(QStringLiteral("datasetPreview"));
     QVERIFY(table);
     QCOMPARE(table->model()->rowCount(), 40);
@@ -181,13 +192,10 @@ class DatasetPanelTest : public QObject {
   }
 
   void switchingDirectionSwapsTheColumns() {
-    QTemporaryDir dir;
-    const QString path = test::write_fixture_corpus(dir, 20, 0);
-    StudioState state;
-    use_fractions(state);
-    DatasetPanel panel(&state);
-    panel.show();
-    QVERIFY(load(state, panel, path));
+    LoadedPanel f(20, 0);
+    QVERIFY(f.loaded);
+    auto& state = f.state;
+    auto& panel = f.panel;
     auto* direction = panel.findChild<QComboBox*>(QStringLiteral("datasetDirection"));
     QVERIFY(direction);
     QCOMPARE(direction->count(), 2);
@@ -207,13 +215,10 @@ class DatasetPanelTest : public QObject {
   }
 
   void charTokenizerChangesTheConfigAndTheVocabulary() {
-    QTemporaryDir dir;
-    const QString path = test::write_fixture_corpus(dir, 40, 0);
-    StudioState state;
-    use_fractions(state);
-    DatasetPanel panel(&state);
-    panel.show();
-    QVERIFY(load(state, panel, path));
+    LoadedPanel f(40, 0);
+    QVERIFY(f.loaded);
+    auto& state = f.state;
+    auto& panel = f.panel;
     auto vocab_of = [&](bool source) {
       const auto prepared = ts::prepare_data(*state.corpus(), state.direction(), state.config().data);
       return QStringLiteral("%1 tokens").arg((source ? prepared.pipeline.src_vocab : prepared.pipeline.tgt_vocab)->size());
@@ -250,13 +255,10 @@ class DatasetPanelTest : public QObject {
   }
 
   void sentencePieceShowsTheConfiguredSize() {
-    QTemporaryDir dir;
-    const QString path = test::write_fixture_corpus(dir, 20, 0);
-    StudioState state;
-    use_fractions(state);
-    DatasetPanel panel(&state);
-    panel.show();
-    QVERIFY(load(state, panel, path));
+    LoadedPanel f(20, 0);
+    QVERIFY(f.loaded);
+    auto& state = f.state;
+    auto& panel = f.panel;
     auto* kind = panel.findChild<QComboBox*>(QStringLiteral("datasetTargetTokenizer"));
     auto* pieces = panel.findChild<QSpinBox*>(QStringLiteral("datasetTargetPieceCount"));
     QVERIFY(kind && pieces);
@@ -272,13 +274,10 @@ class DatasetPanelTest : public QObject {
   }
 
   void splitSizesFollowTheHeldOutSettings() {
-    QTemporaryDir dir;
-    const QString path = test::write_fixture_corpus(dir, 40, 0);
-    StudioState state;
-    use_fractions(state);
-    DatasetPanel panel(&state);
-    panel.show();
-    QVERIFY(load(state, panel, path));
+    LoadedPanel f(40, 0);
+    QVERIFY(f.loaded);
+    auto& state = f.state;
+    auto& panel = f.panel;
     auto* dev = panel.findChild<QLineEdit*>(QStringLiteral("datasetDev"));
     QVERIFY(dev);
     QCOMPARE(dev->text(), QStringLiteral("0.1"));
@@ -295,13 +294,9 @@ class DatasetPanelTest : public QObject {
   }
 
   void searchFiltersTheWholeCorpus() {
-    QTemporaryDir dir;
-    const QString path = test::write_fixture_corpus(dir, 40, 0);
-    StudioState state;
-    use_fractions(state);
-    DatasetPanel panel(&state);
-    panel.show();
-    QVERIFY(load(state, panel, path));
+    LoadedPanel f(40, 0);
+    QVERIFY(f.loaded);
+    auto& panel = f.panel;
     auto* search = panel.findChild<QLineEdit*>(QStringLiteral("datasetSearch"));
     auto* table = panel.findChild<QTableView*>(QStringLiteral("datasetPreview"));
     QTest::keyClicks(search, QStringLiteral("katze"));
