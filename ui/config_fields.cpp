@@ -311,6 +311,9 @@ std::vector<ConfigField> build_fields() {
   add_row(Row("train.samples", "Sample translations", FieldKind::Integer)
               .range(0, 1000)
               .help("Dev sentences shown with their translation at each validation."));
+  add_row(Row("train.probe", "Probe sentence", FieldKind::Text)
+              .help("A source sentence translated at every validation, its cross-attention recorded, "
+                    "so the Attention over training view can replay how alignment emerges. Empty: none."));
   add_row(Row("train.best_metric", "Best checkpoint by", FieldKind::Choice)
               .values({QStringLiteral("bleu"), QStringLiteral("loss")})
               .help("Which dev score decides the best checkpoint and early stopping: BLEU (higher is better) or "
@@ -479,6 +482,7 @@ QString field_tooltip(const ConfigField& field) {
       range = tr_("Values: %1").arg(field.choices.join(QStringLiteral(", ")));
       break;
     case FieldKind::Toggle:
+    case FieldKind::Text:
       break;
   }
   QString defaultText = display_value(def);

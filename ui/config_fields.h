@@ -22,6 +22,7 @@ enum class FieldKind {
   Real,     // double: a spin box showing %g, so 1e-9 and 1000 both read well
   Toggle,   // bool: QCheckBox
   Choice,   // string from a fixed list: QComboBox
+  Text,     // free text (e.g. the probe sentence): QLineEdit
 };
 
 /// How the arrows / PageUp change a real value.

@@ -545,6 +545,13 @@ QWidget* ConfigPanel::createEditor(Editor& e) {
       widget = edit;
       break;
     }
+    case FieldKind::Text: {
+      auto* edit = new QLineEdit(this);
+      edit->setClearButtonEnabled(true);
+      connect(edit, &QLineEdit::editingFinished, this, [this, &e] { onEdited(e); });
+      widget = edit;
+      break;
+    }
     case FieldKind::Toggle: {
       auto* check = new QCheckBox(this);
       connect(check, &QCheckBox::toggled, this, [this, &e] { onEdited(e); });
@@ -644,6 +651,12 @@ void ConfigPanel::onEdited(Editor& e) {
       }
       break;
     }
+    case FieldKind::Text: {
+      const QString v = static_cast<QLineEdit*>(e.widget)->text();
+      if (current.is_string() && QString::fromStdString(current.get<std::string>()) == v) return;
+      text = assignment_value(nlohmann::json(v.toStdString()));
+      break;
+    }
     case FieldKind::Toggle: {
       const bool v = static_cast<QCheckBox*>(e.widget)->isChecked();
       if (current.is_boolean() && current.get<bool>() == v) return;
@@ -694,6 +707,10 @@ void ConfigPanel::showEditorValue(Editor& e, const nlohmann::json& value) {
     case FieldKind::Seed:
       static_cast<QLineEdit*>(e.widget)->setText(
           value.is_number_unsigned() ? QString::number(value.get<std::uint64_t>()) : display_value(value));
+      break;
+    case FieldKind::Text:
+      static_cast<QLineEdit*>(e.widget)->setText(value.is_string() ? QString::fromStdString(value.get<std::string>())
+                                                                   : display_value(value));
       break;
     case FieldKind::Toggle:
       static_cast<QCheckBox*>(e.widget)->setChecked(value.is_boolean() && value.get<bool>());

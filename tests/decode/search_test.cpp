@@ -1,6 +1,7 @@
 #include "ts/decode/search.h"
 
 #include <gtest/gtest.h>
+#include <map>
 
 #include "test_utils.h"
 #include "ts/decode/translator.h"
@@ -80,7 +81,7 @@ TEST_F(Search, SamplingIsSeededAndTopKOneIsGreedy) {
 }
 
 TEST_F(Search, AttentionIsReturnedPerLayerAndHeadWithRowsSummingToOne) {
-  for (const std::string mode : {"greedy", "beam"}) {
+  for (const std::string mode : {"greedy", "beam", "sample"}) {
     DecodeConfig c;
     c.mode = mode;
     const auto t = translator_->translate(data_->text.train[2].src, c, /*record_attention=*/true);
@@ -92,10 +93,68 @@ TEST_F(Search, AttentionIsReturnedPerLayerAndHeadWithRowsSummingToOne) {
     EXPECT_EQ(t.best.attention.encoder_self[0].sizes(), (at::IntArrayRef{1, 2, S, S})) << mode;
     EXPECT_TRUE(at::allclose(t.best.attention.cross[0].sum(-1), at::ones({1, 2, T}), 1e-5, 1e-5));
     EXPECT_TRUE(at::allclose(t.best.attention.decoder_self[0].sum(-1), at::ones({1, 2, T}), 1e-5, 1e-5));
+    EXPECT_TRUE(at::allclose(t.best.attention.encoder_self[0].sum(-1), at::ones({1, 2, S}), 1e-5, 1e-5));
+    // Incremental decoding keeps the causal mask: nothing above the diagonal.
+    EXPECT_EQ(t.best.attention.decoder_self[0].triu(1).abs().sum().item<float>(), 0.0F) << mode;
     const auto json = t.attention_json();
     EXPECT_EQ(json["cross"][0][1].size(), static_cast<std::size_t>(T));
     EXPECT_EQ(json["source_tokens"].size(), static_cast<std::size_t>(S));
   }
+}
+
+TEST_F(Search, BeamTreeIsConsistentWithTheNBest) {
+  DecodeConfig c;
+  c.mode = "beam";
+  c.beam = 4;
+  c.nbest = 4;
+  std::size_t pruned = 0;
+  for (const auto& pair : data_->text.train) {
+    const auto t = translator_->translate(pair.src, c);
+    const auto& nodes = t.beam_tree.nodes;
+    ASSERT_FALSE(nodes.empty());
+    EXPECT_EQ(nodes[0].state, "root");
+    EXPECT_EQ(nodes[0].parent, -1);
+    for (std::size_t i = 1; i < nodes.size(); ++i) {
+      const auto& n = nodes[i];
+      ASSERT_GE(n.parent, 0);
+      ASSERT_LT(n.parent, static_cast<std::int64_t>(i)) << "parents come before children";
+      const auto& p = nodes[static_cast<std::size_t>(n.parent)];
+      EXPECT_EQ(n.step, p.step + 1);
+      EXPECT_NE(p.state, "pruned") << "nothing grows from a cut candidate";
+      EXPECT_NEAR(n.log_prob, p.log_prob + n.token_log_prob, 1e-3) << "cumulative log-probability";
+      EXPECT_EQ(n.text, translator_->pipeline().tgt_vocab->token(n.token));
+      pruned += n.state == "pruned";
+    }
+    // At most `beam` candidates survive each step.
+    std::map<std::int64_t, int> kept_per_step;
+    for (const auto& n : nodes)
+      if (n.state == "kept") ++kept_per_step[n.step];
+    for (const auto& [step, count] : kept_per_step) EXPECT_LE(count, c.beam) << "step " << step;
+    // Every n-best entry is a root-to-leaf path whose tokens and scores are the hypothesis's.
+    ASSERT_EQ(t.nbest.size(), static_cast<std::size_t>(std::count_if(nodes.begin(), nodes.end(),
+                                                                      [](const BeamNode& n) { return n.rank >= 0; })));
+    for (int rank = 0; rank < static_cast<int>(t.nbest.size()); ++rank) {
+      const auto path = t.beam_tree.path(rank);
+      ASSERT_GE(path.size(), 2u);
+      EXPECT_EQ(path.front(), 0);
+      const auto& leaf = nodes[static_cast<std::size_t>(path.back())];
+      EXPECT_EQ(leaf.state, "finished");
+      EXPECT_NEAR(leaf.log_prob, t.nbest[rank].log_prob, 1e-3);
+      EXPECT_NEAR(leaf.score, t.nbest[rank].score, 1e-3);
+      std::vector<std::int64_t> ids;
+      for (std::size_t k = 1; k < path.size(); ++k) ids.push_back(nodes[static_cast<std::size_t>(path[k])].token);
+      if (!ids.empty() && ids.back() == Vocab::kEos) ids.pop_back();
+      EXPECT_EQ(translator_->pipeline().decode_target(ids), t.nbest[rank].text) << "rank " << rank;
+    }
+    EXPECT_EQ(t.beam_tree.path(0).back(), t.best.node);
+    const auto json = t.beam_tree_json();
+    EXPECT_EQ(json["nodes"].size(), nodes.size());
+    EXPECT_EQ(json["best_path"].get<std::vector<std::int64_t>>(), t.beam_tree.path(0));
+  }
+  // Each step scores 2 * beam candidates but keeps at most `beam`: some are cut and recorded.
+  EXPECT_GT(pruned, 0u);
+  // Greedy decoding has no tree.
+  EXPECT_TRUE(translator_->translate(data_->text.train[0].src, {}).beam_tree_json().is_null());
 }
 
 TEST_F(Search, GreedyBatchMatchesOneByOne) {

@@ -67,7 +67,8 @@ TEST(RunStore, MigratesAnOlderDatabaseKeepingItsRuns) {
     EXPECT_FALSE(old.tableExists("tags"));
   }
   RunStore store(db.path());
-  EXPECT_EQ(store.schema_version(), 2);
+  EXPECT_EQ(store.schema_version(), RunStore::kSchemaVersion);
+  EXPECT_EQ(store.probes(1).size(), 0u);  // the newest table exists too
   const auto runs = store.list_runs();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].name, "old run");
@@ -89,6 +90,30 @@ TEST(RunStore, RefusesANewerSchemaAndForeignFiles) {
   }
   std::ofstream(db.file("notes.db")) << "these are my notes, not a database at all, but long enough to look like a file";
   EXPECT_THROW(RunStore(db.file("notes.db")), StoreError);
+}
+
+TEST(RunStore, KeepsProbeAttentionPerValidationUntilTheRunIsDeleted) {
+  TempDb db;
+  RunStore store(db.path());
+  const auto id = store.create_run(sample_run());
+  const auto other = store.create_run(sample_run("other"));
+  StoreBatch batch;
+  for (int step : {200, 100}) {
+    nlohmann::json probe = {{"source", "Ich habe das Buch gelesen."},
+                            {"text", step == 100 ? "I book." : "I have read the book."},
+                            {"cross", {{{{0.25, 0.75}}}}}};
+    batch.probes.push_back({id, step, probe});
+  }
+  batch.probes.push_back({other, 100, {{"source", "x"}}});
+  store.write(batch);
+  const auto probes = store.probes(id);
+  ASSERT_EQ(probes.size(), 2u);
+  EXPECT_EQ(probes[0].step, 100);  // by step, whatever the order written
+  EXPECT_EQ(probes[1].probe["text"], "I have read the book.");
+  EXPECT_DOUBLE_EQ(probes[1].probe["cross"][0][0][0][1].get<double>(), 0.75);
+  store.delete_run(id);
+  EXPECT_TRUE(store.probes(id).empty());
+  EXPECT_EQ(store.probes(other).size(), 1u);
 }
 
 TEST(RunStore, HostileNamesAreJustNames) {

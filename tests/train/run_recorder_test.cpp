@@ -28,6 +28,7 @@ TEST(RunRecorder, RecordsEveryStepValidationAndCheckpoint) {
   Fixture f;
   f.config.train.max_steps = 40;
   f.config.train.validate_every = 20;
+  f.config.train.probe = "ein Satz";
   std::atomic<bool> stop{false};
   {
     RunRecorder recorder(f.db, f.run_id, &stop, {0.05, 60, true});
@@ -42,6 +43,11 @@ TEST(RunRecorder, RecordsEveryStepValidationAndCheckpoint) {
   EXPECT_EQ(store.metric(f.run_id, "lr").size(), 40u);
   EXPECT_EQ(store.metric(f.run_id, "bleu").size(), 2u);
   EXPECT_EQ(store.samples(f.run_id).size(), 4u);  // 2 validations x 2 dev sentences
+  const auto probes = store.probes(f.run_id);
+  ASSERT_EQ(probes.size(), 2u);  // the probe sentence at each validation
+  EXPECT_EQ(probes[0].step, 20);
+  EXPECT_EQ(probes[1].step, 40);
+  EXPECT_EQ(probes[1].probe["source"], "ein Satz");
   const auto checkpoints = store.checkpoints(f.run_id);
   ASSERT_GE(checkpoints.size(), 3u);  // best and last at the first validation, last (and maybe best) at the second
   const auto& last = checkpoints.back();

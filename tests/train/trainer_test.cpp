@@ -105,12 +105,49 @@ TEST(Trainer, ValidatesWithMetricsSamplesAndKeepsTheBestCheckpoint) {
     EXPECT_LE(v.bleu, 100.0);
   }
   EXPECT_TRUE(observer.validations.front().improved);
+  EXPECT_TRUE(observer.validations.front().probe.is_null()) << "no probe sentence was set";
   EXPECT_TRUE(std::filesystem::exists(dir.file("best.ckpt")));
   EXPECT_TRUE(std::filesystem::exists(dir.file("last.ckpt")));
   EXPECT_TRUE(std::filesystem::exists(dir.file("step-30.ckpt")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("step-20.ckpt")));  // keep_last = 1
   for (const auto& entry : std::filesystem::directory_iterator(dir.str()))
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << "temp file left: " << entry.path();
+}
+
+TEST(Trainer, CapturesTheProbeSentencesCrossAttentionAtEveryValidation) {
+  auto config = test::tiny_config(/*dev=*/2, /*test=*/0);
+  config.model.decoder_layers = 2;
+  config.train.max_steps = 30;
+  config.train.validate_every = 10;
+  auto data = test::tiny_data(config);
+  config.train.probe = data.text.train[0].src;
+  test::TempDir dir;
+  RecordingObserver observer;
+  Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer).run();
+  ASSERT_EQ(observer.validations.size(), 3u);
+  for (const auto& v : observer.validations) {
+    const auto& p = v.probe;
+    ASSERT_TRUE(p.is_object()) << "step " << v.step;
+    EXPECT_EQ(p["source"], config.train.probe);
+    const auto S = p["source_tokens"].size();
+    const auto T = p["target_tokens"].size();
+    EXPECT_EQ(S, data.pipeline.encode_source(config.train.probe).size());
+    ASSERT_EQ(p["cross"].size(), 2u);  // one entry per decoder layer
+    for (const auto& layer : p["cross"]) {
+      ASSERT_EQ(layer.size(), static_cast<std::size_t>(config.model.heads));
+      for (const auto& head : layer) {
+        ASSERT_GE(head.size(), T > 0 ? T - 1 : 0);  // a row per generated token (EOS included when produced)
+        for (const auto& row : head) {
+          ASSERT_EQ(row.size(), S);
+          double sum = 0;
+          for (const auto& w : row) sum += w.get<double>();
+          EXPECT_NEAR(sum, 1.0, S * 1e-4);  // rounded to 4 decimals
+        }
+      }
+    }
+  }
+  // The model changes between validations, and so do its attention weights.
+  EXPECT_NE(observer.validations.front().probe["cross"], observer.validations.back().probe["cross"]);
 }
 
 TEST(Trainer, EarlyStoppingEndsARunThatNoLongerImproves) {

@@ -81,6 +81,17 @@ std::vector<Hypothesis> collect_rows(const at::Tensor& ids, const at::Tensor& lp
 
 }  // namespace
 
+std::vector<std::int64_t> BeamTree::path(int rank) const {
+  std::vector<std::int64_t> out;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].rank != rank) continue;
+    for (auto n = static_cast<std::int64_t>(i); n >= 0; n = nodes[static_cast<std::size_t>(n)].parent) out.push_back(n);
+    std::reverse(out.begin(), out.end());
+    break;
+  }
+  return out;
+}
+
 std::int64_t max_output_length(const DecodeConfig& config, std::int64_t src_len, const Transformer& model) {
   std::int64_t n = (config.max_len_a > 0 || config.max_len_b > 0)
                        ? config.max_len_a * src_len + config.max_len_b
@@ -117,7 +128,7 @@ std::vector<Hypothesis> greedy_search(Transformer& model, const at::Tensor& src,
 }
 
 std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::int64_t>& src,
-                                    const DecodeConfig& config, bool record_attention) {
+                                    const DecodeConfig& config, bool record_attention, BeamTree* tree) {
   InferenceScope scope(model);
   const auto device = model_device(model);
   const auto width = static_cast<std::int64_t>(std::max(1, config.beam));
@@ -127,6 +138,30 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
   const auto max_len = max_output_length(config, static_cast<std::int64_t>(src.size()), model);
 
   std::vector<Hypothesis> alive(1), finished;
+  // The tree records every candidate examined: kept, finished, or cut because the beam was full.
+  auto add_node = [tree](std::int64_t parent, std::int64_t token, std::int64_t step, float token_lp, double lp,
+                         const char* state) -> std::int64_t {
+    if (!tree) return -1;
+    BeamNode n;
+    n.parent = parent;
+    n.token = token;
+    n.step = step;
+    n.token_log_prob = token_lp;
+    n.log_prob = n.score = lp;
+    n.state = state;
+    tree->nodes.push_back(std::move(n));
+    return static_cast<std::int64_t>(tree->nodes.size()) - 1;
+  };
+  if (tree) {
+    tree->nodes.clear();
+    alive[0].node = add_node(-1, Vocab::kBos, 0, 0.0F, 0.0, "root");
+  }
+  auto mark_finished = [tree](const Hypothesis& h) {
+    if (!tree || h.node < 0) return;
+    auto& n = tree->nodes[static_cast<std::size_t>(h.node)];
+    n.state = "finished";
+    n.score = h.score;
+  };
   auto tokens = at::full({1}, Vocab::kBos, at::TensorOptions().dtype(at::kLong).device(device));
   for (std::int64_t t = 0; t < max_len && !alive.empty(); ++t) {
     auto log_probs = model->step(state, tokens).to(at::kCPU);  // [n, V]
@@ -139,15 +174,24 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
     auto i_acc = top_index.accessor<std::int64_t, 1>();
     std::vector<Hypothesis> next;
     std::vector<std::int64_t> origins, next_tokens;
-    for (std::int64_t k = 0; k < top_scores.size(0) && static_cast<std::int64_t>(next.size()) < width; ++k) {
+    auto lp_acc = log_probs.accessor<float, 2>();
+    for (std::int64_t k = 0; k < top_scores.size(0); ++k) {
       const auto row = i_acc[k] / V;
       const auto token = i_acc[k] % V;
+      if (static_cast<std::int64_t>(next.size()) >= width) {
+        // The beam is full: the remaining candidates are cut (only the tree keeps them).
+        if (!tree) break;
+        add_node(alive[row].node, token, t + 1, lp_acc[row][token], s_acc[k], "pruned");
+        continue;
+      }
       Hypothesis h = alive[row];
-      h.token_log_probs.push_back(log_probs[row][token].item<float>());
+      h.token_log_probs.push_back(lp_acc[row][token]);
       h.log_prob = s_acc[k];
+      h.node = add_node(h.node, token, t + 1, lp_acc[row][token], h.log_prob, "kept");
       if (token == Vocab::kEos) {
         h.finished = true;
         h.score = h.log_prob / length_penalty(h.ids.size() + 1, config.length_penalty);
+        mark_finished(h);
         if (record_attention) attach_attention(h, state, row, encoder_maps, 0);
         finished.push_back(std::move(h));
         continue;
@@ -174,6 +218,7 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
       for (std::size_t r = 0; r < alive.size(); ++r) {
         auto& h = alive[r];
         h.score = h.log_prob / length_penalty(h.ids.size(), config.length_penalty);
+        mark_finished(h);
         if (record_attention) attach_attention(h, state, static_cast<std::int64_t>(r), encoder_maps, 0);
         finished.push_back(std::move(h));
       }
@@ -181,6 +226,10 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
   }
   std::stable_sort(finished.begin(), finished.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
   if (finished.size() > nbest) finished.resize(nbest);
+  if (tree) {
+    for (std::size_t i = 0; i < finished.size(); ++i)
+      if (finished[i].node >= 0) tree->nodes[static_cast<std::size_t>(finished[i].node)].rank = static_cast<int>(i);
+  }
   return finished;
 }
 
@@ -225,8 +274,8 @@ std::vector<Hypothesis> sample_search(Transformer& model, const std::vector<std:
 }
 
 std::vector<Hypothesis> search(Transformer& model, const std::vector<std::int64_t>& src, const DecodeConfig& config,
-                               bool record_attention) {
-  if (config.mode == "beam") return beam_search(model, src, config, record_attention);
+                               bool record_attention, BeamTree* tree) {
+  if (config.mode == "beam") return beam_search(model, src, config, record_attention, tree);
   if (config.mode == "sample") return sample_search(model, src, config, record_attention);
   return greedy_search(model, source_tensor(src, model_device(model)), config, record_attention);
 }

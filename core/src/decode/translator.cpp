@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "ts/train/batcher.h"
 
@@ -35,6 +36,33 @@ nlohmann::json Translation::attention_json() const {
           {"encoder_self", maps_to_json(best.attention.encoder_self)},
           {"decoder_self", maps_to_json(best.attention.decoder_self)},
           {"cross", maps_to_json(best.attention.cross)}};
+}
+
+nlohmann::json Translation::beam_tree_json() const {
+  if (beam_tree.nodes.empty()) return nlohmann::json();
+  auto nodes = nlohmann::json::array();
+  for (std::size_t i = 0; i < beam_tree.nodes.size(); ++i) {
+    const auto& n = beam_tree.nodes[i];
+    nodes.push_back({{"id", i}, {"parent", n.parent}, {"token", n.text}, {"token_id", n.token}, {"step", n.step},
+                     {"token_log_prob", n.token_log_prob}, {"log_prob", n.log_prob}, {"score", n.score},
+                     {"state", n.state}, {"rank", n.rank}});
+  }
+  return {{"nodes", std::move(nodes)}, {"best_path", beam_tree.path(0)}};
+}
+
+nlohmann::json Translation::probe_json(const std::string& source) const {
+  // Rounded so that a run's probes stay small in the run store (4 decimals are below what a
+  // colour scale shows).
+  auto cross = maps_to_json(best.attention.cross);
+  for (auto& layer : cross)
+    for (auto& head : layer)
+      for (auto& row : head)
+        for (auto& w : row) w = std::round(w.get<double>() * 1e4) / 1e4;
+  return {{"source", source},
+          {"text", text},
+          {"source_tokens", source_tokens},
+          {"target_tokens", target_tokens},
+          {"cross", std::move(cross)}};
 }
 
 std::vector<std::string> greedy_translate_batched(Transformer& model, const TextPipeline& pipeline,
@@ -75,7 +103,9 @@ Translation Translator::translate(const std::string& text, const DecodeConfig& c
   }
   const auto& src_vocab = *pipeline_.src_vocab;
   for (auto id : src) out.source_tokens.push_back(src_vocab.token(id));
-  auto hypotheses = search(model_, src, config, record_attention);
+  auto hypotheses = search(model_, src, config, record_attention, &out.beam_tree);
+  for (auto& node : out.beam_tree.nodes)
+    node.text = node.parent < 0 ? std::string(Vocab::kBosToken) : pipeline_.tgt_vocab->token(node.token);
   for (const auto& h : hypotheses)
     out.nbest.push_back({pipeline_.decode_target(h.ids), h.score, h.log_prob});
   if (!hypotheses.empty()) {

@@ -156,6 +156,15 @@ TransformerImpl::TransformerImpl(const ModelConfig& c, std::int64_t src_vocab, s
     if (p.dim() > 1) torch::nn::init::xavier_uniform_(p);
 }
 
+at::Tensor TransformerImpl::position_table() const {
+  const auto table = learned_positions_ ? learned_positions_->weight : sinusoid_;
+  return table.detach().to(at::kCPU, at::kFloat).clone();
+}
+
+at::Tensor TransformerImpl::embedding_table(bool target) const {
+  return (target ? tgt_embed_ : src_embed_)->weight.detach().to(at::kCPU, at::kFloat).clone();
+}
+
 std::int64_t TransformerImpl::max_length() const {
   return learned_positions_ ? config_.max_positions : sinusoid_.size(0);
 }

@@ -40,6 +40,10 @@ const char* const kMigrations[] = {
     R"(CREATE TABLE tags(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, tag TEXT NOT NULL,
          PRIMARY KEY(run_id, tag));
        CREATE INDEX checkpoints_by_path ON checkpoints(path);)",
+    // 2 -> 3: the probe sentence's attention at each validation (train.probe)
+    R"(CREATE TABLE probes(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+         step INTEGER NOT NULL, probe TEXT NOT NULL);
+       CREATE INDEX probes_by_run ON probes(run_id, step);)",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == RunStore::kSchemaVersion, "one migration per version");
 
@@ -266,6 +270,14 @@ void RunStore::write(const StoreBatch& batch) {
       c.exec();
       c.reset();
     }
+    SQLite::Statement p(*db_, "INSERT INTO probes(run_id, step, probe) VALUES(?, ?, ?)");
+    for (const auto& row : batch.probes) {
+      p.bind(1, static_cast<std::int64_t>(row.run_id));
+      p.bind(2, static_cast<std::int64_t>(row.step));
+      p.bind(3, row.probe.dump());
+      p.exec();
+      p.reset();
+    }
     transaction.commit();
   } catch (const SQLite::Exception& e) {
     rethrow(path_, e);
@@ -393,6 +405,18 @@ std::vector<SampleRow> RunStore::samples(std::int64_t run_id) const {
   return rows;
 }
 
+std::vector<ProbeRow> RunStore::probes(std::int64_t run_id) const {
+  std::vector<ProbeRow> rows;
+  SQLite::Statement q(*db_, "SELECT step, probe FROM probes WHERE run_id = ? ORDER BY step, rowid");
+  q.bind(1, static_cast<std::int64_t>(run_id));
+  while (q.executeStep()) {
+    // A damaged row is skipped rather than failing the whole replay.
+    auto probe = nlohmann::json::parse(text(q.getColumn(1)), nullptr, /*allow_exceptions=*/false);
+    if (!probe.is_discarded()) rows.push_back({run_id, q.getColumn(0).getInt64(), std::move(probe)});
+  }
+  return rows;
+}
+
 std::vector<CheckpointRow> RunStore::checkpoints(std::int64_t run_id) const {
   std::vector<CheckpointRow> rows;
   SQLite::Statement q(*db_, "SELECT id, step, kind, path, sha256, bytes, metrics, created_at FROM checkpoints "
@@ -425,7 +449,7 @@ void RunStore::remove_tag(std::int64_t run_id, const std::string& tag) {
 
 void RunStore::delete_run(std::int64_t run_id) {
   require_run(run_id);
-  execute(*db_, path_, "DELETE FROM runs WHERE id = ?", run_id);  // metrics, samples, checkpoints, tags cascade
+  execute(*db_, path_, "DELETE FROM runs WHERE id = ?", run_id);  // metrics, samples, checkpoints, tags, probes cascade
 }
 
 std::string RunStore::integrity_check() const {

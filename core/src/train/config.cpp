@@ -59,6 +59,7 @@ template <class V> void visit(TrainConfig& c, V& v) {
   v("validate_every", c.validate_every);
   v("dev_max_sentences", c.dev_max_sentences);
   v("samples", c.samples);
+  v("probe", c.probe);
   v("best_metric", c.best_metric);
   v("patience", c.patience);
   v("keep_last", c.keep_last);

@@ -25,6 +25,7 @@ void append(StoreBatch& into, StoreBatch& from) {
   into.metrics.insert(into.metrics.begin(), from.metrics.begin(), from.metrics.end());
   into.samples.insert(into.samples.begin(), from.samples.begin(), from.samples.end());
   into.checkpoints.insert(into.checkpoints.begin(), from.checkpoints.begin(), from.checkpoints.end());
+  into.probes.insert(into.probes.begin(), from.probes.begin(), from.probes.end());
 }
 
 }  // namespace
@@ -111,6 +112,7 @@ void RunRecorder::on_validation(const ValidationResult& v) {
   for (std::size_t i = 0; i < v.samples.size(); ++i)
     pending_.samples.push_back({run_id_, v.step, static_cast<int>(i), v.samples[i].source, v.samples[i].reference,
                                 v.samples[i].hypothesis});
+  if (v.probe.is_object()) pending_.probes.push_back({run_id_, v.step, v.probe});
   if (!best_bleu_ || v.bleu > *best_bleu_) best_bleu_ = v.bleu;
 }
 

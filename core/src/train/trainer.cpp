@@ -185,6 +185,18 @@ ValidationResult Trainer::State::validate() {
   ValidationResult r;
   r.step = st.position.step;
   r.epoch = st.position.epoch;
+  if (!st.config.train.probe.empty()) {
+    // The probe is decoded by the live model between steps (no gradients, eval mode restored after).
+    try {
+      Translator probe(st.model, st.data.pipeline);
+      DecodeConfig greedy = st.config.decode;
+      greedy.mode = "greedy";
+      greedy.nbest = 1;
+      r.probe = probe.translate(st.config.train.probe, greedy, /*record_attention=*/true).probe_json(st.config.train.probe);
+    } catch (const std::exception& e) {
+      obs().on_log(fmt::format("probe sentence not translated: {}", e.what()));
+    }
+  }
   const auto& dev = st.data.dev;
   if (dev.empty()) return r;
   r.loss = evaluate_loss(st.model, dev, st.device);

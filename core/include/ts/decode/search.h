@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -20,6 +21,29 @@ struct Hypothesis {
   double score = 0;                   // log_prob normalised by the length penalty (beam) or log_prob
   bool finished = false;              // ended with EOS (false: cut at the length limit)
   AttentionMaps attention;            // filled when attention was requested: [1, H, ., .] per layer
+  std::int64_t node = -1;             // beam search: this hypothesis's last node in the BeamTree
+};
+
+/// One candidate that beam search scored: the root (BOS), then one node per candidate extension.
+struct BeamNode {
+  std::int64_t parent = -1;           // index into BeamTree::nodes; -1 for the root
+  std::int64_t token = 0;             // target id (EOS for a finished hypothesis)
+  std::string text;                   // the token as text (filled by Translator; "<s>" for the root)
+  std::int64_t step = 0;              // 0 for the root, t + 1 for the token chosen at decoding step t
+  float token_log_prob = 0;           // log P(token | prefix)
+  double log_prob = 0;                // cumulative: parent's log_prob + token_log_prob
+  double score = 0;                   // finished: log_prob / length penalty; otherwise log_prob
+  /// "root", "kept" (stayed in the beam), "pruned" (among the top 2*beam candidates but cut),
+  /// "finished" (ended with EOS or at the length limit).
+  std::string state = "kept";
+  int rank = -1;                      // position in the returned n-best (0 = best), -1 otherwise
+};
+
+/// Every hypothesis beam search considered, as a tree rooted at node 0 (parents before children).
+struct BeamTree {
+  std::vector<BeamNode> nodes;
+  /// Nodes from the root to the leaf of n-best entry `rank` (empty when there is none).
+  std::vector<std::int64_t> path(int rank) const;
 };
 
 /// Maximum output length for a source of `src_len` tokens under `config` and the model's limit.
@@ -30,15 +54,18 @@ std::vector<Hypothesis> greedy_search(Transformer& model, const at::Tensor& src,
                                       bool record_attention = false);
 
 /// Beam search for one source sentence (ids ending with EOS); returns the n-best, best first.
+/// When `tree` is given it receives every candidate scored on the way (see BeamTree).
 std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::int64_t>& src,
-                                    const DecodeConfig& config, bool record_attention = false);
+                                    const DecodeConfig& config, bool record_attention = false,
+                                    BeamTree* tree = nullptr);
 
 /// Samples config.nbest outputs (temperature, top-k, top-p), best log-probability first.
 std::vector<Hypothesis> sample_search(Transformer& model, const std::vector<std::int64_t>& src,
                                       const DecodeConfig& config, bool record_attention = false);
 
 /// Dispatches on config.mode ("greedy", "beam", "sample") for one sentence.
+/// `tree` is filled by beam search only.
 std::vector<Hypothesis> search(Transformer& model, const std::vector<std::int64_t>& src, const DecodeConfig& config,
-                               bool record_attention = false);
+                               bool record_attention = false, BeamTree* tree = nullptr);
 
 }  // namespace ts

@@ -25,8 +25,16 @@ struct Translation {
   std::vector<TranslationCandidate> nbest;   // best first
   Hypothesis best;                           // ids, per-token scores, attention if requested
   double milliseconds = 0;
+  BeamTree beam_tree;                        // beam search only: every candidate it scored
   /// {"source_tokens", "target_tokens", "encoder_self"/"decoder_self"/"cross": [layer][head][q][k]}
   nlohmann::json attention_json() const;
+  /// Empty for greedy/sampling; otherwise {"nodes": [{"id", "parent", "token", "token_id", "step",
+  /// "token_log_prob", "log_prob", "score", "state", "rank"}], "best_path": [node ids root..leaf]}.
+  nlohmann::json beam_tree_json() const;
+  /// What the trainer records for its probe sentence: {"source", "text", "source_tokens",
+  /// "target_tokens", "cross": [layer][head][target][source]}, weights rounded to 4 decimals.
+  /// Needs attention recorded.
+  nlohmann::json probe_json(const std::string& source) const;
 };
 
 /// Greedy-decodes `sources` (already encoded, each ending with EOS) in length-sorted batches and

@@ -115,6 +115,13 @@ class TransformerImpl : public torch::nn::Module {
   std::int64_t pad_id() const { return pad_id_; }
   std::int64_t max_length() const;
   std::int64_t parameter_count() const;
+  /// True when positions are learned embeddings (false: the fixed sinusoidal table).
+  bool learned_positions() const { return static_cast<bool>(learned_positions_); }
+  /// The position table the model adds to its embeddings: [max_length(), D] (detached, CPU, float).
+  at::Tensor position_table() const;
+  /// The token embedding table of one side: [V, D] (detached, CPU, float; the same table for both
+  /// sides when embeddings are shared).
+  at::Tensor embedding_table(bool target) const;
 
  private:
   at::Tensor embed(torch::nn::Embedding& table, const at::Tensor& tokens, std::int64_t offset);

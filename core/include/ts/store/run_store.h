@@ -73,17 +73,24 @@ struct CheckpointRow {
   nlohmann::json metrics;
 };
 
+/// The probe sentence's attention at one validation (see TrainConfig::probe).
+struct ProbeRow {
+  std::int64_t run_id = 0, step = 0;
+  nlohmann::json probe;  // {"source", "text", "source_tokens", "target_tokens", "cross": [layer][head][q][k]}
+};
+
 /// One transaction's worth of writes from the recorder.
 struct StoreBatch {
   std::vector<MetricRow> metrics;
   std::vector<SampleRow> samples;
   std::vector<CheckpointRow> checkpoints;
-  bool empty() const { return metrics.empty() && samples.empty() && checkpoints.empty(); }
+  std::vector<ProbeRow> probes;
+  bool empty() const { return metrics.empty() && samples.empty() && checkpoints.empty() && probes.empty(); }
 };
 
 class RunStore {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   /// $XDG_DATA_HOME/transformer-studio/runs.db, or ~/.local/share/transformer-studio/runs.db.
   static std::string default_path();
@@ -117,6 +124,8 @@ class RunStore {
   std::vector<MetricRow> all_metrics(std::int64_t run_id) const;
   std::vector<SampleRow> samples(std::int64_t run_id) const;
   std::vector<CheckpointRow> checkpoints(std::int64_t run_id) const;
+  /// The probe sentence's attention at every validation of a run, by step.
+  std::vector<ProbeRow> probes(std::int64_t run_id) const;
 
   void rename_run(std::int64_t run_id, const std::string& name);
   void add_tag(std::int64_t run_id, const std::string& tag);

@@ -64,6 +64,8 @@ struct TrainConfig {
   int validate_every = 1000;             // steps; 0 = once per epoch
   int dev_max_sentences = 500;           // cap for BLEU/chrF decoding at each validation
   int samples = 3;                       // sample translations printed per validation
+  std::string probe;                     // a sentence translated at every validation, its
+                                         // cross-attention recorded (empty = none)
   std::string best_metric = "bleu";      // "bleu" | "loss"
   int patience = 0;                      // validations without improvement before stopping; 0 = never
   int keep_last = 0;                     // step-N checkpoints kept besides last and best (0 = none)

@@ -43,6 +43,10 @@ struct ValidationResult {
   std::vector<SampleTranslation> samples;
   bool improved = false;
   double seconds = 0;
+  /// When train.probe is set: that sentence greedily translated by the model at this step, with
+  /// its cross-attention: {"source", "text", "source_tokens", "target_tokens",
+  /// "cross": [layer][head][target][source]} (weights rounded to 4 decimals). Null otherwise.
+  nlohmann::json probe;
   nlohmann::json to_json() const;
 };
 
