@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -39,6 +40,7 @@ struct TrainArgs {
   std::string db, name;  // run history
   bool no_history = false;
   std::vector<std::string> sets;
+  std::optional<std::string> probe;
   int max_steps = -1, threads = -1, extra_steps = -1;
   double max_minutes = -1;
 };
@@ -55,6 +57,7 @@ void apply_overrides(ExperimentConfig& config, const TrainArgs& a) {
   if (a.max_minutes >= 0) config.train.max_minutes = a.max_minutes;
   if (!a.device.empty()) config.train.device = a.device;
   if (a.threads >= 0) config.train.threads = a.threads;
+  if (a.probe) config.train.probe = *a.probe;
   config.validate();
 }
 
@@ -150,7 +153,11 @@ int cmd_translate(const DecodeArgs& a) {
       std::cout << t.text << "\n";
     }
     std::cout.flush();
-    if (attention.is_open()) attention << t.attention_json().dump() << "\n";  // one JSON object per line
+    if (attention.is_open()) {  // one JSON object per line; beam search adds the tree it explored
+      auto j = t.attention_json();
+      if (!t.beam_tree.nodes.empty()) j["beam_tree"] = t.beam_tree_json();
+      attention << j.dump() << "\n";
+    }
   }
   return 0;
 }
@@ -255,6 +262,8 @@ int cmd_demo(const TrainArgs& a) {
 void add_train_limits(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--set", a.sets, "Override a config value, e.g. --set train.lr=0.5 --set model.heads=4");
   cmd->add_option("--max-steps", a.max_steps, "Stop after this many optimizer steps");
+  cmd->add_option("--probe", a.probe,
+                  "A source sentence translated at every validation; its cross-attention is kept in the run history");
   cmd->add_option("--max-minutes", a.max_minutes, "Stop after this many minutes of wall clock");
   cmd->add_option("--device", a.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_option("--threads", a.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
@@ -296,7 +305,7 @@ int main(int argc, char** argv) {
   DecodeArgs translate_args, eval_args;
   auto* translate = app.add_subcommand("translate", "Translate stdin to stdout, one sentence per line");
   add_decode_options(translate, translate_args);
-  translate->add_option("--attention-json", translate_args.attention_json, "Write attention weights, one JSON object per line");
+  translate->add_option("--attention-json", translate_args.attention_json, "Write attention weights (and the beam search tree), one JSON object per line");
 
   EvalArgs eval_extra;
   auto* eval = app.add_subcommand("eval", "Loss, BLEU and chrF of a checkpoint on its test split or a given corpus");

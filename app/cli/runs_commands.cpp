@@ -166,6 +166,7 @@ int export_run(RunStore& store, std::int64_t id, const std::string& format, cons
     j["samples"].push_back({{"step", s.step}, {"source", s.source}, {"reference", s.reference}, {"hypothesis", s.hypothesis}});
   for (const auto& c : store.checkpoints(id))
     j["checkpoints"].push_back({{"step", c.step}, {"kind", c.kind}, {"path", c.path}, {"sha256", c.sha256}});
+  for (const auto& p : store.probes(id)) j["probes"].push_back({{"step", p.step}, {"probe", p.probe}});
   out << j.dump(2) << "\n";
   return 0;
 }
@@ -214,7 +215,7 @@ RunsCommands::RunsCommands(CLI::App& app) {
   export_ = runs_->add_subcommand("export", "Metrics as CSV, or the whole run as JSON");
   export_->add_option("id", args_.id, "Run id")->required();
   auto* csv = export_->add_flag_callback("--csv", [this] { args_.format = "csv"; }, "CSV: run_id,step,metric,value,time_s");
-  export_->add_flag_callback("--json", [this] { args_.format = "json"; }, "JSON with metrics, samples and checkpoints")->excludes(csv);
+  export_->add_flag_callback("--json", [this] { args_.format = "json"; }, "JSON with metrics, samples, checkpoints and probe attention")->excludes(csv);
   export_->add_option("-o,--output", args_.out, "Write to this file instead of stdout");
   delete_ = runs_->add_subcommand("delete", "Delete a run's history (asks first)");
   delete_->add_option("id", args_.id, "Run id")->required();

@@ -24,7 +24,7 @@ printf 'no tab on this line\r\n' >> "$work/deu.txt"
 
 # Train (tiny preset), with the malformed line reported by number.
 "$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 60 --threads 1 \
-  --set data.dev=2 --set train.validate_every=30 --out "$work/run" > "$work/train.log" 2>&1
+  --set data.dev=2 --set train.validate_every=30 --probe "Hund sehe Buch." --out "$work/run" > "$work/train.log" 2>&1
 check "train exits 0" test $? -eq 0
 check "malformed line reported with its number" contains "$work/train.log" "line 17"
 check "validation printed with BLEU and chrF" contains "$work/train.log" "BLEU"
@@ -56,6 +56,8 @@ check "history lists the runs" test "$(grep -c "deu.txt" "$work/runs.txt")" -ge 
 check "history database in XDG_DATA_HOME" test -s "$work/xdg/transformer-studio/runs.db"
 "$cli" runs export 1 --csv > "$work/export.csv"
 check "export has train_loss rows" grep -q ",train_loss," "$work/export.csv"
+"$cli" runs export 1 --json > "$work/export.json"
+check "JSON export has the probe of every validation" test "$(grep -c '"source": "Hund sehe Buch."' "$work/export.json")" -ge 2
 "$cli" runs show 999 > "$work/show.txt" 2>&1
 check "unknown run id exit 2" test $? -eq 2
 "$cli" runs rename 1 "first run 一" > /dev/null
@@ -79,6 +81,8 @@ echo "Ich sehe Hund." | "$cli" translate --checkpoint "$work/run/best.ckpt" --sa
 check "sampling exits 0" test $? -eq 0
 echo "Ich sehe Hund." | "$cli" translate --checkpoint "$work/run/best.ckpt" --attention-json "$work/attn.jsonl" > /dev/null
 check "attention JSON has cross attention" contains "$work/attn.jsonl" '"cross"'
+echo "Ich sehe Hund." | "$cli" translate --checkpoint "$work/run/best.ckpt" --beam 3 --attention-json "$work/beam.jsonl" > /dev/null
+check "beam search writes its tree" contains "$work/beam.jsonl" '"best_path"'
 
 # Eval and score.
 "$cli" eval --checkpoint "$work/run/best.ckpt" --corpus "$work/deu.txt" --threads 1 --hyp-out "$work/hyp.txt" --ref-out "$work/ref.txt" > "$work/eval.txt"
