@@ -204,6 +204,8 @@ void HistoryPanel::buildUi() {
   };
   load_ = make_action(QStringLiteral("historyLoad"), tr("Load into Translate"), QStyle::SP_DialogOpenButton,
                       tr("Load the run's best checkpoint (else its last) into the Translate panel"));
+  replay_ = make_action(QStringLiteral("historyReplayProbe"), tr("Replay attention"), QStyle::SP_MediaPlay,
+                        tr("Replay the probe sentence's cross-attention at every validation of the run"));
   rename_ = make_action(QStringLiteral("historyRename"), tr("Rename…"), QStyle::SP_FileDialogDetailedView, tr("Rename the selected run"));
   tag_ = make_action(QStringLiteral("historyTag"), tr("Tag…"), QStyle::SP_FileDialogNewFolder, tr("Add a tag to the selected runs"));
   untag_ = make_action(QStringLiteral("historyUntag"), tr("Remove tag…"), QStyle::SP_DialogResetButton,
@@ -217,7 +219,7 @@ void HistoryPanel::buildUi() {
   refresh_ = make_action(QStringLiteral("historyRefresh"), tr("Refresh"), QStyle::SP_BrowserReload, tr("Read the run history again"));
   delete_->setShortcut(QKeySequence::Delete);
   delete_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-  for (QAction* a : {load_, rename_, tag_, untag_, delete_}) toolbar_->addAction(a);
+  for (QAction* a : {load_, replay_, rename_, tag_, untag_, delete_}) toolbar_->addAction(a);
   toolbar_->addSeparator();
   for (QAction* a : {export_csv_, export_chart_}) toolbar_->addAction(a);
   layout->addWidget(toolbar_);
@@ -228,6 +230,10 @@ void HistoryPanel::buildUi() {
   refresh_button->setAutoRaise(true);
   top->addWidget(refresh_button);
   connect(load_, &QAction::triggered, this, [this] { loadSelectedCheckpoint(); });
+  connect(replay_, &QAction::triggered, this, [this] {
+    const auto runs = selectedRuns();
+    if (runs.size() == 1) Q_EMIT probeReplayRequested(runs.front().id);
+  });
   connect(rename_, &QAction::triggered, this, &HistoryPanel::renameWithDialog);
   connect(tag_, &QAction::triggered, this, &HistoryPanel::tagWithDialog);
   connect(untag_, &QAction::triggered, this, &HistoryPanel::untagWithDialog);
@@ -1038,6 +1044,18 @@ void HistoryPanel::updateActions() {
   }
   load_->setEnabled(open && can_load);
   load_->setToolTip(tip);
+
+  // Replay needs a run that was trained with a probe sentence (train.probe).
+  QString probe;
+  if (n == 1) {
+    const auto& config = runs.front().config;
+    if (config.contains("train") && config["train"].contains("probe") && config["train"]["probe"].is_string())
+      probe = q(config["train"]["probe"].get<std::string>());
+  }
+  replay_->setEnabled(open && !probe.isEmpty());
+  replay_->setToolTip(n != 1 ? tr("Select one run to replay its probe sentence's attention")
+                      : probe.isEmpty() ? tr("This run had no probe sentence (set Training ▸ Probe sentence before training)")
+                                        : tr("Replay the cross-attention of “%1” at every validation").arg(probe));
 }
 
 void HistoryPanel::showContextMenu(const QPoint& pos) {
@@ -1048,6 +1066,7 @@ void HistoryPanel::showContextMenu(const QPoint& pos) {
   }
   QMenu menu(this);
   menu.addAction(load_);
+  menu.addAction(replay_);
   menu.addSeparator();
   menu.addAction(rename_);
   menu.addAction(tag_);

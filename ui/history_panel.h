@@ -104,6 +104,8 @@ class HistoryPanel : public QWidget {
  Q_SIGNALS:
   /// A checkpoint was sent to the translation service (the main window may show the Translate panel).
   void checkpointRequested(const QString& path);
+  /// The user asked to replay how the run's probe sentence attention changed over training.
+  void probeReplayRequested(qint64 run_id);
 
  protected:
   void showEvent(QShowEvent* event) override;
@@ -153,7 +155,7 @@ class HistoryPanel : public QWidget {
   QLineEdit* filter_;
   QLabel* count_label_;
   QToolBar* toolbar_;
-  QAction *load_, *rename_, *tag_, *untag_, *delete_, *export_csv_, *export_chart_, *refresh_;
+  QAction *load_, *replay_, *rename_, *tag_, *untag_, *delete_, *export_csv_, *export_chart_, *refresh_;
   QTableView* table_;
   QComboBox* metric_combo_;
   QCustomPlot* chart_;

@@ -17,10 +17,13 @@
 #include <QTimer>
 
 #include "anatomy_panel.h"
+#include "attention_panel.h"
+#include "beam_tree_view.h"
 #include "config_panel.h"
 #include "dataset_panel.h"
 #include "device_info.h"
 #include "history_panel.h"
+#include "probe_panel.h"
 #include "studio_state.h"
 #include "training_controller.h"
 #include "training_panel.h"
@@ -46,6 +49,10 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
   translate_ = new TranslatePanel(state_, translation_, controller_, this);
   history_ = new HistoryPanel(state_, translation_, this);
   anatomy_ = new AnatomyPanel(state_, this);
+  anatomy_->setTranslationService(translation_);
+  attention_ = new AttentionPanel(translation_, this);
+  beam_ = new BeamTreeView(translation_, this);
+  probe_ = new ProbePanel(state_, controller_, this);
 
   createDocks();
   createMenus();
@@ -91,6 +98,13 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
   connect(controller_, &TrainingController::runRecorded, history_, &HistoryPanel::refresh);
   connect(controller_, &TrainingController::finished, history_, &HistoryPanel::refresh);
   connect(history_, &HistoryPanel::checkpointRequested, this, [this] { showPanel(translate_); });
+  connect(history_, &HistoryPanel::probeReplayRequested, this, [this](qint64 run_id) {
+    probe_->loadRun(state_->databasePath(), run_id);
+    showPanel(probe_);
+  });
+  // The beam view decodes with the configuration's beam settings when asked to.
+  beam_->setDecodeDefaults(state_->config().decode);
+  connect(state_, &StudioState::configChanged, this, [this] { beam_->setDecodeDefaults(state_->config().decode); });
   connect(translation_, &TranslationService::loadFailed, this, [this](const QString& path, const QString& message) {
     showError(tr("Cannot load checkpoint"), message.contains(path) ? message : path + QStringLiteral(": ") + message);
   });
@@ -116,6 +130,9 @@ void MainWindow::createDocks() {
   auto* translate = addPanel(translate_, tr("Translate"), QStringLiteral("dock.translate"));
   auto* history = addPanel(history_, tr("Run history"), QStringLiteral("dock.history"));
   auto* anatomy = addPanel(anatomy_, tr("Model anatomy"), QStringLiteral("dock.anatomy"));
+  auto* attention = addPanel(attention_, tr("Attention"), QStringLiteral("dock.attention"));
+  auto* beam = addPanel(beam_, tr("Beam search"), QStringLiteral("dock.beam"));
+  auto* probe = addPanel(probe_, tr("Attention over training"), QStringLiteral("dock.probe"));
   addDockWidget(Qt::LeftDockWidgetArea, dataset);
   addDockWidget(Qt::LeftDockWidgetArea, config);
   tabifyDockWidget(dataset, config);
@@ -124,6 +141,9 @@ void MainWindow::createDocks() {
   addDockWidget(Qt::RightDockWidgetArea, history);
   tabifyDockWidget(training, translate);
   tabifyDockWidget(training, history);
+  tabifyDockWidget(training, attention);
+  tabifyDockWidget(training, probe);
+  tabifyDockWidget(training, beam);
   tabifyDockWidget(training, anatomy);
   resizeDocks({dataset, training}, {560, 880}, Qt::Horizontal);
   dataset->raise();
@@ -323,6 +343,9 @@ bool MainWindow::saveScreenshots(const QString& directory, QString* error) {
                                                 {training_, QStringLiteral("training")},
                                                 {translate_, QStringLiteral("translate")},
                                                 {history_, QStringLiteral("history")},
+                                                {attention_, QStringLiteral("attention")},
+                                                {probe_, QStringLiteral("attention-over-training")},
+                                                {beam_, QStringLiteral("beam-search")},
                                                 {anatomy_, QStringLiteral("anatomy")}};
   for (const auto& [panel, name] : panels) {
     showPanel(panel);

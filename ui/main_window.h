@@ -22,6 +22,9 @@ class TrainingPanel;
 class TranslatePanel;
 class HistoryPanel;
 class AnatomyPanel;
+class AttentionPanel;
+class BeamTreeView;
+class ProbePanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -39,6 +42,9 @@ class MainWindow : public QMainWindow {
   TranslatePanel* translatePanel() const { return translate_; }
   HistoryPanel* historyPanel() const { return history_; }
   AnatomyPanel* anatomyPanel() const { return anatomy_; }
+  AttentionPanel* attentionPanel() const { return attention_; }
+  BeamTreeView* beamTreeView() const { return beam_; }
+  ProbePanel* probePanel() const { return probe_; }
   /// The dock holding a panel (to raise it or grab it).
   QDockWidget* dockOf(QWidget* panel) const;
 
@@ -76,6 +82,9 @@ class MainWindow : public QMainWindow {
   TranslatePanel* translate_;
   HistoryPanel* history_;
   AnatomyPanel* anatomy_;
+  AttentionPanel* attention_;
+  BeamTreeView* beam_;
+  ProbePanel* probe_;
   QList<QDockWidget*> docks_;
   QMenu* recent_menu_ = nullptr;
   QLabel* status_label_ = nullptr;

@@ -43,6 +43,11 @@ struct TranslationResult {
   /// {"source_tokens", "target_tokens", "encoder_self"/"decoder_self"/"cross": [layer][head][q][k]}
   /// (empty unless attention was requested)
   nlohmann::json attention;
+  /// Beam search only (empty otherwise): {"nodes": [{"id", "parent", "token", "token_id", "step",
+  /// "token_log_prob", "log_prob", "score", "state": "root"|"kept"|"pruned"|"finished", "rank"}],
+  /// "best_path": [node ids from the root to the best hypothesis's leaf]}. Parents come before
+  /// children; "rank" is the position in the n-best list (-1 when not returned).
+  nlohmann::json beam_tree;
   QString model;                      // label of the model that translated
   QString error;                      // non-empty when translation failed
 };
@@ -58,6 +63,50 @@ struct ModelInfo {
   int encoder_layers = 0, decoder_layers = 0, heads = 0;
 };
 
+/// The 2-D PCA projection of one side's most frequent tokens (see TranslationService::requestTables).
+struct EmbeddingProjection {
+  QString language;                   // "German"
+  qint64 vocab_size = 0;              // rows of the embedding table
+  QStringList tokens;                 // most frequent first, special tokens skipped
+  QVector<qint64> ids;                // their vocabulary ids
+  QVector<double> x, y;               // coordinates on the first and second principal component
+  double explained_x = 0, explained_y = 0;  // share of these tokens' embedding variance (0..1)
+};
+
+/// The model's position table and token embeddings, computed on the worker thread.
+struct ModelTables {
+  quint64 id = 0;
+  QString model;                      // label of the model
+  QString error;                      // non-empty when there is no model or the request failed
+  bool learned_positions = false;     // false: the fixed sinusoidal table
+  int max_positions = 0;              // rows of the model's position table
+  int positions = 0;                  // rows returned (the first ones)
+  int d_model = 0;
+  QVector<float> position_table;      // [positions × d_model], row-major
+  QVector<float> position_similarity; // [positions × positions] cosine similarity, row-major
+  bool shared_embeddings = false;     // source and target use one table
+  EmbeddingProjection source, target;
+};
+
+/// The nearest neighbours of one token in one side's embedding space.
+struct TokenNeighbours {
+  quint64 id = 0;
+  bool target = false;
+  QString query;                      // as asked
+  QString token;                      // the vocabulary entry found (e.g. "▁haus" for "Haus")
+  qint64 token_id = -1;
+  QStringList tokens;                 // neighbours, most similar first (special tokens skipped)
+  QVector<qint64> ids;
+  QVector<double> similarities;       // cosine similarity to `token`
+  /// Coordinates of `token` (x, y) and of each neighbour (xs, ys) in the side's projection of the
+  /// last requestTables() for the current model; `projected` is false when there is none yet.
+  bool projected = false;
+  double x = 0, y = 0;
+  QVector<double> xs, ys;
+  QString model;
+  QString error;                      // e.g. "“xyz” is not in the target vocabulary."
+};
+
 class TranslationService : public QObject {
   Q_OBJECT
  public:
@@ -71,6 +120,14 @@ class TranslationService : public QObject {
   /// Queues a translation; `translated` follows with the same id.
   quint64 translate(const QString& text, const DecodeConfig& decode, bool record_attention = true);
 
+  /// Queues a look at the model's tables: the first `positions` rows of the position table with
+  /// their cosine similarities, and per side the PCA projection of the `tokens` most frequent
+  /// tokens. `tablesReady` follows with the same id. Not counted in isBusy().
+  quint64 requestTables(int positions, int tokens);
+  /// Queues the `k` nearest neighbours (cosine similarity) of `token` in the source or target
+  /// embedding table; `neighboursReady` follows with the same id. Not counted in isBusy().
+  quint64 findNeighbours(bool target, const QString& token, int k);
+
   bool hasModel() const { return has_model_; }
   const ModelInfo& model() const { return info_; }
   /// True while a load or translation is in progress.
@@ -82,6 +139,8 @@ class TranslationService : public QObject {
   void loadFailed(const QString& path, const QString& message);
   void translated(const ts::ui::TranslationResult& result);
   void busyChanged(bool busy);
+  void tablesReady(const ts::ui::ModelTables& tables);
+  void neighboursReady(const ts::ui::TokenNeighbours& neighbours);
 
  private:
   class Worker;
@@ -99,3 +158,5 @@ class TranslationService : public QObject {
 
 Q_DECLARE_METATYPE(ts::ui::TranslationResult)
 Q_DECLARE_METATYPE(ts::ui::ModelInfo)
+Q_DECLARE_METATYPE(ts::ui::ModelTables)
+Q_DECLARE_METATYPE(ts::ui::TokenNeighbours)

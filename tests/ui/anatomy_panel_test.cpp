@@ -1,18 +1,23 @@
 // AnatomyPanel: each tab plots what it claims — the sinusoidal table cell by cell, the chosen
 // dimensions as curves, the Noam curves peaking at their warmup, smoothed rows summing to 1, and
-// masks hiding the future and the pads — and it follows the configuration.
+// masks hiding the future and the pads — and it follows the configuration. Without a model, the
+// model's tables (positions, embeddings) say how to get one (tests/ui/model_tables_test.cpp loads
+// a real checkpoint).
 #include <cmath>
 
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTest>
 
 #include <qcustomplot.h>
 
 #include "anatomy_panel.h"
 #include "studio_state.h"
+#include "translation_service.h"
 #include "ui_test_utils.h"
 
 using namespace ts::ui;
@@ -50,7 +55,7 @@ class AnatomyPanelTest : public QObject {
     panel.show();
     auto* tabs = panel.findChild<QTabWidget*>(QStringLiteral("anatomyTabs"));
     QVERIFY(tabs);
-    QCOMPARE(tabs->count(), 4);
+    QCOMPARE(tabs->count(), 6);
     tabs->setCurrentWidget(panel.findChild<QWidget*>(QStringLiteral("positionalTab")));
     auto* positions = panel.findChild<QSpinBox*>(QStringLiteral("pePositions"));
     auto* d_model = panel.findChild<QSpinBox*>(QStringLiteral("peDModel"));
@@ -201,6 +206,52 @@ class AnatomyPanelTest : public QObject {
     }
     QCOMPARE(lengths.size(), 3);
     QVERIFY(lengths.contains(width));
+  }
+
+  void modelTablesWithoutAModelSayHowToGetOne() {
+    StudioState state;
+    AnatomyPanel panel(&state);
+    panel.resize(900, 700);
+    panel.show();
+    auto* tabs = panel.findChild<QTabWidget*>(QStringLiteral("anatomyTabs"));
+    QStringList titles;
+    for (int i = 0; i < tabs->count(); ++i) titles << tabs->tabText(i);
+    QCOMPARE(titles, (QStringList{QStringLiteral("Positional encoding"), QStringLiteral("Model positions"),
+                                  QStringLiteral("Learning rate"), QStringLiteral("Label smoothing"),
+                                  QStringLiteral("Masks"), QStringLiteral("Embeddings")}));
+    const QString expected = QStringLiteral("Load a checkpoint or start training to see the model's positions and embeddings.");
+
+    // No service at all (the panel's original constructor), then a service without a model.
+    TranslationService service;
+    for (int round = 0; round < 2; ++round) {
+      if (round == 1) panel.setTranslationService(&service);
+      tabs->setCurrentWidget(panel.findChild<QWidget*>(QStringLiteral("modelPositionsTab")));
+      QCOMPARE(panel.findChild<QLabel*>(QStringLiteral("modelPositionsMessage"))->text(), expected);
+      QVERIFY(!panel.findChild<QCustomPlot*>(QStringLiteral("anatomyLearnedPositions"))->isVisible());
+      QVERIFY(!panel.findChild<QCustomPlot*>(QStringLiteral("anatomyPositionSimilarity"))->isVisible());
+
+      tabs->setCurrentWidget(panel.findChild<QWidget*>(QStringLiteral("embeddingsTab")));
+      auto* scatter = panel.findChild<QCustomPlot*>(QStringLiteral("embeddingScatter"));
+      QVERIFY(scatter && scatter->isVisible());
+      QCOMPARE(scatter->itemCount(), 0);
+      for (int g = 0; g < scatter->graphCount(); ++g) QCOMPARE(scatter->graph(g)->dataCount(), 0);
+      QCOMPARE(panel.findChild<QLabel*>(QStringLiteral("embeddingMessage"))->text(), expected);
+      auto* search = panel.findChild<QLineEdit*>(QStringLiteral("embeddingSearch"));
+      QTest::keyClicks(search, QStringLiteral("Hund"));
+      QTest::keyClick(search, Qt::Key_Return);
+      QCOMPARE(panel.findChild<QLabel*>(QStringLiteral("embeddingMessage"))->text(), expected);
+      QCOMPARE(panel.findChild<QTableWidget*>(QStringLiteral("embeddingNeighbours"))->rowCount(), 0);
+      search->clear();
+    }
+    QVERIFY(!service.isBusy());
+
+    // The controls: both sides, 50 to 500 tokens.
+    auto* side = panel.findChild<QComboBox*>(QStringLiteral("embeddingSide"));
+    QCOMPARE(side->count(), 2);
+    auto* count = panel.findChild<QSpinBox*>(QStringLiteral("embeddingCount"));
+    QCOMPARE(count->minimum(), 50);
+    QCOMPARE(count->maximum(), 500);
+    QCOMPARE(panel.findChild<QTableWidget*>(QStringLiteral("embeddingNeighbours"))->columnCount(), 2);
   }
 
   void followsTheModelSizeOfTheConfiguration() {

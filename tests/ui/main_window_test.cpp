@@ -4,11 +4,13 @@
 // responsive throughout; closing during training stops it and keeps the checkpoint.
 #include <algorithm>
 
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -19,10 +21,13 @@
 #include <qcustomplot.h>
 
 #include "anatomy_panel.h"
+#include "attention_panel.h"
+#include "beam_tree_view.h"
 #include "config_panel.h"
 #include "dataset_panel.h"
 #include "history_panel.h"
 #include "main_window.h"
+#include "probe_panel.h"
 #include "studio_state.h"
 #include "training_controller.h"
 #include "training_panel.h"
@@ -95,7 +100,8 @@ class MainWindowTest : public QObject {
     QVERIFY(w.state()->isDemo());
     QVERIFY(w.windowTitle().contains(QStringLiteral("demo corpus")));
     for (QWidget* panel : std::initializer_list<QWidget*>{w.datasetPanel(), w.configPanel(), w.trainingPanel(),
-                                                          w.translatePanel(), w.historyPanel(), w.anatomyPanel()})
+                                                          w.translatePanel(), w.historyPanel(), w.anatomyPanel(),
+                                                          w.attentionPanel(), w.beamTreeView(), w.probePanel()})
       QVERIFY(w.dockOf(panel) != nullptr);
     auto* start = w.findChild<QPushButton*>(QStringLiteral("trainStart"));
     QVERIFY(start && start->isEnabled());  // the demo corpus can be trained at once
@@ -123,6 +129,12 @@ class MainWindowTest : public QObject {
     QVERIFY(d_model);
     d_model->setValue(48);
     QCOMPARE(w.state()->config().model.d_model, 48);
+    // A probe sentence typed into the Attention over training panel.
+    auto* probe_edit = w.probePanel()->findChild<QLineEdit*>(QStringLiteral("probeSentence"));
+    QVERIFY(probe_edit);
+    probe_edit->setText(QStringLiteral("I see a dog."));
+    Q_EMIT probe_edit->editingFinished();
+    QCOMPARE(QString::fromStdString(w.state()->config().train.probe), QStringLiteral("I see a dog."));
 
     auto* controller = w.controller();
     QSignalSpy progress(controller, &TrainingController::progress);
@@ -155,6 +167,8 @@ class MainWindowTest : public QObject {
     QVERIFY(test::wait_until([&] { return validated.count() >= 2 && probe.samples() >= 300; }, 60000));
     QVERIFY(w.trainingPanel()->lossChart()->graph(2)->dataCount() >= 1);
     QVERIFY(w.trainingPanel()->metricChart()->graph(0)->dataCount() >= 1);
+    // Every validation so far brought a probe frame.
+    QVERIFY(test::wait_until([&] { return w.probePanel()->frames().size() == validated.count(); }, 5000));
 
     w.findChild<QPushButton*>(QStringLiteral("trainStop"))->click();
     QVERIFY(test::wait_until([&] { return finished.count() == 1; }, 10000));
@@ -178,6 +192,11 @@ class MainWindowTest : public QObject {
     const auto result = translated.at(0).at(0).value<TranslationResult>();
     QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
     QVERIFY(!result.text.isEmpty());
+    // The Attention panel explores the same translation: one thumbnail per layer and head, plus averages.
+    QCOMPARE(w.attentionPanel()->result().id, result.id);
+    const int heads = w.state()->config().model.heads;
+    QVERIFY(w.attentionPanel()->findChild<QWidget*>(QStringLiteral("attentionThumb_0_%1").arg(heads - 1)));
+    QVERIFY(w.attentionPanel()->findChild<QWidget*>(QStringLiteral("attentionThumb_0_-1")));
 
     // The run is in the history, and its checkpoint loads into the translate panel.
     const qint64 run = controller->runId();
@@ -188,11 +207,21 @@ class MainWindowTest : public QObject {
     QCOMPARE(QString::fromStdString(info->status), QStringLiteral("stopped"));
     QVERIFY(!store.metric(run, "train_loss").empty());
     QVERIFY(!store.checkpoints(run).empty());
+    const auto stored_probes = store.probes(run);
+    QVERIFY(!stored_probes.empty());
     // Through the Run history panel: the run is listed, and its checkpoint goes to Translate.
     w.showPanel(w.historyPanel());
     w.historyPanel()->refresh();
     w.historyPanel()->selectRun(run);
     QCOMPARE(w.historyPanel()->selectedRunIds(), QList<qint64>{run});
+    // Replaying the run's probe from the history reads the frames the store kept.
+    auto* replay = w.historyPanel()->findChild<QAction*>(QStringLiteral("historyReplayProbe"));
+    QVERIFY(replay && replay->isEnabled());
+    QSignalSpy replayed(w.probePanel(), &ProbePanel::runLoaded);
+    replay->trigger();
+    QVERIFY(replayed.wait(10000));
+    QCOMPARE(w.probePanel()->frames().size(), static_cast<qsizetype>(stored_probes.size()));
+    QVERIFY(w.dockOf(w.probePanel())->isVisible());
     QSignalSpy model_changed(w.translation(), &TranslationService::modelChanged);
     QVERIFY(w.historyPanel()->loadSelectedCheckpoint());
     QVERIFY(model_changed.wait(10000));
