@@ -377,8 +377,8 @@ void BeamTreeView::initialView() {
   // The viewport's size is only known once the view is shown (a hidden dock has none yet).
   initial_view_pending_ = !view_->isVisible();
   if (items_.isEmpty() || initial_view_pending_) return;
-  // Start readable: the whole tree when it fits at a legible size, otherwise the beginning of the
-  // best path at a legible size (Fit and Ctrl+wheel give the overview).
+  // Start readable: the whole tree when it fits at a legible size, otherwise the best path at a
+  // legible size (Fit and Ctrl+wheel give the overview).
   view_->resetTransform();
   const QRectF bounds = scene_->itemsBoundingRect();
   const QSize port = view_->viewport()->size();
@@ -388,8 +388,25 @@ void BeamTreeView::initialView() {
     fitToView();
     return;
   }
-  const double s = std::clamp(fit, 0.6, 1.0);
-  view_->scale(s, s);
+  // Too big for one legible view: frame the best path (the translation chosen), as far as it fits
+  // at a legible size, so the chosen hypothesis is what one sees first.
+  QRectF path_rect;
+  for (qint64 id : best_path_)
+    if (auto* item = items_.value(id)) path_rect = path_rect.united(item->sceneBoundingRect());
+  if (path_rect.isNull()) {
+    if (auto* root = items_.value(nodes_.first().id)) path_rect = root->sceneBoundingRect();
+  }
+  path_rect.adjust(-40, -40, 40, 40);
+  const double path_fit = std::min(port.width() / std::max(1.0, path_rect.width()),
+                                   port.height() / std::max(1.0, path_rect.height()));
+  if (path_fit >= 0.45) {
+    const double s = std::min(path_fit, 1.0);
+    view_->scale(s, s);
+    view_->centerOn(path_rect.center());
+    return;
+  }
+  // Not even the path fits: its beginning at a legible size.
+  view_->scale(0.6, 0.6);
   BeamNodeItem* focus = best_path_.size() > 1 ? items_.value(best_path_[1]) : nullptr;
   if (!focus) focus = items_.value(nodes_.first().id);
   if (focus) view_->centerOn(focus);

@@ -3,8 +3,10 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -12,8 +14,10 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTimer>
 
 #include "anatomy_panel.h"
@@ -338,6 +342,19 @@ void MainWindow::showAbout() {
 
 bool MainWindow::saveScreenshots(const QString& directory, QString* error) {
   QDir().mkpath(directory);
+  // Screenshot mode only: let asynchronous work (model tables, layouts) land before each grab.
+  auto settle = [](int ms) {
+    QEventLoop loop;
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
+  };
+  auto save = [&](const QString& name) {
+    settle(400);
+    const QString path = QDir(directory).filePath(name + QStringLiteral(".png"));
+    if (grab().save(path)) return true;
+    if (error) *error = tr("%1: could not be written").arg(path);
+    return false;
+  };
   const QList<QPair<QWidget*, QString>> panels{{dataset_, QStringLiteral("dataset")},
                                                 {config_, QStringLiteral("configuration")},
                                                 {training_, QStringLiteral("training")},
@@ -349,12 +366,34 @@ bool MainWindow::saveScreenshots(const QString& directory, QString* error) {
                                                 {anatomy_, QStringLiteral("anatomy")}};
   for (const auto& [panel, name] : panels) {
     showPanel(panel);
-    QApplication::processEvents();
-    const QString path = QDir(directory).filePath(name + QStringLiteral(".png"));
-    if (!grab().save(path)) {
-      if (error) *error = tr("%1: could not be written").arg(path);
-      return false;
+    if (!save(name)) return false;
+  }
+  // The beam tree again in its compact layout (each step's candidates ranked by score).
+  if (auto* layout = beam_->findChild<QComboBox*>(QStringLiteral("beamLayout")); layout && layout->count() > 1) {
+    showPanel(beam_);
+    const int was = layout->currentIndex();
+    layout->setCurrentIndex(1);
+    if (!save(QStringLiteral("beam-search-ranked"))) return false;
+    layout->setCurrentIndex(was);
+  }
+  // The decoder's self-attention, where the causal mask shows.
+  showPanel(attention_);
+  const auto kind = attention_->kind();
+  attention_->setKind(AttentionKind::DecoderSelf);
+  if (!save(QStringLiteral("attention-decoder-self"))) return false;
+  attention_->setKind(kind);
+  // Every tab of the anatomy panel (model positions and embeddings are computed on request).
+  showPanel(anatomy_);
+  if (auto* tabs = anatomy_->findChild<QTabWidget*>()) {
+    const int current = tabs->currentIndex();
+    for (int i = 0; i < tabs->count(); ++i) {
+      tabs->setCurrentIndex(i);
+      settle(1500);
+      QString slug = tabs->tabText(i).toLower().remove(QLatin1Char('&'));
+      slug.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
+      if (!save(QStringLiteral("anatomy-") + slug)) return false;
     }
+    tabs->setCurrentIndex(current);
   }
   return true;
 }

@@ -7,9 +7,13 @@
 #include <QStatusBar>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 
+#include "anatomy_panel.h"
+#include "beam_tree_view.h"
 #include "main_window.h"
+#include "probe_panel.h"
 #include "studio_state.h"
 #include "training_controller.h"
 #include "training_panel.h"
@@ -50,7 +54,12 @@ int main(int argc, char** argv) {
   const QCommandLineOption translate({QStringLiteral("translate")}, QStringLiteral("Translate this text once a model is available."), QStringLiteral("text"));
   const QCommandLineOption screenshots({QStringLiteral("screenshots")}, QStringLiteral("Save a PNG of each panel into this directory, then quit."), QStringLiteral("dir"));
   const QCommandLineOption delay({QStringLiteral("screenshot-delay")}, QStringLiteral("Seconds to wait before the screenshots (default 3)."), QStringLiteral("seconds"), QStringLiteral("3"));
-  for (const auto& o : {db, reverse, preset_opt, set_opt, checkpoint, train, translate, screenshots, delay}) parser.addOption(o);
+  const QCommandLineOption replay({QStringLiteral("replay-probe")},
+                                  QStringLiteral("Show the probe attention a past run recorded (its run id)."), QStringLiteral("run"));
+  const QCommandLineOption token({QStringLiteral("explore-token")},
+                                 QStringLiteral("List this token's nearest neighbours in Model anatomy > Embeddings."), QStringLiteral("token"));
+  for (const auto& o : {db, reverse, preset_opt, set_opt, checkpoint, train, translate, screenshots, delay, replay, token})
+    parser.addOption(o);
   parser.process(app);
 
   ts::ui::MainWindow window(parser.value(db));
@@ -85,9 +94,22 @@ int main(int argc, char** argv) {
   if (parser.isSet(checkpoint)) window.translation()->loadCheckpoint(parser.value(checkpoint));
   // The panel translates once a model is there (a checkpoint still loading, or a trained model).
   if (parser.isSet(translate)) window.translatePanel()->translateText(parser.value(translate));
+  if (parser.isSet(token)) {
+    // Once a model is there (a checkpoint still loading, or the first training snapshot).
+    QObject::connect(window.translation(), &ts::ui::TranslationService::modelChanged, window.anatomyPanel(),
+                     [&window, text = parser.value(token)] { window.anatomyPanel()->findToken(text); });
+  }
+  if (parser.isSet(replay)) window.probePanel()->loadRun(window.state()->databasePath(), parser.value(replay).toLongLong());
   if (parser.isSet(screenshots)) {
     const QString dir = parser.value(screenshots);
-    QTimer::singleShot(static_cast<int>(parser.value(delay).toDouble() * 1000), &window, [&window, dir] {
+    const int ms = static_cast<int>(parser.value(delay).toDouble() * 1000);
+    // A few seconds before the screenshots, the translated sentence is decoded again with beam
+    // search, so the beam view has its tree.
+    QTimer::singleShot(std::max(0, ms - 5000), &window, [&window] {
+      if (window.translation()->hasModel() && !window.translatePanel()->result().source.isEmpty())
+        window.beamTreeView()->decodeWithBeam();
+    });
+    QTimer::singleShot(ms, &window, [&window, dir] {
       QString error;
       if (!window.saveScreenshots(dir, &error)) std::fprintf(stderr, "error: %s\n", qPrintable(error));
       window.controller()->stop();

@@ -184,9 +184,7 @@ struct Fixture {
   }
   template <class T>
   T* find(const char* name) {
-    auto* w = panel.findChild<T*>(QString::fromLatin1(name));
-    if (!w) qWarning("no widget named %s", name);
-    return w;
+    return test::find_child<T>(&panel, name);
   }
   QList<AttentionThumbnail*> thumbs() { return find<QWidget>("attentionGrid")->findChildren<AttentionThumbnail*>(); }
   QStringList gridLabels() {

@@ -224,6 +224,23 @@ class BeamTreeViewTest : public QObject {
     QVERIFY(label->text().contains(QStringLiteral("pruned")));
   }
 
+  void aLargeTreeOpensOnTheChosenTranslation() {
+    TranslationService service;
+    BeamTreeView view(&service);
+    view.resize(1000, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.showResult(large_result(8, 8));
+    auto* gv = view.graphicsView();
+    const auto path = view.highlightedPath();
+    QVERIFY(path.size() > 2);
+    QVERIFY(view.zoom() < 1.0);  // too big to show whole at full size
+    for (qint64 id : path) {
+      const QPoint at = gv->mapFromScene(view.nodeRect(id).center());
+      QVERIFY2(gv->viewport()->rect().contains(at), qPrintable(QStringLiteral("node %1 is off screen").arg(id)));
+    }
+  }
+
   void zoomAndFit() {
     TranslationService service;
     BeamTreeView view(&service);

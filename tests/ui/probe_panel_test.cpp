@@ -122,9 +122,7 @@ struct Fixture {
   }
   template <class T>
   T* find(const char* name) {
-    auto* w = panel.findChild<T*>(QString::fromLatin1(name));
-    if (!w) qWarning("no widget named %s", name);
-    return w;
+    return test::find_child<T>(&panel, name);
   }
   AttentionHeatmap* heatmap() { return find<AttentionHeatmap>("probeHeatmap"); }
   /// Checks that the heatmap shows step `step` for (layer, head) (4-decimal rounding allowed).

@@ -48,4 +48,12 @@ inline bool wait_until(const std::function<bool()>& condition, int ms = 10000) {
   return true;
 }
 
+/// The child of `parent` named `name`, with a warning naming it when there is none.
+template <class T>
+T* find_child(const QObject* parent, const char* name) {
+  auto* w = parent->findChild<T*>(QString::fromLatin1(name));
+  if (!w) qWarning("no widget named %s", name);
+  return w;
+}
+
 }  // namespace ts::ui::test
