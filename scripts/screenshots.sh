@@ -31,6 +31,7 @@ shoot --preset annotated-debug --set data.dev=100 --set train.validate_every=100
 
 deu=$(realpath ../shared/data/deu.txt)
 probe="Ich habe das Buch gelesen."
+example="Er hat gestern einen Brief geschrieben."
 if [[ ! -f "$work/deu-de-en/best.ckpt" ]]; then
   "$cli" train --corpus "$deu" --direction de-en --preset annotated-debug \
     --set model.positions=learned --set model.max_positions=128 --max-minutes 75 --threads 1 \
@@ -40,7 +41,7 @@ if [[ ! -f "$work/deu-de-en/best.ckpt" ]]; then
 fi
 run=$("$cli" runs list --db "$work/runs.db" | awk 'index($0, "deu.txt") { id = $1 } END { print id }')
 mkdir -p "$work/deu-shots" docs/screenshots/deu
-shoot --checkpoint "$work/deu-de-en/best.ckpt" --translate "$probe" --explore-token book --replay-probe "$run" \
+shoot --checkpoint "$work/deu-de-en/best.ckpt" --translate "$example" --explore-token Buch --replay-probe "$run" \
   --screenshots "$work/deu-shots" --screenshot-delay 40 "$deu"
 for view in attention attention-decoder-self attention-over-training beam-search anatomy-model-positions \
             anatomy-embeddings; do

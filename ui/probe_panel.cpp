@@ -234,7 +234,14 @@ ProbePanel::ProbePanel(StudioState* state, TrainingController* controller, QWidg
                         ? tr("Run %1 recorded no probe frames: it was trained without a probe sentence (train.probe).")
                               .arg(r.run_id)
                         : empty_text_);
+    replay_note_ = r.frames.isEmpty() ? QString()
+                   : tr("Replaying run %1: “%2”, %Ln validation(s) from step %3 to %4.", nullptr, r.frames.size())
+                         .arg(r.run_id)
+                         .arg(r.frames.front().source)
+                         .arg(r.frames.front().step)
+                         .arg(r.frames.back().step);
     setFrames(r.frames, static_cast<int>(r.frames.size()) - 1);
+    updateStatus();
     Q_EMIT runLoaded(r.run_id, static_cast<int>(r.frames.size()));
   });
 
@@ -243,6 +250,7 @@ ProbePanel::ProbePanel(StudioState* state, TrainingController* controller, QWidg
     connect(controller_, &TrainingController::validated, this, &ProbePanel::addValidation);
     connect(controller_, &TrainingController::started, this, [this] {
       empty_->setText(empty_text_);
+      replay_note_.clear();
       clearFrames();
     });
     connect(controller_, &TrainingController::stateChanged, this, [this](TrainingController::State s) {
@@ -299,7 +307,9 @@ void ProbePanel::updateStatus() {
   const QString probe = QString::fromStdString(train.probe);
   const QString when = train.validate_every > 0 ? tr("every validation (every %L1 steps)").arg(train.validate_every)
                                                 : tr("every validation (once per epoch)");
-  if (running_ && probe != running_probe_) {
+  if (!replay_note_.isEmpty() && !running_) {
+    status_->setText(replay_note_);
+  } else if (running_ && probe != running_probe_) {
     status_->setText(running_probe_.isEmpty()
                          ? tr("Applies from the next training run: the current run captures no probe.")
                          : tr("Applies from the next training run: the current run captures “%1”.").arg(running_probe_));

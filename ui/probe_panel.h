@@ -130,6 +130,7 @@ class ProbePanel : public QWidget {
   TrainingController* controller_;
   QVector<Frame> frames_;
   QString running_probe_;  // the probe of the run in progress (a change applies to the next run)
+  QString replay_note_;    // what is shown when the frames come from a past run (loadRun)
   bool running_ = false;
   QString empty_text_;
 

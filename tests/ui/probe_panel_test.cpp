@@ -440,6 +440,10 @@ class ProbePanelTest : public QObject {
     f.find<QSlider>("probeSlider")->setValue(1);
     QString why;
     QVERIFY2(f.shows(300, kLayers - 1, -1, &why), qPrintable(why));
+    // The status line says whose frames these are, not what the next run would capture.
+    const QString status = f.find<QLabel>("probeStatus")->text();
+    QVERIFY2(status.contains(QStringLiteral("run %1").arg(run)) && status.contains(QStringLiteral("100 to 500")),
+             qPrintable(status));
 
     // A run without probes says so.
     QSignalSpy again(&f.panel, &ProbePanel::runLoaded);
