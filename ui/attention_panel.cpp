@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QEvent>
@@ -22,6 +23,7 @@
 #include <QTableView>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <nlohmann/json.hpp>
 #include <qcustomplot.h>
@@ -30,6 +32,9 @@
 #include "attention_heatmap.h"
 #include "attention_thumbnail.h"
 #include "plot_style.h"
+#include "studio_state.h"
+#include "ts/text/corpus.h"
+#include "ts/text/split.h"
 
 namespace ts::ui {
 
@@ -97,12 +102,26 @@ void AttentionPanel::buildUi() {
   status_->setObjectName(QStringLiteral("attentionStatus"));
   status_->setTextFormat(Qt::PlainText);
   status_->setWordWrap(true);
+  dev_pairs_ = new QComboBox(this);
+  dev_pairs_->setObjectName(QStringLiteral("attentionDevPair"));
+  dev_pairs_->setToolTip(tr("A held-out (dev) pair of the corpus: translate its source and compare with the reference"));
+  dev_pairs_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  dev_pairs_->setMinimumContentsLength(14);
+  dev_pairs_->addItem(tr("Dev pair…"));
+  dev_pairs_->setEnabled(false);
   input_row->addWidget(input_, 3);
+  input_row->addWidget(dev_pairs_, 1);
   input_row->addWidget(translate_);
   input_row->addWidget(status_, 2);
   root->addLayout(input_row);
   connect(translate_, &QPushButton::clicked, this, [this] { translateText(input_->text()); });
   connect(input_, &QLineEdit::returnPressed, this, [this] { translateText(input_->text()); });
+  connect(dev_pairs_, &QComboBox::activated, this, [this](int index) {
+    if (index <= 0) return;
+    const QString source = dev_pairs_->itemData(index).toString();
+    input_->setText(source);
+    translateText(source);
+  });
 
   // Which maps.
   auto* controls = new QHBoxLayout;
@@ -253,8 +272,62 @@ void AttentionPanel::buildUi() {
     w->setEnabled(false);
 }
 
+void AttentionPanel::setDevPairs(const QVector<QPair<QString, QString>>& pairs) {
+  const QSignalBlocker block(dev_pairs_);
+  dev_pairs_->clear();
+  references_.clear();
+  dev_pairs_->addItem(pairs.isEmpty() ? tr("No dev pairs") : tr("Dev pair… (%L1)").arg(pairs.size()));
+  const QFontMetrics fm(dev_pairs_->font());
+  for (const auto& [source, reference] : pairs) {
+    dev_pairs_->addItem(fm.elidedText(source, Qt::ElideRight, 420), source);
+    dev_pairs_->setItemData(dev_pairs_->count() - 1, tr("%1\nreference: %2").arg(source, reference), Qt::ToolTipRole);
+    references_.insert(source.trimmed(), reference);
+  }
+  updateInputState();
+}
+
+void AttentionPanel::followDevSplit(StudioState* state) {
+  auto refresh = [this, state] {
+    const auto corpus = state->corpus();
+    if (!corpus) return;
+    const auto direction = state->direction();
+    const DataConfig data = state->config().data;
+    // Recomputed only when what decides the split changes, not at every configuration edit.
+    const QString key = QStringLiteral("%1|%2|%3|%4|%5")
+                            .arg(reinterpret_cast<quintptr>(corpus.get()))
+                            .arg(QString::fromStdString(direction.str()))
+                            .arg(data.dev)
+                            .arg(data.test)
+                            .arg(data.split_seed);
+    if (key == dev_split_key_) return;
+    dev_split_key_ = key;
+    auto* watcher = new QFutureWatcher<QVector<QPair<QString, QString>>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, key] {
+      if (key == dev_split_key_) setDevPairs(watcher->result());  // a newer request supersedes this one
+      watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run([corpus, direction, data] {
+      QVector<QPair<QString, QString>> out;
+      try {
+        const auto split = split_pairs(oriented_pairs(*corpus, direction), SplitConfig{data.dev, data.test, data.split_seed});
+        // The first few hundred: enough to browse, cheap to list.
+        for (std::size_t i = 0; i < std::min<std::size_t>(split.dev.size(), 500); ++i)
+          out.append({QString::fromStdString(split.dev[i].src), QString::fromStdString(split.dev[i].tgt)});
+      } catch (const std::exception&) {
+        // A corpus too small for the configured split has no dev pairs to offer.
+      }
+      return out;
+    }));
+  };
+  connect(state, &StudioState::corpusChanged, this, refresh);
+  connect(state, &StudioState::directionChanged, this, refresh);
+  connect(state, &StudioState::configChanged, this, refresh);
+  refresh();
+}
+
 void AttentionPanel::updateInputState() {
   const bool has = service_->hasModel();
+  dev_pairs_->setEnabled(has && dev_pairs_->count() > 1);
   input_->setEnabled(has);
   translate_->setEnabled(has);
   if (!has) {
@@ -301,6 +374,8 @@ void AttentionPanel::showResult(const TranslationResult& r) {
   sentence_full_ = tr("%1  →  %2").arg(r.source, r.text.isEmpty() ? tr("(empty translation)") : r.text);
   sentence_info_ = tr("%1 source tokens, %2 target tokens").arg(data_.sourceTokens().size()).arg(data_.targetTokens().size());
   if (!model.isEmpty()) sentence_info_ += tr(" · %1").arg(model);
+  if (const auto ref = references_.constFind(r.source.trimmed()); ref != references_.constEnd())
+    sentence_info_ += tr(" · reference: %1").arg(*ref);
   sentence_->setToolTip(plain_tooltip(sentence_full_ + QLatin1Char('\n') + sentence_info_));
   sentence_->show();
   updateSentenceLine();

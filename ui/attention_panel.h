@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include <QHash>
 #include <QWidget>
 
 #include "attention_data.h"
@@ -28,6 +29,8 @@ namespace ts::ui {
 
 class AttentionHeatmap;
 class AttentionThumbnail;
+
+class StudioState;
 
 class AttentionPanel : public QWidget {
   Q_OBJECT
@@ -55,6 +58,13 @@ class AttentionPanel : public QWidget {
   bool exportPng(const QString& path, QString* error = nullptr);
   bool exportSvg(const QString& path, QString* error = nullptr);
   bool exportJson(const QString& path, QString* error = nullptr) const;
+
+  /// Offers held-out pairs (source, reference) in the "Dev pair" list: choosing one translates its
+  /// source and shows the reference under the translation.
+  void setDevPairs(const QVector<QPair<QString, QString>>& pairs);
+  /// Fills the list from the dev split training uses for the state's corpus, direction and data
+  /// settings (computed off the GUI thread), and again whenever they change.
+  void followDevSplit(StudioState* state);
 
  public Q_SLOTS:
   /// Shows a result; one without attention (or failed) is ignored unless this panel asked for it.
@@ -99,12 +109,15 @@ class AttentionPanel : public QWidget {
   bool no_model_shown_ = false;
   int thumb_side_ = 60;
   QString sentence_full_, sentence_info_;
+  QHash<QString, QString> references_;  // dev source -> reference, for the sentence line
+  QString dev_split_key_;               // what the dev list was computed for
   // [layer][head + 1] of the kind shown: index 0 is the head average.
   std::vector<std::vector<HeadSummary>> summaries_;
   std::vector<std::vector<AttentionThumbnail*>> thumbs_;
 
   QLabel* sentence_ = nullptr;
   QLineEdit* input_ = nullptr;
+  QComboBox* dev_pairs_ = nullptr;
   QPushButton* translate_ = nullptr;
   QLabel* status_ = nullptr;
   QComboBox* kind_combo_ = nullptr;

@@ -55,6 +55,7 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
   anatomy_ = new AnatomyPanel(state_, this);
   anatomy_->setTranslationService(translation_);
   attention_ = new AttentionPanel(translation_, this);
+  attention_->followDevSplit(state_);
   beam_ = new BeamTreeView(translation_, this);
   probe_ = new ProbePanel(state_, controller_, this);
 

@@ -35,6 +35,9 @@
 #include "attention_panel.h"
 #include "attention_thumbnail.h"
 #include "translation_service.h"
+#include "studio_state.h"
+#include "ts/text/split.h"
+#include "ts/text/corpus.h"
 #include "ui_test_utils.h"
 
 using namespace ts::ui;
@@ -682,6 +685,43 @@ class AttentionPanelTest : public QObject {
           }
         }
     }
+
+    // A dev pair from the list: its source is translated and its reference shown with the result.
+    auto* dev = f.find<QComboBox>("attentionDevPair");
+    QVERIFY(!dev->isEnabled());  // nothing offered yet
+    f.panel.setDevPairs({{QStringLiteral("Ich sehe die Katze."), QStringLiteral("I see the cat.")},
+                         {QStringLiteral("Du hast den Hund."), QStringLiteral("You have the dog.")}});
+    QCOMPARE(dev->count(), 3);
+    QVERIFY(dev->isEnabled());
+    dev->setCurrentIndex(2);
+    Q_EMIT dev->activated(2);
+    QVERIFY(translated.wait(30000));
+    QCOMPARE(f.panel.result().source, QStringLiteral("Du hast den Hund."));
+    QCOMPARE(input->text(), QStringLiteral("Du hast den Hund."));
+    QVERIFY2(f.find<QLabel>("attentionSentence")->toolTip().contains(QStringLiteral("reference: You have the dog.")),
+             qPrintable(f.find<QLabel>("attentionSentence")->toolTip()));
+  }
+
+  void offersTheDevSplitOfTheOpenCorpus() {
+    QTemporaryDir dir;
+    const QString path = ts::ui::test::write_fixture_corpus(dir, 40);
+    StudioState state;
+    QSignalSpy loaded(&state, &StudioState::corpusChanged);
+    state.loadCorpus(path);
+    QVERIFY(loaded.wait(5000));
+    QVERIFY(state.applySetting(QStringLiteral("data.dev=7")));
+    QVERIFY(state.applySetting(QStringLiteral("data.test=3")));
+    Fixture f;
+    f.panel.followDevSplit(&state);
+    auto* dev = f.find<QComboBox>("attentionDevPair");
+    // The same 7 held-out pairs the trainer will use, computed in the background.
+    QVERIFY(ts::ui::test::wait_until([&] { return dev->count() == 8; }, 5000));
+    const auto split = ts::split_pairs(ts::oriented_pairs(*state.corpus(), state.direction()), ts::SplitConfig{7, 3, 1234});
+    for (int i = 0; i < 7; ++i)
+      QCOMPARE(dev->itemData(i + 1).toString(), QString::fromStdString(split.dev[static_cast<std::size_t>(i)].src));
+    // Changing the split changes the list.
+    QVERIFY(state.applySetting(QStringLiteral("data.dev=5")));
+    QVERIFY(ts::ui::test::wait_until([&] { return dev->count() == 6; }, 5000));
   }
 };
 
