@@ -42,6 +42,25 @@ TEST(MultiHeadAttention, RecordsNormalisedWeightsPerHead) {
   EXPECT_GT(w[0].slice(2, 3, 5).abs().sum().item<float>(), 0.0f);
 }
 
+TEST(Linear, OneRowWithoutGradientsMatchesTheMatrixProductAndTrainingStaysDifferentiable) {
+  at::manual_seed(3);
+  torch::nn::Linear layer(16, 24);
+  const auto x = at::randn({1, 1, 16});
+  {
+    torch::NoGradGuard no_grad;
+    const auto fast = linear(layer, x);  // the matrix-vector path
+    EXPECT_EQ(fast.sizes(), (at::IntArrayRef{1, 1, 24}));
+    EXPECT_TRUE(at::allclose(fast, at::linear(x, layer->weight, layer->bias), 1e-5, 1e-6));
+    const auto rows = at::randn({3, 2, 16});  // several rows: the ordinary product
+    EXPECT_TRUE(at::allclose(linear(layer, rows), at::linear(rows, layer->weight, layer->bias), 1e-5, 1e-6));
+  }
+  // With gradients (training) the result carries them.
+  const auto y = linear(layer, x).sum();
+  y.backward();
+  ASSERT_TRUE(layer->weight.grad().defined());
+  EXPECT_TRUE(at::allclose(layer->weight.grad()[0], x.view({16}), 1e-6, 1e-6));
+}
+
 TEST(MultiHeadAttention, DoesNotRecordUnlessAsked) {
   torch::NoGradGuard no_grad;
   MultiHeadAttention attention(8, 2, 0.0, true);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <ATen/core/grad_mode.h>
+
 namespace ts {
 
 at::Tensor padding_mask(const at::Tensor& tokens, std::int64_t pad_id) {
@@ -16,6 +18,16 @@ at::Tensor padding_mask(const at::Tensor& tokens, std::int64_t pad_id) {
 at::Tensor causal_mask(std::int64_t length, const at::TensorOptions& options) {
   auto mask = at::full({length, length}, -std::numeric_limits<float>::infinity(), options.dtype(at::kFloat));
   return mask.triu(/*diagonal=*/1).unsqueeze(0).unsqueeze(0);  // [1, 1, T, T]
+}
+
+at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
+  if (x.dim() >= 1 && x.numel() == x.size(-1) && x.device().is_cpu() && !at::GradMode::is_enabled()) {
+    auto sizes = x.sizes().vec();
+    sizes.back() = weight.size(0);
+    const auto row = x.reshape({-1});
+    return (bias.defined() ? at::addmv(bias, weight, row) : at::mv(weight, row)).view(sizes);
+  }
+  return at::linear(x, weight, bias);
 }
 
 MultiHeadAttentionImpl::MultiHeadAttentionImpl(std::int64_t d_model, std::int64_t heads, double dropout,
@@ -37,14 +49,14 @@ at::Tensor MultiHeadAttentionImpl::split_heads(const at::Tensor& x) const {
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> MultiHeadAttentionImpl::project_self(const at::Tensor& x) {
-  auto parts = qkv_->forward(x).chunk(3, /*dim=*/-1);  // 3 x [B, T, D]
+  auto parts = linear(qkv_, x).chunk(3, /*dim=*/-1);  // 3 x [B, T, D]
   return {split_heads(parts[0]), split_heads(parts[1]), split_heads(parts[2])};
 }
 
-at::Tensor MultiHeadAttentionImpl::project_query(const at::Tensor& x) { return split_heads(q_->forward(x)); }
+at::Tensor MultiHeadAttentionImpl::project_query(const at::Tensor& x) { return split_heads(linear(q_, x)); }
 
 std::pair<at::Tensor, at::Tensor> MultiHeadAttentionImpl::project_keys_values(const at::Tensor& x) {
-  auto parts = kv_->forward(x).chunk(2, /*dim=*/-1);
+  auto parts = linear(kv_, x).chunk(2, /*dim=*/-1);
   return {split_heads(parts[0]), split_heads(parts[1])};
 }
 
@@ -56,7 +68,7 @@ at::Tensor MultiHeadAttentionImpl::attend(const at::Tensor& q, const at::Tensor&
   if (record_) last_weights_ = weights.detach().to(at::kFloat);
   auto context = at::matmul(dropout_->forward(weights), v);  // [B, H, T, K]
   context = context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});  // [B, T, D]
-  return out_->forward(context);
+  return linear(out_, context);
 }
 
 at::Tensor MultiHeadAttentionImpl::forward(const at::Tensor& query, const at::Tensor& keys_values,

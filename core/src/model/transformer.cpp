@@ -27,7 +27,7 @@ FeedForwardImpl::FeedForwardImpl(std::int64_t d_model, std::int64_t d_ff, double
 }
 
 at::Tensor FeedForwardImpl::forward(const at::Tensor& x) {
-  return out_->forward(dropout_->forward(at::relu(in_->forward(x))));
+  return linear(out_, dropout_->forward(at::relu(linear(in_, x))));
 }
 
 namespace {
@@ -202,7 +202,7 @@ at::Tensor TransformerImpl::decode(const at::Tensor& tgt_in, const at::Tensor& m
 }
 
 at::Tensor TransformerImpl::project(const at::Tensor& hidden) {
-  return at::linear(hidden, output_weight_, output_bias_);
+  return linear(hidden, output_weight_, output_bias_);
 }
 
 at::Tensor TransformerImpl::forward(const at::Tensor& src, const at::Tensor& tgt_in) {

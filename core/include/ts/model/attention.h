@@ -16,6 +16,13 @@ at::Tensor padding_mask(const at::Tensor& tokens, std::int64_t pad_id);
 /// [1, 1, T, T] additive mask hiding future positions (upper triangle).
 at::Tensor causal_mask(std::int64_t length, const at::TensorOptions& options);
 
+/// `layer`'s affine map of x [..., in]. A single row (one token of incremental decoding) goes
+/// through a matrix-vector product: OpenBLAS's matrix-matrix path would first copy the whole weight
+/// matrix into its packed layout, which costs more than the product itself for one row.
+/// Without gradients only; otherwise (training) it is at::linear.
+at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias);
+inline at::Tensor linear(const torch::nn::Linear& layer, const at::Tensor& x) { return linear(x, layer->weight, layer->bias); }
+
 class MultiHeadAttentionImpl : public torch::nn::Module {
  public:
   /// `self_attention` fuses the Q, K and V projections into one matrix product.
