@@ -271,6 +271,7 @@ BeamTreeView::BeamTreeView(TranslationService* service, QWidget* parent)
     initialView();
     if (selected >= 0 && items_.contains(selected)) selectNode(selected);
   });
+  connect(layout_, qOverload<int>(&QComboBox::activated), this, [this] { layout_chosen_ = true; });
   connect(fit_, &QToolButton::clicked, this, &BeamTreeView::fitToView);
   connect(zoom100_, &QToolButton::clicked, this, &BeamTreeView::resetZoom);
   connect(scene_, &QGraphicsScene::selectionChanged, this, &BeamTreeView::onSelectionChanged);
@@ -361,6 +362,12 @@ void BeamTreeView::showResult(const TranslationResult& result) {
     updateButtons();
     return;
   }
+  if (!layout_chosen_ && ranked()) {
+    // Each tree starts in the tree layout unless the person chose one; initialView() switches to
+    // the compact layout when the chosen translation does not fit legibly.
+    const QSignalBlocker block(layout_);
+    layout_->setCurrentIndex(0);
+  }
   rebuildScene();
   stack_->setCurrentWidget(view_);
   updateSummary();
@@ -405,7 +412,17 @@ void BeamTreeView::initialView() {
     view_->centerOn(path_rect.center());
     return;
   }
-  // Not even the path fits: its beginning at a legible size.
+  // Not even the path fits. Unless the person chose the tree layout, the compact one (each step's
+  // candidates ranked in a column) shows the chosen translation whole.
+  if (!layout_chosen_ && !ranked()) {
+    {
+      const QSignalBlocker block(layout_);
+      layout_->setCurrentIndex(1);
+    }
+    rebuildScene();
+    initialView();
+    return;
+  }
   view_->scale(0.6, 0.6);
   BeamNodeItem* focus = best_path_.size() > 1 ? items_.value(best_path_[1]) : nullptr;
   if (!focus) focus = items_.value(nodes_.first().id);

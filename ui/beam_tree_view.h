@@ -151,6 +151,7 @@ class BeamTreeView : public QWidget {
   QGraphicsScene* scene_ = nullptr;
   QCheckBox* show_pruned_ = nullptr;
   QComboBox* layout_ = nullptr;
+  bool layout_chosen_ = false;  // the person picked a layout: keep it; else it follows the tree's size
   QSpinBox* width_ = nullptr;
   QPushButton* run_ = nullptr;
   QToolButton* fit_ = nullptr;

@@ -241,6 +241,27 @@ class BeamTreeViewTest : public QObject {
     }
   }
 
+  void aTreeTooBigToReadOpensInTheCompactLayoutUnlessTheTreeWasChosen() {
+    TranslationService service;
+    BeamTreeView view(&service);
+    view.resize(1000, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.showResult(large_result(10, 60));
+    QVERIFY(view.ranked());  // the best path cannot be framed legibly in the tree layout
+    auto* gv = view.graphicsView();
+    const auto path = view.highlightedPath();
+    QVERIFY(gv->viewport()->rect().contains(gv->mapFromScene(view.nodeRect(path[1]).center())));
+    view.showResult(small_result());
+    QVERIFY(!view.ranked());  // a small tree reads best as a tree
+    // Once the person picks a layout, it stays.
+    auto* layout = view.findChild<QComboBox*>(QStringLiteral("beamLayout"));
+    layout->setCurrentIndex(0);
+    Q_EMIT layout->activated(0);
+    view.showResult(large_result(10, 60));
+    QVERIFY(!view.ranked());
+  }
+
   void zoomAndFit() {
     TranslationService service;
     BeamTreeView view(&service);
@@ -303,6 +324,10 @@ class BeamTreeViewTest : public QObject {
     view.resize(1000, 700);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
+    // The person picks the tree layout (otherwise a tree this big opens in the compact one).
+    auto* tree_layout = view.findChild<QComboBox*>(QStringLiteral("beamLayout"));
+    tree_layout->setCurrentIndex(0);
+    Q_EMIT tree_layout->activated(0);
     const auto result = large_result(10, 60);
     QElapsedTimer clock;
     clock.start();
