@@ -33,8 +33,7 @@
 #include "attention_thumbnail.h"
 #include "plot_style.h"
 #include "studio_state.h"
-#include "ts/text/corpus.h"
-#include "ts/text/split.h"
+#include "ts/train/data.h"
 
 namespace ts::ui {
 
@@ -309,7 +308,7 @@ void AttentionPanel::followDevSplit(StudioState* state) {
     watcher->setFuture(QtConcurrent::run([corpus, direction, data] {
       QVector<QPair<QString, QString>> out;
       try {
-        const auto split = split_pairs(oriented_pairs(*corpus, direction), SplitConfig{data.dev, data.test, data.split_seed});
+        const auto split = split_corpus(*corpus, direction, data);
         // The first few hundred: enough to browse, cheap to list.
         for (std::size_t i = 0; i < std::min<std::size_t>(split.dev.size(), 500); ++i)
           out.append({QString::fromStdString(split.dev[i].src), QString::fromStdString(split.dev[i].tgt)});

@@ -31,7 +31,7 @@
 #include "studio_state.h"
 #include "training_controller.h"
 #include "ts/store/run_store.h"
-#include "ts/text/split.h"
+#include "ts/train/data.h"
 
 namespace ts::ui {
 
@@ -326,7 +326,7 @@ QString ProbePanel::pickProbeSentence(const Corpus& corpus, const Direction& dir
   if (pairs.empty()) return {};
   std::vector<SentencePair> dev;
   try {
-    dev = split_pairs(pairs, SplitConfig{data.dev, data.test, data.split_seed}).dev;
+    dev = split_corpus(corpus, direction, data).dev;
   } catch (const std::exception&) {
     // A corpus too small to split: any sentence will do.
   }

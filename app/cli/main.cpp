@@ -188,7 +188,7 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
     if (src.empty()) throw std::invalid_argument("the checkpoint names no corpus: pass --corpus FILE");
     const auto corpus = src == "<demo>" ? demo_corpus() : read_corpus(src);
     const auto& data = loaded.meta.config.data;
-    pairs = split_pairs(oriented_pairs(corpus, p.direction), {data.dev, data.test, data.split_seed}).test;
+    pairs = split_corpus(corpus, p.direction, data).test;
     what = fmt::format("the {} test pairs of {}", pairs.size(), src);
   }
   if (pairs.empty()) throw std::invalid_argument("nothing to evaluate: the test split is empty");
@@ -249,7 +249,7 @@ int cmd_demo(const TrainArgs& a) {
   d.threads = a.threads > 0 ? a.threads : 0;
   cmd_eval(d, {});
   auto translator = Translator::load(best, at::Device(at::kCPU));
-  auto split = split_pairs(oriented_pairs(corpus, translator.pipeline().direction), {config.data.dev, config.data.test, config.data.split_seed});
+  auto split = split_corpus(corpus, translator.pipeline().direction, config.data);
   fmt::print("\nsample translations from the held-out test pairs:\n");
   for (std::size_t i = 0; i < std::min<std::size_t>(8, split.test.size()); ++i) {
     fmt::print("  {}\n  -> {}\n     (reference: {})\n", split.test[i].src, translator.translate(split.test[i].src, {}).text,

@@ -633,9 +633,7 @@ class AttentionPanelTest : public QObject {
     auto config = ts::preset("tiny");
     config.model.decoder_layers = 2;
     config.train.max_steps = 40;
-    const auto corpus = ts::test::tiny_corpus();
-    auto data = ts::prepare_data(corpus, ts::parse_direction("de-en", corpus), config.data);
-    const auto summary = ts::Trainer(config, std::move(data), {dir.path().toStdString(), "tiny-deu.txt", "", nullptr}).run();
+    const auto summary = ts::Trainer(config, ts::test::tiny_data(config, "de-en"), {dir.path().toStdString(), "tiny-deu.txt", "", nullptr}).run();
     QCOMPARE(QString::fromStdString(summary.status), QStringLiteral("finished"));
 
     Fixture f;

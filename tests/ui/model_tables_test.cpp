@@ -102,9 +102,7 @@ class ModelTablesTest : public QObject {
     // Sinusoidal positions on the tiny corpus.
     auto tiny = ts::preset("tiny");
     tiny.train.max_steps = 20;
-    const auto corpus = ts::test::tiny_corpus();
-    auto tiny_data = ts::prepare_data(corpus, ts::parse_direction("en-de", corpus), tiny.data);
-    summary = ts::Trainer(tiny, std::move(tiny_data), {sinusoidal_dir_.path().toStdString(), "tiny-deu.txt", "", nullptr}).run();
+    summary = ts::Trainer(tiny, ts::test::tiny_data(tiny, "en-de"), {sinusoidal_dir_.path().toStdString(), "tiny-deu.txt", "", nullptr}).run();
     QCOMPARE(QString::fromStdString(summary.status), QStringLiteral("finished"));
     sinusoidal_ = sinusoidal_dir_.filePath(QStringLiteral("last.ckpt"));
     QVERIFY(QFileInfo::exists(sinusoidal_));

@@ -75,9 +75,7 @@ class TranslatePanelTest : public QObject {
     auto config = ts::preset("tiny");
     config.model.decoder_layers = 2;
     config.train.max_steps = 150;
-    const auto corpus = ts::test::tiny_corpus();
-    auto data = ts::prepare_data(corpus, ts::parse_direction("en-de", corpus), config.data);
-    const auto summary = ts::Trainer(config, std::move(data), {dir_.path().toStdString(), "tiny-deu.txt", "", nullptr}).run();
+    const auto summary = ts::Trainer(config, ts::test::tiny_data(config, "en-de"), {dir_.path().toStdString(), "tiny-deu.txt", "", nullptr}).run();
     QCOMPARE(QString::fromStdString(summary.status), QStringLiteral("finished"));
     checkpoint_ = dir_.filePath(QStringLiteral("last.ckpt"));
     QVERIFY(QFileInfo::exists(checkpoint_));

@@ -126,11 +126,10 @@ std::vector<double> row_entropies(const AttentionMatrix& m, bool causal) {
 
 std::vector<double> normalized_row_entropies(const AttentionMatrix& m, bool causal) {
   const std::size_t columns = attention_columns(m);
-  std::vector<double> out(m.size(), 0.0);
-  for (std::size_t r = 0; r < m.size(); ++r) {
+  auto out = row_entropies(m, causal);
+  for (std::size_t r = 0; r < out.size(); ++r) {
     const std::size_t keys = visible_keys(r, columns, causal);
-    if (keys < 2) continue;
-    out[r] = std::min(1.0, entropy_of_row(m, r, keys, row_sum(m, r, keys)) / std::log(static_cast<double>(keys)));
+    out[r] = keys < 2 ? 0.0 : std::min(1.0, out[r] / std::log(static_cast<double>(keys)));
   }
   return out;
 }

@@ -72,12 +72,16 @@ TextPipeline TextPipeline::from_json(const nlohmann::json& j) {
   return p;
 }
 
+DataSplit split_corpus(const Corpus& corpus, const Direction& direction, const DataConfig& config) {
+  return split_pairs(oriented_pairs(corpus, direction), SplitConfig{config.dev, config.test, config.split_seed});
+}
+
 PreparedData prepare_data(const Corpus& corpus, const Direction& direction, const DataConfig& config,
                           const TextPipeline* existing, const std::function<void(const std::string&)>& log) {
   auto say = [&](const std::string& line) { if (log) log(line); };
   const auto t0 = std::chrono::steady_clock::now();
   PreparedData out;
-  out.text = split_pairs(oriented_pairs(corpus, direction), SplitConfig{config.dev, config.test, config.split_seed});
+  out.text = split_corpus(corpus, direction, config);
   say(fmt::format("split: {} train, {} dev, {} test pairs", out.text.train.size(), out.text.dev.size(), out.text.test.size()));
 
   TextPipeline& p = out.pipeline;

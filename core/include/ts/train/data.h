@@ -47,6 +47,11 @@ struct PreparedData {
   std::size_t dropped_long = 0;
 };
 
+/// The train/dev/test split training uses: the corpus oriented source→target, split by the
+/// config's sizes and seed. Panels and commands that show "the dev pairs" or "the test pairs" call
+/// this so they always mean the trainer's.
+DataSplit split_corpus(const Corpus& corpus, const Direction& direction, const DataConfig& config);
+
 /// Applies `config.data` to a corpus. When `existing` is given (resume), its tokenizers and
 /// vocabularies are reused instead of being trained again. `log` receives progress lines.
 PreparedData prepare_data(const Corpus& corpus, const Direction& direction, const DataConfig& config,
