@@ -335,6 +335,11 @@ std::vector<ConfigField> build_fields() {
               .range(0, 4096)
               .special("all cores")
               .help("CPU threads for LibTorch's operations. 0 = all cores."));
+  add_row(Row("train.precision", "Precision", FieldKind::Choice)
+              .values({QStringLiteral("fp32"), QStringLiteral("bf16"), QStringLiteral("fp16")})
+              .help("Arithmetic of the matrix products. fp32: full precision. bf16: mixed precision (autocast) with "
+                    "fp32 weights, several times faster on CPUs with AMX or AVX-512 BF16 and on recent GPUs. "
+                    "fp16: GPU only, with loss scaling."));
 
   // ---------------------------------------------------------------- decoding
   group = QStringLiteral("decode");

@@ -774,6 +774,7 @@ void ConfigPanel::refreshPreset() {
     ExperimentConfig p = preset(c.preset);
     p.train.device = c.train.device;  // applyPreset keeps these, so they are not changes
     p.train.threads = c.train.threads;
+    p.train.precision = c.train.precision;
     base = p.to_json();
   }
   const nlohmann::json now = c.to_json();

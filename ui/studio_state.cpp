@@ -121,6 +121,7 @@ bool StudioState::applyPreset(const QString& name, QString* error) {
   }
   next.train.device = config_.train.device;
   next.train.threads = config_.train.threads;
+  next.train.precision = config_.train.precision;
   setConfig(next);
   return true;
 }

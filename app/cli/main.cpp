@@ -36,7 +36,7 @@ void on_sigint(int) {
 }
 
 struct TrainArgs {
-  std::string corpus, direction, preset = "annotated", config_file, out, resume, device;
+  std::string corpus, direction, preset = "annotated", config_file, out, resume, device, precision;
   std::string db, name;  // run history
   bool no_history = false;
   std::vector<std::string> sets;
@@ -57,6 +57,7 @@ void apply_overrides(ExperimentConfig& config, const TrainArgs& a) {
   if (a.max_minutes >= 0) config.train.max_minutes = a.max_minutes;
   if (!a.device.empty()) config.train.device = a.device;
   if (a.threads >= 0) config.train.threads = a.threads;
+  if (!a.precision.empty()) config.train.precision = a.precision;
   if (a.probe) config.train.probe = *a.probe;
   config.validate();
 }
@@ -267,6 +268,8 @@ void add_train_limits(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--max-minutes", a.max_minutes, "Stop after this many minutes of wall clock");
   cmd->add_option("--device", a.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_option("--threads", a.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--precision", a.precision, "fp32, bf16 (mixed precision: CPUs with AMX/AVX-512 BF16, GPUs) or fp16 (GPU)")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   cmd->add_option("--out", a.out, "Run directory for checkpoints (default runs/<corpus>-<direction>-<time>)");
   cmd->add_option("--db", a.db, "Run history database (default: " + RunStore::default_path() + ")");
   cmd->add_option("--name", a.name, "Name of the run in the history");

@@ -66,6 +66,7 @@ template <class V> void visit(TrainConfig& c, V& v) {
   v("seed", c.seed);
   v("device", c.device);
   v("threads", c.threads);
+  v("precision", c.precision);
 }
 
 template <class V> void visit(DecodeConfig& c, V& v) {
@@ -257,6 +258,9 @@ std::vector<std::string> ExperimentConfig::problems() const {
   check_choice(p, "train.schedule", t.schedule, {"noam", "constant", "linear", "cosine"});
   check_choice(p, "train.best_metric", t.best_metric, {"bleu", "loss"});
   check_choice(p, "train.device", t.device, {"auto", "cpu", "cuda"});
+  check_choice(p, "train.precision", t.precision, {"fp32", "bf16", "fp16"});
+  if (t.precision == "fp16" && t.device == "cpu")
+    p.push_back("train.precision fp16 needs a CUDA GPU; on the CPU use bf16 (or fp32)");
   check_positive(p, "train.lr", t.lr);
   check_positive(p, "train.accumulate", t.accumulate);
   if (t.schedule == "noam" && t.warmup <= 0) p.push_back("train.warmup must be positive for the noam schedule");

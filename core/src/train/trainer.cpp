@@ -18,6 +18,7 @@
 
 #include "ts/decode/translator.h"
 #include "ts/metrics/bleu.h"
+#include "ts/model/precision.h"
 #include "ts/train/batcher.h"
 #include "ts/train/schedule.h"
 
@@ -125,6 +126,10 @@ struct Trainer::State {
   std::int64_t window_tokens = 0;
   double window_seconds = 0, tokens_per_s = 0, smoothed_loss = 0;
   bool validated_now = false;
+  // fp16 only: the loss is multiplied by this before backward so small gradients do not underflow;
+  // halved when gradients overflow (the step is skipped), doubled after 2000 clean steps.
+  double loss_scale = 1.0;
+  int clean_steps = 0;
 
   TrainingObserver& obs() { return observer ? *observer : null_observer; }
   std::string path(const std::string& name) const { return (fs::path(options.out_dir) / name).string(); }
@@ -134,6 +139,7 @@ struct Trainer::State {
   bool limit_reached();
   bool advance_epoch_if_done();
   double train_step(std::int64_t& tokens);
+  bool unscale_gradients();
   TrainingProgress progress(double loss, double lr, double step_seconds, std::int64_t tokens);
   void save(const std::string& kind, const ValidationResult* v);
   void validate_and_save();
@@ -153,6 +159,8 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
   const auto& c = s_->config;
   s_->device = resolve_device(c.train.device);
   s_->threads = configure_threads(c.train.threads);
+  check_precision(c.train.precision, s_->device);
+  if (c.train.precision == "fp16") s_->loss_scale = 65536.0;
   at::manual_seed(c.train.seed);
   const auto& p = s_->data.pipeline;
   s_->model = build_model(c.model, static_cast<std::int64_t>(p.src_vocab->size()),
@@ -220,6 +228,9 @@ ValidationResult Trainer::State::validate() {
 
 void Trainer::State::start_session() {
   summary = TrainingSummary{};
+  if (config.train.precision == "bf16" && device.is_cpu() && !cpu_has_native_bf16())
+    obs().on_log("precision bf16: this CPU has neither AMX nor AVX-512 BF16, so bf16 products are emulated and "
+                 "slower than fp32 here (use --precision fp32)");
   session_start = Clock::now();
   elapsed_before = position.elapsed_seconds;
   train_seconds = 0;
@@ -267,6 +278,26 @@ bool Trainer::State::advance_epoch_if_done() {
   return false;
 }
 
+// fp16 loss scaling: divides the gradients by the scale; false (and the scale halved) when they
+// overflowed, in which case the step must be skipped.
+bool Trainer::State::unscale_gradients() {
+  if (loss_scale == 1.0) return true;
+  bool finite = true;
+  for (auto& p : model->parameters()) {
+    if (!p.grad().defined()) continue;
+    p.grad().mul_(1.0 / loss_scale);
+    finite = finite && at::isfinite(p.grad()).all().item<bool>();
+  }
+  if (!finite) {
+    loss_scale = std::max(1.0, loss_scale / 2);
+    clean_steps = 0;
+    obs().on_log(fmt::format("fp16 gradients overflowed at step {}: step skipped, loss scale now {}", position.step + 1, loss_scale));
+    return false;
+  }
+  if (++clean_steps % 2000 == 0) loss_scale *= 2;
+  return true;
+}
+
 // Forward and backward over `accumulate` batches; returns the mean loss per target token.
 double Trainer::State::train_step(std::int64_t& tokens) {
   const auto& tc = config.train;
@@ -275,8 +306,12 @@ double Trainer::State::train_step(std::int64_t& tokens) {
   optimizer->zero_grad();
   for (int micro = 0; micro < tc.accumulate && position.batch_in_epoch < static_cast<std::int64_t>(plan.size()); ++micro) {
     auto batch = make_batch(data.train, plan[position.batch_in_epoch++], device);
-    auto loss = loss_sum(model, batch, tc.label_smoothing) / static_cast<double>(batch.tgt_tokens);
-    (loss / tc.accumulate).backward();
+    at::Tensor loss;
+    {
+      AutocastScope autocast(tc.precision, device);  // forward only: backward follows the forward's dtypes
+      loss = loss_sum(model, batch, tc.label_smoothing) / static_cast<double>(batch.tgt_tokens);
+    }
+    (loss * (loss_scale / tc.accumulate)).backward();
     step_loss += loss.item<double>() / tc.accumulate;
     tokens += batch.tgt_tokens;
   }
@@ -428,6 +463,7 @@ TrainingSummary Trainer::run() {
                                          "(try a lower learning rate or more warmup)", loss, st.position.step + 1);
         break;
       }
+      if (!st.unscale_gradients()) continue;
       if (tc.clip_norm > 0) torch::nn::utils::clip_grad_norm_(st.model->parameters(), tc.clip_norm);
       const double lr = learning_rate(tc, st.position.step + 1, tc.max_steps, st.config.model.d_model);
       set_lr(*st.optimizer, lr);

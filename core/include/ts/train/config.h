@@ -72,6 +72,7 @@ struct TrainConfig {
   std::uint64_t seed = 42;
   std::string device = "auto";           // "auto" | "cpu" | "cuda"
   int threads = 0;                       // 0 = all cores
+  std::string precision = "fp32";        // "fp32" | "bf16" (autocast; CPU with AMX or a GPU) | "fp16" (GPU)
 };
 
 struct DecodeConfig {
