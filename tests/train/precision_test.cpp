@@ -1,0 +1,116 @@
+// Mixed precision: autocast scopes, and bf16 training tracking fp32 training on a tiny model.
+#include "ts/model/precision.h"
+
+#include <gtest/gtest.h>
+
+#include <ATen/autocast_mode.h>
+#include <torch/cuda.h>
+
+#include "test_utils.h"
+#include "ts/train/trainer.h"
+
+namespace ts {
+namespace {
+
+struct LossObserver : TrainingObserver {
+  std::vector<double> losses;
+  std::vector<std::string> logs;
+  void on_step(const TrainingProgress& p) override { losses.push_back(p.loss); }
+  void on_log(const std::string& line) override { logs.push_back(line); }
+};
+
+std::vector<double> train_losses(const std::string& precision, const std::string& device, int steps,
+                                 Transformer* weights_out = nullptr) {
+  auto config = test::tiny_config();
+  config.train.max_steps = steps;
+  config.train.precision = precision;
+  config.train.device = device;
+  config.train.batch_sentences = 4;
+  config.model.dropout = 0.1;  // exercised in both precisions
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  LossObserver observer;
+  Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer);
+  const auto summary = trainer.run();
+  EXPECT_EQ(summary.status, "finished") << summary.message;
+  if (weights_out) *weights_out = trainer.model();
+  return observer.losses;
+}
+
+TEST(Precision, AutocastScopeRunsProductsInBf16AndRestoresTheState) {
+  const auto x = at::randn({3, 8});
+  const auto w = at::randn({5, 8});
+  ASSERT_FALSE(at::autocast::is_cpu_enabled());
+  const auto reference = x.matmul(w.t());
+  {
+    AutocastScope scope("bf16", at::Device(at::kCPU));
+    EXPECT_TRUE(at::autocast::is_cpu_enabled());
+    EXPECT_EQ(at::linear(x, w).scalar_type(), at::kBFloat16);
+    {
+      AutocastScope inner("bf16", at::Device(at::kCPU));  // nesting keeps it on
+      EXPECT_EQ(at::linear(x, w).scalar_type(), at::kBFloat16);
+    }
+    EXPECT_TRUE(at::autocast::is_cpu_enabled());
+    // The product itself agrees with fp32 to bf16's ~3 significant digits.
+    EXPECT_TRUE(at::allclose(at::linear(x, w).to(at::kFloat), reference, 0.05, 0.1));
+  }
+  EXPECT_FALSE(at::autocast::is_cpu_enabled());
+  EXPECT_EQ(at::linear(x, w).scalar_type(), at::kFloat);
+  {
+    AutocastScope none("fp32", at::Device(at::kCPU));
+    EXPECT_FALSE(at::autocast::is_cpu_enabled());
+    EXPECT_EQ(at::linear(x, w).scalar_type(), at::kFloat);
+  }
+}
+
+TEST(Precision, Bf16TrainingTracksFp32OnATinyModel) {
+  const int steps = 150;
+  Transformer bf16_model{nullptr};
+  const auto fp32 = train_losses("fp32", "cpu", steps);
+  const auto bf16 = train_losses("bf16", "cpu", steps, &bf16_model);
+  ASSERT_EQ(fp32.size(), static_cast<std::size_t>(steps));
+  ASSERT_EQ(bf16.size(), static_cast<std::size_t>(steps));
+  // The first step sees the same weights and batch: only rounding differs.
+  EXPECT_NEAR(bf16[0], fp32[0], 0.01 * fp32[0]);
+  // The curves stay together (mean of 10-step windows within 5%, plus an absolute floor for the
+  // small losses at the end), and both actually learn.
+  for (int w = 0; w + 10 <= steps; w += 10) {
+    double a = 0, b = 0;
+    for (int i = w; i < w + 10; ++i) a += fp32[i] / 10, b += bf16[i] / 10;
+    EXPECT_NEAR(b, a, 0.05 * a + 0.02) << "steps " << w + 1 << "-" << w + 10;
+  }
+  EXPECT_LT(bf16.back(), 0.7 * bf16.front());
+  // Master weights stay fp32: autocast only lowers the products.
+  for (const auto& p : bf16_model->parameters()) EXPECT_EQ(p.scalar_type(), at::kFloat);
+  EXPECT_FALSE(at::autocast::is_cpu_enabled());
+}
+
+TEST(Precision, Fp16OnTheCpuIsRefusedWithAClearMessage) {
+  auto config = test::tiny_config();
+  config.train.precision = "fp16";
+  config.train.device = "cpu";
+  const auto problems = config.problems();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("train.precision fp16 needs a CUDA GPU"), std::string::npos) << problems[0];
+  EXPECT_THROW(check_precision("fp16", at::Device(at::kCPU)), std::invalid_argument);
+  EXPECT_THROW(check_precision("int4", at::Device(at::kCPU)), std::invalid_argument);
+  EXPECT_NO_THROW(check_precision("bf16", at::Device(at::kCPU)));
+  config.train.precision = "half";
+  EXPECT_THROW(config.validate(), ConfigError);
+}
+
+// The GPU cases run where LibTorch sees a CUDA device (the device machine) and skip elsewhere.
+TEST(PrecisionCuda, MixedPrecisionTrainsOnTheGpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const int steps = 60;
+  const auto fp32 = train_losses("fp32", "cuda", steps);
+  for (const std::string precision : {"bf16", "fp16"}) {
+    const auto low = train_losses(precision, "cuda", steps);
+    ASSERT_EQ(low.size(), static_cast<std::size_t>(steps)) << precision;
+    EXPECT_NEAR(low[0], fp32[0], 0.01 * fp32[0]) << precision;
+    EXPECT_LT(low.back(), 0.7 * low.front()) << precision;
+  }
+}
+
+}  // namespace
+}  // namespace ts
