@@ -71,3 +71,55 @@ TEST(MultiHeadAttention, DoesNotRecordUnlessAsked) {
 
 }  // namespace
 }  // namespace ts
+
+namespace ts {
+namespace {
+
+TEST(FastDropout, DropsTheRightFractionAndScalesTheRest) {
+  at::manual_seed(7);
+  const auto x = at::ones({200, 500});
+  for (const double p : {0.1, 0.3, 0.5}) {
+    const auto y = fast_dropout(x, p, /*training=*/true);
+    const double kept = y.ne(0).to(at::kDouble).mean().item<double>();
+    EXPECT_NEAR(kept, 1 - p, 0.005) << "p " << p;  // 100,000 draws: sd ~0.0015
+    const auto survivors = y.masked_select(y.ne(0));
+    EXPECT_TRUE(at::allclose(survivors, at::full_like(survivors, 1 / (1 - p)))) << "p " << p;
+    // The mean is preserved, as with inverted dropout.
+    EXPECT_NEAR(y.mean().item<double>(), 1.0, 0.02) << "p " << p;
+  }
+  // Odd sizes (the last element of an unpaired hash) and other dtypes.
+  const auto odd = fast_dropout(at::ones({3, 7}, at::kDouble), 0.5, true);
+  EXPECT_EQ(odd.scalar_type(), at::kDouble);
+  EXPECT_EQ(odd.sizes(), (std::vector<std::int64_t>{3, 7}));
+  EXPECT_EQ(fast_dropout(at::ones({5}, at::kBFloat16), 0.5, true).scalar_type(), at::kBFloat16);
+}
+
+TEST(FastDropout, IsReproducibleUnderTheSeedAndFreshOnEachCall) {
+  const auto x = at::randn({64, 33});
+  at::manual_seed(11);
+  const auto a1 = fast_dropout(x, 0.2, true), a2 = fast_dropout(x, 0.2, true);
+  at::manual_seed(11);
+  const auto b1 = fast_dropout(x, 0.2, true);
+  EXPECT_TRUE(at::equal(a1, b1));
+  EXPECT_FALSE(at::equal(a1, a2));
+  // Masks are not correlated between neighbouring elements of a pair.
+  const auto m = fast_dropout(at::ones({100000}), 0.5, true).ne(0).to(at::kDouble).view({-1, 2});
+  const double both = (m.select(1, 0) * m.select(1, 1)).mean().item<double>();
+  EXPECT_NEAR(both, 0.25, 0.01);
+}
+
+TEST(FastDropout, IsTheIdentityInEvaluationAndPassesGradientsThroughTheMask) {
+  const auto x = at::randn({4, 6});
+  EXPECT_TRUE(at::equal(fast_dropout(x, 0.5, /*training=*/false), x));
+  EXPECT_TRUE(at::equal(fast_dropout(x, 0.0, true), x));
+  EXPECT_TRUE(at::equal(fast_dropout(x, 1.0, true), at::zeros_like(x)));
+  auto leaf = at::randn({8, 8}).requires_grad_(true);
+  const auto y = fast_dropout(leaf, 0.5, true);
+  y.sum().backward();
+  // d(sum)/dx is the mask itself: 0 where dropped, 2 where kept.
+  EXPECT_TRUE(at::equal(leaf.grad().ne(0), y.ne(0)));
+  EXPECT_TRUE(at::allclose(leaf.grad().masked_select(leaf.grad().ne(0)), at::full({1}, 2.0)));
+}
+
+}  // namespace
+}  // namespace ts

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
 #include <ATen/core/grad_mode.h>
 
 namespace ts {
@@ -28,6 +30,51 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
     return (bias.defined() ? at::addmv(bias, weight, row) : at::mv(weight, row)).view(sizes);
   }
   return at::linear(x, weight, bias);
+}
+
+namespace {
+inline std::uint64_t splitmix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+at::Tensor fast_dropout(const at::Tensor& x, double p, bool training) {
+  if (!training || p <= 0 || x.numel() == 0) return x;
+  if (!x.device().is_cpu()) return at::dropout(x, p, true);
+  if (p >= 1) return x * 0;
+  std::uint64_t seed = 0;
+  {
+    auto generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    seed = at::check_generator<at::CPUGeneratorImpl>(generator)->random64();
+  }
+  auto mask = at::empty(x.sizes(), x.options());
+  const std::int64_t n = mask.numel();
+  // Each 64-bit hash gives two 32-bit uniforms, one per element of a pair.
+  const auto threshold = static_cast<std::uint32_t>(std::min(p * 4294967296.0, 4294967295.0));
+  const auto fill = [&](auto* out, auto keep) {
+    at::parallel_for(0, (n + 1) / 2, 8192, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t k = begin; k < end; ++k) {
+        const std::uint64_t h = splitmix64(seed + static_cast<std::uint64_t>(k) * 0xd1342543de82ef95ULL);
+        out[2 * k] = static_cast<std::uint32_t>(h) >= threshold ? keep : 0;
+        if (2 * k + 1 < n) out[2 * k + 1] = static_cast<std::uint32_t>(h >> 32) >= threshold ? keep : 0;
+      }
+    });
+  };
+  const double scale = 1.0 / (1.0 - p);
+  if (mask.scalar_type() == at::kFloat) {
+    fill(mask.data_ptr<float>(), static_cast<float>(scale));
+  } else if (mask.scalar_type() == at::kDouble) {
+    fill(mask.data_ptr<double>(), scale);
+  } else {
+    auto f = at::empty(x.sizes(), x.options().dtype(at::kFloat));
+    fill(f.data_ptr<float>(), static_cast<float>(scale));
+    mask = f.to(x.scalar_type());
+  }
+  return x * mask;
 }
 
 MultiHeadAttentionImpl::MultiHeadAttentionImpl(std::int64_t d_model, std::int64_t heads, double dropout,
@@ -66,7 +113,7 @@ at::Tensor MultiHeadAttentionImpl::attend(const at::Tensor& q, const at::Tensor&
   if (mask.defined()) scores = scores + mask;
   auto weights = at::softmax(scores, /*dim=*/-1, at::kFloat).to(q.scalar_type());
   if (record_) last_weights_ = weights.detach().to(at::kFloat);
-  auto context = at::matmul(dropout_->forward(weights), v);  // [B, H, T, K]
+  auto context = at::matmul(fast_dropout(dropout_, weights), v);  // [B, H, T, K]
   context = context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});  // [B, T, D]
   return linear(out_, context);
 }

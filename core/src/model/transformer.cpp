@@ -27,7 +27,7 @@ FeedForwardImpl::FeedForwardImpl(std::int64_t d_model, std::int64_t d_ff, double
 }
 
 at::Tensor FeedForwardImpl::forward(const at::Tensor& x) {
-  return linear(out_, dropout_->forward(at::relu(linear(in_, x))));
+  return linear(out_, fast_dropout(dropout_, at::relu(linear(in_, x))));
 }
 
 namespace {
@@ -38,8 +38,8 @@ torch::nn::LayerNorm layer_norm(std::int64_t d) {
 // Residual sublayer: pre-LN x + drop(f(norm(x))), post-LN norm(x + drop(f(x))).
 template <class F>
 at::Tensor residual(bool pre_norm, const at::Tensor& x, torch::nn::LayerNorm& norm, torch::nn::Dropout& drop, F&& f) {
-  if (pre_norm) return x + drop->forward(f(norm->forward(x)));
-  return norm->forward(x + drop->forward(f(x)));
+  if (pre_norm) return x + fast_dropout(drop, f(norm->forward(x)));
+  return norm->forward(x + fast_dropout(drop, f(x)));
 }
 }  // namespace
 
@@ -185,7 +185,7 @@ at::Tensor TransformerImpl::positions(std::int64_t offset, std::int64_t length, 
 
 at::Tensor TransformerImpl::embed(torch::nn::Embedding& table, const at::Tensor& tokens, std::int64_t offset) {
   auto x = table->forward(tokens) * embed_scale_;  // [B, L, D]
-  return dropout_->forward(x + positions(offset, tokens.size(1), tokens.device()));
+  return fast_dropout(dropout_, x + positions(offset, tokens.size(1), tokens.device()));
 }
 
 at::Tensor TransformerImpl::encode(const at::Tensor& src, const at::Tensor& src_mask) {

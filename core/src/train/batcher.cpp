@@ -83,9 +83,13 @@ Batch make_batch(const std::vector<Example>& examples, const std::vector<std::si
     T = std::max(T, tgt_len(examples[i]));
   }
   const auto B = static_cast<std::int64_t>(indices.size());
-  auto src = at::full({B, static_cast<std::int64_t>(S)}, Vocab::kPad, at::kLong);
-  auto tgt_in = at::full({B, static_cast<std::int64_t>(T)}, Vocab::kPad, at::kLong);
-  auto tgt_out = at::full({B, static_cast<std::int64_t>(T)}, Vocab::kPad, at::kLong);
+  // For a GPU the batch is built in pinned (page-locked) host memory, so the copies below are truly
+  // asynchronous and overlap with the previous step's kernels.
+  const bool move = device.type() != at::kCPU;
+  const auto options = at::TensorOptions(at::kLong).pinned_memory(move && device.is_cuda());
+  auto src = at::full({B, static_cast<std::int64_t>(S)}, Vocab::kPad, options);
+  auto tgt_in = at::full({B, static_cast<std::int64_t>(T)}, Vocab::kPad, options);
+  auto tgt_out = at::full({B, static_cast<std::int64_t>(T)}, Vocab::kPad, options);
   auto s_acc = src.accessor<std::int64_t, 2>();
   auto i_acc = tgt_in.accessor<std::int64_t, 2>();
   auto o_acc = tgt_out.accessor<std::int64_t, 2>();
@@ -102,7 +106,6 @@ Batch make_batch(const std::vector<Example>& examples, const std::vector<std::si
     batch.src_tokens += static_cast<std::int64_t>(e.src.size());
     batch.tgt_tokens += static_cast<std::int64_t>(e.tgt.size() + 1);
   }
-  const bool move = device.type() != at::kCPU;
   batch.src = move ? src.to(device, /*non_blocking=*/true) : src;
   batch.tgt_in = move ? tgt_in.to(device, true) : tgt_in;
   batch.tgt_out = move ? tgt_out.to(device, true) : tgt_out;
