@@ -2,6 +2,7 @@
 #include "ts/train/data.h"
 
 #include <chrono>
+#include <future>
 
 #include <fmt/format.h>
 
@@ -85,36 +86,61 @@ PreparedData prepare_data(const Corpus& corpus, const Direction& direction, cons
   say(fmt::format("split: {} train, {} dev, {} test pairs", out.text.train.size(), out.text.dev.size(), out.text.test.size()));
 
   TextPipeline& p = out.pipeline;
+  std::vector<Example> train;
   if (existing) {
     p = *existing;
+    train = encode_all(p, out.text.train);
   } else {
     p.direction = direction;
     p.src_language = direction.english_is_source ? corpus.english : corpus.other;
     p.tgt_language = direction.english_is_source ? corpus.other : corpus.english;
     p.shared_vocab = config.shared_vocab;
     std::vector<std::string> src_text, tgt_text;
+    src_text.reserve(out.text.train.size());
+    tgt_text.reserve(out.text.train.size());
     for (const auto& pair : out.text.train) {
       src_text.push_back(pair.src);
       tgt_text.push_back(pair.tgt);
     }
+    // Each training sentence is tokenised once: the tokens build the vocabulary and are then encoded
+    // (tokenising was most of the ingest time, and was done twice).
+    std::vector<std::vector<std::string>> src_tokens, tgt_tokens;
     if (config.shared_vocab) {
       std::vector<std::string> both = src_text;
       both.insert(both.end(), tgt_text.begin(), tgt_text.end());
       std::shared_ptr<const Tokenizer> tok = make_tokenizer(config.src_tokenizer, both);
       p.src_tokenizer = p.tgt_tokenizer = tok;
-      auto vocab = std::make_shared<Vocab>(Vocab::build(tokenize_all(*tok, both), config.min_freq, config.max_vocab));
+      auto tgt_future = std::async(std::launch::async, [&] { return tokenize_all(*tok, tgt_text); });
+      src_tokens = tokenize_all(*tok, src_text);
+      tgt_tokens = tgt_future.get();
+      auto all = src_tokens;
+      all.insert(all.end(), tgt_tokens.begin(), tgt_tokens.end());
+      auto vocab = std::make_shared<Vocab>(Vocab::build(all, config.min_freq, config.max_vocab));
       p.src_vocab = p.tgt_vocab = vocab;
     } else {
+      // The two sides have their own tokenizers and vocabularies: build them on two threads.
+      auto tgt_future = std::async(std::launch::async, [&] {
+        auto tok = make_tokenizer(side_config(config.tgt_tokenizer, p.tgt_language.code, config), tgt_text);
+        tgt_tokens = tokenize_all(*tok, tgt_text);
+        p.tgt_vocab = std::make_shared<Vocab>(Vocab::build(tgt_tokens, config.min_freq, config.max_vocab));
+        p.tgt_tokenizer = std::move(tok);
+      });
       p.src_tokenizer = make_tokenizer(side_config(config.src_tokenizer, p.src_language.code, config), src_text);
-      p.tgt_tokenizer = make_tokenizer(side_config(config.tgt_tokenizer, p.tgt_language.code, config), tgt_text);
-      p.src_vocab = std::make_shared<Vocab>(Vocab::build(tokenize_all(*p.src_tokenizer, src_text), config.min_freq, config.max_vocab));
-      p.tgt_vocab = std::make_shared<Vocab>(Vocab::build(tokenize_all(*p.tgt_tokenizer, tgt_text), config.min_freq, config.max_vocab));
+      src_tokens = tokenize_all(*p.src_tokenizer, src_text);
+      p.src_vocab = std::make_shared<Vocab>(Vocab::build(src_tokens, config.min_freq, config.max_vocab));
+      tgt_future.get();  // rethrows a failure of the target side
+    }
+    train.reserve(src_tokens.size());
+    for (std::size_t i = 0; i < src_tokens.size(); ++i) {
+      Example e{p.src_vocab->encode(src_tokens[i]), p.tgt_vocab->encode(tgt_tokens[i])};
+      e.src.push_back(Vocab::kEos);
+      train.push_back(std::move(e));
     }
   }
   say(fmt::format("vocabulary: {} {} tokens ({}), {} {} tokens ({})", p.src_vocab->size(), p.src_language.name,
                   p.src_tokenizer->config().kind, p.tgt_vocab->size(), p.tgt_language.name, p.tgt_tokenizer->config().kind));
 
-  for (auto& example : encode_all(p, out.text.train)) {
+  for (auto& example : train) {
     const auto max_len = static_cast<std::size_t>(config.max_len);
     if (example.src.size() > max_len || example.tgt.size() + 1 > max_len) {
       ++out.dropped_long;
