@@ -1,10 +1,13 @@
 // transformer-studio-cli: train, translate, evaluate and score from the command line.
 // Flag names are a contract shared with scripts and the desktop app.
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -15,9 +18,15 @@
 #include "ts/metrics/bleu.h"
 #include "ts/text/demo_corpus.h"
 #include "ts/store/run_store.h"
+#include "ts/store/sha256.h"
+#include "ts/train/distributed.h"
 #include "ts/train/run_recorder.h"
 #include "ts/train/trainer.h"
 
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <torch/cuda.h>
 #include <unistd.h>
 #include <cmath>
 
@@ -28,11 +37,13 @@ using ts::cli::TerminalObserver;
 namespace {
 
 std::atomic<bool> g_stop{false};
+bool g_quiet_signals = false;  // data-parallel ranks other than 0: rank 0 says it once
+std::vector<std::string> g_args;  // the command line, for --nproc to start the other ranks
 
 void on_sigint(int) {
   if (g_stop.exchange(true)) std::_Exit(130);  // second Ctrl-C: leave at once
   static const char msg[] = "\nstopping after the current step and writing a checkpoint (Ctrl-C again to quit now)\n";
-  (void)!::write(2, msg, sizeof msg - 1);
+  if (!g_quiet_signals) (void)!::write(2, msg, sizeof msg - 1);
 }
 
 struct TrainArgs {
@@ -43,7 +54,38 @@ struct TrainArgs {
   std::optional<std::string> probe;
   int max_steps = -1, threads = -1, extra_steps = -1;
   double max_minutes = -1;
+  // Data-parallel: --nproc on one machine, or --world-size/--rank per process (several machines).
+  int nproc = 1, world_size = -1, rank = -1, master_port = -1;
+  std::string master_addr;
+  std::string parallel_check;  // hidden: each rank appends the SHA-256 of its final weights here
 };
+
+// Ranks other than 0 report nothing but their failure.
+struct QuietObserver : TrainingObserver {
+  int rank = 0;
+  void on_finished(const TrainingSummary& s) override {
+    if (s.status == "failed") fmt::print(stderr, "rank {}: training failed: {}\n", rank, s.message);
+  }
+};
+
+// SHA-256 over every parameter's bytes, in order: equal digests mean bit-identical weights.
+std::string parameters_sha256(Transformer& model) {
+  std::string bytes;
+  for (const auto& p : model->parameters()) {
+    const auto t = p.detach().to(at::kCPU).contiguous();
+    bytes.append(static_cast<const char*>(t.data_ptr()), t.numel() * t.element_size());
+  }
+  return sha256_hex(bytes);
+}
+
+// One line per rank, appended with a single write so that ranks finishing together do not mix.
+void append_parallel_check(const std::string& file, int rank, int world_size, std::int64_t step, const std::string& sha) {
+  const auto line = fmt::format("rank {} of {} step {} sha256 {}\n", rank, world_size, step, sha);
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd < 0 || ::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+    fmt::print(stderr, "rank {}: cannot write --parallel-check {}\n", rank, file);
+  if (fd >= 0) ::close(fd);
+}
 
 // A run directory means its last checkpoint.
 std::string checkpoint_path(const std::string& run_or_checkpoint) {
@@ -62,38 +104,252 @@ void apply_overrides(ExperimentConfig& config, const TrainArgs& a) {
   config.validate();
 }
 
+// `distributed` (data-parallel, world size > 1): this process is one rank. Every rank prepares the
+// same data; only rank 0 prints, writes the run directory and records the history.
 int run_training(ExperimentConfig config, const Corpus& corpus, const Direction& direction, const std::string& out,
-                 const std::string& resume, const TrainArgs& args) {
+                 const std::string& resume, const TrainArgs& args, const DistributedConfig* distributed = nullptr) {
+  const bool root = !distributed || distributed->rank == 0;
   TerminalObserver terminal;
-  terminal.on_log(describe(corpus));
+  const auto log = [&](const std::string& line) {
+    if (root) terminal.on_log(line);
+  };
+  log(describe(corpus));
   const TextPipeline* existing = nullptr;
   LoadedModel previous;
   if (!resume.empty()) {
     previous = load_checkpoint(resume, at::Device(at::kCPU));
     existing = &previous.pipeline;
   }
-  auto data = prepare_data(corpus, direction, config.data, existing, [&](const std::string& l) { terminal.on_log(l); });
-  fs::create_directories(out);
-  std::ofstream(fs::path(out) / "config.json") << config.to_json().dump(2) << "\n";
-  terminal.on_log(fmt::format("run directory: {} (preset {})", out, config.preset));
+  auto data = prepare_data(corpus, direction, config.data, existing, log);
+  std::shared_ptr<DataParallel> parallel;
+  if (distributed) {
+    auto device = resolve_device(config.train.device);
+    if (device.is_cuda() && torch::cuda::device_count() > 1)  // one GPU per rank on a machine
+      device = at::Device(at::kCUDA, static_cast<at::DeviceIndex>(distributed->rank % torch::cuda::device_count()));
+    parallel = std::make_shared<DataParallel>();
+    parallel->connect(*distributed, device);
+    const auto threads = config.train.threads > 0 ? fmt::format("{} thread{}", config.train.threads, config.train.threads > 1 ? "s" : "")
+                                                  : std::string("all cores");
+    if (args.nproc > 1)
+      log(fmt::format("data-parallel: {} processes ({}), {} each", distributed->world_size, parallel->backend(), threads));
+    else
+      log(fmt::format("data-parallel: rank 0 of {} ({}), rendezvous {}:{}, {}", distributed->world_size, parallel->backend(),
+                      distributed->master_addr, distributed->master_port, threads));
+  }
+  if (root) {
+    fs::create_directories(out);
+    std::ofstream(fs::path(out) / "config.json") << config.to_json().dump(2) << "\n";
+  }
+  log(fmt::format("run directory: {} (preset {})", out, config.preset));
   std::unique_ptr<RunRecorder> recorder;
-  if (!args.no_history)
+  if (!args.no_history && root)
     recorder = start_recording({args.db, args.name, resume, previous.meta.position.step, &g_stop,
                                 [&terminal](const std::string& line) { terminal.on_log(line); }},
                                config, corpus, direction, out);
-  std::vector<TrainingObserver*> list{&terminal};
+  QuietObserver quiet;
+  quiet.rank = distributed ? distributed->rank : 0;
+  std::vector<TrainingObserver*> list{root ? static_cast<TrainingObserver*>(&terminal) : &quiet};
   if (recorder) list.push_back(recorder.get());
   ObserverList observers(list);
   TrainerOptions options{out, corpus.path, resume, &g_stop};
+  options.parallel = parallel;
   Trainer trainer(std::move(config), std::move(data), options, &observers);
   std::signal(SIGINT, on_sigint);
   std::signal(SIGTERM, on_sigint);
   const auto summary = trainer.run();
   std::signal(SIGINT, SIG_DFL);
+  if (!args.parallel_check.empty())
+    append_parallel_check(args.parallel_check, quiet.rank, distributed ? distributed->world_size : 1, summary.steps,
+                          parameters_sha256(trainer.model()));
   return summary.status == "failed" ? 1 : 0;
 }
 
-int cmd_train(const TrainArgs& a) {
+// --nproc N: ranks 1..N-1 run as child processes of this binary with the same arguments; rank 0
+// is this process. A rank that dies makes the others fail at their next collective; the watcher
+// below reports it at once, stops the other ranks and, should rank 0 not end by itself, ends it.
+class ChildRanks {
+ public:
+  ChildRanks(const TrainArgs& a, int port) {
+    // Our own data-parallel options are replaced by each child's; everything else is kept.
+    const std::vector<std::string> ours{"--nproc", "--rank", "--world-size", "--master-addr", "--master-port", "--threads"};
+    std::vector<std::string> kept;
+    for (std::size_t i = 0; i < g_args.size(); ++i) {
+      const auto& arg = g_args[i];
+      bool drop = false;
+      for (const auto& o : ours) {
+        if (arg == o) {
+          drop = true;
+          ++i;  // and its value
+        } else if (arg.rfind(o + "=", 0) == 0) {
+          drop = true;
+        }
+      }
+      if (!drop) kept.push_back(arg);
+    }
+    for (int rank = 1; rank < a.nproc; ++rank) {
+      auto args = kept;
+      for (const auto& extra : {std::string("--rank"), std::to_string(rank), std::string("--world-size"), std::to_string(a.nproc),
+                                std::string("--master-addr"), a.master_addr, std::string("--master-port"), std::to_string(port),
+                                std::string("--threads"), std::to_string(a.threads)})
+        args.push_back(extra);
+      spawn(rank, args);
+    }
+    watcher_ = std::thread([this] { watch(); });
+  }
+  ~ChildRanks() {
+    stop_all();
+    wait();
+  }
+
+  /// Waits for every child; returns the failures as "rank 1 (pid 123) exited with status 2".
+  std::vector<std::string> wait() {
+    parent_done_ = true;
+    if (watcher_.joinable()) watcher_.join();
+    return failures_;
+  }
+  void stop_all() {
+    std::lock_guard<std::mutex> lock(mutex_);  // never signal a pid already reaped (and maybe reused)
+    stopping_ = true;
+    for (auto& c : children_)
+      if (!c.done) ::kill(c.pid, SIGTERM);
+  }
+
+ private:
+  struct Child {
+    int rank;
+    pid_t pid;
+    bool done = false;
+  };
+
+  void spawn(int rank, const std::vector<std::string>& args) {
+    std::vector<char*> argv;
+    for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+    argv.push_back(nullptr);
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error(fmt::format("--nproc: cannot start rank {} (fork failed)", rank));
+    if (pid == 0) {  // only async-signal-safe calls until exec
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // rank 0 gone: so are the others
+      if (::getppid() != parent) ::_exit(1);
+      ::execv("/proc/self/exe", argv.data());
+      ::_exit(127);
+    }
+    children_.push_back({rank, pid});
+  }
+
+  void watch() {
+    using namespace std::chrono;
+    bool failed = false;
+    steady_clock::time_point failed_at;
+    for (;;) {
+      bool running = false;
+      std::unique_lock<std::mutex> lock(mutex_);
+      for (auto& c : children_) {
+        if (c.done) continue;
+        int status = 0;
+        const pid_t r = ::waitpid(c.pid, &status, WNOHANG);
+        if (r == 0) {
+          running = true;
+          continue;
+        }
+        c.done = true;
+        if (r == c.pid && WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+        if (stopping_ && r == c.pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) continue;  // we stopped it
+        const auto what = r != c.pid       ? std::string("could not be waited for")
+                          : WIFEXITED(status) ? fmt::format("exited with status {}", WEXITSTATUS(status))
+                                              : fmt::format("was killed by signal {} ({})", WTERMSIG(status), ::strsignal(WTERMSIG(status)));
+        failures_.push_back(fmt::format("rank {} (pid {}) {}", c.rank, c.pid, what));
+        if (!failed && !parent_done_) {
+          fmt::print(stderr, "data-parallel: {}: stopping the other ranks\n", failures_.back());
+          failed = true;
+          failed_at = steady_clock::now();
+          g_stop = true;
+          stopping_ = true;
+          for (auto& other : children_)
+            if (!other.done) ::kill(other.pid, SIGTERM);
+        }
+      }
+      lock.unlock();
+      if (!running && parent_done_) return;
+      // Rank 0 normally fails at its next collective; one busy elsewhere (a long validation) is ended.
+      if (failed && !parent_done_ && steady_clock::now() - failed_at > seconds(10)) {
+        fmt::print(stderr, "data-parallel: ending rank 0 as well\n");
+        std::_Exit(1);
+      }
+      std::this_thread::sleep_for(milliseconds(50));
+    }
+  }
+
+  std::mutex mutex_;
+  std::vector<Child> children_;
+  std::vector<std::string> failures_;
+  std::thread watcher_;
+  std::atomic<bool> parent_done_{false}, stopping_{false};
+};
+
+// Checks the data-parallel options; returns this process's place, or nullopt for one process.
+std::optional<DistributedConfig> distributed_config(TrainArgs& a) {
+  const bool by_hand = a.world_size >= 0 || a.rank >= 0;
+  if (a.nproc > 1 && by_hand)
+    throw std::invalid_argument("--nproc starts every rank on this machine: do not combine it with --rank or --world-size "
+                                "(use those to start each rank yourself, e.g. on several machines)");
+  if (a.rank >= 0 && a.world_size < 0) throw std::invalid_argument("--rank needs --world-size");
+  if (a.world_size > 1 && a.rank < 0) throw std::invalid_argument(fmt::format("--world-size {} needs --rank (0 to {})", a.world_size, a.world_size - 1));
+  if (a.rank >= 0 && a.rank >= a.world_size)
+    throw std::invalid_argument(fmt::format("--rank {} must be below --world-size {}", a.rank, a.world_size));
+  if (a.nproc <= 1 && a.world_size <= 1) {
+    if (!a.master_addr.empty() || a.master_port >= 0)
+      throw std::invalid_argument("--master-addr and --master-port apply only with --nproc or --world-size");
+    return std::nullopt;
+  }
+  DistributedConfig d;
+  if (!a.master_addr.empty()) d.master_addr = a.master_addr;
+  a.master_addr = d.master_addr;
+  if (a.nproc > 1) {
+    d.world_size = a.nproc;
+    d.rank = 0;
+    if (a.threads < 0) a.threads = 1;  // N processes share the cores
+    d.master_port = a.master_port > 0 ? a.master_port : free_port(d.master_addr);
+  } else {
+    d.world_size = a.world_size;
+    d.rank = a.rank;
+    if (a.master_port > 0) d.master_port = a.master_port;
+  }
+  d.validate();
+  if (!data_parallel_available()) throw std::runtime_error(
+      "data-parallel training is not available: this build has no c10d Gloo support (install libgloo-dev and reconfigure)");
+  return d;
+}
+
+int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed);
+
+int cmd_train(TrainArgs a) {
+  const auto distributed = distributed_config(a);
+  if (!distributed || a.nproc <= 1) {
+    if (!distributed || distributed->rank == 0) return train_one_rank(a, distributed ? &*distributed : nullptr);
+    g_quiet_signals = true;
+    try {
+      return train_one_rank(a, &*distributed);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("rank {}: {}", distributed->rank, e.what()));
+    }
+  }
+  ChildRanks children(a, distributed->master_port);
+  int rc = 1;
+  try {
+    rc = train_one_rank(a, &*distributed);
+  } catch (...) {
+    children.stop_all();  // they would wait for rank 0 until the timeout
+    children.wait();
+    throw;
+  }
+  if (rc != 0) children.stop_all();
+  const auto failures = children.wait();
+  for (const auto& f : failures) fmt::print(stderr, "data-parallel: {}\n", f);
+  return rc != 0 ? rc : (failures.empty() ? 0 : 1);
+}
+
+int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
   if (!a.resume.empty()) {
     const auto ckpt = checkpoint_path(a.resume);
     auto meta = read_checkpoint_meta(ckpt);
@@ -105,14 +361,15 @@ int cmd_train(const TrainArgs& a) {
     auto corpus = corpus_path == "<demo>" ? demo_corpus() : read_corpus(corpus_path);
     auto pipeline = TextPipeline::from_json(meta.pipeline);
     const std::string out = a.out.empty() ? fs::path(ckpt).parent_path().string() : a.out;
-    return run_training(config, corpus, pipeline.direction, out.empty() ? "." : out, ckpt, a);
+    return run_training(config, corpus, pipeline.direction, out.empty() ? "." : out, ckpt, a, distributed);
   }
   if (a.corpus.empty() || a.direction.empty()) throw std::invalid_argument("train needs --corpus FILE and --direction SRC-TGT (or --resume)");
   ExperimentConfig config = a.config_file.empty() ? preset(a.preset) : load_config_file(a.config_file);
   apply_overrides(config, a);
   auto corpus = read_corpus(a.corpus);
   auto direction = parse_direction(a.direction, corpus);
-  return run_training(config, corpus, direction, a.out.empty() ? default_run_directory("runs", a.corpus, direction.str()) : a.out, "", a);
+  return run_training(config, corpus, direction, a.out.empty() ? default_run_directory("runs", a.corpus, direction.str()) : a.out, "", a,
+                      distributed);
 }
 
 struct DecodeArgs {
@@ -292,6 +549,7 @@ void add_decode_options(CLI::App* cmd, DecodeArgs& d) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  g_args.assign(argv, argv + argc);
   CLI::App app{"Transformer Studio: train and explore Transformer translation models"};
   app.require_subcommand(1);
   TrainArgs train_args, demo_args;
@@ -304,6 +562,21 @@ int main(int argc, char** argv) {
   train->add_option("--extra-steps", train_args.extra_steps, "With --resume: train this many more steps")
       ->check(CLI::NonNegativeNumber);
   add_train_limits(train, train_args);
+  train->add_option("--nproc", train_args.nproc, "Data-parallel: train with N processes on this machine (Gloo on CPU, NCCL on CUDA); "
+                                                 "each uses --threads (default 1)")
+      ->check(CLI::Range(1, 1024));
+  train->add_option("--world-size", train_args.world_size, "Data-parallel across machines: the number of processes in all")
+      ->check(CLI::Range(1, 65536));
+  train->add_option("--rank", train_args.rank, "Data-parallel across machines: this process's rank, 0 to world size - 1 "
+                                               "(rank 0 writes checkpoints and the history)")
+      ->check(CLI::NonNegativeNumber);
+  train->add_option("--master-addr", train_args.master_addr, "Data-parallel: rank 0's address (default 127.0.0.1)");
+  train->add_option("--master-port", train_args.master_port, "Data-parallel: rank 0's rendezvous port (default: a free port "
+                                                             "with --nproc, 29500 otherwise)")
+      ->check(CLI::Range(1, 65535));
+  train->add_option("--parallel-check", train_args.parallel_check,
+                    "For tests: each rank appends the SHA-256 of its final weights to this file")
+      ->group("");  // hidden
 
   DecodeArgs translate_args, eval_args;
   auto* translate = app.add_subcommand("translate", "Translate stdin to stdout, one sentence per line");

@@ -20,6 +20,7 @@
 #include "ts/metrics/bleu.h"
 #include "ts/model/precision.h"
 #include "ts/train/batcher.h"
+#include "ts/train/distributed.h"
 #include "ts/train/schedule.h"
 
 namespace ts {
@@ -70,6 +71,22 @@ at::Tensor loss_sum(Transformer& model, const Batch& batch, double smoothing) {
   auto logits = model->forward(batch.src, batch.tgt_in);  // [B, T, V]
   return at::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}).to(at::kFloat), batch.tgt_out.reshape({-1}), {},
                                 at::Reduction::Sum, Vocab::kPad, smoothing);
+}
+
+// Data-parallel: this rank's share of a batch, every world_size-th sentence from `rank`. The
+// batcher sorts a batch's sentences by length, so the shares get similar lengths.
+std::vector<std::size_t> shard_of(const std::vector<std::size_t>& indices, int rank, int world_size) {
+  std::vector<std::size_t> mine;
+  for (std::size_t i = static_cast<std::size_t>(rank); i < indices.size(); i += static_cast<std::size_t>(world_size))
+    mine.push_back(indices[i]);
+  return mine;
+}
+
+// Target tokens of a whole batch (what make_batch counts), known to every rank without talking.
+std::int64_t target_tokens(const std::vector<Example>& examples, const std::vector<std::size_t>& indices) {
+  std::int64_t n = 0;
+  for (auto i : indices) n += static_cast<std::int64_t>(examples[i].tgt.size() + 1);
+  return n;
 }
 
 bool is_better(const TrainConfig& c, double value, const TrainingPosition& p) {
@@ -130,13 +147,22 @@ struct Trainer::State {
   // halved when gradients overflow (the step is skipped), doubled after 2000 clean steps.
   double loss_scale = 1.0;
   int clean_steps = 0;
+  // Data-parallel (more than one rank): rank 0 alone ("root") validates, saves and reports. The
+  // stop request and time limit are decided together at every step (any rank's stop flag, rank
+  // 0's clock), so every rank leaves the loop after the same step.
+  DataParallel* parallel = nullptr;
+  bool root = true;
+  bool shared_stop = false, shared_time_up = false;
 
-  TrainingObserver& obs() { return observer ? *observer : null_observer; }
+  TrainingObserver& obs() { return observer && root ? *observer : null_observer; }
   std::string path(const std::string& name) const { return (fs::path(options.out_dir) / name).string(); }
 
   ValidationResult validate();
   void start_session();
   bool limit_reached();
+  bool time_up() const;
+  void synchronise_start();
+  double synchronise_step(double loss);
   bool advance_epoch_if_done();
   double train_step(std::int64_t& tokens);
   bool unscale_gradients();
@@ -158,6 +184,16 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
   s_->observer = observer;
   const auto& c = s_->config;
   s_->device = resolve_device(c.train.device);
+  if (s_->options.parallel && s_->options.parallel->world_size() > 1) {
+    auto& dp = *s_->options.parallel;
+    if (!dp.connected()) throw std::invalid_argument("data-parallel: the process group is not connected");
+    if (dp.device().type() != s_->device.type())
+      throw std::invalid_argument(fmt::format("data-parallel: the process group was connected for {} but train.device is {}",
+                                              dp.device().str(), s_->device.str()));
+    s_->device = dp.device();  // on CUDA, this rank's own GPU
+    s_->parallel = &dp;
+    s_->root = dp.rank() == 0;
+  }
   s_->threads = configure_threads(c.train.threads);
   check_precision(c.train.precision, s_->device);
   if (c.train.precision == "fp16") s_->loss_scale = 65536.0;
@@ -247,18 +283,74 @@ void Trainer::State::start_session() {
 // True (with the summary filled in) when the stop flag or a step/time limit ends the session.
 bool Trainer::State::limit_reached() {
   const auto& tc = config.train;
-  if (options.stop && options.stop->load()) {
+  const bool stop_requested = parallel ? shared_stop : (options.stop && options.stop->load());
+  if (stop_requested) {
     summary.status = "stopped";
     summary.message = "stopped by request";
   } else if (tc.max_steps > 0 && position.step >= tc.max_steps) {
     summary.status = "finished";
     summary.message = fmt::format("reached max_steps {}", tc.max_steps);
-  } else if (tc.max_minutes > 0 &&
-             std::chrono::duration<double>(Clock::now() - session_start).count() >= tc.max_minutes * 60) {
+  } else if (parallel ? shared_time_up : time_up()) {
     summary.status = "finished";
     summary.message = fmt::format("reached max_minutes {}", tc.max_minutes);
   }
   return !summary.status.empty();
+}
+
+bool Trainer::State::time_up() const {
+  const auto& tc = config.train;
+  return tc.max_minutes > 0 && std::chrono::duration<double>(Clock::now() - session_start).count() >= tc.max_minutes * 60;
+}
+
+// Data-parallel, before the first step: the ranks must agree on the data and the model (a rank
+// with another corpus, vocabulary or config would train on other batches without a word), then
+// every rank takes rank 0's weights.
+void Trainer::State::synchronise_start() {
+  std::uint64_t ids = 0, tokens = 0;
+  for (const auto& e : data.train) {
+    tokens += e.src.size() + e.tgt.size();
+    for (auto id : e.src) ids = ids * 31 + static_cast<std::uint64_t>(id);
+    for (auto id : e.tgt) ids = ids * 37 + static_cast<std::uint64_t>(id);
+  }
+  auto same = config;
+  same.train.threads = 0;  // may differ between machines
+  same.train.device = "";
+  const auto config_hash = std::hash<std::string>{}(same.to_json().dump());
+  constexpr std::uint64_t k52 = (std::uint64_t{1} << 52) - 1;  // exact in a double
+  const std::vector<std::string> names{"training pairs", "batches per epoch", "token count", "token ids",
+                                       "source vocabulary", "target vocabulary", "parameters", "step", "configuration"};
+  const std::vector<double> mine{static_cast<double>(data.train.size()), static_cast<double>(plan.size()),
+                                 static_cast<double>(tokens), static_cast<double>(ids & k52),
+                                 static_cast<double>(data.pipeline.src_vocab->size()),
+                                 static_cast<double>(data.pipeline.tgt_vocab->size()),
+                                 static_cast<double>(model->parameter_count()), static_cast<double>(position.step),
+                                 static_cast<double>(config_hash & k52)};
+  auto rank0 = mine;
+  parallel->broadcast(rank0);
+  std::string differs;
+  for (std::size_t i = 0; i < mine.size(); ++i)
+    if (mine[i] != rank0[i]) differs += (differs.empty() ? "" : ", ") + names[i];
+  std::vector<double> bad{differs.empty() ? 0.0 : 1.0};
+  parallel->all_reduce_sum(bad);
+  if (bad[0] > 0)
+    throw std::runtime_error(
+        differs.empty()
+            ? fmt::format("data-parallel: {} rank(s) differ from rank 0 in their data, model or configuration "
+                          "(every rank needs the same corpus, config and seed)", bad[0])
+            : fmt::format("data-parallel: rank {} differs from rank 0 in: {} (every rank needs the same corpus, config and seed)",
+                          parallel->rank(), differs));
+  parallel->broadcast_parameters(model);
+}
+
+// Data-parallel, after each rank's forward and backward: sums the gradients and the loss over the
+// ranks and shares the stop decision. Returns the step's loss over the whole batch.
+double Trainer::State::synchronise_step(double loss) {
+  parallel->all_reduce_gradients(model, 1.0);
+  std::vector<double> v{loss, options.stop && options.stop->load() ? 1.0 : 0.0, root && time_up() ? 1.0 : 0.0};
+  parallel->all_reduce_sum(v);
+  shared_stop = v[1] > 0;
+  shared_time_up = v[2] > 0;
+  return v[0];
 }
 
 // At the end of an epoch: validates if that is the cadence, starts the next epoch, and returns
@@ -266,7 +358,7 @@ bool Trainer::State::limit_reached() {
 bool Trainer::State::advance_epoch_if_done() {
   if (position.batch_in_epoch < static_cast<std::int64_t>(plan.size())) return false;
   const auto& tc = config.train;
-  if (tc.validate_every == 0 && !validated_now) validate_and_save();
+  if (tc.validate_every == 0 && !validated_now && root) validate_and_save();
   ++position.epoch;
   position.batch_in_epoch = 0;
   plan = batcher->epoch_plan(position.epoch);
@@ -299,21 +391,36 @@ bool Trainer::State::unscale_gradients() {
 }
 
 // Forward and backward over `accumulate` batches; returns the mean loss per target token.
+// Data-parallel: this rank's share of each batch, its loss sum divided by the whole batch's token
+// count, so that summing gradients and losses over the ranks gives one process's step exactly
+// (up to float rounding); `tokens` counts the whole batch.
 double Trainer::State::train_step(std::int64_t& tokens) {
   const auto& tc = config.train;
   double step_loss = 0;
   tokens = 0;
   optimizer->zero_grad();
   for (int micro = 0; micro < tc.accumulate && position.batch_in_epoch < static_cast<std::int64_t>(plan.size()); ++micro) {
-    auto batch = make_batch(data.train, plan[position.batch_in_epoch++], device);
+    const auto& indices = plan[position.batch_in_epoch++];
+    std::int64_t batch_tokens = 0;
+    std::vector<std::size_t> shard;
+    if (parallel) {
+      batch_tokens = target_tokens(data.train, indices);
+      tokens += batch_tokens;
+      shard = shard_of(indices, parallel->rank(), parallel->world_size());
+      if (shard.empty()) continue;  // fewer sentences than ranks: this one adds nothing
+    }
+    auto batch = make_batch(data.train, parallel ? shard : indices, device);
+    if (!parallel) {
+      batch_tokens = batch.tgt_tokens;
+      tokens += batch_tokens;
+    }
     at::Tensor loss;
     {
       AutocastScope autocast(tc.precision, device);  // forward only: backward follows the forward's dtypes
-      loss = loss_sum(model, batch, tc.label_smoothing) / static_cast<double>(batch.tgt_tokens);
+      loss = loss_sum(model, batch, tc.label_smoothing) / static_cast<double>(batch_tokens);
     }
     (loss * (loss_scale / tc.accumulate)).backward();
     step_loss += loss.item<double>() / tc.accumulate;
-    tokens += batch.tgt_tokens;
   }
   return step_loss;
 }
@@ -409,6 +516,7 @@ void Trainer::State::validate_and_save() {
 
 // After the loop: a final validation when the run finished, else a last checkpoint.
 void Trainer::State::finish() {
+  if (!root) return;
   const bool stepped = position.step > steps_at_start;
   if (summary.status != "failed" && stepped && !validated_now) {
     if (summary.status == "finished") {
@@ -439,6 +547,7 @@ void Trainer::State::fill_summary() {
   summary.steps = position.step;
   summary.seconds = train_seconds;
   summary.average_tokens_per_s = session_tokens / std::max(train_seconds, 1e-9);
+  if (!root) return;
   if (summary.last_checkpoint.empty() && fs::exists(path("last.ckpt"))) summary.last_checkpoint = path("last.ckpt");
   if (summary.best_checkpoint.empty() && fs::exists(path("best.ckpt"))) summary.best_checkpoint = path("best.ckpt");
 }
@@ -449,6 +558,7 @@ TrainingSummary Trainer::run() {
   st.start_session();
   st.model->train();
   try {
+    if (st.parallel) st.synchronise_start();
     while (true) {
       st.wait_while_paused(*this);
       if (st.limit_reached() || st.advance_epoch_if_done()) break;
@@ -456,7 +566,8 @@ TrainingSummary Trainer::run() {
       st.validated_now = false;
       const auto step_start = Clock::now();
       std::int64_t tokens = 0;
-      const double loss = st.train_step(tokens);
+      double loss = st.train_step(tokens);
+      if (st.parallel) loss = st.synchronise_step(loss);
       if (!std::isfinite(loss)) {
         st.summary.status = "failed";
         st.summary.message = fmt::format("non-finite loss ({}) at step {}: stopped; the last good checkpoint is kept "
@@ -472,8 +583,14 @@ TrainingSummary Trainer::run() {
       st.position.tokens_seen += tokens;
       st.obs().on_step(st.progress(loss, lr, std::chrono::duration<double>(Clock::now() - step_start).count(), tokens));
       if (tc.validate_every > 0 && st.position.step % tc.validate_every == 0) {
-        st.validate_and_save();
-        if (tc.patience > 0 && st.position.bad_validations >= tc.patience) {
+        if (st.root) st.validate_and_save();
+        bool early_stop = st.root && tc.patience > 0 && st.position.bad_validations >= tc.patience;
+        if (st.parallel && tc.patience > 0) {  // rank 0's decision, for every rank
+          std::vector<double> flag{early_stop ? 1.0 : 0.0};
+          st.parallel->all_reduce_sum(flag);
+          early_stop = flag[0] > 0;
+        }
+        if (early_stop) {
           st.summary.status = "early-stopped";
           st.summary.message = fmt::format("no improvement in {} validations", tc.patience);
           break;
@@ -487,7 +604,7 @@ TrainingSummary Trainer::run() {
     st.summary.message = e.what();
   }
   st.fill_summary();
-  st.obs().on_finished(st.summary);
+  if (st.observer) st.observer->on_finished(st.summary);  // every rank, so each can report its end
   return st.summary;
 }
 

@@ -18,6 +18,7 @@
 namespace ts {
 
 class Trainer;
+class DataParallel;
 
 struct TrainerOptions {
   std::string out_dir = "runs/latest";
@@ -30,6 +31,12 @@ struct TrainerOptions {
   /// Called on the training thread after every step (and every ~20 ms while paused), when the
   /// weights are consistent: the place to take a snapshot of the model for another thread.
   std::function<void(Trainer&)> between_steps;
+  /// Data-parallel training (ts/train/distributed.h), connected; null = one process. Every rank
+  /// follows the same batch plan and trains on its share of each batch's sentences; gradients are
+  /// summed over the ranks, so a step equals one process's step on the whole batch. Rank 0 alone
+  /// validates, writes checkpoints and reports to the observer (other ranks report only
+  /// on_finished); its stop, time-limit and early-stopping decisions are shared at each step.
+  std::shared_ptr<DataParallel> parallel;
 };
 
 class Trainer {
