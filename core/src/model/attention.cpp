@@ -6,7 +6,9 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
+#include <ATen/Dispatch.h>
 #include <ATen/core/grad_mode.h>
+#include <torch/csrc/autograd/custom_function.h>
 
 namespace ts {
 
@@ -39,6 +41,46 @@ inline std::uint64_t splitmix64(std::uint64_t z) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
+
+// out[i] = in[i] * scale where the hash of (seed, i) keeps element i, else 0. Each 64-bit hash gives
+// two 32-bit uniforms, one per element of a pair.
+at::Tensor apply_hash_mask(const at::Tensor& input, std::uint64_t seed, double p) {
+  const auto in = input.contiguous();
+  auto out = at::empty_like(in);
+  const std::int64_t n = in.numel();
+  const auto threshold = static_cast<std::uint32_t>(std::min(p * 4294967296.0, 4294967295.0));
+  const double scale = 1.0 / (1.0 - p);
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, in.scalar_type(), "fast_dropout", [&] {
+    const auto* src = in.data_ptr<scalar_t>();
+    auto* dst = out.data_ptr<scalar_t>();
+    const auto s = static_cast<scalar_t>(scale);
+    at::parallel_for(0, (n + 1) / 2, 8192, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t k = begin; k < end; ++k) {
+        const std::uint64_t h = splitmix64(seed + static_cast<std::uint64_t>(k) * 0xd1342543de82ef95ULL);
+        dst[2 * k] = static_cast<std::uint32_t>(h) >= threshold ? static_cast<scalar_t>(src[2 * k] * s) : scalar_t(0);
+        if (2 * k + 1 < n)
+          dst[2 * k + 1] = static_cast<std::uint32_t>(h >> 32) >= threshold ? static_cast<scalar_t>(src[2 * k + 1] * s) : scalar_t(0);
+      }
+    });
+  });
+  return out;
+}
+
+// Dropout that keeps nothing for backward but its seed: the gradient goes through the same mask,
+// regenerated from the hash. LibTorch's dropout keeps a mask as large as the activation.
+struct HashDropout : public torch::autograd::Function<HashDropout> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, double p, std::int64_t seed) {
+    ctx->saved_data["p"] = p;
+    ctx->saved_data["seed"] = seed;
+    return apply_hash_mask(x, static_cast<std::uint64_t>(seed), p);
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto seed = static_cast<std::uint64_t>(ctx->saved_data["seed"].toInt());
+    return {apply_hash_mask(grads[0], seed, ctx->saved_data["p"].toDouble()), at::Tensor(), at::Tensor()};
+  }
+};
+
 }  // namespace
 
 at::Tensor fast_dropout(const at::Tensor& x, double p, bool training) {
@@ -51,30 +93,7 @@ at::Tensor fast_dropout(const at::Tensor& x, double p, bool training) {
     std::lock_guard<std::mutex> lock(generator.mutex());
     seed = at::check_generator<at::CPUGeneratorImpl>(generator)->random64();
   }
-  auto mask = at::empty(x.sizes(), x.options());
-  const std::int64_t n = mask.numel();
-  // Each 64-bit hash gives two 32-bit uniforms, one per element of a pair.
-  const auto threshold = static_cast<std::uint32_t>(std::min(p * 4294967296.0, 4294967295.0));
-  const auto fill = [&](auto* out, auto keep) {
-    at::parallel_for(0, (n + 1) / 2, 8192, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t k = begin; k < end; ++k) {
-        const std::uint64_t h = splitmix64(seed + static_cast<std::uint64_t>(k) * 0xd1342543de82ef95ULL);
-        out[2 * k] = static_cast<std::uint32_t>(h) >= threshold ? keep : 0;
-        if (2 * k + 1 < n) out[2 * k + 1] = static_cast<std::uint32_t>(h >> 32) >= threshold ? keep : 0;
-      }
-    });
-  };
-  const double scale = 1.0 / (1.0 - p);
-  if (mask.scalar_type() == at::kFloat) {
-    fill(mask.data_ptr<float>(), static_cast<float>(scale));
-  } else if (mask.scalar_type() == at::kDouble) {
-    fill(mask.data_ptr<double>(), scale);
-  } else {
-    auto f = at::empty(x.sizes(), x.options().dtype(at::kFloat));
-    fill(f.data_ptr<float>(), static_cast<float>(scale));
-    mask = f.to(x.scalar_type());
-  }
-  return x * mask;
+  return HashDropout::apply(x, p, static_cast<std::int64_t>(seed));
 }
 
 MultiHeadAttentionImpl::MultiHeadAttentionImpl(std::int64_t d_model, std::int64_t heads, double dropout,

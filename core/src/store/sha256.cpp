@@ -36,6 +36,14 @@ std::string finish(EVP_MD_CTX* ctx) {
 
 }  // namespace
 
+struct Sha256::Impl {
+  Context ctx = new_context();
+};
+Sha256::Sha256() : impl_(std::make_unique<Impl>()) {}
+Sha256::~Sha256() = default;
+void Sha256::update(const void* data, std::size_t size) { EVP_DigestUpdate(impl_->ctx.get(), data, size); }
+std::string Sha256::hex() { return finish(impl_->ctx.get()); }
+
 std::string sha256_hex(std::string_view data) {
   auto ctx = new_context();
   EVP_DigestUpdate(ctx.get(), data.data(), data.size());

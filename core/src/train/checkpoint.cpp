@@ -10,10 +10,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <string_view>
 
+#include <fmt/format.h>
 #include <torch/optim/optimizer.h>
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
@@ -37,8 +39,9 @@ void write_all(int fd, std::string_view data, const std::string& path) {
   }
 }
 
-// temp file in the same directory, fsync, rename over the target, fsync the directory.
-void write_atomically(const std::string& path, std::string_view header, std::string_view payload) {
+// Writes `path` atomically: `write_body(fd)` fills a temp file in the same directory, then fsync,
+// rename over the target, fsync the directory. A failure removes the temp file.
+void write_atomically(const std::string& path, const std::function<void(int)>& write_body) {
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;
@@ -47,8 +50,7 @@ void write_atomically(const std::string& path, std::string_view header, std::str
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail(path, std::string("cannot create: ") + std::strerror(errno));
   try {
-    write_all(fd, header, path);
-    write_all(fd, payload, path);
+    write_body(fd);
     if (::fsync(fd) != 0) fail(path, std::string("fsync failed: ") + std::strerror(errno));
   } catch (...) {
     ::close(fd);
@@ -185,14 +187,30 @@ CheckpointHeader save_checkpoint(const std::string& path, const CheckpointMeta& 
     std::lock_guard<std::mutex> lock(generator.mutex());
     archive.write("rng", generator.get_state());
   }
-  std::ostringstream buffer;
-  archive.save_to(buffer);
-  const std::string payload = buffer.str();
-  CheckpointHeader header{sha256_hex(payload), payload.size(), 0};
-  const std::string line = std::string(kMagic) + " " + std::to_string(kEnvelopeVersion) + " " + header.sha256 + " " +
-                           std::to_string(payload.size()) + "\n";
-  header.header_bytes = line.size();
-  write_atomically(path, line, payload);
+  // The archive is streamed into the file while it is hashed, so no copy of it (hundreds of MB for
+  // a large vocabulary with its Adam state) is held in memory. The header goes first in the file but
+  // needs the digest and size: a fixed-width placeholder is written, then overwritten at the end
+  // (the size is zero-padded to 20 digits; readers parse it as a number).
+  const auto header_line = [](const std::string& sha, std::uint64_t bytes) {
+    return fmt::format("{} {} {} {:020d}\n", kMagic, kEnvelopeVersion, sha, bytes);
+  };
+  CheckpointHeader header{std::string(64, '0'), 0, 0};
+  write_atomically(path, [&](int fd) {
+    const auto placeholder = header_line(header.sha256, 0);
+    write_all(fd, placeholder, path);
+    Sha256 digest;
+    archive.save_to([&](const void* data, std::size_t size) -> std::size_t {
+      write_all(fd, std::string_view(static_cast<const char*>(data), size), path);
+      digest.update(data, size);
+      header.payload_bytes += size;
+      return size;
+    });
+    header.sha256 = digest.hex();
+    const auto line = header_line(header.sha256, header.payload_bytes);
+    header.header_bytes = line.size();
+    if (::pwrite(fd, line.data(), line.size(), 0) != static_cast<ssize_t>(line.size()))
+      fail(path, std::string("cannot write the header: ") + std::strerror(errno));
+  });
   return header;
 }
 

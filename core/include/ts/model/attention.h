@@ -24,9 +24,11 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
 inline at::Tensor linear(const torch::nn::Linear& layer, const at::Tensor& x) { return linear(x, layer->weight, layer->bias); }
 
 /// Inverted dropout of `x` with probability p, as at::dropout, but with the keep mask drawn by a
-/// counter-based hash (splitmix64) in parallel. LibTorch's CPU bernoulli_ draws every element from
-/// one locked Mersenne Twister, which cost a sixth of a training step. The hash is seeded by one
-/// draw from the default generator, so runs stay reproducible under at::manual_seed and resume.
+/// counter-based hash (splitmix64) in parallel and applied in the same pass. LibTorch's CPU
+/// bernoulli_ draws every element from one locked Mersenne Twister, which cost a sixth of a
+/// training step, and keeps the mask for backward; here backward regenerates the mask from the
+/// seed, so a dropout keeps no activation-sized tensor. The seed is one draw from the default
+/// generator, so runs stay reproducible under at::manual_seed and resume.
 /// On a GPU it is at::dropout (already a fused kernel there).
 at::Tensor fast_dropout(const at::Tensor& x, double p, bool training);
 inline at::Tensor fast_dropout(const torch::nn::Dropout& module, const at::Tensor& x) {
