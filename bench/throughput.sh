@@ -25,6 +25,7 @@ ours() {  # ours NAME ARGS... -> tokens/s
   "$cli" train --corpus "$corpus" --direction en-zh --preset annotated --max-steps "$steps" \
     --set train.validate_every=0 --set data.dev=500 --set data.test=1000 --no-history --out "$out/$name" "$@" \
     >"$out/$name.log" 2>&1
+  rm -rf "${out:?}/$name"  # checkpoints: hundreds of MB each, not needed here
   grep -o '[0-9]* tok/s on average' "$out/$name.log" | tail -1 | cut -d' ' -f1
 }
 peer() {  # peer NAME ARGS... -> tokens/s

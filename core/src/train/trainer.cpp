@@ -21,6 +21,7 @@
 #include "ts/model/precision.h"
 #include "ts/train/batcher.h"
 #include "ts/train/distributed.h"
+#include "ts/train/optimizer.h"
 #include "ts/train/schedule.h"
 
 namespace ts {
@@ -578,7 +579,7 @@ TrainingSummary Trainer::run() {
       if (tc.clip_norm > 0) torch::nn::utils::clip_grad_norm_(st.model->parameters(), tc.clip_norm);
       const double lr = learning_rate(tc, st.position.step + 1, tc.max_steps, st.config.model.d_model);
       set_lr(*st.optimizer, lr);
-      st.optimizer->step();
+      if (!fused_adam_step(*st.optimizer)) st.optimizer->step();
       ++st.position.step;
       st.position.tokens_seen += tokens;
       st.obs().on_step(st.progress(loss, lr, std::chrono::duration<double>(Clock::now() - step_start).count(), tokens));

@@ -1,0 +1,85 @@
+// The fused Adam/AdamW step against LibTorch's own.
+#include "ts/train/optimizer.h"
+
+#include <gtest/gtest.h>
+
+#include <torch/optim/adam.h>
+#include <torch/optim/adamw.h>
+#include <torch/optim/sgd.h>
+
+namespace ts {
+namespace {
+
+std::vector<at::Tensor> make_params(std::uint64_t seed) {
+  at::manual_seed(seed);
+  // Sizes on both sides of the parallel grain, and an odd one.
+  return {at::randn({300, 257}).requires_grad_(true), at::randn({17}).requires_grad_(true),
+          at::randn({40000}).requires_grad_(true)};
+}
+
+void set_grads(std::vector<at::Tensor>& params, int step) {
+  at::manual_seed(1000 + step);
+  for (auto& p : params) p.mutable_grad() = at::randn_like(p) * (step % 2 ? 1.0 : 1e-3);
+}
+
+template <class Opt, class Options>
+void expect_same_trajectory(const Options& options, const char* name) {
+  auto ours = make_params(5), theirs = make_params(5);
+  Opt fused(ours, options), reference(theirs, options);
+  for (int step = 1; step <= 6; ++step) {
+    set_grads(ours, step);
+    set_grads(theirs, step);
+    if (step == 4) {  // a learning-rate change between steps, as the schedule does
+      for (auto* opt : {static_cast<torch::optim::Optimizer*>(&fused), static_cast<torch::optim::Optimizer*>(&reference)})
+        for (auto& g : opt->param_groups()) g.options().set_lr(options.get_lr() * 0.5);
+    }
+    ASSERT_TRUE(fused_adam_step(fused)) << name;
+    reference.step();
+    for (std::size_t i = 0; i < ours.size(); ++i)
+      ASSERT_TRUE(at::allclose(ours[i], theirs[i], 1e-5, 1e-6))
+          << name << " step " << step << " param " << i << " max diff "
+          << (ours[i] - theirs[i]).abs().max().item<double>();
+  }
+  // The state lives in the optimizer's own objects: LibTorch's step continues from it.
+  set_grads(ours, 7);
+  set_grads(theirs, 7);
+  fused.step();
+  reference.step();
+  for (std::size_t i = 0; i < ours.size(); ++i) EXPECT_TRUE(at::allclose(ours[i], theirs[i], 1e-5, 1e-6)) << name;
+}
+
+TEST(FusedAdam, FollowsLibTorchsAdamStepForStep) {
+  expect_same_trajectory<torch::optim::Adam>(torch::optim::AdamOptions(1e-2).betas({0.9, 0.98}).eps(1e-9), "adam");
+  expect_same_trajectory<torch::optim::Adam>(
+      torch::optim::AdamOptions(1e-2).betas({0.9, 0.999}).eps(1e-8).weight_decay(0.1), "adam with L2");
+}
+
+TEST(FusedAdam, FollowsLibTorchsAdamWStepForStep) {
+  expect_same_trajectory<torch::optim::AdamW>(
+      torch::optim::AdamWOptions(1e-2).betas({0.9, 0.98}).eps(1e-9).weight_decay(0.01), "adamw");
+}
+
+TEST(FusedAdam, SkipsParametersWithoutGradientsAndDeclinesWhatItCannotDo) {
+  auto params = make_params(3);
+  torch::optim::Adam adam(params, torch::optim::AdamOptions(0.1));
+  const auto before = params[1].detach().clone();
+  params[0].mutable_grad() = at::ones_like(params[0]);
+  params[2].mutable_grad() = at::ones_like(params[2]);
+  ASSERT_TRUE(fused_adam_step(adam));
+  EXPECT_TRUE(at::equal(params[1], before));  // no gradient: untouched, and no state created
+  EXPECT_EQ(adam.state().size(), 2u);
+
+  torch::optim::SGD sgd(params, torch::optim::SGDOptions(0.1));
+  EXPECT_FALSE(fused_adam_step(sgd));
+  torch::optim::Adam ams(params, torch::optim::AdamOptions(0.1).amsgrad(true));
+  EXPECT_FALSE(fused_adam_step(ams));
+  auto doubles = std::vector<at::Tensor>{at::randn({4}, at::kDouble).requires_grad_(true)};
+  doubles[0].mutable_grad() = at::ones_like(doubles[0]);
+  torch::optim::Adam on_doubles(doubles, torch::optim::AdamOptions(0.1));
+  const auto unchanged = doubles[0].detach().clone();
+  EXPECT_FALSE(fused_adam_step(on_doubles));
+  EXPECT_TRUE(at::equal(doubles[0], unchanged));
+}
+
+}  // namespace
+}  // namespace ts
