@@ -59,6 +59,12 @@ void TerminalObserver::on_step(const TrainingProgress& p) {
 
 void TerminalObserver::on_validation(const ValidationResult& v) {
   clear_line();
+  if (v.sentences == 0 && v.loss == 0) {
+    fmt::print(out_, "checkpoint at step {}: no dev pairs to validate on (data.dev = 0), so best.ckpt follows the latest weights\n",
+               v.step);
+    std::fflush(out_);
+    return;
+  }
   fmt::print(out_, "validation at step {}: dev loss {:.3f} | ppl {:.2f} | BLEU {:.2f} | chrF {:.2f} on {} sentences{} ({:.1f} s)\n",
              v.step, v.loss, v.perplexity, v.bleu, v.chrf, v.sentences, v.improved ? " | new best" : "", v.seconds);
   for (const auto& s : v.samples)

@@ -114,6 +114,23 @@ TEST(Trainer, ValidatesWithMetricsSamplesAndKeepsTheBestCheckpoint) {
     EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << "temp file left: " << entry.path();
 }
 
+TEST(Trainer, WithoutDevPairsTheBestCheckpointFollowsTheLatestWeights) {
+  auto config = test::tiny_config(/*dev=*/0, /*test=*/0);
+  config.train.max_steps = 30;
+  config.train.validate_every = 10;
+  config.train.patience = 1;  // must not stop a run that has nothing to compare
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  RecordingObserver observer;
+  const auto summary = Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer).run();
+  EXPECT_EQ(summary.status, "finished");
+  ASSERT_EQ(observer.validations.size(), 3u);
+  std::vector<std::int64_t> best_steps;
+  for (const auto& c : observer.checkpoints)
+    if (c.kind == "best") best_steps.push_back(c.step);
+  EXPECT_EQ(best_steps, (std::vector<std::int64_t>{10, 20, 30}));
+}
+
 TEST(Trainer, CapturesTheProbeSentencesCrossAttentionAtEveryValidation) {
   auto config = test::tiny_config(/*dev=*/2, /*test=*/0);
   config.model.decoder_layers = 2;

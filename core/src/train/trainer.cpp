@@ -498,8 +498,12 @@ void Trainer::State::validate_and_save() {
   const auto& tc = config.train;
   auto v = validate();
   const double metric = tc.best_metric == "loss" ? v.loss : v.bleu;
-  v.improved = is_better(tc, metric, position);
-  if (v.improved) {
+  // Without dev pairs there is nothing to compare: the latest weights are the best we know (else
+  // best.ckpt would stay at the first validation for the whole run).
+  v.improved = data.dev.empty() || is_better(tc, metric, position);
+  if (data.dev.empty()) {
+    position.bad_validations = 0;
+  } else if (v.improved) {
     position.best_metric = metric;
     position.has_best = true;
     position.bad_validations = 0;
