@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "lm_commands.h"
 #include "runs_commands.h"
 #include "terminal_observer.h"
 #include "ts/decode/translator.h"
@@ -602,6 +603,7 @@ int main(int argc, char** argv) {
 
   auto* presets = app.add_subcommand("presets", "List the presets with their settings");
   ts::cli::RunsCommands runs(app);
+  ts::cli::LmCommands lm(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -611,6 +613,7 @@ int main(int argc, char** argv) {
     if (*score) return cmd_score(hyp, refs, tokenize);
     if (*demo) return cmd_demo(demo_args);
     if (runs.chosen()) return runs.dispatch();
+    if (lm.chosen()) return lm.dispatch();
     if (*presets) {
       for (const auto& name : preset_names()) fmt::print("{:16} {}\n", name, preset_description(name));
       return 0;

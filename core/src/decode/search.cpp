@@ -233,6 +233,23 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
   return finished;
 }
 
+at::Tensor sample_tokens(const at::Tensor& log_probs, double temperature, int top_k, double top_p,
+                         at::Generator& generator) {
+  auto logits = log_probs / temperature;
+  if (top_k > 0 && top_k < logits.size(1)) {
+    auto kth = std::get<0>(logits.topk(top_k, -1)).select(1, top_k - 1).unsqueeze(1);
+    logits = logits.masked_fill(logits < kth, -INFINITY);
+  }
+  auto probs = at::softmax(logits, -1);
+  if (top_p < 1.0) {
+    auto [sorted, order] = probs.sort(-1, /*descending=*/true);
+    auto cumulative = sorted.cumsum(-1);
+    auto drop = (cumulative - sorted) > top_p;  // keep the smallest prefix reaching top_p
+    probs = probs.scatter(1, order, sorted.masked_fill(drop, 0));
+  }
+  return at::multinomial(probs, 1, false, generator).squeeze(1);
+}
+
 std::vector<Hypothesis> sample_search(Transformer& model, const std::vector<std::int64_t>& src,
                                       const DecodeConfig& config, bool record_attention) {
   InferenceScope scope(model);
@@ -248,19 +265,7 @@ std::vector<Hypothesis> sample_search(Transformer& model, const std::vector<std:
   std::vector<at::Tensor> chosen, scores;
   for (std::int64_t t = 0; t < max_len; ++t) {
     auto log_probs = model->step(state, tokens).to(at::kCPU);  // [n, V]
-    auto logits = log_probs / config.temperature;
-    if (config.top_k > 0 && config.top_k < logits.size(1)) {
-      auto kth = std::get<0>(logits.topk(config.top_k, -1)).select(1, config.top_k - 1).unsqueeze(1);
-      logits = logits.masked_fill(logits < kth, -INFINITY);
-    }
-    auto probs = at::softmax(logits, -1);
-    if (config.top_p < 1.0) {
-      auto [sorted, order] = probs.sort(-1, /*descending=*/true);
-      auto cumulative = sorted.cumsum(-1);
-      auto drop = (cumulative - sorted) > config.top_p;  // keep the smallest prefix reaching top_p
-      probs = probs.scatter(1, order, sorted.masked_fill(drop, 0));
-    }
-    auto next = at::multinomial(probs, 1, false, generator).squeeze(1);
+    auto next = sample_tokens(log_probs, config.temperature, config.top_k, config.top_p, generator);
     next = next.masked_fill(done.to(at::kCPU), Vocab::kPad);
     chosen.push_back(next);
     scores.push_back(log_probs.gather(1, next.clamp_min(0).unsqueeze(1)).squeeze(1).masked_fill(done.to(at::kCPU), 0));

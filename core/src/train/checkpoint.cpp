@@ -126,6 +126,7 @@ CheckpointMeta meta_from_archive(torch::serialize::InputArchive& archive, const 
   try {
     const auto j = nlohmann::json::parse(value.toStringRef());
     CheckpointMeta meta;
+    if (j.value("kind", "") == "lm") fail(path, "is a language-model checkpoint: use lm-generate");
     meta.format = j.at("format").get<std::int64_t>();
     if (meta.format != 1) fail(path, "checkpoint format " + std::to_string(meta.format) + " is newer than this program");
     meta.config = ExperimentConfig::from_json(j.at("config"));
@@ -187,6 +188,10 @@ CheckpointHeader save_checkpoint(const std::string& path, const CheckpointMeta& 
     std::lock_guard<std::mutex> lock(generator.mutex());
     archive.write("rng", generator.get_state());
   }
+  return write_checkpoint_archive(path, archive);
+}
+
+CheckpointHeader write_checkpoint_archive(const std::string& path, torch::serialize::OutputArchive& archive) {
   // The archive is streamed into the file while it is hashed, so no copy of it (hundreds of MB for
   // a large vocabulary with its Adam state) is held in memory. The header goes first in the file but
   // needs the digest and size: a fixed-width placeholder is written, then overwritten at the end
@@ -212,6 +217,10 @@ CheckpointHeader save_checkpoint(const std::string& path, const CheckpointMeta& 
       fail(path, std::string("cannot write the header: ") + std::strerror(errno));
   });
   return header;
+}
+
+void read_checkpoint_archive(const std::string& path, torch::serialize::InputArchive& archive, const at::Device& device) {
+  open_archive(path, archive, device);
 }
 
 CheckpointMeta read_checkpoint_meta(const std::string& path) {

@@ -117,8 +117,10 @@ double evaluate_loss(Transformer& model, const std::vector<Example>& examples, c
 nlohmann::json ValidationResult::to_json() const {
   nlohmann::json samples_json = nlohmann::json::array();
   for (const auto& s : samples) samples_json.push_back({{"source", s.source}, {"reference", s.reference}, {"hypothesis", s.hypothesis}});
-  return {{"step", step}, {"epoch", epoch}, {"loss", loss}, {"perplexity", perplexity}, {"bleu", bleu},
-          {"chrf", chrf}, {"sentences", sentences}, {"samples", samples_json}};
+  nlohmann::json j = {{"step", step}, {"epoch", epoch}, {"loss", loss}, {"perplexity", perplexity}, {"bleu", bleu},
+                      {"chrf", chrf}, {"sentences", sentences}, {"samples", samples_json}};
+  if (train_loss >= 0) j["train_loss"] = train_loss;
+  return j;
 }
 
 struct Trainer::State {

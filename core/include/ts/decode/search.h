@@ -59,6 +59,11 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
                                     const DecodeConfig& config, bool record_attention = false,
                                     BeamTree* tree = nullptr);
 
+/// Draws one token per row of `log_probs` [N, V] (CPU): temperature > 0, then top-k (0 = off) and
+/// top-p (1 = off) filtering, from `generator`. Shared by sample_search and the language models.
+at::Tensor sample_tokens(const at::Tensor& log_probs, double temperature, int top_k, double top_p,
+                         at::Generator& generator);
+
 /// Samples config.nbest outputs (temperature, top-k, top-p), best log-probability first.
 std::vector<Hypothesis> sample_search(Transformer& model, const std::vector<std::int64_t>& src,
                                       const DecodeConfig& config, bool record_attention = false);

@@ -21,6 +21,10 @@
 namespace torch::optim {
 class Optimizer;
 }
+namespace torch::serialize {
+class InputArchive;
+class OutputArchive;
+}
 
 namespace ts {
 
@@ -66,6 +70,12 @@ CheckpointHeader read_checkpoint_header(const std::string& path);
 /// Writes model (+ optimizer and RNG state when given) atomically to `path`; returns its header.
 CheckpointHeader save_checkpoint(const std::string& path, const CheckpointMeta& meta, Transformer& model,
                      torch::optim::Optimizer* optimizer);
+
+/// The envelope alone, for other kinds of checkpoint (the language models of ts/lm): streams
+/// `archive` atomically into `path` under the header line; returns the header.
+CheckpointHeader write_checkpoint_archive(const std::string& path, torch::serialize::OutputArchive& archive);
+/// Verifies the envelope of `path` (header, size, SHA-256), then loads its archive onto `device`.
+void read_checkpoint_archive(const std::string& path, torch::serialize::InputArchive& archive, const at::Device& device);
 
 /// Reads only the metadata (throws CheckpointError with the path for a missing or foreign file).
 CheckpointMeta read_checkpoint_meta(const std::string& path);

@@ -39,6 +39,7 @@ struct SampleTranslation {
 struct ValidationResult {
   std::int64_t step = 0, epoch = 0;
   double loss = 0, perplexity = 0, bleu = 0, chrf = 0;
+  double train_loss = -1;        // language models: the training-split loss estimated alongside (-1: none)
   std::size_t sentences = 0;     // dev sentences decoded for BLEU/chrF
   std::vector<SampleTranslation> samples;
   bool improved = false;

@@ -1,0 +1,185 @@
+// lm-train and lm-generate (see lm_commands.h).
+#include "lm_commands.h"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "ts/lm/generate.h"
+#include "ts/lm/lm_trainer.h"
+#include "ts/train/trainer.h"
+
+namespace fs = std::filesystem;
+
+namespace ts::cli {
+namespace {
+
+std::atomic<bool> g_lm_stop{false};
+
+void on_lm_sigint(int) {
+  if (g_lm_stop.exchange(true)) std::_Exit(130);  // second Ctrl-C: leave at once
+  static const char msg[] = "\nstopping after the current step and writing a checkpoint (Ctrl-C again to quit now)\n";
+  (void)!::write(2, msg, sizeof msg - 1);
+}
+
+// One line per estimate, a line every few seconds of steps, checkpoints and the end.
+class LmTerminalObserver : public TrainingObserver {
+ public:
+  explicit LmTerminalObserver(double bigram_baseline) : baseline_(bigram_baseline) {}
+  void on_start(const TrainingStart& s) override {
+    fmt::print(stderr, "{} parameters on {} ({} threads){}\n", s.parameters, s.device, s.threads,
+               s.start_step > 0 ? fmt::format(", resuming at step {}", s.start_step) : "");
+    last_ = std::chrono::steady_clock::now();
+  }
+  void on_step(const TrainingProgress& p) override {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::seconds(5)) return;
+    last_ = now;
+    fmt::print(stderr, "  step {}: loss {:.4f} ({:.0f} tok/s)\n", p.step, p.smoothed_loss, p.tokens_per_s);
+  }
+  void on_validation(const ValidationResult& v) override {
+    fmt::print(stderr, "step {}: train loss {:.4f}, val loss {:.4f} (bigram baseline {:.4f}){}\n", v.step, v.train_loss,
+               v.loss, baseline_, v.improved ? " *" : "");
+  }
+  void on_checkpoint(const CheckpointEvent& c) override {
+    if (c.kind == "best") fmt::print(stderr, "  best checkpoint: {}\n", c.path);
+  }
+  void on_log(const std::string& line) override { fmt::print(stderr, "{}\n", line); }
+  void on_finished(const TrainingSummary& s) override {
+    fmt::print(stderr, "{}: {} after {} steps, {:.0f} tok/s on average\n", s.status, s.message, s.steps,
+               s.average_tokens_per_s);
+    if (!s.last_checkpoint.empty()) fmt::print(stderr, "last checkpoint: {}\n", s.last_checkpoint);
+  }
+
+ private:
+  double baseline_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// --resume takes a run directory (its last.ckpt) or a checkpoint file.
+std::string resume_path(const std::string& given) {
+  if (fs::is_directory(given)) return (fs::path(given) / "last.ckpt").string();
+  return given;
+}
+
+}  // namespace
+
+LmCommands::LmCommands(CLI::App& app) {
+  train_ = app.add_subcommand("lm-train", "Train a character-level language model (bigram or GPT) on a text file");
+  train_->add_option("--text", args_.text, "UTF-8 text file (e.g. the tiny Shakespeare input.txt)");
+  std::string presets;
+  for (const auto& n : lm_preset_names()) presets += (presets.empty() ? "" : ", ") + n;
+  train_->add_option("--preset", args_.preset, "Preset: " + presets)->check(CLI::IsMember(lm_preset_names()));
+  train_->add_option("--max-steps", args_.max_steps, "Stop after this many steps")->check(CLI::NonNegativeNumber);
+  train_->add_option("--max-minutes", args_.max_minutes, "Stop after this many minutes of training")->check(CLI::NonNegativeNumber);
+  train_->add_option("--out", args_.out, "Run directory for last.ckpt, best.ckpt and config.json");
+  train_->add_option("--db", args_.db, "Run history database (language-model runs are not recorded yet)");
+  train_->add_option("--resume", args_.resume, "Continue a run: its directory or a checkpoint");
+  train_->add_option("--threads", args_.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
+  train_->add_option("--device", args_.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  train_->add_option("--set", args_.sets, "Override a config key: --set n_layer=6 (repeatable)");
+
+  generate_ = app.add_subcommand("lm-generate", "Generate text from a language-model checkpoint, streamed to stdout");
+  generate_->add_option("--checkpoint", args_.checkpoint, "A checkpoint written by lm-train")->required();
+  generate_->add_option("--prompt", args_.prompt, "Text to continue (empty: start from a newline)");
+  generate_->add_option("--length", args_.length, "Tokens to generate")->check(CLI::NonNegativeNumber);
+  generate_->add_option("--temperature", args_.temperature, "Sampling temperature (0 = greedy)")->check(CLI::NonNegativeNumber);
+  generate_->add_option("--top-k", args_.top_k, "Sample from the k most likely tokens (0 = all)")->check(CLI::NonNegativeNumber);
+  generate_->add_option("--top-p", args_.top_p, "Sample from the smallest set reaching this probability (1 = all)")
+      ->check(CLI::Range(0.0, 1.0));
+  generate_->add_option("--seed", args_.seed, "Sampling seed: the same seed gives the same text");
+  generate_->add_option("--device", args_.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  generate_->add_option("--threads", args_.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
+}
+
+bool LmCommands::chosen() const { return train_->parsed() || generate_->parsed(); }
+
+int LmCommands::dispatch() { return train_->parsed() ? train() : generate(); }
+
+int LmCommands::train() {
+  auto& a = args_;
+  LmConfig config;
+  LmTrainerOptions options;
+  LmData data;
+  try {
+    if (!a.resume.empty()) {
+      options.resume_checkpoint = resume_path(a.resume);
+      auto meta = read_lm_checkpoint_meta(options.resume_checkpoint);
+      config = meta.config;
+      if (a.out == "runs/lm") a.out = fs::path(options.resume_checkpoint).parent_path().string();
+      for (const auto& s : a.sets) config.set(s);
+      const auto text = a.text.empty() ? meta.text_path : a.text;
+      if (a.text.empty() && !fs::exists(text))
+        throw std::invalid_argument(fmt::format("{}: the run's text file is gone (moved or deleted?): pass --text FILE",
+                                                text));
+      data = load_lm_text(text, config, &meta.codec);
+      options.text_path = text;
+    } else {
+      if (a.text.empty()) throw std::invalid_argument("lm-train: --text FILE is required (or --resume)");
+      config = lm_preset(a.preset);
+      for (const auto& s : a.sets) config.set(s);
+      config.validate();
+      data = load_lm_text(a.text, config);
+      options.text_path = fs::absolute(a.text).string();
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  }
+  if (a.max_steps >= 0) config.max_steps = a.max_steps;
+  if (a.max_minutes >= 0) config.max_minutes = a.max_minutes;
+  if (a.threads >= 0) config.threads = a.threads;
+  if (!a.device.empty()) config.device = a.device;
+  config.validate();
+  options.out_dir = a.out;
+  options.stop = &g_lm_stop;
+  fs::create_directories(a.out);
+  std::ofstream(fs::path(a.out) / "config.json") << config.to_json().dump(2) << "\n";
+  if (!a.db.empty())
+    fmt::print(stderr, "note: --db {}: language-model runs are not recorded in the run history yet\n", a.db);
+  fmt::print(stderr, "{}\n", data.summary());
+  const double baseline = bigram_cross_entropy(data.train, data.val, static_cast<std::int64_t>(data.codec.vocab().size()), 1.0);
+  LmTerminalObserver observer(baseline);
+  std::signal(SIGINT, on_lm_sigint);
+  std::signal(SIGTERM, on_lm_sigint);
+  LmTrainer trainer(config, std::move(data), options, &observer);
+  const auto summary = trainer.run();
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  return summary.status == "failed" ? 1 : 0;
+}
+
+int LmCommands::generate() {
+  auto& a = args_;
+  const auto device = resolve_device(a.device.empty() ? "auto" : a.device);
+  configure_threads(a.threads >= 0 ? a.threads : 0);
+  auto loaded = load_lm_checkpoint(a.checkpoint, device);
+  GenerateOptions options;
+  options.length = a.length;
+  options.temperature = a.temperature;
+  options.top_k = a.top_k;
+  options.top_p = a.top_p;
+  options.seed = a.seed;
+  bool prompt_shown = false;  // the prompt is echoed once generation has accepted it
+  const auto show_prompt = [&] {
+    if (!prompt_shown) std::fputs(a.prompt.c_str(), stdout);
+    prompt_shown = true;
+  };
+  generate_text(loaded.model, loaded.meta.codec, a.prompt, options, [&](const std::string& piece) {
+    show_prompt();
+    std::fputs(piece.c_str(), stdout);
+    std::fflush(stdout);  // streamed: each token appears as soon as it is chosen
+  });
+  show_prompt();
+  std::fputs("\n", stdout);
+  return 0;
+}
+
+}  // namespace ts::cli

@@ -1,0 +1,349 @@
+// Language-model training (see ts/lm/lm_trainer.h).
+#include "ts/lm/lm_trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
+#include <torch/optim/adamw.h>
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
+
+#include "ts/model/precision.h"
+#include "ts/train/checkpoint.h"
+#include "ts/train/trainer.h"
+
+namespace ts {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) { throw CheckpointError(path + ": " + what); }
+
+nlohmann::json meta_to_json(const LmCheckpointMeta& m) {
+  return {{"kind", "lm"},
+          {"format", 1},
+          {"config", m.config.to_json()},
+          {"codec", m.codec.to_json()},
+          {"text", m.text_path},
+          {"position", {{"step", m.step}, {"elapsed_seconds", m.elapsed_seconds}, {"best_val", m.best_val}, {"has_best", m.has_best}}},
+          {"metrics", m.metrics}};
+}
+
+LmCheckpointMeta meta_from_archive(torch::serialize::InputArchive& archive, const std::string& path) {
+  c10::IValue value;
+  if (!archive.try_read("meta", value) || !value.isString()) fail(path, "not a Transformer Studio checkpoint (no metadata)");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(value.toStringRef());
+  } catch (const std::exception& e) {
+    fail(path, std::string("damaged checkpoint metadata: ") + e.what());
+  }
+  if (j.value("kind", "") != "lm") fail(path, "is a translation checkpoint, not a language model (use translate)");
+  try {
+    if (j.at("format").get<int>() != 1) fail(path, "language-model checkpoint format " + j.at("format").dump() + " is newer than this program");
+    LmCheckpointMeta m;
+    m.config = LmConfig::from_json(j.at("config"));
+    m.codec = LmCodec::from_json(j.at("codec"));
+    m.text_path = j.value("text", "");
+    const auto& p = j.at("position");
+    m.step = p.at("step").get<std::int64_t>();
+    m.elapsed_seconds = p.at("elapsed_seconds").get<double>();
+    m.best_val = p.at("best_val").get<double>();
+    m.has_best = p.at("has_best").get<bool>();
+    m.metrics = j.value("metrics", nlohmann::json::object());
+    return m;
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(path, std::string("damaged checkpoint metadata: ") + e.what());
+  }
+}
+
+}  // namespace
+
+LmCheckpointMeta read_lm_checkpoint_meta(const std::string& path) {
+  torch::serialize::InputArchive archive;
+  read_checkpoint_archive(path, archive, at::Device(at::kCPU));
+  return meta_from_archive(archive, path);
+}
+
+LoadedLanguageModel load_lm_checkpoint(const std::string& path, const at::Device& device) {
+  torch::serialize::InputArchive archive;
+  read_checkpoint_archive(path, archive, device);
+  LoadedLanguageModel loaded;
+  loaded.meta = meta_from_archive(archive, path);
+  try {
+    loaded.model = build_language_model(loaded.meta.config, static_cast<std::int64_t>(loaded.meta.codec.vocab().size()));
+    loaded.model->to(device);
+    torch::serialize::InputArchive model_archive;
+    archive.read("model", model_archive);
+    loaded.model->load(model_archive);
+  } catch (const std::exception& e) {
+    fail(path, std::string("cannot rebuild the language model: ") + e.what());
+  }
+  loaded.model->eval();
+  return loaded;
+}
+
+struct LmTrainer::State {
+  LmConfig config;
+  LmData data;
+  LmTrainerOptions options;
+  TrainingObserver* observer = nullptr;
+  at::Device device{at::kCPU};
+  int threads = 1;
+  LanguageModel model;
+  std::unique_ptr<torch::optim::AdamW> optimizer;
+  at::Generator batch_generator;  // training batches only; estimates draw from their own
+  std::int64_t step = 0;
+  double elapsed = 0;             // training seconds, earlier sessions included
+  double best_val = 0;
+  bool has_best = false;
+  nlohmann::json metrics = nlohmann::json::object();
+  std::vector<double> step_losses;
+  std::int64_t last_saved_step = -1;
+
+  void log(const std::string& line) {
+    if (observer) observer->on_log(line);
+  }
+
+  LmCheckpointMeta meta() const {
+    LmCheckpointMeta m;
+    m.config = config;
+    m.codec = data.codec;
+    m.text_path = options.text_path;
+    m.step = step;
+    m.elapsed_seconds = elapsed;
+    m.best_val = best_val;
+    m.has_best = has_best;
+    m.metrics = metrics;
+    return m;
+  }
+
+  std::string save(const std::string& kind) {
+    const auto path = (fs::path(options.out_dir) / (kind + ".ckpt")).string();
+    torch::serialize::OutputArchive archive;
+    archive.write("meta", c10::IValue(meta_to_json(meta()).dump()));
+    torch::serialize::OutputArchive model_archive, optimizer_archive;
+    model->save(model_archive);
+    archive.write("model", model_archive);
+    optimizer->save(optimizer_archive);
+    archive.write("optimizer", optimizer_archive);
+    {
+      auto generator = at::detail::getDefaultCPUGenerator();  // dropout's masks
+      std::lock_guard<std::mutex> lock(generator.mutex());
+      archive.write("rng", generator.get_state());
+    }
+    {
+      std::lock_guard<std::mutex> lock(batch_generator.mutex());
+      archive.write("batch_rng", batch_generator.get_state());
+    }
+    const auto header = write_checkpoint_archive(path, archive);
+    if (observer) {
+      CheckpointEvent e;
+      e.path = path;
+      e.kind = kind;
+      e.step = step;
+      e.sha256 = header.sha256;
+      e.bytes = header.header_bytes + header.payload_bytes;
+      e.metrics = metrics;
+      observer->on_checkpoint(e);
+    }
+    if (kind == "last") last_saved_step = step;
+    return path;
+  }
+
+  void resume(const std::string& path) {
+    torch::serialize::InputArchive archive;
+    read_checkpoint_archive(path, archive, device);
+    const auto m = meta_from_archive(archive, path);
+    if (!(m.codec.vocab() == data.codec.vocab()))
+      fail(path, "its vocabulary differs from the prepared text's (prepare the text with the checkpoint's codec)");
+    torch::serialize::InputArchive model_archive, optimizer_archive;
+    archive.read("model", model_archive);
+    model->load(model_archive);
+    if (!archive.try_read("optimizer", optimizer_archive)) fail(path, "holds no optimizer state");
+    optimizer->load(optimizer_archive);
+    at::Tensor rng, batch_rng;
+    if (!archive.try_read("rng", rng) || !archive.try_read("batch_rng", batch_rng)) fail(path, "holds no RNG state");
+    {
+      auto generator = at::detail::getDefaultCPUGenerator();
+      std::lock_guard<std::mutex> lock(generator.mutex());
+      generator.set_state(rng.to(at::kCPU));
+    }
+    {
+      std::lock_guard<std::mutex> lock(batch_generator.mutex());
+      batch_generator.set_state(batch_rng.to(at::kCPU));
+    }
+    step = m.step;
+    elapsed = m.elapsed_seconds;
+    best_val = m.best_val;
+    has_best = m.has_best;
+    metrics = m.metrics;
+    last_saved_step = step;
+  }
+};
+
+LmTrainer::LmTrainer(LmConfig config, LmData data, LmTrainerOptions options, TrainingObserver* observer)
+    : s_(std::make_unique<State>()) {
+  config.validate();
+  s_->config = std::move(config);
+  s_->data = std::move(data);
+  s_->options = std::move(options);
+  s_->observer = observer;
+  const auto& c = s_->config;
+  s_->device = resolve_device(c.device);
+  s_->threads = configure_threads(c.threads);
+  check_precision(c.precision, s_->device);
+  at::manual_seed(c.seed);
+  s_->model = build_language_model(c, static_cast<std::int64_t>(s_->data.codec.vocab().size()));
+  s_->model->to(s_->device);
+  s_->optimizer = std::make_unique<torch::optim::AdamW>(
+      s_->model->parameters(), torch::optim::AdamWOptions(c.lr).weight_decay(c.weight_decay));
+  s_->batch_generator = at::make_generator<at::CPUGeneratorImpl>(c.seed);
+  if (!s_->options.resume_checkpoint.empty()) s_->resume(s_->options.resume_checkpoint);
+}
+
+LmTrainer::~LmTrainer() = default;
+
+LanguageModel& LmTrainer::model() { return s_->model; }
+const LmData& LmTrainer::data() const { return s_->data; }
+const LmConfig& LmTrainer::config() const { return s_->config; }
+std::int64_t LmTrainer::step() const { return s_->step; }
+const std::vector<double>& LmTrainer::step_losses() const { return s_->step_losses; }
+
+std::pair<double, double> LmTrainer::estimate_loss() {
+  const auto& c = s_->config;
+  const bool was_training = s_->model->is_training();
+  s_->model->eval();
+  torch::NoGradGuard no_grad;
+  AutocastScope autocast(c.precision, s_->device);
+  // Seeded by (seed, step): the estimate neither consumes training batches nor changes on resume.
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(c.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(s_->step) + 1);
+  double result[2] = {0, 0};
+  const at::Tensor* splits[2] = {&s_->data.train, &s_->data.val};
+  for (int split = 0; split < 2; ++split) {
+    double sum = 0;
+    for (int i = 0; i < c.eval_iters; ++i) {
+      auto [x, y] = sample_batch(*splits[split], c.batch_size, c.block_size, generator);
+      sum += s_->model->loss(x.to(s_->device), y.to(s_->device)).item<double>();
+    }
+    result[split] = sum / c.eval_iters;
+  }
+  s_->model->train(was_training);
+  return {result[0], result[1]};
+}
+
+TrainingSummary LmTrainer::run() {
+  auto& s = *s_;
+  const auto& c = s.config;
+  TrainingSummary summary;
+  if (s.observer) {
+    TrainingStart start;
+    start.parameters = s.model->parameter_count();
+    start.device = s.device.str();
+    start.threads = s.threads;
+    start.train_pairs = static_cast<std::size_t>(s.data.train.numel());  // tokens, for a language model
+    start.dev_pairs = static_cast<std::size_t>(s.data.val.numel());
+    start.start_step = s.step;
+    s.observer->on_start(start);
+  }
+  const auto session_start = Clock::now();
+  const double elapsed_before = s.elapsed;
+  const double tokens_per_step = static_cast<double>(c.batch_size) * c.block_size;
+  double session_train_seconds = 0, smoothed = -1;
+  std::int64_t session_steps = 0;
+  summary.status = "finished";
+  summary.message = fmt::format("reached max_steps {}", c.max_steps);
+  try {
+    s.model->train();
+    while (s.step < c.max_steps) {
+      if (s.options.stop && s.options.stop->load()) {
+        summary.status = "stopped";
+        summary.message = "stopped by request";
+        break;
+      }
+      if (c.max_minutes > 0 && session_train_seconds >= c.max_minutes * 60) {
+        summary.status = "stopped";
+        summary.message = fmt::format("time limit of {} minutes reached", c.max_minutes);
+        break;
+      }
+      const auto t0 = Clock::now();
+      auto [x, y] = sample_batch(s.data.train, c.batch_size, c.block_size, s.batch_generator);
+      at::Tensor loss;
+      {
+        AutocastScope autocast(c.precision, s.device);
+        loss = s.model->loss(x.to(s.device), y.to(s.device));
+      }
+      s.optimizer->zero_grad();
+      loss.backward();
+      s.optimizer->step();
+      const double value = loss.item<double>();
+      if (!std::isfinite(value)) throw std::runtime_error(fmt::format("the loss became {} at step {}", value, s.step + 1));
+      ++s.step;
+      ++session_steps;
+      s.step_losses.push_back(value);
+      const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+      session_train_seconds += dt;
+      s.elapsed = elapsed_before + session_train_seconds;
+      smoothed = smoothed < 0 ? value : 0.95 * smoothed + 0.05 * value;
+      if (s.observer) {
+        TrainingProgress p;
+        p.step = s.step;
+        p.loss = value;
+        p.smoothed_loss = smoothed;
+        p.lr = c.lr;
+        p.tokens_per_s = dt > 0 ? tokens_per_step / dt : 0;
+        p.average_tokens_per_s = session_train_seconds > 0 ? tokens_per_step * session_steps / session_train_seconds : 0;
+        p.elapsed_s = s.elapsed;
+        p.fraction = c.max_steps > 0 ? static_cast<double>(s.step) / c.max_steps : -1;
+        if (p.fraction > 0 && session_steps > 0)
+          p.eta_s = session_train_seconds / session_steps * static_cast<double>(c.max_steps - s.step);
+        s.observer->on_step(p);
+      }
+      if (s.step % c.eval_interval == 0 || s.step == c.max_steps) {
+        const auto e0 = Clock::now();
+        const auto [train_loss, val_loss] = estimate_loss();
+        ValidationResult v;
+        v.step = s.step;
+        v.loss = val_loss;
+        v.train_loss = train_loss;
+        v.perplexity = std::exp(val_loss);
+        v.improved = !s.has_best || val_loss < s.best_val;
+        if (v.improved) {
+          s.best_val = val_loss;
+          s.has_best = true;
+        }
+        s.metrics = {{"step", s.step}, {"train_loss", train_loss}, {"val_loss", val_loss}};
+        v.seconds = std::chrono::duration<double>(Clock::now() - e0).count();
+        summary.validated = true;
+        summary.last_validation = v;
+        if (s.observer) s.observer->on_validation(v);
+        if (s.options.write_checkpoints) {
+          summary.last_checkpoint = s.save("last");
+          if (v.improved) summary.best_checkpoint = s.save("best");
+        }
+      }
+    }
+    if (s.options.write_checkpoints && s.last_saved_step != s.step) summary.last_checkpoint = s.save("last");
+  } catch (const std::exception& e) {
+    summary.status = "failed";
+    summary.message = e.what();
+    s.log(std::string("training failed: ") + e.what());
+  }
+  summary.steps = s.step;
+  summary.seconds = std::chrono::duration<double>(Clock::now() - session_start).count();
+  summary.average_tokens_per_s = session_train_seconds > 0 ? tokens_per_step * session_steps / session_train_seconds : 0;
+  if (summary.best_checkpoint.empty() && s.has_best && s.options.write_checkpoints) {
+    const auto best = fs::path(s.options.out_dir) / "best.ckpt";
+    if (fs::exists(best)) summary.best_checkpoint = best.string();
+  }
+  if (s.observer) s.observer->on_finished(summary);
+  return summary;
+}
+
+}  // namespace ts

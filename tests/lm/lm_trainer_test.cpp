@@ -1,0 +1,147 @@
+#include "ts/lm/lm_trainer.h"
+
+#include <gtest/gtest.h>
+
+#include "lm_test_utils.h"
+#include "test_utils.h"
+#include "ts/lm/generate.h"
+#include "ts/train/checkpoint.h"
+
+namespace ts {
+namespace {
+
+struct Recorder : TrainingObserver {
+  std::vector<double> losses;
+  std::vector<ValidationResult> validations;
+  std::vector<CheckpointEvent> checkpoints;
+  void on_step(const TrainingProgress& p) override { losses.push_back(p.loss); }
+  void on_validation(const ValidationResult& v) override { validations.push_back(v); }
+  void on_checkpoint(const CheckpointEvent& c) override { checkpoints.push_back(c); }
+};
+
+LmTrainerOptions options_in(const test::TempDir& dir, const std::string& resume = "") {
+  LmTrainerOptions o;
+  o.out_dir = dir.str();
+  o.text_path = "fixture.txt";
+  o.resume_checkpoint = resume;
+  return o;
+}
+
+TEST(LmTrainer, BigramLossApproachesTheEntropyOfTheBigramTable) {
+  auto config = lm_preset("bigram");
+  config.max_steps = 300;
+  config.lr = 0.1;
+  config.batch_size = 32;
+  config.eval_interval = 100;
+  config.eval_iters = 20;
+  config.threads = 1;
+  config.device = "cpu";
+  const auto data = prepare_lm_text(test::markov_text(20000), "markov.txt", config);
+  const auto vocab = static_cast<std::int64_t>(data.codec.vocab().size());
+  const double entropy = bigram_cross_entropy(data.train, data.train, vocab, 0.0);
+  test::TempDir dir;
+  Recorder recorder;
+  LmTrainer trainer(config, data, options_in(dir), &recorder);
+  const auto summary = trainer.run();
+  EXPECT_EQ(summary.status, "finished");
+  ASSERT_EQ(recorder.validations.size(), 3u);
+  EXPECT_GT(recorder.validations.front().train_loss, 0);
+  const auto [train_loss, val_loss] = trainer.estimate_loss();
+  EXPECT_GT(recorder.losses.front(), entropy + 0.5);  // starts near log(vocab)
+  EXPECT_NEAR(train_loss, entropy, 0.05) << "entropy " << entropy;
+  EXPECT_NEAR(val_loss, entropy, 0.1);
+}
+
+TEST(LmTrainer, TinyGptMemorisesAShortTextAndRegeneratesItGreedily) {
+  const std::string line = "To be, or not to be, that is the question.\n";
+  std::string text;
+  for (int i = 0; i < 12; ++i) text += line;
+  auto config = test::small_gpt_config();
+  config.max_steps = 400;
+  config.lr = 3e-3;
+  config.eval_interval = 400;
+  const auto data = prepare_lm_text(text, "hamlet.txt", config);
+  test::TempDir dir;
+  LmTrainer trainer(config, data, options_in(dir));
+  const auto summary = trainer.run();
+  EXPECT_EQ(summary.status, "finished");
+  EXPECT_LT(summary.last_validation.loss, 0.1);
+  GenerateOptions options;
+  options.temperature = 0;
+  options.length = 3 * static_cast<std::int64_t>(line.size());  // past the block size: the window slides
+  const auto result = generate_text(trainer.model(), data.codec, line.substr(0, 8), options);
+  EXPECT_EQ(line.substr(0, 8) + result.text, text.substr(0, 8 + result.text.size()));
+}
+
+TEST(LmTrainer, ResumeContinuesTheSameLossTrajectory) {
+  auto config = test::small_gpt_config();
+  config.dropout = 0.1;  // the dropout generator must be restored too
+  config.eval_interval = 4;
+  const auto data = prepare_lm_text(test::markov_text(2000), "markov.txt", config);
+  test::TempDir straight_dir, split_dir;
+
+  config.max_steps = 10;
+  LmTrainer straight(config, data, options_in(straight_dir));
+  straight.run();
+
+  config.max_steps = 6;  // estimates at 4 and 6 here, at 4, 8, 10 straight: they draw no training batches
+  LmTrainer first(config, data, options_in(split_dir));
+  first.run();
+  config.max_steps = 10;
+  const auto meta = read_lm_checkpoint_meta(split_dir.file("last.ckpt"));
+  EXPECT_EQ(meta.step, 6);
+  EXPECT_EQ(meta.text_path, "fixture.txt");
+  const auto resumed_data = prepare_lm_text(test::markov_text(2000), "markov.txt", config, &meta.codec);
+  LmTrainer second(config, resumed_data, options_in(split_dir, split_dir.file("last.ckpt")));
+  const auto summary = second.run();
+  EXPECT_EQ(summary.steps, 10);
+
+  ASSERT_EQ(straight.step_losses().size(), 10u);
+  ASSERT_EQ(second.step_losses().size(), 4u);
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(first.step_losses()[i], straight.step_losses()[i]) << i;
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(second.step_losses()[i], straight.step_losses()[6 + i], 1e-6) << i;
+  // The checkpoint rebuilds the same model.
+  auto loaded = load_lm_checkpoint(split_dir.file("last.ckpt"), at::Device(at::kCPU));
+  EXPECT_EQ(loaded.meta.step, 10);
+  torch::NoGradGuard no_grad;
+  straight.model()->eval();
+  const auto idx = data.val.slice(0, 0, 16).unsqueeze(0);
+  EXPECT_TRUE(test::tensors_near(loaded.model->forward(idx), straight.model()->forward(idx), 1e-5));
+}
+
+TEST(LmTrainer, CheckpointsAreWrittenAndKindsAreNotConfused) {
+  auto config = test::small_gpt_config();
+  config.max_steps = 8;
+  config.eval_interval = 4;
+  const auto data = prepare_lm_text(test::markov_text(1000), "markov.txt", config);
+  test::TempDir dir;
+  Recorder recorder;
+  std::atomic<bool> stop{false};
+  auto options = options_in(dir);
+  LmTrainer trainer(config, data, options, &recorder);
+  const auto summary = trainer.run();
+  EXPECT_EQ(summary.last_checkpoint, dir.file("last.ckpt"));
+  EXPECT_FALSE(summary.best_checkpoint.empty());
+  ASSERT_EQ(recorder.validations.size(), 2u);
+  EXPECT_FALSE(recorder.checkpoints.empty());
+  EXPECT_EQ(read_checkpoint_header(dir.file("last.ckpt")).sha256, recorder.checkpoints.back().sha256);
+  // A translation loader refuses an LM checkpoint by name, and the other way round.
+  try {
+    load_checkpoint(dir.file("last.ckpt"), at::Device(at::kCPU));
+    FAIL();
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a language-model checkpoint"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(load_lm_checkpoint(dir.file("missing.ckpt"), at::Device(at::kCPU)), CheckpointError);
+  // The stop flag ends a run cleanly with a checkpoint.
+  stop = true;
+  options.stop = &stop;
+  test::TempDir stopped_dir;
+  options.out_dir = stopped_dir.str();
+  const auto stopped = LmTrainer(config, data, options).run();
+  EXPECT_EQ(stopped.status, "stopped");
+  EXPECT_EQ(stopped.steps, 0);
+}
+
+}  // namespace
+}  // namespace ts
