@@ -11,6 +11,7 @@
 #include "ts/text/corpus.h"
 #include "ts/train/config.h"
 #include "ts/train/data.h"
+#include "ts/train/events.h"
 
 namespace ts::test {
 
@@ -39,6 +40,20 @@ inline PreparedData tiny_data(const ExperimentConfig& config, const std::string&
   const auto corpus = tiny_corpus();
   return prepare_data(corpus, parse_direction(direction, corpus), config.data);
 }
+
+/// Keeps what a trainer reports: step losses, validations, checkpoints, log lines, finishes.
+struct RecordingObserver : TrainingObserver {
+  std::vector<double> losses;
+  std::vector<ValidationResult> validations;
+  std::vector<CheckpointEvent> checkpoints;
+  std::vector<std::string> logs;
+  int finished = 0;
+  void on_step(const TrainingProgress& p) override { losses.push_back(p.loss); }
+  void on_validation(const ValidationResult& v) override { validations.push_back(v); }
+  void on_checkpoint(const CheckpointEvent& c) override { checkpoints.push_back(c); }
+  void on_log(const std::string& line) override { logs.push_back(line); }
+  void on_finished(const TrainingSummary&) override { ++finished; }
+};
 
 /// A fresh temporary directory, removed when the object goes away.
 class TempDir {

@@ -10,14 +10,7 @@
 namespace ts {
 namespace {
 
-struct Recorder : TrainingObserver {
-  std::vector<double> losses;
-  std::vector<ValidationResult> validations;
-  std::vector<CheckpointEvent> checkpoints;
-  void on_step(const TrainingProgress& p) override { losses.push_back(p.loss); }
-  void on_validation(const ValidationResult& v) override { validations.push_back(v); }
-  void on_checkpoint(const CheckpointEvent& c) override { checkpoints.push_back(c); }
-};
+using Recorder = test::RecordingObserver;
 
 LmTrainerOptions options_in(const test::TempDir& dir, const std::string& resume = "") {
   LmTrainerOptions o;

@@ -14,14 +14,7 @@
 namespace ts {
 namespace {
 
-struct RecordingObserver : TrainingObserver {
-  std::vector<double> losses;
-  std::vector<CheckpointEvent> checkpoints;
-  int finished = 0;
-  void on_step(const TrainingProgress& p) override { losses.push_back(p.loss); }
-  void on_checkpoint(const CheckpointEvent& c) override { checkpoints.push_back(c); }
-  void on_finished(const TrainingSummary&) override { ++finished; }
-};
+using RecordingObserver = test::RecordingObserver;
 
 // Runs f(rank) on one thread per rank and rethrows the first failure.
 template <typename F>

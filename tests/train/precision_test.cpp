@@ -12,12 +12,7 @@
 namespace ts {
 namespace {
 
-struct LossObserver : TrainingObserver {
-  std::vector<double> losses;
-  std::vector<std::string> logs;
-  void on_step(const TrainingProgress& p) override { losses.push_back(p.loss); }
-  void on_log(const std::string& line) override { logs.push_back(line); }
-};
+using LossObserver = test::RecordingObserver;
 
 std::vector<double> train_losses(const std::string& precision, const std::string& device, int steps,
                                  Transformer* weights_out = nullptr) {

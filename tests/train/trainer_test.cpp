@@ -12,14 +12,7 @@
 namespace ts {
 namespace {
 
-struct RecordingObserver : TrainingObserver {
-  std::vector<double> losses;
-  std::vector<ValidationResult> validations;
-  std::vector<CheckpointEvent> checkpoints;
-  void on_step(const TrainingProgress& p) override { losses.push_back(p.loss); }
-  void on_validation(const ValidationResult& v) override { validations.push_back(v); }
-  void on_checkpoint(const CheckpointEvent& c) override { checkpoints.push_back(c); }
-};
+using RecordingObserver = test::RecordingObserver;
 
 TEST(Trainer, TinyModelOverfitsAHandfulOfPairsToExactTranslations) {
   auto config = test::tiny_config();
