@@ -110,9 +110,9 @@ PreparedData prepare_data(const Corpus& corpus, const Direction& direction, cons
       both.insert(both.end(), tgt_text.begin(), tgt_text.end());
       std::shared_ptr<const Tokenizer> tok = make_tokenizer(config.src_tokenizer, both);
       p.src_tokenizer = p.tgt_tokenizer = tok;
-      auto tgt_future = std::async(std::launch::async, [&] { return tokenize_all(*tok, tgt_text); });
+      // One tokenizer object for both sides: used from one thread only.
       src_tokens = tokenize_all(*tok, src_text);
-      tgt_tokens = tgt_future.get();
+      tgt_tokens = tokenize_all(*tok, tgt_text);
       auto all = src_tokens;
       all.insert(all.end(), tgt_tokens.begin(), tgt_tokens.end());
       auto vocab = std::make_shared<Vocab>(Vocab::build(all, config.min_freq, config.max_vocab));
