@@ -14,6 +14,9 @@
 
 #include "ts/lm/generate.h"
 #include "ts/lm/lm_trainer.h"
+#include "ts/store/run_store.h"
+#include "ts/store/sha256.h"
+#include "ts/train/run_recorder.h"
 #include "ts/train/trainer.h"
 
 namespace fs = std::filesystem;
@@ -80,7 +83,9 @@ LmCommands::LmCommands(CLI::App& app) {
   train_->add_option("--max-steps", args_.max_steps, "Stop after this many steps")->check(CLI::NonNegativeNumber);
   train_->add_option("--max-minutes", args_.max_minutes, "Stop after this many minutes of training")->check(CLI::NonNegativeNumber);
   train_->add_option("--out", args_.out, "Run directory for last.ckpt, best.ckpt and config.json");
-  train_->add_option("--db", args_.db, "Run history database (language-model runs are not recorded yet)");
+  train_->add_option("--db", args_.db, "Run history database (default: " + RunStore::default_path() + ")");
+  train_->add_option("--name", args_.name, "Name of the run in the history");
+  train_->add_flag("--no-history", args_.no_history, "Do not record this run in the history");
   train_->add_option("--resume", args_.resume, "Continue a run: its directory or a checkpoint");
   train_->add_option("--threads", args_.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
   train_->add_option("--device", args_.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
@@ -142,14 +147,36 @@ int LmCommands::train() {
   options.stop = &g_lm_stop;
   fs::create_directories(a.out);
   std::ofstream(fs::path(a.out) / "config.json") << config.to_json().dump(2) << "\n";
-  if (!a.db.empty())
-    fmt::print(stderr, "note: --db {}: language-model runs are not recorded in the run history yet\n", a.db);
   fmt::print(stderr, "{}\n", data.summary());
   const double baseline = bigram_cross_entropy(data.train, data.val, static_cast<std::int64_t>(data.codec.vocab().size()), 1.0);
   LmTerminalObserver observer(baseline);
+  std::unique_ptr<RunRecorder> recorder;
+  if (!a.no_history) {
+    NewRun run;
+    run.kind = "language-model";
+    const bool on_disk = fs::is_regular_file(options.text_path);
+    run.corpus_path = on_disk ? fs::weakly_canonical(fs::absolute(options.text_path)).string() : options.text_path;
+    run.corpus_sha256 = on_disk ? sha256_file(options.text_path) : "";
+    run.corpus_bytes = static_cast<std::int64_t>(data.bytes);
+    run.corpus_pairs = static_cast<std::int64_t>(data.lines);
+    run.direction = "text";
+    run.preset = config.preset;
+    run.machine = machine_description();
+    run.device = config.device;
+    run.out_dir = fs::weakly_canonical(fs::absolute(a.out)).string();
+    run.config = config.to_json();
+    run.name = a.name.empty() ? fmt::format("{} {}", fs::path(options.text_path).filename().string(), config.preset) : a.name;
+    const auto resume_step = options.resume_checkpoint.empty() ? 0 : read_lm_checkpoint_meta(options.resume_checkpoint).step;
+    recorder = start_recording({a.db, a.name, options.resume_checkpoint, resume_step, &g_lm_stop,
+                                [](const std::string& line) { fmt::print(stderr, "{}\n", line); }},
+                               run);
+  }
+  std::vector<TrainingObserver*> list{&observer};
+  if (recorder) list.push_back(recorder.get());
+  ObserverList observers(list);
   std::signal(SIGINT, on_lm_sigint);
   std::signal(SIGTERM, on_lm_sigint);
-  LmTrainer trainer(config, std::move(data), options, &observer);
+  LmTrainer trainer(config, std::move(data), options, &observers);
   const auto summary = trainer.run();
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);

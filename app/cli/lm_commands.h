@@ -14,7 +14,8 @@ namespace ts::cli {
 
 struct LmArgs {
   // lm-train
-  std::string text, preset = "shakespeare-char", out = "runs/lm", db, resume, device;
+  std::string text, preset = "shakespeare-char", out = "runs/lm", db, resume, device, name;
+  bool no_history = false;
   std::vector<std::string> sets;
   std::int64_t max_steps = -1;
   int threads = -1;

@@ -48,7 +48,8 @@ int list_runs(RunStore& store) {
              "steps", "BLEU", "status", "started");
   for (const auto& r : runs)
     fmt::print("{:>4}  {:28}  {:18}  {:6}  {:15}  {:>7}  {:>6}  {:13}  {}\n", r.id, shorten(r.name, 28),
-               shorten(fs::path(r.corpus_path).filename().string(), 18), r.direction, shorten(r.preset, 15), r.steps,
+               shorten(fs::path(r.corpus_path).filename().string(), 18), r.kind == "language-model" ? "LM" : r.direction,
+               shorten(r.preset, 15), r.steps,
                bleu_text(r), r.status, r.started_at);
   return 0;
 }
@@ -61,9 +62,9 @@ RunInfo require(RunStore& store, std::int64_t id) {
 
 int show_run(RunStore& store, std::int64_t id) {
   const auto r = require(store, id);
-  fmt::print("run {}: {}\n  status    {}{}\n  started   {}{}\n  corpus    {} ({} pairs, {} bytes, sha256 {})\n"
+  fmt::print("run {}: {} ({})\n  status    {}{}\n  started   {}{}\n  corpus    {} ({} pairs, {} bytes, sha256 {})\n"
              "  direction {}   preset {}   steps {}   best BLEU {}\n  machine   {}   device {}\n  directory {}\n",
-             r.id, r.name, r.status, r.message.empty() ? "" : " (" + r.message + ")", r.started_at,
+             r.id, r.name, r.kind == "language-model" ? "language model" : "translation", r.status, r.message.empty() ? "" : " (" + r.message + ")", r.started_at,
              r.ended_at.empty() ? "" : ", ended " + r.ended_at, r.corpus_path, r.corpus_pairs, r.corpus_bytes,
              r.corpus_sha256.empty() ? "-" : r.corpus_sha256.substr(0, 16), r.direction, r.preset, r.steps, bleu_text(r),
              r.machine, r.device, r.out_dir);
@@ -159,7 +160,7 @@ int export_run(RunStore& store, std::int64_t id, const std::string& format, cons
     for (const auto& m : metrics) out << fmt::format("{},{},{},{},{:.3f}\n", id, m.step, csv_field(m.name), m.value, m.time);
     return 0;
   }
-  nlohmann::json j = {{"id", run.id}, {"name", run.name}, {"status", run.status}, {"corpus", run.corpus_path},
+  nlohmann::json j = {{"id", run.id}, {"name", run.name}, {"kind", run.kind}, {"status", run.status}, {"corpus", run.corpus_path},
                       {"direction", run.direction}, {"config", run.config}};
   for (const auto& m : metrics) j["metrics"][m.name].push_back({{"step", m.step}, {"value", m.value}, {"time", m.time}});
   for (const auto& s : store.samples(id))

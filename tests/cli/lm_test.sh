@@ -34,6 +34,17 @@ check "resume exits 0" test $? -eq 0
 check "resume starts at step 20" contains "$work/resume.log" "resuming at step 20"
 check "resume reaches step 30" contains "$work/resume.log" "after 30 steps"
 
+# The run history: one language-model run (resume continued it), with its loss estimates.
+"$cli" runs list > "$work/runs.txt" 2>&1
+check "history lists one LM run" test "$(grep -c "input.txt .* LM " "$work/runs.txt")" -eq 1
+"$cli" runs export 1 --json > "$work/export.json" 2>&1
+check "export says language-model" grep -q '"kind": "language-model"' "$work/export.json"
+check "export has val and train loss estimates" grep -q '"train_loss_estimate"' "$work/export.json"
+check "export has no BLEU for an LM" test "$(grep -c '"bleu"' "$work/export.json")" -eq 0
+"$cli" lm-train --text "$work/input.txt" --max-steps 2 --threads 1 --no-history --out "$work/unrecorded" > /dev/null 2>&1
+"$cli" runs list > "$work/runs2.txt" 2>&1
+check "--no-history records nothing" test "$(grep -c "input.txt" "$work/runs2.txt")" -eq 1
+
 # The same seed gives the same text; another seed another.
 gen() { "$cli" lm-generate --checkpoint "$work/run/last.ckpt" --prompt "Line" --length 80 --temperature 0.9 --top-k 10 --threads 1 "$@"; }
 gen --seed 7 > "$work/a.txt" 2> "$work/a.err"

@@ -44,6 +44,8 @@ const char* const kMigrations[] = {
     R"(CREATE TABLE probes(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
          step INTEGER NOT NULL, probe TEXT NOT NULL);
        CREATE INDEX probes_by_run ON probes(run_id, step);)",
+    // 3 -> 4: what kind of run: a translation model or a language model (lm-train)
+    R"(ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'translation';)",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == RunStore::kSchemaVersion, "one migration per version");
 
@@ -90,7 +92,7 @@ nlohmann::json parse_json(const std::string& s) {
 
 constexpr const char* kRunColumns =
     "id, name, started_at, ended_at, corpus_path, corpus_sha256, corpus_bytes, corpus_pairs, direction, preset, "
-    "machine, device, out_dir, config, status, message, steps, best_bleu";
+    "machine, device, out_dir, config, status, message, steps, best_bleu, kind";
 
 RunInfo read_run(SQLite::Statement& q) {
   RunInfo r;
@@ -112,6 +114,7 @@ RunInfo read_run(SQLite::Statement& q) {
   r.message = text(q.getColumn(15));
   r.steps = q.getColumn(16).getInt64();
   r.best_bleu = optional_double(q.getColumn(17));
+  r.kind = text(q.getColumn(18));
   return r;
 }
 
@@ -213,8 +216,8 @@ std::vector<std::int64_t> RunStore::mark_interrupted_runs() {
 std::int64_t RunStore::create_run(const NewRun& run) {
   try {
     SQLite::Statement q(*db_, "INSERT INTO runs(name, started_at, corpus_path, corpus_sha256, corpus_bytes, corpus_pairs, "
-                              "direction, preset, machine, device, out_dir, config, status) "
-                              "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')");
+                              "direction, preset, machine, device, out_dir, config, status, kind) "
+                              "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)");
     int i = 1;
     q.bind(i++, run.name);
     q.bind(i++, now_utc());
@@ -224,6 +227,7 @@ std::int64_t RunStore::create_run(const NewRun& run) {
     q.bind(i++, static_cast<std::int64_t>(run.corpus_pairs));
     for (const auto* s : {&run.direction, &run.preset, &run.machine, &run.device, &run.out_dir}) q.bind(i++, *s);
     q.bind(i++, run.config.dump());
+    q.bind(i++, run.kind);
     q.exec();
     return db_->getLastInsertRowid();
   } catch (const SQLite::Exception& e) {

@@ -106,6 +106,13 @@ void RunRecorder::on_step(const TrainingProgress& p) {
 
 void RunRecorder::on_validation(const ValidationResult& v) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (v.train_loss >= 0) {
+    // A language model: its loss estimates on both splits (val as dev_loss), no BLEU.
+    for (const auto& [name, value] : {std::pair<const char*, double>{"dev_loss", v.loss}, {"dev_ppl", v.perplexity},
+                                      {"train_loss_estimate", v.train_loss}})
+      pending_.metrics.push_back({run_id_, v.step, name, value, 0});
+    return;
+  }
   for (const auto& [name, value] : {std::pair<const char*, double>{"dev_loss", v.loss}, {"dev_ppl", v.perplexity},
                                     {"bleu", v.bleu}, {"chrf", v.chrf}})
     pending_.metrics.push_back({run_id_, v.step, name, value, 0});
@@ -206,6 +213,10 @@ std::string default_run_directory(const std::string& base, const std::string& co
 
 std::unique_ptr<RunRecorder> start_recording(const RecordingRequest& request, const ExperimentConfig& config,
                                              const Corpus& corpus, const Direction& direction, const std::string& out_dir) {
+  return start_recording(request, describe_new_run(config, corpus, direction, out_dir, request.name));
+}
+
+std::unique_ptr<RunRecorder> start_recording(const RecordingRequest& request, const NewRun& run) {
   const auto log = [&](const std::string& line) {
     if (request.log) request.log(line);
   };
@@ -217,7 +228,7 @@ std::unique_ptr<RunRecorder> start_recording(const RecordingRequest& request, co
     if (id) {
       store.reopen_run(*id, request.resume_step);
     } else {
-      id = store.create_run(describe_new_run(config, corpus, direction, out_dir, request.name));
+      id = store.create_run(run);
     }
     auto recorder = std::make_unique<RunRecorder>(db, *id, request.stop);
     if (request.log) recorder->set_log(request.log);

@@ -38,6 +38,7 @@ struct RunInfo {
   std::optional<double> best_bleu;
   nlohmann::json config;
   std::vector<std::string> tags;
+  std::string kind = "translation";  // "translation" | "language-model"
 };
 
 struct NewRun {
@@ -46,6 +47,7 @@ struct NewRun {
   std::int64_t corpus_bytes = 0, corpus_pairs = 0;
   std::string direction, preset, machine, device, out_dir;
   nlohmann::json config;
+  std::string kind = "translation";  // "translation" | "language-model"
 };
 
 struct MetricPoint {
@@ -90,7 +92,7 @@ struct StoreBatch {
 
 class RunStore {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   /// $XDG_DATA_HOME/transformer-studio/runs.db, or ~/.local/share/transformer-studio/runs.db.
   static std::string default_path();

@@ -102,6 +102,8 @@ struct RecordingRequest {
 /// unrecorded rather than not at all.
 std::unique_ptr<RunRecorder> start_recording(const RecordingRequest& request, const ExperimentConfig& config,
                                              const Corpus& corpus, const Direction& direction, const std::string& out_dir);
+/// The same for a run described by the caller (a language-model run, whose kind and config differ).
+std::unique_ptr<RunRecorder> start_recording(const RecordingRequest& request, const NewRun& run);
 
 /// "hostname (N cores)".
 std::string machine_description();
