@@ -982,7 +982,8 @@ void ConfigPanel::refreshSections() {
                                                   : tr("%1 sentences/batch").arg(count(c.train.batch_sentences)));
     } else if (group == QLatin1String("compute")) {
       summary = QString::fromStdString(c.train.device) + QStringLiteral(" \u00b7 ") +
-                (c.train.threads == 0 ? tr("all %1 cores").arg(cpu_cores()) : (c.train.threads == 1 ? tr("1 thread") : tr("%1 threads").arg(c.train.threads)));
+                (c.train.threads == 0 ? tr("all %1 cores").arg(cpu_cores()) : (c.train.threads == 1 ? tr("1 thread") : tr("%1 threads").arg(c.train.threads))) +
+                QStringLiteral(" \u00b7 ") + QString::fromStdString(c.train.precision);
     } else if (group == QLatin1String("decode")) {
       summary = QString::fromStdString(c.decode.mode);
       if (c.decode.mode == "beam") summary += QStringLiteral(" %1").arg(c.decode.beam);

@@ -324,10 +324,20 @@ class ConfigPanelTest : public QObject {
     QVERIFY(threads->specialValueText().contains(QString::number(cpu_cores())));
     threads->setValue(1);
     QCOMPARE(state.config().train.threads, 1);
-    // Presets keep the device and threads.
+    auto* precision = field<QComboBox>(panel, QStringLiteral("train.precision"));
+    precision->setCurrentIndex(precision->findData(QStringLiteral("bf16")));
+    QCOMPARE(QString::fromStdString(state.config().train.precision), QStringLiteral("bf16"));
+    // Presets keep the device, threads and precision.
     state.applyPreset(QStringLiteral("annotated"));
     QCOMPARE(device->currentData().toString(), QStringLiteral("cpu"));
     QCOMPARE(threads->value(), 1);
+    QCOMPARE(precision->currentData().toString(), QStringLiteral("bf16"));
+    // fp16 on the CPU is a problem the panel names.
+    precision->setCurrentIndex(precision->findData(QStringLiteral("fp16")));
+    QVERIFY(panel.hasProblems());
+    QVERIFY(label_text(panel, "problemsLabel").contains(QStringLiteral("fp16")));
+    precision->setCurrentIndex(precision->findData(QStringLiteral("fp32")));
+    QVERIFY(!panel.hasProblems());
     if (!cuda_available()) {
       QVERIFY(state.applySetting(QStringLiteral("train.device=cuda")));
       QVERIFY(panel.hasProblems());
