@@ -102,6 +102,37 @@ TEST_F(Search, AttentionIsReturnedPerLayerAndHeadWithRowsSummingToOne) {
   }
 }
 
+// Beam search moves hypotheses between rows at every step; the attention it returns for each n-best
+// output must be that output's own, i.e. what a teacher-forced full pass over it records.
+TEST_F(Search, BeamAttentionOfEveryNBestEqualsAFullPassOverIt) {
+  auto& model = translator_->model();
+  DecodeConfig c;
+  c.mode = "beam";
+  c.beam = 4;
+  c.nbest = 4;
+  for (std::size_t s = 0; s < 3; ++s) {
+    const auto src = translator_->pipeline().encode_source(data_->text.train[s].src);
+    const auto nbest = beam_search(model, src, c, /*record_attention=*/true);
+    ASSERT_GE(nbest.size(), 2u);
+    for (const auto& h : nbest) {
+      std::vector<std::int64_t> tgt_in{Vocab::kBos};
+      tgt_in.insert(tgt_in.end(), h.ids.begin(), h.ids.end());
+      tgt_in.resize(h.token_log_probs.size());  // one decoder step per scored token
+      torch::NoGradGuard no_grad;
+      model->eval();
+      model->set_record_attention(true);
+      model->forward(at::tensor(src, at::kLong).unsqueeze(0), at::tensor(tgt_in, at::kLong).unsqueeze(0));
+      const auto full = model->recorded_attention();
+      model->set_record_attention(false);
+      ASSERT_EQ(full.cross.size(), h.attention.cross.size());
+      for (std::size_t l = 0; l < full.cross.size(); ++l) {
+        EXPECT_TRUE(test::tensors_near(h.attention.cross[l], full.cross[l], 1e-5)) << "sentence " << s << " layer " << l;
+        EXPECT_TRUE(test::tensors_near(h.attention.decoder_self[l], full.decoder_self[l], 1e-5)) << "sentence " << s;
+      }
+    }
+  }
+}
+
 TEST_F(Search, BeamTreeIsConsistentWithTheNBest) {
   DecodeConfig c;
   c.mode = "beam";

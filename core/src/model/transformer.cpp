@@ -95,27 +95,37 @@ void DecoderState::reorder(const at::Tensor& index) {
   for (auto* list : {&cross_k, &cross_v, &self_k, &self_v})
     for (auto& t : *list)
       if (t.defined()) t = t.index_select(0, index);
-  const auto cpu_index = index.to(at::kCPU);
-  for (auto* per_layer : {&self_weights, &cross_weights})
-    for (auto& steps : *per_layer)
-      for (auto& t : steps) t = t.index_select(0, cpu_index);
+  if (record) {
+    const auto cpu_index = index.to(at::kCPU).contiguous();
+    const auto* data = cpu_index.data_ptr<std::int64_t>();
+    parents.emplace_back(data, data + cpu_index.numel());
+  }
 }
 
 AttentionMaps DecoderState::attention(std::int64_t row) const {
   AttentionMaps maps;
+  // The row of `row`'s ancestor at each recorded step: reorder k happened after step k.
+  std::size_t steps_recorded = 0;
+  for (const auto& steps : self_weights) steps_recorded = std::max(steps_recorded, steps.size());
+  std::vector<std::int64_t> row_at(steps_recorded);
+  std::int64_t r = row;
+  for (auto t = static_cast<std::int64_t>(steps_recorded) - 1; t >= 0; --t) {
+    if (static_cast<std::size_t>(t) < parents.size()) r = parents[static_cast<std::size_t>(t)][static_cast<std::size_t>(r)];
+    row_at[static_cast<std::size_t>(t)] = r;
+  }
   for (const auto& steps : self_weights) {
     if (steps.empty()) continue;
     const auto T = static_cast<std::int64_t>(steps.size());
     const auto H = steps[0].size(1);
     auto full = at::zeros({1, H, T, T});
     for (std::int64_t t = 0; t < T; ++t)
-      full.select(2, t).slice(2, 0, t + 1).copy_(steps[t].select(0, row).select(1, 0).unsqueeze(0));
+      full.select(2, t).slice(2, 0, t + 1).copy_(steps[t].select(0, row_at[t]).select(1, 0).unsqueeze(0));
     maps.decoder_self.push_back(full);
   }
   for (const auto& steps : cross_weights) {
     if (steps.empty()) continue;
     std::vector<at::Tensor> rows;
-    for (const auto& s : steps) rows.push_back(s.select(0, row).unsqueeze(0));  // [1, H, 1, S]
+    for (std::size_t t = 0; t < steps.size(); ++t) rows.push_back(steps[t].select(0, row_at[t]).unsqueeze(0));  // [1, H, 1, S]
     maps.cross.push_back(at::cat(rows, 2));
   }
   return maps;

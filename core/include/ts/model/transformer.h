@@ -77,8 +77,13 @@ struct DecoderState {
   std::vector<at::Tensor> self_k, self_v;    // per layer [B, H, t, K]
   std::int64_t step = 0;
   bool record = false;
-  /// Recorded per step when `record`: [layer][step] -> [B, H, 1, t] and [B, H, 1, S].
+  /// Recorded per step when `record`: [layer][step] -> [B, H, 1, t] and [B, H, 1, S], each in the row
+  /// order of its own step (see `parents`).
   std::vector<std::vector<at::Tensor>> self_weights, cross_weights;
+  /// When recording: for each reorder k (made after step k), the old row of every new row. The
+  /// recorded weights are not moved at each reorder (that was ~12·t small copies per step of a
+  /// beam); attention() follows these back-pointers instead.
+  std::vector<std::vector<std::int64_t>> parents;
 
   /// Keeps rows `index` ([B'] long) of every cached tensor, e.g. to follow surviving beams.
   void reorder(const at::Tensor& index);
