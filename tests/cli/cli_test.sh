@@ -3,16 +3,7 @@
 # Usage: cli_test.sh PATH_TO_CLI
 set -uo pipefail
 cli=${1:?usage: cli_test.sh PATH_TO_CLI}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export XDG_DATA_HOME=$work/xdg  # the default run history lands here, never in the user's home
-failures=0
-passes=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $name"; failures=$((failures + 1)); fi
-}
-contains() { grep -q -- "$2" "$1"; }
+source "$(dirname "$0")/test_lib.sh"
 
 # A small German-English corpus in the Anki format, with a BOM, CRLF and one malformed line.
 printf '\xef\xbb\xbf' > "$work/deu.txt"

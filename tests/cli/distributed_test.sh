@@ -3,17 +3,7 @@
 # Usage: distributed_test.sh PATH_TO_CLI. Exits 77 (skipped) when the build has no c10d Gloo.
 set -uo pipefail
 cli=${1:?usage: distributed_test.sh PATH_TO_CLI}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export XDG_DATA_HOME=$work/xdg  # the run history lands here, never in the user's home
-failures=0
-passes=0
-check() {  # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $name"; failures=$((failures + 1)); fi
-}
-contains() { grep -q -- "$2" "$1"; }
-lacks() { ! grep -q -- "$2" "$1"; }
+source "$(dirname "$0")/test_lib.sh"
 # Both ranks' lines in a --parallel-check file: same step, same SHA-256 of the weights.
 same_weights() {  # same_weights FILE STEP
   test "$(wc -l < "$1")" -eq 2 && grep -q "^rank 0 of 2 step $2 " "$1" && grep -q "^rank 1 of 2 step $2 " "$1" &&
