@@ -113,10 +113,12 @@ int LmCommands::train() {
   LmConfig config;
   LmTrainerOptions options;
   LmData data;
+  std::int64_t resume_step = 0;
   try {
     if (!a.resume.empty()) {
       options.resume_checkpoint = resume_path(a.resume);
       auto meta = read_lm_checkpoint_meta(options.resume_checkpoint);
+      resume_step = meta.step;
       config = meta.config;
       if (a.out == "runs/lm") a.out = fs::path(options.resume_checkpoint).parent_path().string();
       for (const auto& s : a.sets) config.set(s);
@@ -166,7 +168,6 @@ int LmCommands::train() {
     run.out_dir = fs::weakly_canonical(fs::absolute(a.out)).string();
     run.config = config.to_json();
     run.name = a.name.empty() ? fmt::format("{} {}", fs::path(options.text_path).filename().string(), config.preset) : a.name;
-    const auto resume_step = options.resume_checkpoint.empty() ? 0 : read_lm_checkpoint_meta(options.resume_checkpoint).step;
     recorder = start_recording({a.db, a.name, options.resume_checkpoint, resume_step, &g_lm_stop,
                                 [](const std::string& line) { fmt::print(stderr, "{}\n", line); }},
                                run);
