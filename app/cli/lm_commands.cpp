@@ -15,7 +15,6 @@
 #include "ts/lm/generate.h"
 #include "ts/lm/lm_trainer.h"
 #include "ts/store/run_store.h"
-#include "ts/store/sha256.h"
 #include "ts/train/run_recorder.h"
 #include "ts/train/trainer.h"
 
@@ -154,20 +153,7 @@ int LmCommands::train() {
   LmTerminalObserver observer(baseline);
   std::unique_ptr<RunRecorder> recorder;
   if (!a.no_history) {
-    NewRun run;
-    run.kind = "language-model";
-    const bool on_disk = fs::is_regular_file(options.text_path);
-    run.corpus_path = on_disk ? fs::weakly_canonical(fs::absolute(options.text_path)).string() : options.text_path;
-    run.corpus_sha256 = on_disk ? sha256_file(options.text_path) : "";
-    run.corpus_bytes = static_cast<std::int64_t>(data.bytes);
-    run.corpus_pairs = static_cast<std::int64_t>(data.lines);
-    run.direction = "text";
-    run.preset = config.preset;
-    run.machine = machine_description();
-    run.device = config.device;
-    run.out_dir = fs::weakly_canonical(fs::absolute(a.out)).string();
-    run.config = config.to_json();
-    run.name = a.name.empty() ? fmt::format("{} {}", fs::path(options.text_path).filename().string(), config.preset) : a.name;
+    const auto run = describe_lm_run(config, data, options.text_path, a.out, a.name);
     recorder = start_recording({a.db, a.name, options.resume_checkpoint, resume_step, &g_lm_stop,
                                 [](const std::string& line) { fmt::print(stderr, "{}\n", line); }},
                                run);

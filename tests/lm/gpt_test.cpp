@@ -130,6 +130,35 @@ TEST(Gpt, RecordsCausalAttentionPerLayerAndHead) {
   EXPECT_TRUE(test::tensors_near(maps[0].sum(-1), at::ones({1, 2, 10})));
 }
 
+TEST(LmConfig, ParameterEstimateIsTheBuiltModelsCount) {
+  for (const auto& name : lm_preset_names()) {
+    auto config = lm_preset(name);
+    if (config.kind == "gpt") config = test::small_gpt_config();
+    EXPECT_EQ(config.parameter_estimate(37), build_language_model(config, 37)->parameter_count()) << name;
+  }
+  auto config = test::small_gpt_config();
+  config.n_layer = 3;
+  config.n_embd = 48;
+  config.block_size = 20;
+  EXPECT_EQ(config.parameter_estimate(65), build_language_model(config, 65)->parameter_count());
+}
+
+TEST(Gpt, CopyIsIndependentAndComputesTheSameLogits) {
+  auto model = build_language_model(test::small_gpt_config(), 20);
+  test::spread_weights(model);
+  auto copy = copy_language_model(*model, at::Device(at::kCPU));
+  EXPECT_FALSE(copy->is_training());
+  model->eval();
+  torch::NoGradGuard no_grad;
+  const auto idx = random_ids(2, 12, 20);
+  EXPECT_TRUE(at::equal(copy->forward(idx), model->forward(idx)));
+  // Changing the original afterwards leaves the copy alone.
+  const auto before = copy->forward(idx);
+  for (auto& p : model->parameters()) p.add_(1.0);
+  EXPECT_TRUE(at::equal(copy->forward(idx), before));
+  EXPECT_FALSE(at::equal(model->forward(idx), before));
+}
+
 TEST(Bigram, LogitsAreRowsOfTheTable) {
   auto config = lm_preset("bigram");
   auto model = build_language_model(config, 12);

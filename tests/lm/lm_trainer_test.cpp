@@ -1,5 +1,7 @@
 #include "ts/lm/lm_trainer.h"
 
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "lm_test_utils.h"
@@ -134,6 +136,49 @@ TEST(LmTrainer, CheckpointsAreWrittenAndKindsAreNotConfused) {
   const auto stopped = LmTrainer(config, data, options).run();
   EXPECT_EQ(stopped.status, "stopped");
   EXPECT_EQ(stopped.steps, 0);
+}
+
+TEST(LmTrainer, PauseHoldsTheLoopAndBetweenStepsSeesEveryStep) {
+  auto config = test::small_gpt_config();
+  config.max_steps = 6;
+  config.eval_interval = 100;
+  const auto data = prepare_lm_text(test::markov_text(1000), "markov.txt", config);
+  test::TempDir dir;
+  std::atomic<bool> pause{true}, stop{false};
+  auto options = options_in(dir);
+  options.pause = &pause;
+  options.stop = &stop;
+  std::vector<std::int64_t> seen;
+  int while_paused = 0;
+  options.between_steps = [&](LmTrainer& t) {
+    seen.push_back(t.step());
+    // Held at step 0 while paused; let it go after a few calls.
+    if (t.step() == 0 && ++while_paused == 3) pause = false;
+    if (t.step() == 4) pause = true, stop = true;  // a stop while paused ends the run
+  };
+  Recorder recorder;
+  const auto summary = LmTrainer(config, data, options, &recorder).run();
+  EXPECT_EQ(summary.status, "stopped");
+  EXPECT_EQ(summary.steps, 4);
+  EXPECT_EQ(while_paused, 3);
+  EXPECT_EQ(seen, (std::vector<std::int64_t>{0, 0, 0, 1, 2, 3, 4}));
+  ASSERT_GE(recorder.logs.size(), 2u);
+  EXPECT_NE(recorder.logs.front().find("paused at step 0"), std::string::npos) << recorder.logs.front();
+}
+
+TEST(LmTrainer, DescribesItsRunForTheHistory) {
+  auto config = test::small_gpt_config();
+  test::TempDir dir;
+  const auto path = dir.file("notes.txt");
+  std::ofstream(path) << test::markov_text(1000);
+  const auto data = load_lm_text(path, config);
+  const auto run = describe_lm_run(config, data, path, dir.str(), "");
+  EXPECT_EQ(run.kind, "language-model");
+  EXPECT_EQ(run.name, "notes.txt shakespeare-char");
+  EXPECT_EQ(run.corpus_bytes, 1000);
+  EXPECT_EQ(run.corpus_sha256.size(), 64u);
+  EXPECT_EQ(run.config, config.to_json());
+  EXPECT_EQ(describe_lm_run(config, data, path, dir.str(), "mine").name, "mine");
 }
 
 }  // namespace

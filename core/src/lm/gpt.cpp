@@ -2,8 +2,6 @@
 #include "ts/lm/gpt.h"
 
 #include <cmath>
-#include <functional>
-#include <map>
 
 #include <fmt/format.h>
 #include <torch/nn/init.h>
@@ -17,157 +15,6 @@
 #include "ts/model/transformer.h"
 
 namespace ts {
-
-// ---------------------------------------------------------------- configuration
-
-namespace {
-
-// One accessor per key keeps to_json, from_json and set in step.
-struct Field {
-  std::function<nlohmann::json(const LmConfig&)> get;
-  std::function<void(LmConfig&, const nlohmann::json&)> put;  // throws std::invalid_argument with what is expected
-};
-
-template <class T>
-Field integer(T LmConfig::*member) {
-  return {[member](const LmConfig& c) { return nlohmann::json(c.*member); },
-          [member](LmConfig& c, const nlohmann::json& v) {
-            if (!v.is_number_integer()) throw std::invalid_argument("expected an integer");
-            c.*member = v.get<T>();
-          }};
-}
-Field number(double LmConfig::*member) {
-  return {[member](const LmConfig& c) { return nlohmann::json(c.*member); },
-          [member](LmConfig& c, const nlohmann::json& v) {
-            if (!v.is_number()) throw std::invalid_argument("expected a number");
-            c.*member = v.get<double>();
-          }};
-}
-Field text(std::string LmConfig::*member) {
-  return {[member](const LmConfig& c) { return nlohmann::json(c.*member); },
-          [member](LmConfig& c, const nlohmann::json& v) {
-            if (!v.is_string()) throw std::invalid_argument("expected a string");
-            c.*member = v.get<std::string>();
-          }};
-}
-
-const std::map<std::string, Field>& fields() {
-  static const std::map<std::string, Field> f = {
-      {"preset", text(&LmConfig::preset)},         {"kind", text(&LmConfig::kind)},
-      {"n_layer", integer(&LmConfig::n_layer)},     {"n_head", integer(&LmConfig::n_head)},
-      {"n_embd", integer(&LmConfig::n_embd)},       {"block_size", integer(&LmConfig::block_size)},
-      {"dropout", number(&LmConfig::dropout)},      {"batch_size", integer(&LmConfig::batch_size)},
-      {"lr", number(&LmConfig::lr)},                {"weight_decay", number(&LmConfig::weight_decay)},
-      {"max_steps", integer(&LmConfig::max_steps)}, {"max_minutes", number(&LmConfig::max_minutes)},
-      {"eval_interval", integer(&LmConfig::eval_interval)}, {"eval_iters", integer(&LmConfig::eval_iters)},
-      {"seed", integer(&LmConfig::seed)},           {"tokenizer", text(&LmConfig::tokenizer)},
-      {"vocab_size", integer(&LmConfig::vocab_size)}, {"threads", integer(&LmConfig::threads)},
-      {"device", text(&LmConfig::device)},          {"precision", text(&LmConfig::precision)}};
-  return f;
-}
-
-std::string key_list() {
-  std::string out;
-  for (const auto& [key, field] : fields()) out += (out.empty() ? "" : ", ") + key;
-  return out;
-}
-
-void put(LmConfig& c, const std::string& key, const nlohmann::json& value) {
-  const auto it = fields().find(key);
-  if (it == fields().end()) throw ConfigError(fmt::format("{}: unknown key (known: {})", key, key_list()));
-  try {
-    it->second.put(c, value);
-  } catch (const std::exception& e) {
-    throw ConfigError(fmt::format("{}: {}, got {}", key, e.what(), value.dump()));
-  }
-}
-
-}  // namespace
-
-nlohmann::json LmConfig::to_json() const {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [key, field] : fields()) j[key] = field.get(*this);
-  return j;
-}
-
-LmConfig LmConfig::from_json(const nlohmann::json& j) {
-  if (!j.is_object()) throw ConfigError("language-model config: expected a JSON object");
-  LmConfig c;
-  for (auto it = j.begin(); it != j.end(); ++it) put(c, it.key(), it.value());
-  return c;
-}
-
-void LmConfig::set(const std::string& assignment) {
-  const auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0) throw ConfigError(fmt::format("--set {}: expected key=value", assignment));
-  const auto key = assignment.substr(0, eq), raw = assignment.substr(eq + 1);
-  nlohmann::json value = nlohmann::json::parse(raw, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = raw;  // a bare word: a string
-  put(*this, key, value);
-}
-
-std::vector<std::string> LmConfig::problems() const {
-  std::vector<std::string> p;
-  if (kind != "gpt" && kind != "bigram") p.push_back(fmt::format("kind: \"{}\" is not gpt or bigram", kind));
-  if (n_layer < 1) p.push_back("n_layer: must be at least 1");
-  if (n_head < 1) p.push_back("n_head: must be at least 1");
-  if (n_embd < 1) p.push_back("n_embd: must be at least 1");
-  else if (n_head >= 1 && n_embd % n_head != 0)
-    p.push_back(fmt::format("n_embd: {} is not divisible by n_head {}", n_embd, n_head));
-  if (block_size < 1) p.push_back("block_size: must be at least 1");
-  if (!(dropout >= 0 && dropout < 1)) p.push_back("dropout: must be in [0, 1)");
-  if (batch_size < 1) p.push_back("batch_size: must be at least 1");
-  if (!(lr > 0)) p.push_back("lr: must be positive");
-  if (!(weight_decay >= 0)) p.push_back("weight_decay: must not be negative");
-  if (max_steps < 0) p.push_back("max_steps: must not be negative");
-  if (!(max_minutes >= 0)) p.push_back("max_minutes: must not be negative");
-  if (eval_interval < 1) p.push_back("eval_interval: must be at least 1");
-  if (eval_iters < 1) p.push_back("eval_iters: must be at least 1");
-  if (tokenizer != "char" && tokenizer != "bpe" && tokenizer != "unigram")
-    p.push_back(fmt::format("tokenizer: \"{}\" is not char, bpe or unigram", tokenizer));
-  if (vocab_size < 16) p.push_back("vocab_size: must be at least 16");
-  if (threads < 0) p.push_back("threads: must not be negative");
-  if (device != "auto" && device != "cpu" && device != "cuda")
-    p.push_back(fmt::format("device: \"{}\" is not auto, cpu or cuda", device));
-  // No fp16 here: that needs the dynamic loss scaling of the translation trainer, which this loop lacks.
-  if (precision != "fp32" && precision != "bf16")
-    p.push_back(fmt::format("precision: \"{}\" is not fp32 or bf16", precision));
-  return p;
-}
-
-void LmConfig::validate() const {
-  const auto p = problems();
-  if (p.empty()) return;
-  std::string message = "invalid language-model config:";
-  for (const auto& line : p) message += "\n  " + line;
-  throw ConfigError(message);
-}
-
-LmConfig lm_preset(const std::string& name) {
-  LmConfig c;  // the defaults are the tutorial's small GPT
-  c.preset = name;
-  if (name == "shakespeare-char") return c;
-  if (name == "shakespeare-char-large") {
-    c.batch_size = 64;
-    c.block_size = 256;
-    c.n_layer = 6;
-    c.n_head = 6;
-    c.n_embd = 384;
-    c.dropout = 0.2;
-    c.lr = 3e-4;
-    return c;
-  }
-  if (name == "bigram") {
-    c.kind = "bigram";  // the small preset's data settings; the tutorial's bigram lr
-    c.lr = 1e-2;
-    return c;
-  }
-  std::string names;
-  for (const auto& n : lm_preset_names()) names += (names.empty() ? "" : ", ") + n;
-  throw ConfigError(fmt::format("unknown language-model preset \"{}\" (known: {})", name, names));
-}
-
-std::vector<std::string> lm_preset_names() { return {"shakespeare-char", "shakespeare-char-large", "bigram"}; }
 
 // ---------------------------------------------------------------- models
 
@@ -309,6 +156,17 @@ LanguageModel build_language_model(const LmConfig& config, std::int64_t vocab_si
   if (vocab_size < 1) throw ConfigError("language model: the vocabulary is empty");
   if (config.kind == "bigram") return std::make_shared<BigramImpl>(config, vocab_size);
   return std::make_shared<GptImpl>(config, vocab_size);
+}
+
+LanguageModel copy_language_model(LanguageModelImpl& model, const at::Device& device) {
+  auto copy = build_language_model(model.config(), model.vocab_size());
+  torch::NoGradGuard no_grad;
+  auto params = model.named_parameters(), buffers = model.named_buffers();
+  for (auto& item : copy->named_parameters()) item.value().copy_(params[item.key()]);
+  for (auto& item : copy->named_buffers()) item.value().copy_(buffers[item.key()]);
+  copy->to(device);
+  copy->eval();
+  return copy;
 }
 
 }  // namespace ts

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <thread>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
@@ -12,7 +13,9 @@
 #include <torch/serialize/output-archive.h>
 
 #include "ts/model/precision.h"
+#include "ts/store/sha256.h"
 #include "ts/train/checkpoint.h"
+#include "ts/train/run_recorder.h"
 #include "ts/train/trainer.h"
 
 namespace ts {
@@ -272,6 +275,17 @@ TrainingSummary LmTrainer::run() {
         summary.message = fmt::format("time limit of {} minutes reached", c.max_minutes);
         break;
       }
+      if (s.options.pause && s.options.pause->load()) {
+        // Paused: only step time counts towards the speed and the time limit, so nothing to shift.
+        s.log(fmt::format("paused at step {}", s.step));
+        const auto p0 = Clock::now();
+        while (s.options.pause->load() && !(s.options.stop && s.options.stop->load())) {
+          if (s.options.between_steps) s.options.between_steps(*this);
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        s.log(fmt::format("resumed after {:.1f} s", std::chrono::duration<double>(Clock::now() - p0).count()));
+        continue;  // check the stop flag again
+      }
       const auto t0 = Clock::now();
       auto [x, y] = sample_batch(s.data.train, c.batch_size, c.block_size, s.batch_generator);
       at::Tensor loss;
@@ -328,6 +342,7 @@ TrainingSummary LmTrainer::run() {
           if (v.improved) summary.best_checkpoint = s.save("best");
         }
       }
+      if (s.options.between_steps) s.options.between_steps(*this);
     }
     if (s.options.write_checkpoints && s.last_saved_step != s.step) summary.last_checkpoint = s.save("last");
   } catch (const std::exception& e) {
@@ -344,6 +359,25 @@ TrainingSummary LmTrainer::run() {
   }
   if (s.observer) s.observer->on_finished(summary);
   return summary;
+}
+
+NewRun describe_lm_run(const LmConfig& config, const LmData& data, const std::string& text_path,
+                       const std::string& out_dir, const std::string& name) {
+  NewRun run;
+  run.kind = "language-model";
+  const bool on_disk = fs::is_regular_file(text_path);
+  run.corpus_path = on_disk ? fs::weakly_canonical(fs::absolute(text_path)).string() : text_path;
+  run.corpus_sha256 = on_disk ? sha256_file(text_path) : "";
+  run.corpus_bytes = static_cast<std::int64_t>(data.bytes);
+  run.corpus_pairs = static_cast<std::int64_t>(data.lines);
+  run.direction = "text";
+  run.preset = config.preset;
+  run.machine = machine_description();
+  run.device = config.device;
+  run.out_dir = fs::weakly_canonical(fs::absolute(out_dir)).string();
+  run.config = config.to_json();
+  run.name = name.empty() ? fmt::format("{} {}", fs::path(text_path).filename().string(), config.preset) : name;
+  return run;
 }
 
 }  // namespace ts

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -13,16 +14,23 @@
 
 #include "ts/lm/gpt.h"
 #include "ts/lm/text_data.h"
+#include "ts/store/run_store.h"
 #include "ts/train/events.h"
 
 namespace ts {
+
+class LmTrainer;
 
 struct LmTrainerOptions {
   std::string out_dir = "runs/lm";
   std::string text_path;               // recorded in checkpoints, read again on resume
   std::string resume_checkpoint;       // continue from this checkpoint's exact position
   std::atomic<bool>* stop = nullptr;   // set from another thread (Ctrl-C)
+  std::atomic<bool>* pause = nullptr;  // while set, the loop waits between steps (time not counted)
   bool write_checkpoints = true;
+  /// Called on the training thread between steps and while paused (the desktop app copies the
+  /// weights here to generate from them while training goes on).
+  std::function<void(LmTrainer&)> between_steps;
 };
 
 /// What an LM checkpoint holds besides tensors (the meta JSON has "kind": "lm").
@@ -46,6 +54,11 @@ struct LoadedLanguageModel {
 LmCheckpointMeta read_lm_checkpoint_meta(const std::string& path);
 /// Rebuilds the model of an LM checkpoint onto `device`, in eval mode.
 LoadedLanguageModel load_lm_checkpoint(const std::string& path, const at::Device& device);
+
+/// The run history's description of a language-model run (kind "language-model"): the text's
+/// canonical path, hash and size, the preset and configuration. `name` empty = "<file> <preset>".
+NewRun describe_lm_run(const LmConfig& config, const LmData& data, const std::string& text_path,
+                       const std::string& out_dir, const std::string& name);
 
 class LmTrainer {
  public:
