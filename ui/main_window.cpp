@@ -27,6 +27,7 @@
 #include "dataset_panel.h"
 #include "device_info.h"
 #include "history_panel.h"
+#include "lm_window.h"
 #include "probe_panel.h"
 #include "studio_state.h"
 #include "training_controller.h"
@@ -177,6 +178,10 @@ void MainWindow::createMenus() {
   recent_menu_ = file->addMenu(tr("Open &Recent"));
   file->addAction(tr("Use the &Demo Corpus"), state_, &StudioState::loadDemoCorpus);
   file->addSeparator();
+  auto* language_model = file->addAction(tr("New &Language Model…"), this, &MainWindow::showLanguageModelWindow);
+  language_model->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N));
+  language_model->setToolTip(tr("Train a character-level GPT on any text and generate from it."));
+  file->addSeparator();
   auto* load_checkpoint = file->addAction(tr("&Load Checkpoint…"), this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Load checkpoint"), state_->runsDirectory(),
                                                       tr("Checkpoints (*.ckpt);;All files (*)"));
@@ -296,8 +301,30 @@ void MainWindow::dropEvent(QDropEvent* event) {
   }
 }
 
+LmWindow* MainWindow::languageModelWindow() {
+  if (!lm_window_) {
+    lm_window_ = new LmWindow(state_->databasePath(), state_->runsDirectory(), this);
+    lm_window_->setWindowFlag(Qt::Window);
+    // Language-model runs land in the same history.
+    connect(lm_window_->controller(), &TrainingController::runRecorded, history_, &HistoryPanel::refresh);
+    connect(lm_window_->controller(), &TrainingController::finished, history_, [this] { history_->refresh(); });
+    connect(lm_window_->controller(), &TrainingController::stateChanged, this, [this](TrainingController::State st) {
+      if (st == TrainingController::State::Idle && close_when_stopped_) QTimer::singleShot(0, this, &QWidget::close);
+    });
+  }
+  return lm_window_;
+}
+
+void MainWindow::showLanguageModelWindow() {
+  auto* w = languageModelWindow();
+  w->show();
+  w->raise();
+  w->activateWindow();
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (controller_->isRunning()) {
+  auto* lm = lm_window_ ? lm_window_->controller() : nullptr;
+  if (controller_->isRunning() || (lm && lm->isRunning())) {
     if (!close_when_stopped_) {
       const auto answer = QMessageBox::question(
           this, tr("Training in progress"),
@@ -310,6 +337,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
       close_when_stopped_ = true;
       status_label_->setText(tr("Stopping training and saving a checkpoint…"));
       controller_->stop();
+      if (lm) lm->stop();
     }
     event->ignore();  // closes when the controller reports Idle
     return;

@@ -25,6 +25,7 @@ class AnatomyPanel;
 class AttentionPanel;
 class BeamTreeView;
 class ProbePanel;
+class LmWindow;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -56,6 +57,10 @@ class MainWindow : public QMainWindow {
   bool saveScreenshots(const QString& directory, QString* error = nullptr);
   /// Puts the docks back where a first start puts them.
   void resetLayout();
+  /// The language-model window (File ▸ New language model), created on first use.
+  LmWindow* languageModelWindow();
+  /// Shows the language-model window and brings it to the front.
+  void showLanguageModelWindow();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -85,6 +90,7 @@ class MainWindow : public QMainWindow {
   AttentionPanel* attention_;
   BeamTreeView* beam_;
   ProbePanel* probe_;
+  QPointer<LmWindow> lm_window_;
   QList<QDockWidget*> docks_;
   QMenu* recent_menu_ = nullptr;
   QLabel* status_label_ = nullptr;

@@ -9,6 +9,7 @@
 #include <QThread>
 
 #include "ts/decode/translator.h"
+#include "ts/lm/lm_trainer.h"
 #include "ts/train/run_recorder.h"
 #include "ts/train/trainer.h"
 
@@ -76,6 +77,7 @@ TrainingController::TrainingController(QObject* parent) : QObject(parent) {
     qRegisterMetaType<ts::CheckpointEvent>();
     qRegisterMetaType<ts::TrainingSummary>();
     qRegisterMetaType<ts::ui::ModelSnapshot>();
+    qRegisterMetaType<ts::ui::LmModelSnapshot>();
     return true;
   }();
   (void)registered;
@@ -97,32 +99,44 @@ void TrainingController::setState(State state) {
   Q_EMIT stateChanged(state);
 }
 
-bool TrainingController::start(const TrainingRequest& request) {
+bool TrainingController::launch(const std::vector<std::string>& problems, const QString& out_dir,
+                                std::function<void()> work) {
   if (isRunning() || thread_.joinable()) {
     Q_EMIT failed(tr("A training run is already in progress."));
     return false;
   }
-  const auto problems = request.config.problems();
   if (!problems.empty()) {
     QStringList lines;
     for (const auto& p : problems) lines << QString::fromStdString(p);
     Q_EMIT failed(tr("The configuration cannot be trained:\n%1").arg(lines.join(QLatin1Char('\n'))));
     return false;
   }
-  if (!request.corpus) {
-    Q_EMIT failed(tr("No corpus is loaded."));
-    return false;
-  }
   stop_ = false;
   pause_ = false;
   snapshot_requested_ = false;
-  out_dir_ = request.out_dir;
+  out_dir_ = out_dir;
   run_id_ = 0;
   queue_ = std::make_shared<Queue>();
   setState(State::Preparing);
   timer_.start();
-  thread_ = std::thread([this, request] { work(request); });
+  thread_ = std::thread(std::move(work));
   return true;
+}
+
+bool TrainingController::start(const TrainingRequest& request) {
+  if (!request.corpus && !isRunning()) {
+    Q_EMIT failed(tr("No corpus is loaded."));
+    return false;
+  }
+  return launch(request.config.problems(), request.out_dir, [this, request] { work(request); });
+}
+
+bool TrainingController::startLanguageModel(const LmTrainingRequest& request) {
+  if (request.text_path.isEmpty() && !isRunning()) {
+    Q_EMIT failed(tr("No text file is open."));
+    return false;
+  }
+  return launch(request.config.problems(), request.out_dir, [this, request] { workLanguageModel(request); });
 }
 
 void TrainingController::pause() {
@@ -238,6 +252,71 @@ void TrainingController::work(TrainingRequest request) {
     const auto summary = trainer.run();
     if (summary.steps > 0)
       snapshot(trainer, summary.steps, tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromStdString(summary.status)));
+  } catch (const std::exception& e) {
+    queue->push([m = QString::fromStdString(e.what())](TrainingController* c) { Q_EMIT c->failed(m); });
+  }
+  std::lock_guard<std::mutex> lock(queue->mutex);
+  queue->flush_steps_locked();
+  queue->done = true;
+}
+
+// The language-model training thread: the text, the history, the LM trainer.
+void TrainingController::workLanguageModel(LmTrainingRequest request) {
+  auto queue = queue_;
+  Observer observer(queue);
+  const auto log = [&observer](const std::string& line) { observer.log(line); };
+  try {
+    const std::string out = request.out_dir.toStdString(), text = request.text_path.toStdString();
+    const std::string resume = request.resume_checkpoint.toStdString();
+    LmCheckpointMeta previous;
+    if (!resume.empty()) previous = read_lm_checkpoint_meta(resume);
+    log("reading " + text);
+    auto data = load_lm_text(text, request.config, resume.empty() ? nullptr : &previous.codec);
+    log(data.summary());
+    fs::create_directories(out);
+    {
+      std::ofstream config_file(fs::path(out) / "config.json");
+      config_file << request.config.to_json().dump(2) << "\n";
+      if (!config_file) throw std::runtime_error("cannot write " + (fs::path(out) / "config.json").string());
+    }
+    log("run directory: " + out + " (preset " + request.config.preset + ")");
+    std::unique_ptr<RunRecorder> recorder;
+    if (!request.database.isEmpty()) {
+      recorder = start_recording({request.database.toStdString(), request.name.toStdString(), resume, previous.step, &stop_, log},
+                                 describe_lm_run(request.config, data, text, out, request.name.toStdString()));
+      if (recorder) queue->push([id = recorder->run_id()](TrainingController* c) {
+        c->run_id_ = id;
+        Q_EMIT c->runRecorded(id);
+      });
+    }
+    std::vector<TrainingObserver*> list{&observer};
+    if (recorder) list.push_back(recorder.get());
+    ObserverList all(list);
+
+    const auto snapshot = [queue, &request](LmTrainer& trainer, const QString& label) {
+      auto loaded = std::make_shared<LoadedLanguageModel>();
+      loaded->meta.config = trainer.config();
+      loaded->meta.codec = trainer.data().codec;
+      loaded->meta.text_path = request.text_path.toStdString();
+      loaded->meta.step = trainer.step();
+      loaded->model = copy_language_model(*trainer.model(), at::Device(at::kCPU));
+      LmModelSnapshot s{std::move(loaded), trainer.step(), label};
+      queue->push([s](TrainingController* c) { Q_EMIT c->lmSnapshotReady(s); });
+    };
+    LmTrainerOptions options;
+    options.out_dir = out;
+    options.text_path = text;
+    options.resume_checkpoint = resume;
+    options.stop = &stop_;
+    options.pause = &pause_;
+    options.between_steps = [&](LmTrainer& trainer) {
+      if (snapshot_requested_.exchange(false))
+        snapshot(trainer, tr("training model at step %1").arg(trainer.step()));
+    };
+    LmTrainer trainer(request.config, std::move(data), options, &all);
+    const auto summary = trainer.run();
+    if (summary.steps > 0)
+      snapshot(trainer, tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromStdString(summary.status)));
   } catch (const std::exception& e) {
     queue->push([m = QString::fromStdString(e.what())](TrainingController* c) { Q_EMIT c->failed(m); });
   }

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <string>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -16,6 +18,7 @@
 #include <QTimer>
 #include <QVector>
 
+#include "lm_types.h"
 #include "ts/text/corpus.h"
 #include "ts/train/config.h"
 #include "ts/train/events.h"
@@ -57,6 +60,10 @@ class TrainingController : public QObject {
   /// Starts training on a new thread. Returns false (and emits `failed`) if one is running or the
   /// configuration is invalid.
   bool start(const TrainingRequest& request);
+  /// The same for a language model: the text is read and checked on the training thread (a bad
+  /// file ends in `failed`), the step and estimate events are those of translation training
+  /// (`validated` carries the train and val loss estimates), and snapshots come as `lmSnapshotReady`.
+  bool startLanguageModel(const LmTrainingRequest& request);
   void pause();
   void resume();
   /// Asks the trainer to stop after the current step and write a checkpoint.
@@ -83,6 +90,7 @@ class TrainingController : public QObject {
   void validated(const ts::ValidationResult& result);
   void checkpointSaved(const ts::CheckpointEvent& checkpoint);
   void snapshotReady(const ts::ui::ModelSnapshot& snapshot);
+  void lmSnapshotReady(const ts::ui::LmModelSnapshot& snapshot);
   void runRecorded(qint64 run_id);
   /// The run ended; `summary.status` says how (finished, stopped, early-stopped, failed).
   void finished(const ts::TrainingSummary& summary);
@@ -94,7 +102,9 @@ class TrainingController : public QObject {
   class Observer;
   void deliver();
   void setState(State state);
+  bool launch(const std::vector<std::string>& problems, const QString& out_dir, std::function<void()> work);
   void work(TrainingRequest request);
+  void workLanguageModel(LmTrainingRequest request);
 
   State state_ = State::Idle;
   QTimer timer_;

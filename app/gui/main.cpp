@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFontDatabase>
+#include <QLineEdit>
 #include <QStatusBar>
 #include <QTimer>
 
@@ -12,6 +13,8 @@
 
 #include "anatomy_panel.h"
 #include "beam_tree_view.h"
+#include "lm_service.h"
+#include "lm_window.h"
 #include "main_window.h"
 #include "probe_panel.h"
 #include "studio_state.h"
@@ -58,7 +61,19 @@ int main(int argc, char** argv) {
                                   QStringLiteral("Show the probe attention a past run recorded (its run id)."), QStringLiteral("run"));
   const QCommandLineOption token({QStringLiteral("explore-token")},
                                  QStringLiteral("List this token's nearest neighbours in Model anatomy > Embeddings."), QStringLiteral("token"));
-  for (const auto& o : {db, reverse, preset_opt, set_opt, checkpoint, train, translate, screenshots, delay, replay, token})
+  // Language models (File ▸ New language model).
+  const QCommandLineOption lm_text({QStringLiteral("lm-text")}, QStringLiteral("Open the language-model window on this text file."),
+                                   QStringLiteral("file"));
+  const QCommandLineOption lm_preset({QStringLiteral("lm-preset")}, QStringLiteral("Language-model preset."), QStringLiteral("name"));
+  const QCommandLineOption lm_set({QStringLiteral("lm-set")}, QStringLiteral("Language-model setting, key=value (repeatable)."),
+                                  QStringLiteral("assignment"));
+  const QCommandLineOption lm_train({QStringLiteral("lm-train")}, QStringLiteral("Train the language model once the text is read."));
+  const QCommandLineOption lm_checkpoint({QStringLiteral("lm-checkpoint")},
+                                         QStringLiteral("Load a language-model checkpoint to generate from."), QStringLiteral("file"));
+  const QCommandLineOption lm_prompt({QStringLiteral("lm-prompt")},
+                                     QStringLiteral("Generate from this prompt once a language model is there."), QStringLiteral("text"));
+  for (const auto& o : {db, reverse, preset_opt, set_opt, checkpoint, train, translate, screenshots, delay, replay, token,
+                        lm_text, lm_preset, lm_set, lm_train, lm_checkpoint, lm_prompt})
     parser.addOption(o);
   parser.process(app);
 
@@ -99,6 +114,42 @@ int main(int argc, char** argv) {
     QObject::connect(window.translation(), &ts::ui::TranslationService::modelChanged, window.anatomyPanel(),
                      [&window, text = parser.value(token)] { window.anatomyPanel()->findToken(text); });
   }
+  const bool language_model = parser.isSet(lm_text) || parser.isSet(lm_checkpoint);
+  if (language_model) {
+    auto* lm = window.languageModelWindow();
+    if (parser.isSet(lm_preset) && !lm->applyPreset(parser.value(lm_preset), &error)) {
+      std::fprintf(stderr, "error: --lm-preset: %s\n", qPrintable(error));
+      return 2;
+    }
+    for (const auto& assignment : parser.values(lm_set)) {
+      if (!lm->applySetting(assignment, &error)) {
+        std::fprintf(stderr, "error: --lm-set %s: %s\n", qPrintable(assignment), qPrintable(error));
+        return 2;
+      }
+    }
+    if (parser.isSet(lm_text)) {
+      QObject::connect(lm, &ts::ui::LmWindow::textReady, lm, [lm, start = parser.isSet(lm_train)]() mutable {
+        if (start && lm->hasText()) lm->startTraining();
+        start = false;
+      });
+      lm->openText(parser.value(lm_text));
+    }
+    if (parser.isSet(lm_checkpoint)) lm->openCheckpoint(parser.value(lm_checkpoint));
+    if (parser.isSet(lm_prompt)) {
+      // Generate once, from the first model there (a loaded checkpoint, or the trained one).
+      lm->findChild<QLineEdit*>(QStringLiteral("lmPrompt"))->setText(parser.value(lm_prompt));
+      auto* once = new QObject(lm);
+      const auto try_generate = [lm, once] {
+        if (!once->property("done").toBool() && lm->service()->hasModel() && !lm->controller()->isRunning()) {
+          once->setProperty("done", true);
+          lm->generate();
+        }
+      };
+      QObject::connect(lm->service(), &ts::ui::LmService::modelChanged, once, try_generate);
+      QObject::connect(lm->controller(), &ts::ui::TrainingController::stateChanged, once, try_generate);
+    }
+    window.showLanguageModelWindow();
+  }
   if (parser.isSet(replay)) window.probePanel()->loadRun(window.state()->databasePath(), parser.value(replay).toLongLong());
   if (parser.isSet(screenshots)) {
     const QString dir = parser.value(screenshots);
@@ -109,8 +160,17 @@ int main(int argc, char** argv) {
       if (window.translation()->hasModel() && !window.translatePanel()->result().source.isEmpty())
         window.beamTreeView()->decodeWithBeam();
     });
-    QTimer::singleShot(ms, &window, [&window, dir] {
+    QTimer::singleShot(ms, &window, [&window, dir, language_model] {
       QString error;
+      if (language_model) {
+        // The language-model window alone: its loss chart with the generation, then the attention.
+        auto* lm = window.languageModelWindow();
+        if (!lm->saveScreenshots(dir, &error)) std::fprintf(stderr, "error: %s\n", qPrintable(error));
+        lm->controller()->stop();
+        lm->controller()->waitForFinished(30000);
+        QApplication::exit(error.isEmpty() ? 0 : 1);
+        return;
+      }
       if (!window.saveScreenshots(dir, &error)) std::fprintf(stderr, "error: %s\n", qPrintable(error));
       window.controller()->stop();
       if (!window.controller()->waitForFinished(30000)) std::fprintf(stderr, "warning: training did not stop in 30 s\n");

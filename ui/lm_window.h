@@ -1,0 +1,193 @@
+// The language-model workspace (File ▸ New language model): open any UTF-8 text, see its size and
+// vocabulary, pick a preset (the tutorial's GPT, a larger one, the bigram baseline) and train it
+// while train/val loss estimates are drawn next to the bigram table's loss; then generate text
+// that streams in token by token, and look at each layer's and head's attention over it.
+// Curves of every run trained in the window stay on the chart, so the bigram model and a GPT can
+// be compared on one plot.
+#pragma once
+
+#include <QMainWindow>
+#include <QPointF>
+#include <QVector>
+
+#include "lm_types.h"
+
+class QCheckBox;
+class QComboBox;
+class QCPGraph;
+class QCPItemStraightLine;
+class QCPItemText;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+class QTabWidget;
+class QTextEdit;
+
+namespace ts {
+struct TrainingProgress;
+struct ValidationResult;
+struct TrainingSummary;
+}  // namespace ts
+
+namespace ts::ui {
+
+class AttentionHeatmap;
+class LmService;
+class TrainingController;
+
+class LmWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  /// `database`: the run history LM runs are recorded in (empty = not recorded); `runs_directory`:
+  /// where each run's checkpoints go (a new folder per run).
+  LmWindow(const QString& database, const QString& runs_directory, QWidget* parent = nullptr);
+  ~LmWindow() override;
+
+  /// Reads and checks a text file in the background; the summary or a message naming the problem follows.
+  void openText(const QString& path);
+  /// Loads an LM checkpoint to generate from.
+  void openCheckpoint(const QString& path);
+  /// Prepares to continue training an LM checkpoint: its configuration and text are taken over
+  /// (read in the background; resumeReady follows) and the next Train resumes it.
+  void resumeFrom(const QString& checkpoint);
+  /// Replaces the configuration by a preset (keeps device, threads and tokenizer). False for an unknown name.
+  bool applyPreset(const QString& name, QString* error = nullptr);
+  /// "key=value" as the CLI's lm-train --set. False (configuration unchanged) with the reason.
+  bool applySetting(const QString& assignment, QString* error = nullptr);
+  const LmConfig& config() const { return config_; }
+  /// Starts training the configured model on the open text. False with a message in the window when it cannot.
+  bool startTraining();
+  /// Generates with the parameters shown (from fresh weights of the model being trained, if any).
+  void generate();
+
+  TrainingController* controller() const { return controller_; }
+  LmService* service() const { return service_; }
+  const LmTextInfo& textInfo() const { return info_; }
+  bool hasText() const { return !info_.path.isEmpty(); }
+
+  // What the chart shows (tests and screenshots).
+  QCustomPlot* lossPlot() const { return plot_; }
+  /// Runs drawn on the chart.
+  int curveCount() const { return curves_.size(); }
+  QString curveLabel(int run) const;
+  /// Points of one run's series: "step" (each step's loss), "train" and "val" (the estimates).
+  QVector<QPointF> curvePoints(int run, const QString& series) const;
+  /// The bigram table's val loss drawn as a line (NaN when no text is open).
+  double baseline() const;
+  /// The attention over the last generation, and its view.
+  const LmAttention& attention() const { return attention_; }
+  AttentionHeatmap* attentionMap() const { return heatmap_; }
+  QTabWidget* tabs() const { return tabs_; }
+  /// The generated text shown (prompt included).
+  QString outputText() const;
+  /// Saves lm-generate.png (chart and generated text) and lm-attention.png into `directory`.
+  bool saveScreenshots(const QString& directory, QString* error = nullptr);
+
+ Q_SIGNALS:
+  void textReady();
+  void resumeReady();
+  void generationDone();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  struct Curve {
+    QString label;
+    QCPGraph* step = nullptr;
+    QCPGraph* train = nullptr;
+    QCPGraph* val = nullptr;
+  };
+
+  QWidget* buildSetup();
+  QWidget* buildChart();
+  QWidget* buildGenerate();
+  QWidget* buildAttention();
+  void buildMenus();
+  void chooseText();
+  void chooseCheckpoint();
+  void chooseResume();
+  void showText(const LmTextInfo& info);
+  void showTextError(const QString& path, const QString& message);
+  void showResumable(const LmCheckpointInfo& info);
+  void configToForm();
+  void fieldEdited(const QString& key, const QString& value);
+  void updateEstimate();
+  void updateButtons();
+  void updateBaseline();
+  void clearChart();
+  void onStarted();
+  void onProgress(const QVector<ts::TrainingProgress>& steps);
+  void onValidated(const ts::ValidationResult& result);
+  void onFinished(const ts::TrainingSummary& summary);
+  void onFailed(const QString& message);
+  void onGenerationFinished(const LmGeneration& generation);
+  void startGeneration();
+  void showAttention();
+  void log(const QString& line);
+
+  LmService* service_;
+  TrainingController* controller_;
+  QString database_, runs_directory_;
+  LmConfig config_;
+  LmTextInfo info_;
+  QString pending_text_;          // being read
+  QString resume_checkpoint_;     // the next run continues from this
+  bool generate_on_snapshot_ = false;
+  bool close_when_stopped_ = false;
+  LmAttention attention_;
+  QVector<Curve> curves_;
+  int run_counter_ = 0;
+
+  // Text
+  QLabel* text_path_ = nullptr;
+  QLabel* text_summary_ = nullptr;
+  QLabel* text_error_ = nullptr;
+  QTableWidget* vocab_table_ = nullptr;
+  // Model
+  QComboBox* preset_ = nullptr;
+  QFormLayout* form_ = nullptr;
+  QList<QWidget*> editors_;        // one per configuration key, objectName "lm_<key>"
+  QLabel* estimate_ = nullptr;
+  QLabel* problems_ = nullptr;
+  bool filling_form_ = false;
+  // Run
+  QPushButton* train_ = nullptr;
+  QPushButton* pause_ = nullptr;
+  QPushButton* stop_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QLabel* run_status_ = nullptr;
+  // Chart
+  QCustomPlot* plot_ = nullptr;
+  QCPItemStraightLine* baseline_line_ = nullptr;
+  QCPItemText* baseline_text_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  // Generate
+  QLabel* model_label_ = nullptr;
+  QLineEdit* prompt_ = nullptr;
+  QSpinBox* length_ = nullptr;
+  QDoubleSpinBox* temperature_ = nullptr;
+  QSpinBox* top_k_ = nullptr;
+  QDoubleSpinBox* top_p_ = nullptr;
+  QSpinBox* seed_ = nullptr;
+  QPushButton* generate_ = nullptr;
+  QPushButton* stop_generation_ = nullptr;
+  QTextEdit* output_ = nullptr;
+  QLabel* generation_status_ = nullptr;
+  // Attention
+  QComboBox* layer_ = nullptr;
+  QComboBox* head_ = nullptr;
+  QLabel* attention_info_ = nullptr;
+  AttentionHeatmap* heatmap_ = nullptr;
+  // Log
+  QPlainTextEdit* log_ = nullptr;
+};
+
+}  // namespace ts::ui
