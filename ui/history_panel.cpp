@@ -387,7 +387,8 @@ void HistoryPanel::buildUi() {
   checkpoints_->setWordWrap(false);
   checkpoints_->setToolTip(tr("Double-click a checkpoint to load it into the Translate panel"));
   connect(checkpoints_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-    if (auto* item = checkpoints_->item(row, 4)) loadCheckpointFile(item->data(Qt::UserRole).toString());
+    if (auto* item = checkpoints_->item(row, 4))
+      loadCheckpointFile(item->data(Qt::UserRole).toString(), item->data(Qt::UserRole + 1).toString());
   });
   details_tabs_->addTab(checkpoints_, tr("Checkpoints"));
 
@@ -991,6 +992,7 @@ void HistoryPanel::updateCheckpoints() {
       step_item->setData(Qt::DisplayRole, QVariant::fromValue<qint64>(c.step));
       auto* file_item = new QTableWidgetItem(info.fileName());
       file_item->setData(Qt::UserRole, path);
+      file_item->setData(Qt::UserRole + 1, q(r.kind));
       file_item->setToolTip(QDir::toNativeSeparators(path));
       auto* state_item = new QTableWidgetItem(state);
       state_item->setToolTip(state_tip);
@@ -1095,16 +1097,21 @@ bool HistoryPanel::loadSelectedCheckpoint() {
     setMessage(tr("Run #%1 \"%2\" has no checkpoint yet.").arg(runs.front().id).arg(q(runs.front().name)), true);
     return false;
   }
-  return loadCheckpointFile(q(c->path));
+  return loadCheckpointFile(q(c->path), q(runs.front().kind));
 }
 
-bool HistoryPanel::loadCheckpointFile(const QString& path) {
+bool HistoryPanel::loadCheckpointFile(const QString& path, const QString& kind) {
   if (path.isEmpty()) return false;
   if (!QFileInfo::exists(path)) {
     setMessage(tr("%1: the checkpoint file is missing (moved or deleted), so it cannot be loaded.")
                    .arg(QDir::toNativeSeparators(path)),
                true);
     return false;
+  }
+  if (kind == QLatin1String("language-model")) {
+    setMessage(tr("Opening %1 in the language-model window…").arg(QDir::toNativeSeparators(path)));
+    Q_EMIT languageModelCheckpointRequested(path);
+    return true;
   }
   if (!service_) {
     setMessage(tr("No translation service to load %1 into.").arg(path), true);

@@ -81,7 +81,8 @@ class HistoryPanel : public QWidget {
   /// Loads the best (else the last) checkpoint of the selected run into the translation service.
   bool loadSelectedCheckpoint();
   /// Loads a given checkpoint file (from the checkpoint list).
-  bool loadCheckpointFile(const QString& path);
+  /// `kind` is the run's ("language-model" checkpoints go to the language-model window).
+  bool loadCheckpointFile(const QString& path, const QString& kind = QString());
   /// All metrics of the selected runs: run_id,run_name,step,metric,value,time.
   bool exportMetricsCsv(const QString& path, QString* error = nullptr);
   /// The overlay chart as PNG or PDF (by suffix).
@@ -104,6 +105,8 @@ class HistoryPanel : public QWidget {
  Q_SIGNALS:
   /// A checkpoint was sent to the translation service (the main window may show the Translate panel).
   void checkpointRequested(const QString& path);
+  /// A language-model run's checkpoint was asked for: the main window opens it in the LM window.
+  void languageModelCheckpointRequested(const QString& path);
   /// The user asked to replay how the run's probe sentence attention changed over training.
   void probeReplayRequested(qint64 run_id);
 

@@ -104,6 +104,10 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
   connect(controller_, &TrainingController::runRecorded, history_, &HistoryPanel::refresh);
   connect(controller_, &TrainingController::finished, history_, &HistoryPanel::refresh);
   connect(history_, &HistoryPanel::checkpointRequested, this, [this] { showPanel(translate_); });
+  connect(history_, &HistoryPanel::languageModelCheckpointRequested, this, [this](const QString& path) {
+    languageModelWindow()->openCheckpoint(path);
+    showLanguageModelWindow();
+  });
   connect(history_, &HistoryPanel::probeReplayRequested, this, [this](qint64 run_id) {
     probe_->loadRun(state_->databasePath(), run_id);
     showPanel(probe_);

@@ -24,8 +24,10 @@
 #include "attention_heatmap.h"
 #include "lm_service.h"
 #include "lm_window.h"
+#include "history_panel.h"
 #include "main_window.h"
 #include "training_controller.h"
+#include "translation_service.h"
 #include "ts/store/run_store.h"
 #include "ui_test_utils.h"
 
@@ -368,6 +370,22 @@ void LmWindowTest::fileMenuOpensTheWindow() {
   auto* lm = main.languageModelWindow();
   QVERIFY(lm->isVisible());
   QCOMPARE(main.languageModelWindow(), lm);  // one window, shown again
+  // A language-model run lands in the main window's history; loading its checkpoint from there
+  // opens it in this window, not in the Translate panel.
+  const QString path = write_file(dir, QStringLiteral("markov.txt"), markov_text(3000).toUtf8());
+  lm->controller()->setDeliveryInterval(20);
+  QVERIFY(open_text(*lm, path));
+  make_tiny(*lm, 10, 5);
+  QVERIFY(lm->startTraining());
+  QVERIFY(wait_until([&] { return !lm->controller()->isRunning(); }, 60000));
+  auto* history = main.historyPanel();
+  history->refresh();
+  history->selectRun(1);
+  QSignalSpy model(lm->service(), &LmService::modelChanged);
+  QVERIFY(history->loadSelectedCheckpoint());
+  QVERIFY(wait_until([&] { return lm->service()->model().label.startsWith(QStringLiteral("checkpoint")); }));
+  QCOMPARE(lm->service()->model().step, 10);
+  QVERIFY(!main.translation()->hasModel());
   lm->close();
 }
 
