@@ -12,6 +12,7 @@
 #include "ts/lm/generate.h"
 #include "ts/lm/lm_trainer.h"
 #include "ts/lm/text_data.h"
+#include "ts/model/errors.h"
 
 namespace ts::ui {
 
@@ -108,7 +109,7 @@ void LmService::inspectText(const QString& path, const LmConfig& config) {
         Q_EMIT s->textInspected(info);
       };
     } catch (const std::exception& e) {
-      return [path, serial, m = q(e.what())](LmService* s) {
+      return [path, serial, m = q(error_message(e))](LmService* s) {
         if (serial != s->inspect_serial_) return;
         s->inspecting_ = false;
         Q_EMIT s->textFailed(path, m);
@@ -134,7 +135,7 @@ void LmService::loadCheckpoint(const QString& path) {
         if (serial == s->load_serial_) s->setModel(snapshot);
       };
     } catch (const std::exception& e) {
-      return [path, serial, m = q(e.what())](LmService* s) {
+      return [path, serial, m = q(error_message(e))](LmService* s) {
         if (serial == s->load_serial_) Q_EMIT s->modelFailed(path, m);
       };
     }
@@ -148,7 +149,7 @@ void LmService::inspectCheckpoint(const QString& path) {
       LmCheckpointInfo info{path, meta.config, q(meta.text_path), meta.step};
       return [info](LmService* s) { Q_EMIT s->checkpointInspected(info); };
     } catch (const std::exception& e) {
-      return [path, m = q(e.what())](LmService* s) { Q_EMIT s->checkpointFailed(path, m); };
+      return [path, m = q(error_message(e))](LmService* s) { Q_EMIT s->checkpointFailed(path, m); };
     }
   });
 }
@@ -211,7 +212,7 @@ bool LmService::generate(const LmGenerateRequest& request) {
       g.stopped = true;
       g.text = q(text_so_far);
     } catch (const std::exception& e) {
-      error = q(e.what());
+      error = q(error_message(e));
     }
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     post([this, g, error] {

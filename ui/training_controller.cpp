@@ -10,6 +10,7 @@
 
 #include "ts/decode/translator.h"
 #include "ts/lm/lm_trainer.h"
+#include "ts/model/errors.h"
 #include "ts/train/run_recorder.h"
 #include "ts/train/trainer.h"
 
@@ -253,7 +254,7 @@ void TrainingController::work(TrainingRequest request) {
     if (summary.steps > 0)
       snapshot(trainer, summary.steps, tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromStdString(summary.status)));
   } catch (const std::exception& e) {
-    queue->push([m = QString::fromStdString(e.what())](TrainingController* c) { Q_EMIT c->failed(m); });
+    queue->push([m = QString::fromStdString(error_message(e))](TrainingController* c) { Q_EMIT c->failed(m); });
   }
   std::lock_guard<std::mutex> lock(queue->mutex);
   queue->flush_steps_locked();
@@ -318,7 +319,7 @@ void TrainingController::workLanguageModel(LmTrainingRequest request) {
     if (summary.steps > 0)
       snapshot(trainer, tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromStdString(summary.status)));
   } catch (const std::exception& e) {
-    queue->push([m = QString::fromStdString(e.what())](TrainingController* c) { Q_EMIT c->failed(m); });
+    queue->push([m = QString::fromStdString(error_message(e))](TrainingController* c) { Q_EMIT c->failed(m); });
   }
   std::lock_guard<std::mutex> lock(queue->mutex);
   queue->flush_steps_locked();

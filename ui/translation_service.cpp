@@ -8,6 +8,7 @@
 #include "training_controller.h"
 #include "ts/analysis/embeddings.h"
 #include "ts/decode/translator.h"
+#include "ts/model/errors.h"
 
 namespace ts::ui {
 
@@ -78,7 +79,7 @@ class TranslationService::Worker : public QObject {
       const auto info = describe_model(*translator, label, path, step);
       set(std::move(translator), info);
     } catch (const std::exception& e) {
-      post([path, m = QString::fromStdString(e.what())](TranslationService* s) { Q_EMIT s->loadFailed(path, m); });
+      post([path, m = QString::fromStdString(error_message(e))](TranslationService* s) { Q_EMIT s->loadFailed(path, m); });
     }
   }
 
@@ -124,7 +125,7 @@ class TranslationService::Worker : public QObject {
           side.explained_y = pca.explained[1];
         }
       } catch (const std::exception& e) {
-        r.error = QString::fromStdString(e.what());
+        r.error = QString::fromStdString(error_message(e));
       }
     }
     post_result([r](TranslationService* s) { Q_EMIT s->tablesReady(r); });
@@ -186,7 +187,7 @@ class TranslationService::Worker : public QObject {
           }
         }
       } catch (const std::exception& e) {
-        r.error = QString::fromStdString(e.what());
+        r.error = QString::fromStdString(error_message(e));
       }
     }
     post_result([r](TranslationService* s) { Q_EMIT s->neighboursReady(r); });
@@ -211,7 +212,7 @@ class TranslationService::Worker : public QObject {
         if (attention) r.attention = t.attention_json();
         r.beam_tree = t.beam_tree_json();
       } catch (const std::exception& e) {
-        r.error = QString::fromStdString(e.what());
+        r.error = QString::fromStdString(error_message(e));
       }
     }
     post([r](TranslationService* s) { Q_EMIT s->translated(r); });

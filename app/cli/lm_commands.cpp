@@ -14,6 +14,7 @@
 
 #include "ts/lm/generate.h"
 #include "ts/lm/lm_trainer.h"
+#include "ts/model/errors.h"
 #include "ts/store/run_store.h"
 #include "ts/train/run_recorder.h"
 #include "ts/train/trainer.h"
@@ -136,7 +137,7 @@ int LmCommands::train() {
       options.text_path = fs::absolute(a.text).string();
     }
   } catch (const std::exception& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    fmt::print(stderr, "error: {}\n", error_message(e));
     return 2;
   }
   if (a.max_steps >= 0) config.max_steps = a.max_steps;

@@ -17,6 +17,7 @@
 #include "terminal_observer.h"
 #include "ts/decode/translator.h"
 #include "ts/metrics/bleu.h"
+#include "ts/model/errors.h"
 #include "ts/text/demo_corpus.h"
 #include "ts/store/run_store.h"
 #include "ts/store/sha256.h"
@@ -332,7 +333,7 @@ int cmd_train(TrainArgs a) {
     try {
       return train_one_rank(a, &*distributed);
     } catch (const std::exception& e) {
-      throw std::runtime_error(fmt::format("rank {}: {}", distributed->rank, e.what()));
+      throw std::runtime_error(fmt::format("rank {}: {}", distributed->rank, error_message(e)));
     }
   }
   ChildRanks children(a, distributed->master_port);
@@ -619,7 +620,7 @@ int main(int argc, char** argv) {
       return 0;
     }
   } catch (const std::exception& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    fmt::print(stderr, "error: {}\n", error_message(e));
     return 2;
   }
   return 0;

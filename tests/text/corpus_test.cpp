@@ -1,6 +1,7 @@
 #include "ts/text/corpus.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <chrono>
@@ -259,7 +260,17 @@ TEST(Corpus, DirectoryIsRefused) {
   const TempDir dir;
   const std::string message = error_of(dir.path());
   EXPECT_CONTAINS(message, dir.path());
-  EXPECT_CONTAINS(message, std::strerror(EISDIR));
+  EXPECT_CONTAINS(message, "it is a directory");
+}
+
+TEST(Corpus, FifoIsRefusedWithoutBlocking) {
+  const TempDir dir;
+  const std::string path = dir.path() + "/deu.txt";
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  // Opening a FIFO for reading would wait for a writer forever.
+  const std::string message = error_of(path);
+  EXPECT_CONTAINS(message, path);
+  EXPECT_CONTAINS(message, "FIFO");
 }
 
 TEST(Corpus, EmptyFileIsAnError) {

@@ -12,6 +12,7 @@
 #include <torch/nn/modules/normalization.h>
 
 #include "ts/model/attention.h"
+#include "ts/model/size.h"
 #include "ts/model/transformer.h"
 
 namespace ts {
@@ -154,6 +155,9 @@ class GptImpl : public LanguageModelImpl {
 LanguageModel build_language_model(const LmConfig& config, std::int64_t vocab_size) {
   config.validate();
   if (vocab_size < 1) throw ConfigError("language model: the vocabulary is empty");
+  // Refused before anything is allocated (a configuration, or a checkpoint's, may ask for terabytes).
+  check_memory(4.0 * static_cast<double>(config.parameter_estimate(vocab_size)), "the language model's weights",
+               "make n_embd, n_layer or block_size smaller");
   if (config.kind == "bigram") return std::make_shared<BigramImpl>(config, vocab_size);
   return std::make_shared<GptImpl>(config, vocab_size);
 }

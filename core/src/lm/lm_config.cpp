@@ -1,6 +1,7 @@
 // Language-model configuration (see ts/lm/lm_config.h). No LibTorch here.
 #include "ts/lm/lm_config.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -159,11 +160,12 @@ LmConfig lm_preset(const std::string& name) {
 std::vector<std::string> lm_preset_names() { return {"shakespeare-char", "shakespeare-char-large", "bigram"}; }
 
 std::int64_t LmConfig::parameter_estimate(std::int64_t vocab_size) const {
-  const std::int64_t V = vocab_size, D = n_embd;
-  if (kind == "bigram") return V * V;
+  // In doubles, so absurd sizes cannot overflow (exact below 2^53).
+  const double V = static_cast<double>(vocab_size), D = n_embd;
+  if (kind == "bigram") return static_cast<std::int64_t>(std::min(V * V, 9.0e18));
   // Per block: attention 4 (D x D + D), feed-forward D x 4D + 4D + 4D x D + D, two LayerNorms 2 x 2D.
-  const std::int64_t block = 12 * D * D + 13 * D;
-  return V * D + static_cast<std::int64_t>(block_size) * D + n_layer * block + 2 * D + D * V + V;
+  const double block = 12 * D * D + 13 * D;
+  return static_cast<std::int64_t>(std::min(V * D + block_size * D + n_layer * block + 2 * D + D * V + V, 9.0e18));
 }
 
 }  // namespace ts

@@ -12,7 +12,9 @@
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
+#include "ts/model/errors.h"
 #include "ts/model/precision.h"
+#include "ts/model/size.h"
 #include "ts/store/sha256.h"
 #include "ts/train/checkpoint.h"
 #include "ts/train/run_recorder.h"
@@ -84,9 +86,9 @@ LoadedLanguageModel load_lm_checkpoint(const std::string& path, const at::Device
     loaded.model->to(device);
     torch::serialize::InputArchive model_archive;
     archive.read("model", model_archive);
-    loaded.model->load(model_archive);
+    load_module_checked(*loaded.model, model_archive, path);
   } catch (const std::exception& e) {
-    fail(path, std::string("cannot rebuild the language model: ") + e.what());
+    fail(path, "cannot rebuild the language model: " + error_message(e));
   }
   loaded.model->eval();
   return loaded;
@@ -168,7 +170,7 @@ struct LmTrainer::State {
       fail(path, "its vocabulary differs from the prepared text's (prepare the text with the checkpoint's codec)");
     torch::serialize::InputArchive model_archive, optimizer_archive;
     archive.read("model", model_archive);
-    model->load(model_archive);
+    load_module_checked(*model, model_archive, path);
     if (!archive.try_read("optimizer", optimizer_archive)) fail(path, "holds no optimizer state");
     optimizer->load(optimizer_archive);
     at::Tensor rng, batch_rng;
@@ -203,7 +205,17 @@ LmTrainer::LmTrainer(LmConfig config, LmData data, LmTrainerOptions options, Tra
   s_->threads = configure_threads(c.threads);
   check_precision(c.precision, s_->device);
   at::manual_seed(c.seed);
-  s_->model = build_language_model(c, static_cast<std::int64_t>(s_->data.codec.vocab().size()));
+  const auto vocab = static_cast<std::int64_t>(s_->data.codec.vocab().size());
+  if (s_->device.is_cpu()) {
+    // Weights, gradients and two AdamW moments, and one batch's activations: per token and layer
+    // about 16 vectors of width D, the 4D-wide feed-forward twice, and the attention probabilities.
+    const double tokens = static_cast<double>(c.batch_size) * c.block_size;
+    const double per_token = c.n_layer * (16.0 * c.n_embd + 8.0 * c.n_embd + 2.0 * c.n_head * c.block_size) + 3.0 * vocab;
+    check_memory(16.0 * static_cast<double>(c.parameter_estimate(vocab)) + 4.0 * tokens * per_token,
+                 "training this language model (weights, gradients, AdamW moments and one batch)",
+                 "make n_embd, n_layer, block_size or batch_size smaller");
+  }
+  s_->model = build_language_model(c, vocab);
   s_->model->to(s_->device);
   s_->optimizer = std::make_unique<torch::optim::AdamW>(
       s_->model->parameters(), torch::optim::AdamWOptions(c.lr).weight_decay(c.weight_decay));
@@ -347,8 +359,8 @@ TrainingSummary LmTrainer::run() {
     if (s.options.write_checkpoints && s.last_saved_step != s.step) summary.last_checkpoint = s.save("last");
   } catch (const std::exception& e) {
     summary.status = "failed";
-    summary.message = e.what();
-    s.log(std::string("training failed: ") + e.what());
+    summary.message = error_message(e);
+    s.log("training failed: " + summary.message);
   }
   summary.steps = s.step;
   summary.seconds = std::chrono::duration<double>(Clock::now() - session_start).count();

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "ts/text/files.h"
 #include "ts/text/utf8.h"
 
 namespace ts {
@@ -208,6 +209,7 @@ LmData prepare_lm_text(std::string_view raw, const std::string& name, const LmCo
 }
 
 LmData load_lm_text(const std::string& path, const LmConfig& config, const LmCodec* codec) {
+  if (const auto kind = special_file_kind(path); !kind.empty()) fail(path, "it is " + kind + ", not a text file");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
   std::ostringstream buffer;

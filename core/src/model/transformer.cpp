@@ -7,6 +7,7 @@
 
 #include <torch/nn/init.h>
 
+#include "ts/model/size.h"
 #include "ts/text/vocab.h"
 
 namespace ts {
@@ -301,6 +302,9 @@ Transformer build_model(const ModelConfig& config, std::int64_t src_vocab, std::
   if (config.share_embeddings && src_vocab != tgt_vocab)
     throw ConfigError("model.share_embeddings needs one vocabulary for both sides (sizes " +
                       std::to_string(src_vocab) + " and " + std::to_string(tgt_vocab) + ")");
+  // Refused before anything is allocated (a configuration, or a checkpoint's, may ask for terabytes).
+  check_memory(static_cast<double>(estimate_model_size(check, src_vocab, tgt_vocab).weight_bytes), "the model's weights",
+               "make model.d_model, model.d_ff or the layer counts smaller");
   return Transformer(config, src_vocab, tgt_vocab, pad_id);
 }
 

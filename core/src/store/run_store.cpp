@@ -14,6 +14,8 @@
 #include <SQLiteCpp/VariadicBind.h>
 #include <sqlite3.h>
 
+#include "ts/text/files.h"
+
 namespace ts {
 namespace {
 
@@ -164,6 +166,8 @@ std::string RunStore::default_path() {
 RunStore::RunStore(const std::string& path, int busy_timeout_ms) : path_(path) {
   try {
     std::error_code ec;
+    if (const auto kind = special_file_kind(path); !kind.empty())
+      throw StoreError(path + ": cannot be a run database: it is " + kind);
     const auto parent = fs::path(path).parent_path();
     if (!parent.empty()) fs::create_directories(parent, ec);
     db_ = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, busy_timeout_ms);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "ts/text/files.h"
 #include "ts/text/utf8.h"
 
 namespace ts {
@@ -207,8 +208,8 @@ std::string no_pair_message(const Corpus& corpus) {
 
 std::string read_file(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    fail("cannot read corpus " + quoted(path) + ": " + std::strerror(EISDIR));
+  if (const auto kind = special_file_kind(path); !kind.empty()) {
+    fail("cannot read corpus " + quoted(path) + ": it is " + kind + ", not a text file");
   }
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
                                                        &std::fclose);

@@ -23,14 +23,15 @@
 #define TS_SENTENCEPIECE_MODULE_NAME "libts_sentencepiece.so"
 #endif
 
-// AddressSanitizer refuses RTLD_DEEPBIND (it would bypass its malloc interceptors), so ASan
-// builds load the module without it. Limitation: in such builds SentencePiece may bind to
-// LibTorch's libprotobuf and fail in processes that also load LibTorch (ts_core, the apps);
-// the LibTorch-free ts_text tests are unaffected.
-#if defined(__SANITIZE_ADDRESS__)
+// The sanitizer runtimes (ASan, and TSan as well: the check is in their common dlopen interceptor)
+// refuse RTLD_DEEPBIND (it would bypass their malloc interceptors), so sanitizer builds load the
+// module without it. Limitation: in such builds SentencePiece may bind to LibTorch's libprotobuf
+// and crash in processes that also load LibTorch (ts_core, the apps) once it parses a model;
+// the LibTorch-free ts_text tests and fuzz targets are unaffected.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define TS_SPM_ASAN 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define TS_SPM_ASAN 1
 #endif
 #endif

@@ -73,7 +73,8 @@ template <typename T>
 T checked(const std::string& key, const nlohmann::json& value, bool ok, const char* what) {
   if (!ok) {
     throw std::invalid_argument(
-        fmt::format("tokenizer.{} must be {}, not {}", key, what, value.dump()));
+        fmt::format("tokenizer.{} must be {}, not {}", key, what,
+                    value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
   }
   return value.get<T>();
 }

@@ -2,20 +2,25 @@
 #include "ts/train/checkpoint.h"
 
 #include "ts/store/sha256.h"
+#include "ts/text/files.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <fstream>
 #include <sstream>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
@@ -76,7 +81,8 @@ constexpr int kEnvelopeVersion = 1;
 void check_is_file(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) fail(path, "checkpoint not found (moved or deleted?)");
-  if (fs::is_directory(path, ec)) fail(path, "is a directory, not a checkpoint file");
+  // A FIFO would block the reader forever, a device could stream without end.
+  if (const auto kind = special_file_kind(path); !kind.empty()) fail(path, "is " + kind + ", not a checkpoint file");
 }
 
 CheckpointHeader parse_header(const std::string& path, std::istream& in) {
@@ -127,6 +133,7 @@ CheckpointMeta meta_from_archive(torch::serialize::InputArchive& archive, const 
     const auto j = nlohmann::json::parse(value.toStringRef());
     CheckpointMeta meta;
     if (j.value("kind", "") == "lm") fail(path, "is a language-model checkpoint: use lm-generate");
+    if (!j.at("format").is_number_integer()) fail(path, "damaged checkpoint metadata: format is not an integer");
     meta.format = j.at("format").get<std::int64_t>();
     if (meta.format != 1) fail(path, "checkpoint format " + std::to_string(meta.format) + " is newer than this program");
     meta.config = ExperimentConfig::from_json(j.at("config"));
@@ -150,16 +157,38 @@ nlohmann::json TrainingPosition::to_json() const {
           {"bad_validations", bad_validations}};
 }
 
+namespace {
+// Typed reads of the position: get<std::int64_t>() on a float would truncate 1.5 silently and is
+// undefined behaviour for 1e300 (UBSan, tests/fuzz/fuzz_checkpoint), and a checksum only proves
+// the file is intact, not that its metadata is sane.
+std::int64_t position_integer(const nlohmann::json& j, const char* key) {
+  const auto& v = j.at(key);
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)))
+    throw std::invalid_argument(std::string("position.") + key + ": expected an integer, got " +
+                                v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return v.get<std::int64_t>();
+}
+double position_number(const nlohmann::json& j, const char* key) {
+  const auto& v = j.at(key);
+  if (!v.is_number())
+    throw std::invalid_argument(std::string("position.") + key + ": expected a number, got " +
+                                v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return v.get<double>();
+}
+}  // namespace
+
 TrainingPosition TrainingPosition::from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::invalid_argument("position: expected an object");
   TrainingPosition p;
-  p.step = j.at("step").get<std::int64_t>();
-  p.epoch = j.at("epoch").get<std::int64_t>();
-  p.batch_in_epoch = j.at("batch_in_epoch").get<std::int64_t>();
-  p.tokens_seen = j.at("tokens_seen").get<std::int64_t>();
-  p.elapsed_seconds = j.at("elapsed_seconds").get<double>();
-  p.best_metric = j.at("best_metric").get<double>();
+  p.step = position_integer(j, "step");
+  p.epoch = position_integer(j, "epoch");
+  p.batch_in_epoch = position_integer(j, "batch_in_epoch");
+  p.tokens_seen = position_integer(j, "tokens_seen");
+  p.elapsed_seconds = position_number(j, "elapsed_seconds");
+  p.best_metric = position_number(j, "best_metric");
+  if (!j.at("has_best").is_boolean()) throw std::invalid_argument("position.has_best: expected true or false");
   p.has_best = j.at("has_best").get<bool>();
-  p.bad_validations = j.at("bad_validations").get<std::int64_t>();
+  p.bad_validations = position_integer(j, "bad_validations");
   return p;
 }
 
@@ -229,6 +258,24 @@ CheckpointMeta read_checkpoint_meta(const std::string& path) {
   return meta_from_archive(archive, path);
 }
 
+void load_module_checked(torch::nn::Module& module, torch::serialize::InputArchive& archive, const std::string& path) {
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> expected;
+  for (const auto& item : module.named_parameters()) expected.emplace_back(item.key(), item.value().sizes().vec());
+  for (const auto& item : module.named_buffers()) expected.emplace_back(item.key(), item.value().sizes().vec());
+  module.load(archive);
+  // LibTorch takes every tensor as the file has it (Tensor::set_), whatever its shape.
+  auto now = module.named_parameters();
+  auto buffers = module.named_buffers();
+  for (const auto& [name, shape] : expected) {
+    const auto* t = now.find(name);
+    if (!t) t = buffers.find(name);
+    if (t && t->sizes().vec() != shape)
+      fail(path, fmt::format("the weights do not fit the model its metadata describes (another vocabulary or "
+                             "configuration?): {} has shape [{}] in the file, [{}] expected",
+                             name, fmt::join(t->sizes().vec(), ", "), fmt::join(shape, ", ")));
+  }
+}
+
 LoadedModel load_checkpoint(const std::string& path, const at::Device& device) {
   torch::serialize::InputArchive archive;
   open_archive(path, archive, device);
@@ -242,7 +289,7 @@ LoadedModel load_checkpoint(const std::string& path, const at::Device& device) {
     loaded.model->to(device);
     torch::serialize::InputArchive model_archive;
     archive.read("model", model_archive);
-    loaded.model->load(model_archive);
+    load_module_checked(*loaded.model, model_archive, path);
   } catch (const CheckpointError&) {
     throw;
   } catch (const std::exception& e) {

@@ -2,13 +2,20 @@
 #include "ts/train/config.h"
 
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
+
+#include "ts/text/utf8.h"
 
 namespace ts {
 namespace {
 
 using nlohmann::json;
+
+// A value as JSON text for an error message. Strings that are not valid UTF-8 (possible in JSON
+// built in code; the parser refuses them) would make plain dump() throw instead of the message.
+std::string shown(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 // Each section lists its fields once; the same list drives writing, reading and overrides.
 template <class V> void visit(DataConfig& c, V& v) {
@@ -111,30 +118,41 @@ struct Reader {
   }
   void operator()(const char* key, bool& value) {
     if (!take(key)) return;
-    if (!in.at(key).is_boolean()) fail(key, "expected true or false, got " + in.at(key).dump());
+    if (!in.at(key).is_boolean()) fail(key, "expected true or false, got " + shown(in.at(key)));
     value = in.at(key).get<bool>();
   }
   void operator()(const char* key, int& value) {
     if (!take(key)) return;
     const json& j = in.at(key);
-    if (!j.is_number_integer()) fail(key, "expected an integer, got " + j.dump());
+    if (!j.is_number_integer()) fail(key, "expected an integer, got " + shown(j));
+    // get<int>() would wrap silently (4294967552 -> 256; found by tests/fuzz/fuzz_config).
+    const bool fits = j.is_number_unsigned()
+                          ? j.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<int>::max())
+                          : j.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
+                                j.get<std::int64_t>() <= std::numeric_limits<int>::max();
+    if (!fits) fail(key, "expected an integer from " + std::to_string(std::numeric_limits<int>::min()) + " to " +
+                             std::to_string(std::numeric_limits<int>::max()) + ", got " + shown(j));
     value = j.get<int>();
   }
   void operator()(const char* key, std::uint64_t& value) {
     if (!take(key)) return;
     const json& j = in.at(key);
-    if (!j.is_number_integer() || j.get<long long>() < 0)
-      fail(key, "expected a non-negative integer, got " + j.dump());
+    // Unsigned JSON numbers above INT64_MAX are valid here (get<long long>() saw them as negative).
+    if (!j.is_number_integer() || (!j.is_number_unsigned() && j.get<std::int64_t>() < 0))
+      fail(key, "expected a non-negative integer, got " + shown(j));
     value = j.get<std::uint64_t>();
   }
   void operator()(const char* key, double& value) {
     if (!take(key)) return;
-    if (!in.at(key).is_number()) fail(key, "expected a number, got " + in.at(key).dump());
+    if (!in.at(key).is_number()) fail(key, "expected a number, got " + shown(in.at(key)));
     value = in.at(key).get<double>();
   }
   void operator()(const char* key, std::string& value) {
     if (!take(key)) return;
-    if (!in.at(key).is_string()) fail(key, "expected a string, got " + in.at(key).dump());
+    if (!in.at(key).is_string()) fail(key, "expected a string, got " + shown(in.at(key)));
+    // Kept strings must be writable again: to_json().dump() (checkpoints, the run history) throws
+    // on invalid UTF-8.
+    if (!is_valid_utf8(in.at(key).get_ref<const std::string&>())) fail(key, "not valid UTF-8, got " + shown(in.at(key)));
     value = in.at(key).get<std::string>();
   }
   void reject_unknown() const {
@@ -164,7 +182,9 @@ void check_choice(std::vector<std::string>& problems, const std::string& key, co
     if (value == a) return;
     list += list.empty() ? a : std::string(", ") + a;
   }
-  problems.push_back(key + " \"" + value + "\" is not one of " + list);
+  // The value quoted as JSON: a NUL or control byte in it would otherwise cut validate()'s
+  // message (a C string) short and hide the problems after it (found by tests/fuzz/fuzz_config).
+  problems.push_back(key + " " + shown(json(value)) + " is not one of " + list);
 }
 
 void check_positive(std::vector<std::string>& problems, const std::string& key, double value) {
@@ -202,10 +222,14 @@ ExperimentConfig ExperimentConfig::from_json(const json& j) {
 }
 
 void ExperimentConfig::set(const std::string& assignment) {
+  // Bare words become JSON strings as they are: bytes that are not UTF-8 would be kept and make
+  // every later to_json().dump() throw (found by tests/fuzz/fuzz_config).
+  if (!is_valid_utf8(assignment))
+    throw ConfigError("--set " + shown(json(assignment)) + ": not valid UTF-8");
   const auto eq = assignment.find('=');
   const auto dot = assignment.find('.');
   if (eq == std::string::npos || dot == std::string::npos || dot > eq)
-    throw ConfigError("--set \"" + assignment + "\": expected section.key=value, e.g. train.lr=0.5");
+    throw ConfigError("--set " + shown(json(assignment)) + ": expected section.key=value, e.g. train.lr=0.5");
   const std::string section = assignment.substr(0, dot);
   const std::string key = assignment.substr(dot + 1, eq - dot - 1);
   const std::string text = assignment.substr(eq + 1);
@@ -247,9 +271,11 @@ std::vector<std::string> ExperimentConfig::problems() const {
   if (m.dropout < 0 || m.dropout >= 1) p.push_back("model.dropout must be in [0, 1)");
   check_choice(p, "model.positions", m.positions, {"sinusoidal", "learned"});
   // A learned table has no row beyond max_positions: the longest training pair plus BOS/EOS must fit.
-  if (m.positions == "learned" && m.max_positions < data.max_len + 2)
+  // In 64 bits: data.max_len + 2 overflows an int for max_len near INT_MAX (undefined behaviour).
+  const std::int64_t needed_positions = static_cast<std::int64_t>(data.max_len) + 2;
+  if (m.positions == "learned" && m.max_positions < needed_positions)
     p.push_back("model.max_positions (" + std::to_string(m.max_positions) + ") must be at least data.max_len + 2 (" +
-                std::to_string(data.max_len + 2) + ") with learned positions");
+                std::to_string(needed_positions) + ") with learned positions");
   if (m.share_embeddings && !data.shared_vocab)
     p.push_back("model.share_embeddings needs data.shared_vocab (one vocabulary for both sides)");
 

@@ -84,6 +84,10 @@ PreparedData prepare_data(const Corpus& corpus, const Direction& direction, cons
   PreparedData out;
   out.text = split_corpus(corpus, direction, config);
   say(fmt::format("split: {} train, {} dev, {} test pairs", out.text.train.size(), out.text.dev.size(), out.text.test.size()));
+  // Legal, but almost certainly not what was meant (a header line only, the wrong file).
+  if (out.text.train.size() < 100)
+    say(fmt::format("warning: only {} training pair{}: far too few to learn a translation (Tatoeba files hold "
+                    "tens of thousands)", out.text.train.size(), out.text.train.size() == 1 ? "" : "s"));
 
   TextPipeline& p = out.pipeline;
   std::vector<Example> train;

@@ -18,7 +18,9 @@
 
 #include "ts/decode/translator.h"
 #include "ts/metrics/bleu.h"
+#include "ts/model/errors.h"
 #include "ts/model/precision.h"
+#include "ts/model/size.h"
 #include "ts/train/batcher.h"
 #include "ts/train/distributed.h"
 #include "ts/train/optimizer.h"
@@ -202,6 +204,11 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
   if (c.train.precision == "fp16") s_->loss_scale = 65536.0;
   at::manual_seed(c.train.seed);
   const auto& p = s_->data.pipeline;
+  if (s_->device.is_cpu())
+    check_memory(static_cast<double>(estimate_model_size(c, static_cast<std::int64_t>(p.src_vocab->size()),
+                                                         static_cast<std::int64_t>(p.tgt_vocab->size())).training_bytes),
+                 "training this model (weights, gradients, Adam moments and one batch)",
+                 "make the model (model.d_model, model.d_ff, layers) or the batch (train.batch_tokens) smaller");
   s_->model = build_model(c.model, static_cast<std::int64_t>(p.src_vocab->size()),
                           static_cast<std::int64_t>(p.tgt_vocab->size()), Vocab::kPad, p.shared_vocab);
   s_->model->to(s_->device);
@@ -608,7 +615,7 @@ TrainingSummary Trainer::run() {
     st.finish();
   } catch (const std::exception& e) {
     st.summary.status = "failed";
-    st.summary.message = e.what();
+    st.summary.message = error_message(e);
   }
   st.fill_summary();
   if (st.observer) st.observer->on_finished(st.summary);  // every rank, so each can report its end

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "ts/train/config.h"
 
@@ -19,5 +20,12 @@ struct ModelSize {
 /// batch is counted in sentences.
 ModelSize estimate_model_size(const ExperimentConfig& config, std::int64_t src_vocab, std::int64_t tgt_vocab,
                               double avg_sentence_tokens = 12);
+
+/// Memory the system can still give (MemAvailable of /proc/meminfo), or 0 when unknown.
+std::int64_t available_memory_bytes();
+/// Refuses, before anything is allocated, what would not fit: throws ConfigError "<what> needs about
+/// 1.2 TB but this machine has 21.5 GB available: <advice>". Does nothing when the available memory
+/// is unknown. `bytes` is a double so that absurd sizes cannot overflow on the way here.
+void check_memory(double bytes, const std::string& what, const std::string& advice);
 
 }  // namespace ts

@@ -18,6 +18,9 @@
 #include "ts/train/config.h"
 #include "ts/train/data.h"
 
+namespace torch::nn {
+class Module;
+}
 namespace torch::optim {
 class Optimizer;
 }
@@ -89,6 +92,10 @@ struct LoadedModel {
 
 /// Rebuilds the model from a checkpoint onto `device`.
 LoadedModel load_checkpoint(const std::string& path, const at::Device& device);
+
+/// Loads `archive` into `module`, refusing (CheckpointError naming `path` and the tensor) weights
+/// whose shape differs from the module's own: LibTorch alone would take them as they are.
+void load_module_checked(torch::nn::Module& module, torch::serialize::InputArchive& archive, const std::string& path);
 
 /// Loads the optimizer state (and RNG) from a checkpoint into an existing optimizer.
 void load_training_state(const std::string& path, torch::optim::Optimizer& optimizer, bool restore_rng);
