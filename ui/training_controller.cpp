@@ -69,6 +69,29 @@ class TrainingController::Observer : public TrainingObserver {
   std::shared_ptr<Queue> queue_;
 };
 
+namespace {
+
+// The run's directory with its config.json (the file `train --config` reads back).
+void write_run_directory(const std::string& out, const nlohmann::json& config, const std::string& preset,
+                         const std::function<void(const std::string&)>& log) {
+  fs::create_directories(out);
+  {
+    std::ofstream config_file(fs::path(out) / "config.json");
+    config_file << config.dump(2) << "\n";
+    if (!config_file) throw std::runtime_error("cannot write " + (fs::path(out) / "config.json").string());
+  }
+  log("run directory: " + out + " (preset " + preset + ")");
+}
+
+}  // namespace
+
+void TrainingController::announceRun(Queue& queue, qint64 run_id) {
+  queue.push([run_id](TrainingController* c) {
+    c->run_id_ = run_id;
+    Q_EMIT c->runRecorded(run_id);
+  });
+}
+
 TrainingController::TrainingController(QObject* parent) : QObject(parent) {
   static const bool registered = [] {
     qRegisterMetaType<ts::TrainingStart>();
@@ -209,22 +232,13 @@ void TrainingController::work(TrainingRequest request) {
       existing = &previous.pipeline;
     }
     auto data = prepare_data(*request.corpus, request.direction, request.config.data, existing, log);
-    fs::create_directories(out);
-    {
-      std::ofstream config_file(fs::path(out) / "config.json");
-      config_file << request.config.to_json().dump(2) << "\n";
-      if (!config_file) throw std::runtime_error("cannot write " + (fs::path(out) / "config.json").string());
-    }
-    log("run directory: " + out + " (preset " + request.config.preset + ")");
+    write_run_directory(out, request.config.to_json(), request.config.preset, log);
     std::unique_ptr<RunRecorder> recorder;
     if (!request.database.isEmpty()) {
       recorder = start_recording({request.database.toStdString(), request.name.toStdString(), resume,
                                   previous.meta.position.step, &stop_, log},
                                  request.config, *request.corpus, request.direction, out);
-      if (recorder) queue->push([id = recorder->run_id()](TrainingController* c) {
-        c->run_id_ = id;
-        Q_EMIT c->runRecorded(id);
-      });
+      if (recorder) announceRun(*queue, recorder->run_id());
     }
     // The step count, kept on the training thread for snapshot labels.
     struct StepCounter : TrainingObserver {
@@ -274,21 +288,12 @@ void TrainingController::workLanguageModel(LmTrainingRequest request) {
     log("reading " + text);
     auto data = load_lm_text(text, request.config, resume.empty() ? nullptr : &previous.codec);
     log(data.summary());
-    fs::create_directories(out);
-    {
-      std::ofstream config_file(fs::path(out) / "config.json");
-      config_file << request.config.to_json().dump(2) << "\n";
-      if (!config_file) throw std::runtime_error("cannot write " + (fs::path(out) / "config.json").string());
-    }
-    log("run directory: " + out + " (preset " + request.config.preset + ")");
+    write_run_directory(out, request.config.to_json(), request.config.preset, log);
     std::unique_ptr<RunRecorder> recorder;
     if (!request.database.isEmpty()) {
       recorder = start_recording({request.database.toStdString(), request.name.toStdString(), resume, previous.step, &stop_, log},
                                  describe_lm_run(request.config, data, text, out, request.name.toStdString()));
-      if (recorder) queue->push([id = recorder->run_id()](TrainingController* c) {
-        c->run_id_ = id;
-        Q_EMIT c->runRecorded(id);
-      });
+      if (recorder) announceRun(*queue, recorder->run_id());
     }
     std::vector<TrainingObserver*> list{&observer};
     if (recorder) list.push_back(recorder.get());

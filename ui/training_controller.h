@@ -103,6 +103,7 @@ class TrainingController : public QObject {
   void deliver();
   void setState(State state);
   bool launch(const std::vector<std::string>& problems, const QString& out_dir, std::function<void()> work);
+  static void announceRun(Queue& queue, qint64 run_id);
   void work(TrainingRequest request);
   void workLanguageModel(LmTrainingRequest request);
 
