@@ -5,6 +5,8 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include "ts/train/environment.h"
+
 namespace ts::ui {
 
 bool cuda_available() {
@@ -25,6 +27,16 @@ int cpu_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_con
 QString default_device_description() {
   if (cuda_available()) return QStringLiteral("CUDA GPU");
   return QStringLiteral("CPU (%1 cores)").arg(cpu_cores());
+}
+
+QString version_with_commit() { return QString::fromStdString(version_string()); }
+
+QString environment_rows_html() {
+  QString rows;
+  for (const auto& [what, value] : environment_report())
+    rows += QStringLiteral("<tr><td><b>%1</b>&nbsp;</td><td>%2</td></tr>")
+                .arg(QString::fromStdString(what).toHtmlEscaped(), QString::fromStdString(value).toHtmlEscaped());
+  return rows;
 }
 
 }  // namespace ts::ui

@@ -15,5 +15,9 @@ QString libtorch_version();
 QString default_device_description();
 /// Logical cores of this machine.
 int cpu_cores();
+/// "0.1.0 (commit 2ac6dc3a1b2c)".
+QString version_with_commit();
+/// The build's environment as HTML table rows (LibTorch, CPU and bf16, CUDA, threads).
+QString environment_rows_html();
 
 }  // namespace ts::ui

@@ -22,6 +22,7 @@
 #include "ts/store/run_store.h"
 #include "ts/store/sha256.h"
 #include "ts/train/distributed.h"
+#include "ts/train/environment.h"
 #include "ts/train/run_recorder.h"
 #include "ts/train/trainer.h"
 
@@ -553,6 +554,12 @@ void add_decode_options(CLI::App* cmd, DecodeArgs& d) {
 int main(int argc, char** argv) {
   g_args.assign(argv, argv + argc);
   CLI::App app{"Transformer Studio: train and explore Transformer translation models"};
+  // The version, commit, LibTorch, devices and threads (what a bug report needs).
+  app.set_version_flag("--version", std::function<std::string()>([] {
+                         auto text = version_text("transformer-studio-cli");
+                         text.pop_back();  // CLI11 adds the final newline
+                         return text;
+                       }));
   app.require_subcommand(1);
   TrainArgs train_args, demo_args;
   auto* train = app.add_subcommand("train", "Train a model on a parallel corpus (Tatoeba/Anki format)");
