@@ -143,6 +143,26 @@ TEST(LmConfig, ParameterEstimateIsTheBuiltModelsCount) {
   EXPECT_EQ(config.parameter_estimate(65), build_language_model(config, 65)->parameter_count());
 }
 
+// Found by tests/fuzz/fuzz_config: the same faults ExperimentConfig had.
+TEST(LmConfig, RefusesBytesThatAreNotUtf8AndIntegersThatWouldWrap) {
+  LmConfig c;
+  EXPECT_THROW(c.set("lr=\x80"), ConfigError);
+  EXPECT_THROW(c.set("preset=\xff"), ConfigError);
+  EXPECT_NO_THROW(c.to_json().dump());  // nothing unwritable was kept
+  try {
+    c.set("n_layer=4294967297");
+    FAIL() << "wrapped to " << c.n_layer;
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("n_layer"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(c.n_layer, LmConfig().n_layer);
+  EXPECT_THROW(LmConfig::from_json({{"n_embd", -5000000000LL}}), ConfigError);
+  c.set("seed=18446744073709551615");  // the whole unsigned range is a valid seed
+  EXPECT_EQ(c.seed, 18446744073709551615ULL);
+  c.n_embd = -64;  // invalid, but the estimate stays defined
+  EXPECT_GE(c.parameter_estimate(10), 0);
+}
+
 TEST(Gpt, CopyIsIndependentAndComputesTheSameLogits) {
   auto model = build_language_model(test::small_gpt_config(), 20);
   test::spread_weights(model);

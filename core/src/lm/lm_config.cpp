@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <stdexcept>
+#include <type_traits>
 
 #include <fmt/format.h>
+
+#include "ts/text/utf8.h"
 
 namespace ts {
 
@@ -23,6 +27,15 @@ Field integer(T LmConfig::*member) {
   return {[member](const LmConfig& c) { return nlohmann::json(c.*member); },
           [member](LmConfig& c, const nlohmann::json& v) {
             if (!v.is_number_integer()) throw std::invalid_argument("expected an integer");
+            // get<T>() would wrap out-of-range values silently (4294967297 -> 1).
+            const bool fits = v.is_number_unsigned()
+                                  ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+                                  : v.get<std::int64_t>() >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
+                                        (std::is_unsigned_v<T> ||
+                                         v.get<std::int64_t>() <= static_cast<std::int64_t>(std::numeric_limits<T>::max()));
+            if (!fits)
+              throw std::invalid_argument(fmt::format("expected an integer from {} to {}", std::numeric_limits<T>::min(),
+                                                      std::numeric_limits<T>::max()));
             c.*member = v.get<T>();
           }};
 }
@@ -37,6 +50,8 @@ Field text(std::string LmConfig::*member) {
   return {[member](const LmConfig& c) { return nlohmann::json(c.*member); },
           [member](LmConfig& c, const nlohmann::json& v) {
             if (!v.is_string()) throw std::invalid_argument("expected a string");
+            // Kept strings are written again (checkpoints, the run history): dump() throws on bad UTF-8.
+            if (!is_valid_utf8(v.get_ref<const std::string&>())) throw std::invalid_argument("expected UTF-8 text");
             c.*member = v.get<std::string>();
           }};
 }
@@ -68,7 +83,8 @@ void put(LmConfig& c, const std::string& key, const nlohmann::json& value) {
   try {
     it->second.put(c, value);
   } catch (const std::exception& e) {
-    throw ConfigError(fmt::format("{}: {}, got {}", key, e.what(), value.dump()));
+    throw ConfigError(fmt::format("{}: {}, got {}", key, e.what(),
+                                  value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
   }
 }
 
@@ -88,6 +104,10 @@ LmConfig LmConfig::from_json(const nlohmann::json& j) {
 }
 
 void LmConfig::set(const std::string& assignment) {
+  // A bare word becomes a JSON string as it is: bytes that are not UTF-8 would break every later dump().
+  if (!is_valid_utf8(assignment))
+    throw ConfigError("--set " + nlohmann::json(assignment).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                      ": not valid UTF-8");
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) throw ConfigError(fmt::format("--set {}: expected key=value", assignment));
   const auto key = assignment.substr(0, eq), raw = assignment.substr(eq + 1);
@@ -162,10 +182,12 @@ std::vector<std::string> lm_preset_names() { return {"shakespeare-char", "shakes
 std::int64_t LmConfig::parameter_estimate(std::int64_t vocab_size) const {
   // In doubles, so absurd sizes cannot overflow (exact below 2^53).
   const double V = static_cast<double>(vocab_size), D = n_embd;
-  if (kind == "bigram") return static_cast<std::int64_t>(std::min(V * V, 9.0e18));
+  // Clamped to [0, 9e18] so that the cast is defined even for invalid (negative or absurd) sizes.
+  const auto clamp = [](double x) { return static_cast<std::int64_t>(std::clamp(x, 0.0, 9.0e18)); };
+  if (kind == "bigram") return clamp(V * V);
   // Per block: attention 4 (D x D + D), feed-forward D x 4D + 4D + 4D x D + D, two LayerNorms 2 x 2D.
   const double block = 12 * D * D + 13 * D;
-  return static_cast<std::int64_t>(std::min(V * D + block_size * D + n_layer * block + 2 * D + D * V + V, 9.0e18));
+  return clamp(V * D + block_size * D + n_layer * block + 2 * D + D * V + V);
 }
 
 }  // namespace ts
