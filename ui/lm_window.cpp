@@ -1,5 +1,6 @@
 #include "lm_window.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -340,10 +341,7 @@ QWidget* LmWindow::buildChart() {
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   plot_->setMinimumHeight(260);
   baseline_line_ = new QCPItemStraightLine(plot_);
-  QPen pen(palette().color(QPalette::Mid), 1.5, Qt::DashLine);
-  pen.setColor(palette().color(QPalette::WindowText));
-  pen.setStyle(Qt::DashDotLine);
-  baseline_line_->setPen(pen);
+  baseline_line_->setPen(QPen(palette().color(QPalette::WindowText), 1.5, Qt::DashDotLine));
   baseline_line_->setVisible(false);
   baseline_text_ = new QCPItemText(plot_);
   baseline_text_->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
@@ -523,7 +521,7 @@ void LmWindow::openText(const QString& path) {
 
 void LmWindow::showText(const LmTextInfo& info) {
   // A different text than the checkpoint to resume was trained on means a fresh run.
-  if (info.path != info_.path && info.path != pending_text_) resume_checkpoint_.clear();
+  if (info.path != resume_text_) resume_checkpoint_.clear();
   pending_text_.clear();
   info_ = info;
   text_error_->setVisible(false);
@@ -786,6 +784,7 @@ void LmWindow::showResumable(const LmCheckpointInfo& info) {
   config_ = info.config;
   configToForm();
   resume_checkpoint_ = info.path;
+  resume_text_ = info.text_path;
   QString text = tr("The next run continues %1 from step %2 (set Steps beyond it).").arg(QFileInfo(info.path).fileName()).arg(info.step);
   if (info.text_path != info_.path) {
     if (QFileInfo(info.text_path).isFile()) {

@@ -12,7 +12,6 @@
 
 #include "lm_types.h"
 
-class QCheckBox;
 class QComboBox;
 class QCPGraph;
 class QCPItemStraightLine;
@@ -140,6 +139,7 @@ class LmWindow : public QMainWindow {
   LmTextInfo info_;
   QString pending_text_;          // being read
   QString resume_checkpoint_;     // the next run continues from this
+  QString resume_text_;           // the text that checkpoint was trained on
   bool generate_on_snapshot_ = false;
   bool close_when_stopped_ = false;
   LmAttention attention_;

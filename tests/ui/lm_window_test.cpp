@@ -333,6 +333,12 @@ void LmWindowTest::pauseGenerateWhileTrainingStopAndResume() {
   const auto runs = store.list_runs();
   QCOMPARE(runs.size(), size_t(1));  // the resumed run goes on in the same history row
   QCOMPARE(runs[0].steps, stopped_at + 6);
+  // Opening another text after choosing a checkpoint to resume means a fresh run on that text.
+  w.resumeFrom(last);
+  QVERIFY(resumable.wait(20000));
+  QCOMPARE(find_child<QPushButton>(&w, "lmTrain")->text(), QStringLiteral("Resume"));
+  QVERIFY(open_text(w, write_file(dir, QStringLiteral("other.txt"), markov_text(3000).toUtf8())));
+  QCOMPARE(find_child<QPushButton>(&w, "lmTrain")->text(), QStringLiteral("Train"));
   // A checkpoint that is not one: a clear message, nothing changes.
   const QString junk = write_file(dir, QStringLiteral("junk.ckpt"), QByteArray("not a checkpoint at all"));
   w.resumeFrom(junk);
