@@ -42,10 +42,12 @@
 
 #include <qcustomplot.h>
 
+#include "device_info.h"
 #include "plot_style.h"
 #include "run_table_model.h"
 #include "studio_state.h"
 #include "translation_service.h"
+#include "ts/store/html_report.h"
 
 namespace ts::ui {
 
@@ -214,6 +216,9 @@ void HistoryPanel::buildUi() {
                         tr("Delete the selected runs from the history (checkpoint files stay on disk)"));
   export_csv_ = make_action(QStringLiteral("historyExportCsv"), tr("Export CSV…"), QStyle::SP_DialogSaveButton,
                             tr("Save every metric of the selected runs as CSV (run_id,run_name,step,metric,value,time)"));
+  export_report_ = make_action(QStringLiteral("historyExportReport"), tr("Report…"), QStyle::SP_FileDialogContentsView,
+                               tr("Save the selected run as one HTML page to share: config, curves, BLEU/chrF, sample "
+                                  "translations and attention"));
   export_chart_ = make_action(QStringLiteral("historyExportChart"), tr("Export chart…"), QStyle::SP_DialogSaveButton,
                               tr("Save the chart as PNG or PDF"));
   refresh_ = make_action(QStringLiteral("historyRefresh"), tr("Refresh"), QStyle::SP_BrowserReload, tr("Read the run history again"));
@@ -221,7 +226,7 @@ void HistoryPanel::buildUi() {
   delete_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
   for (QAction* a : {load_, replay_, rename_, tag_, untag_, delete_}) toolbar_->addAction(a);
   toolbar_->addSeparator();
-  for (QAction* a : {export_csv_, export_chart_}) toolbar_->addAction(a);
+  for (QAction* a : {export_csv_, export_report_, export_chart_}) toolbar_->addAction(a);
   layout->addWidget(toolbar_);
   // Refresh sits by the filter, so the toolbar's last button is not the one pushed into overflow.
   auto* refresh_button = new QToolButton(this);
@@ -239,6 +244,7 @@ void HistoryPanel::buildUi() {
   connect(untag_, &QAction::triggered, this, &HistoryPanel::untagWithDialog);
   connect(delete_, &QAction::triggered, this, [this] { deleteSelected(true); });
   connect(export_csv_, &QAction::triggered, this, &HistoryPanel::exportCsvWithDialog);
+  connect(export_report_, &QAction::triggered, this, &HistoryPanel::exportReportWithDialog);
   connect(export_chart_, &QAction::triggered, this, &HistoryPanel::exportChartWithDialog);
   connect(refresh_, &QAction::triggered, this, &HistoryPanel::refresh);
 
@@ -1021,6 +1027,7 @@ void HistoryPanel::updateActions() {
   untag_->setEnabled(open && any_tags);
   delete_->setEnabled(open && n >= 1);
   export_csv_->setEnabled(open && n >= 1);
+  export_report_->setEnabled(open && n == 1);
   export_chart_->setEnabled(chart_->graphCount() > 0);
   refresh_->setEnabled(true);
 
@@ -1076,6 +1083,7 @@ void HistoryPanel::showContextMenu(const QPoint& pos) {
   menu.addAction(delete_);
   menu.addSeparator();
   menu.addAction(export_csv_);
+  menu.addAction(export_report_);
   menu.addAction(export_chart_);
   const auto runs = selectedRuns();
   if (runs.size() == 1 && !runs.front().out_dir.empty()) {
@@ -1252,6 +1260,29 @@ bool HistoryPanel::deleteSelected(bool confirm) {
   return true;
 }
 
+bool HistoryPanel::exportReport(const QString& path, QString* error) {
+  auto fail = [&](const QString& message) {
+    if (error) *error = message;
+    setMessage(message, true);
+    return false;
+  };
+  const auto runs = selectedRuns();
+  if (runs.size() != 1 || !store_) return fail(tr("Select the one run to report on."));
+  QByteArray html;
+  try {
+    ReportOptions options;
+    options.version = version_with_commit().toStdString();
+    html = QByteArray::fromStdString(html_report(*store_, runs.front().id, options));
+  } catch (const std::exception& e) {
+    return fail(tr("Cannot read the run: %1").arg(QString::fromUtf8(e.what())));
+  }
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || file.write(html) != html.size() || !file.commit())
+    return fail(tr("Cannot write %1: %2").arg(path, file.errorString()));
+  setMessage(tr("Report of run %1 saved to %2").arg(runs.front().id).arg(path), false);
+  return true;
+}
+
 bool HistoryPanel::exportMetricsCsv(const QString& path, QString* error) {
   auto fail = [&](const QString& message) {
     if (error) *error = message;
@@ -1362,6 +1393,18 @@ void HistoryPanel::exportCsvWithDialog() {
   remember_export_dir(path);
   QString error;
   if (!exportMetricsCsv(path, &error)) QMessageBox::warning(this, tr("Export metrics"), error);
+}
+
+void HistoryPanel::exportReportWithDialog() {
+  const auto runs = selectedRuns();
+  if (runs.size() != 1) return;
+  const QString suggested = QDir(export_dir()).filePath(ids_file_part(runs) + QStringLiteral("-report.html"));
+  QString path = QFileDialog::getSaveFileName(this, tr("Export report"), suggested, tr("HTML pages (*.html)"));
+  if (path.isEmpty()) return;
+  if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".html");
+  remember_export_dir(path);
+  QString error;
+  if (!exportReport(path, &error)) QMessageBox::warning(this, tr("Export report"), error);
 }
 
 void HistoryPanel::exportChartWithDialog() {

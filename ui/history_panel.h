@@ -85,6 +85,9 @@ class HistoryPanel : public QWidget {
   bool loadCheckpointFile(const QString& path, const QString& kind = QString());
   /// All metrics of the selected runs: run_id,run_name,step,metric,value,time.
   bool exportMetricsCsv(const QString& path, QString* error = nullptr);
+  /// The selected run as a self-contained HTML report (ts/store/html_report.h): config, curves,
+  /// BLEU/chrF, sample translations and attention, to share.
+  bool exportReport(const QString& path, QString* error = nullptr);
   /// The overlay chart as PNG or PDF (by suffix).
   bool exportChart(const QString& path, QString* error = nullptr);
   /// Chooses the chart's metric by its store name ("train_loss", "bleu", ...).
@@ -136,6 +139,7 @@ class HistoryPanel : public QWidget {
   void tagWithDialog();
   void untagWithDialog();
   void exportCsvWithDialog();
+  void exportReportWithDialog();
   void exportChartWithDialog();
   void rename(qint64 id, const QString& name);
   void saveSettings() const;
@@ -158,7 +162,7 @@ class HistoryPanel : public QWidget {
   QLineEdit* filter_;
   QLabel* count_label_;
   QToolBar* toolbar_;
-  QAction *load_, *replay_, *rename_, *tag_, *untag_, *delete_, *export_csv_, *export_chart_, *refresh_;
+  QAction *load_, *replay_, *rename_, *tag_, *untag_, *delete_, *export_csv_, *export_report_, *export_chart_, *refresh_;
   QTableView* table_;
   QComboBox* metric_combo_;
   QCustomPlot* chart_;

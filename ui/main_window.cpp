@@ -118,6 +118,17 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
   connect(translation_, &TranslationService::loadFailed, this, [this](const QString& path, const QString& message) {
     showError(tr("Cannot load checkpoint"), message.contains(path) ? message : path + QStringLiteral(": ") + message);
   });
+  connect(translation_, &TranslationService::modelExported, this, [this](const QString& folder, const QString& summary) {
+    busy_->hide();
+    status_label_->setText(tr("Exported to %1 (%2)").arg(folder, summary));
+    Q_EMIT modelExported(folder, summary);
+  });
+  connect(translation_, &TranslationService::exportFailed, this, [this](const QString& folder, const QString& message) {
+    busy_->hide();
+    status_label_->setText(tr("Export failed"));
+    Q_EMIT exportFailed(folder, message);
+    if (isVisible()) showError(tr("Export failed"), message);
+  });
   updateTitle();
   updateRecentMenu();
 }
@@ -194,6 +205,17 @@ void MainWindow::createMenus() {
     showPanel(translate_);
   });
   load_checkpoint->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+  auto* import_folder = file->addAction(tr("&Import Model Folder…"), this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Import an exported model folder"), state_->runsDirectory());
+    if (dir.isEmpty()) return;
+    translation_->loadCheckpoint(dir);
+    showPanel(translate_);
+  });
+  import_folder->setToolTip(tr("Open a folder written by Export Model (model.safetensors and config.json)."));
+  auto* export_model = file->addAction(tr("&Export Model…"), this, &MainWindow::exportDialog);
+  export_model->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  export_model->setToolTip(tr("Write a checkpoint's model as safetensors weights, a JSON config and its "
+                              "tokenizers, for PyTorch and other tools."));
   file->addSeparator();
   auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -358,6 +380,23 @@ void MainWindow::showError(const QString& title, const QString& message) {
   box->setAttribute(Qt::WA_DeleteOnClose);
   box->setObjectName(QStringLiteral("errorBox"));
   box->open();  // window-modal, does not spin a nested event loop
+}
+
+void MainWindow::exportDialog() {
+  QString checkpoint = translation_->hasModel() ? translation_->model().checkpoint : QString();
+  if (checkpoint.isEmpty() || QFileInfo(checkpoint).isDir())
+    checkpoint = QFileDialog::getOpenFileName(this, tr("Export which checkpoint?"), state_->runsDirectory(),
+                                              tr("Checkpoints (*.ckpt);;All files (*)"));
+  if (checkpoint.isEmpty()) return;
+  const QString folder = QFileDialog::getExistingDirectory(
+      this, tr("Export %1 into an empty folder").arg(QFileInfo(checkpoint).fileName()), QFileInfo(checkpoint).absolutePath());
+  if (!folder.isEmpty()) exportModel(checkpoint, folder);
+}
+
+void MainWindow::exportModel(const QString& checkpoint, const QString& folder) {
+  status_label_->setText(tr("Exporting %1…").arg(QFileInfo(checkpoint).fileName()));
+  busy_->show();
+  translation_->exportModel(checkpoint, folder);
 }
 
 void MainWindow::showAbout() {

@@ -61,6 +61,13 @@ class MainWindow : public QMainWindow {
   LmWindow* languageModelWindow();
   /// Shows the language-model window and brings it to the front.
   void showLanguageModelWindow();
+  /// Writes the model of `checkpoint` as a folder (model.safetensors, config.json; see
+  /// ts/train/model_export.h) in the background; ends with modelExported or exportFailed.
+  void exportModel(const QString& checkpoint, const QString& folder);
+
+ Q_SIGNALS:
+  void modelExported(const QString& folder, const QString& summary);
+  void exportFailed(const QString& folder, const QString& message);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -74,6 +81,7 @@ class MainWindow : public QMainWindow {
   void updateRecentMenu();
   void updateTitle();
   void openDialog();
+  void exportDialog();
   void showAbout();
   void showError(const QString& title, const QString& message);
   QDockWidget* addPanel(QWidget* panel, const QString& title, const QString& object_name);

@@ -4,11 +4,14 @@
 #include <optional>
 
 #include <QFileInfo>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrent>
 
 #include "training_controller.h"
 #include "ts/analysis/embeddings.h"
 #include "ts/decode/translator.h"
 #include "ts/model/errors.h"
+#include "ts/train/model_export.h"
 
 namespace ts::ui {
 
@@ -286,6 +289,28 @@ void TranslationService::loadCheckpoint(const QString& path) {
   setPending(+1);
   Q_EMIT loading(path);
   QMetaObject::invokeMethod(worker_, [w = worker_, path] { w->load(path); }, Qt::QueuedConnection);
+}
+
+void TranslationService::exportModel(const QString& checkpoint, const QString& folder) {
+  using Outcome = QPair<bool, QString>;
+  auto* watcher = new QFutureWatcher<Outcome>(this);
+  connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, folder] {
+    const Outcome outcome = watcher->result();
+    watcher->deleteLater();
+    if (outcome.first) Q_EMIT modelExported(folder, outcome.second);
+    else Q_EMIT exportFailed(folder, outcome.second);
+  });
+  watcher->setFuture(QtConcurrent::run([checkpoint, folder]() -> Outcome {
+    try {
+      const auto s = export_model(QFile::encodeName(checkpoint).toStdString(), QFile::encodeName(folder).toStdString());
+      return {true, QObject::tr("%1 parameters, %2 files, %3 MB")
+                        .arg(s.parameters)
+                        .arg(s.files.size())
+                        .arg(static_cast<double>(s.bytes) / 1e6, 0, 'f', 1)};
+    } catch (const std::exception& e) {
+      return {false, QString::fromStdString(error_message(e))};
+    }
+  }));
 }
 
 quint64 TranslationService::translate(const QString& text, const DecodeConfig& decode, bool record_attention) {

@@ -117,6 +117,9 @@ class TranslationService : public QObject {
   void setSnapshot(const ModelSnapshot& snapshot);
   /// Loads a checkpoint on the worker thread: `modelChanged` or `loadFailed` follows.
   void loadCheckpoint(const QString& path);
+  /// Writes the model of `checkpoint` as a folder (model.safetensors, config.json, tokenizers; see
+  /// ts/train/model_export.h) on the thread pool: `modelExported` or `exportFailed` follows.
+  void exportModel(const QString& checkpoint, const QString& folder);
   /// Queues a translation; `translated` follows with the same id.
   quint64 translate(const QString& text, const DecodeConfig& decode, bool record_attention = true);
 
@@ -141,6 +144,8 @@ class TranslationService : public QObject {
   void busyChanged(bool busy);
   void tablesReady(const ts::ui::ModelTables& tables);
   void neighboursReady(const ts::ui::TokenNeighbours& neighbours);
+  void modelExported(const QString& folder, const QString& summary);
+  void exportFailed(const QString& folder, const QString& message);
 
  private:
   class Worker;

@@ -12,7 +12,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "help_commands.h"
 #include "lm_commands.h"
+#include "model_commands.h"
 #include "runs_commands.h"
 #include "terminal_observer.h"
 #include "ts/decode/translator.h"
@@ -23,6 +25,7 @@
 #include "ts/store/sha256.h"
 #include "ts/train/distributed.h"
 #include "ts/train/environment.h"
+#include "ts/train/model_export.h"
 #include "ts/train/run_recorder.h"
 #include "ts/train/trainer.h"
 
@@ -92,7 +95,8 @@ void append_parallel_check(const std::string& file, int rank, int world_size, st
 
 // A run directory means its last checkpoint.
 std::string checkpoint_path(const std::string& run_or_checkpoint) {
-  if (fs::is_directory(run_or_checkpoint)) return (fs::path(run_or_checkpoint) / "last.ckpt").string();
+  if (fs::is_directory(run_or_checkpoint) && !is_model_folder(run_or_checkpoint))
+    return (fs::path(run_or_checkpoint) / "last.ckpt").string();
   return run_or_checkpoint;
 }
 
@@ -377,7 +381,7 @@ int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
 
 struct DecodeArgs {
   std::string checkpoint, attention_json, device = "auto";
-  int beam = 0, top_k = 0, nbest = 1, threads = 0;
+  int beam = 1, top_k = 0, nbest = 1, threads = 0;
   bool sample = false;
   double temperature = 1.0, top_p = 1.0;
   std::uint64_t seed = 0;
@@ -612,6 +616,9 @@ int main(int argc, char** argv) {
   auto* presets = app.add_subcommand("presets", "List the presets with their settings");
   ts::cli::RunsCommands runs(app);
   ts::cli::LmCommands lm(app);
+  ts::cli::ModelCommands models(app);
+  ts::cli::HelpCommands help(app);
+  ts::cli::document_defaults(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -622,6 +629,8 @@ int main(int argc, char** argv) {
     if (*demo) return cmd_demo(demo_args);
     if (runs.chosen()) return runs.dispatch();
     if (lm.chosen()) return lm.dispatch();
+    if (models.chosen()) return models.dispatch();
+    if (help.chosen()) return help.dispatch();
     if (*presets) {
       for (const auto& name : preset_names()) fmt::print("{:16} {}\n", name, preset_description(name));
       return 0;

@@ -13,7 +13,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "ts/store/html_report.h"
 #include "ts/store/run_store.h"
+#include "ts/train/environment.h"
 #include "ts/train/checkpoint.h"
 
 namespace ts::cli {
@@ -202,6 +204,28 @@ int check_store(RunStore& store) {
   return integrity == "ok" ? 0 : 1;
 }
 
+int write_report(RunStore& store, std::int64_t id, std::string out) {
+  ReportOptions options;
+  options.version = version_string();
+  const auto html = html_report(store, id, options);
+  if (out.empty()) out = fmt::format("run-{}.html", id);
+  const auto tmp = out + ".tmp";
+  {
+    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
+    file << html;
+    file.close();
+    if (!file) {
+      std::remove(tmp.c_str());
+      throw std::runtime_error(out + ": cannot write the report");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, out, ec);
+  if (ec) throw std::runtime_error(out + ": cannot write the report: " + ec.message());
+  fmt::print("report of run {} written to {} ({} KB)\n", id, out, (html.size() + 1023) / 1024);
+  return 0;
+}
+
 }  // namespace
 
 RunsCommands::RunsCommands(CLI::App& app) {
@@ -228,8 +252,12 @@ RunsCommands::RunsCommands(CLI::App& app) {
   tag_->add_option("id", args_.id, "Run id")->required();
   tag_->add_option("tag", args_.tag, "Tag")->required();
   tag_->add_flag("--remove", args_.remove, "Remove the tag instead");
+  report_ = runs_->add_subcommand("report", "A self-contained HTML report of a run: config, curves, BLEU/chrF, "
+                                           "sample translations and attention, to share");
+  report_->add_option("id", args_.id, "Run id")->required();
+  report_->add_option("-o,--output", args_.out, "The HTML file to write (default: run-<id>.html)");
   check_ = runs_->add_subcommand("check", "SQLite integrity check and the state of every checkpoint file");
-  for (auto* sub : {list_, show_, compare_, export_, delete_, rename_, tag_, check_})
+  for (auto* sub : {list_, show_, compare_, export_, delete_, rename_, tag_, check_, report_})
     sub->add_option("--db", args_.db, "Run database (default: " + RunStore::default_path() + ")");
 }
 
@@ -244,6 +272,7 @@ int RunsCommands::dispatch() {
   if (compare_->parsed()) return compare_runs(store, args_.ids);
   if (export_->parsed()) return export_run(store, first, args_.format, args_.out);
   if (delete_->parsed()) return delete_run(store, first, args_.yes);
+  if (report_->parsed()) return write_report(store, first, args_.out);
   if (rename_->parsed()) {
     store.rename_run(first, args_.name);
     fmt::print("run {} renamed to \"{}\"\n", first, args_.name);

@@ -1,4 +1,4 @@
-// `transformer-studio-cli runs ...`: list, show, compare, export, delete, rename and tag recorded runs.
+// `transformer-studio-cli runs ...`: list, show, compare, export, report, delete, rename and tag recorded runs.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +30,7 @@ class RunsCommands {
   RunsArgs args_;
   CLI::App* runs_ = nullptr;
   CLI::App *list_ = nullptr, *show_ = nullptr, *compare_ = nullptr, *export_ = nullptr, *delete_ = nullptr,
-           *rename_ = nullptr, *tag_ = nullptr, *check_ = nullptr;
+           *rename_ = nullptr, *tag_ = nullptr, *check_ = nullptr, *report_ = nullptr;
 };
 
 }  // namespace ts::cli

@@ -1,16 +1,19 @@
-// Fuzz target: the checkpoint loader's verification layer (ts/train/checkpoint.h):
-// read_checkpoint_header and read_checkpoint_meta on hostile files. Only ts::CheckpointError may
-// escape (as documented); anything else, a crash or a sanitizer report is a bug.
+// Fuzz target: the checkpoint loader (ts/train/checkpoint.h) and the safetensors reader under it
+// (ts/model/safetensors.h): read_checkpoint_header, read_checkpoint_meta and load_checkpoint on
+// hostile files. Only ts::CheckpointError (ts::SafetensorsError for selector 4) may escape, as
+// documented; anything else, a crash or a sanitizer report is a bug.
 //
 // The input is written to one temp file (created once, rewritten per input). The selector byte
 // picks what the rest of the input is:
-//   0, 1 (and 4..255): the whole file, as is: header checks, size and SHA-256 refusals;
-//   2: the metadata JSON text, stored as "meta" in a real LibTorch archive under a correct header:
-//      what a checkpoint with a valid checksum but hostile metadata does to the meta readers
+//   0, 1 (and 5..255): the whole file, as is: header checks, size and SHA-256 refusals;
+//   2: the metadata JSON text, stored in a safetensors payload under a correct header: what a
+//      checkpoint with a valid checksum but hostile metadata does to the meta readers
 //      (ExperimentConfig, TrainingPosition, format and kind checks);
-//   3: a payload under a correct header (size and SHA-256 fixed up), handed to LibTorch's archive
-//      reader. Off unless TS_FUZZ_CHECKPOINT_PAYLOAD=1: it fuzzes LibTorch's own zip/pickle
-//      parser, which this project cannot fix (see docs/reliability.md).
+//   3: a payload under a correct header (size and SHA-256 fixed up): the safetensors parser, then
+//      the model rebuilt from the metadata and the tensors copied in (load_checkpoint);
+//   4: the bytes as a bare safetensors buffer (as an exported model.safetensors): every tensor read.
+// Version 1 payloads (LibTorch archives) are no longer parsed at all: the seed
+// known-libtorch-segv-payload, which crashed LibTorch's reader, is now refused by its header.
 //
 // TS_FUZZ_WRITE_SEEDS=DIR writes the seed corpus (a real small checkpoint envelope, a truncated one, one
 // with a flipped byte, a plain zip, a metadata seed) into DIR and exits.
@@ -22,10 +25,8 @@
 #include <sstream>
 #include <string>
 
-#include <torch/serialize/input-archive.h>
-#include <torch/serialize/output-archive.h>
-
 #include "fuzz_util.h"
+#include "ts/model/safetensors.h"
 #include "ts/store/sha256.h"
 #include "ts/text/tokenizer.h"
 #include "ts/text/vocab.h"
@@ -48,24 +49,21 @@ void write_file(const std::string& path, std::string_view bytes) {
 }
 
 std::string header_for(std::string_view payload) {
-  return "TRANSFORMER-STUDIO-CHECKPOINT 1 " + ts::sha256_hex(std::string(payload)) + " " +
+  return "TRANSFORMER-STUDIO-CHECKPOINT 2 " + ts::sha256_hex(std::string(payload)) + " " +
          std::to_string(payload.size()) + "\n";
 }
 
-std::string archive_bytes(torch::serialize::OutputArchive& archive) {
+std::string safetensors_bytes(const ts::NamedTensors& tensors, const std::map<std::string, std::string>& metadata) {
   std::string bytes;
-  archive.save_to([&bytes](const void* data, std::size_t size) -> std::size_t {
+  ts::write_safetensors(tensors, metadata, [&bytes](const void* data, std::size_t size) {
     bytes.append(static_cast<const char*>(data), size);
-    return size;
   });
   return bytes;
 }
 
-// A LibTorch archive holding only "meta" = `meta`, under a correct header.
+// A payload holding only the metadata `meta`, under a correct header.
 std::string file_with_meta(std::string_view meta) {
-  torch::serialize::OutputArchive archive;
-  archive.write("meta", c10::IValue(std::string(meta)));
-  const std::string payload = archive_bytes(archive);
+  const std::string payload = safetensors_bytes({}, {{"transformer-studio", std::string(meta)}});
   return header_for(payload) + payload;
 }
 
@@ -89,6 +87,27 @@ void check_file(const std::string& bytes) {
     (void)meta.position.to_json();
   } catch (const ts::CheckpointError& e) {
     TS_FUZZ_CHECK(std::string(e.what()).find(path) != std::string::npos, "CheckpointError names the file");
+  }
+  if (!header_ok) return;
+  try {
+    const ts::LoadedModel loaded = ts::load_checkpoint(path, at::Device(at::kCPU));
+    TS_FUZZ_CHECK(loaded.model, "a loaded checkpoint has a model");
+  } catch (const ts::CheckpointError& e) {
+    TS_FUZZ_CHECK(std::string(e.what()).find(path) != std::string::npos, "CheckpointError names the file");
+  }
+}
+
+void check_safetensors(std::string_view bytes) {
+  try {
+    const ts::SafetensorsReader reader{std::string(bytes), "fuzz.safetensors"};
+    for (const auto& [name, entry] : reader.entries()) {
+      const at::Tensor t = reader.tensor(name);
+      TS_FUZZ_CHECK(t.sizes().vec() == entry.shape, "a tensor has the shape its header gives");
+      TS_FUZZ_CHECK(static_cast<std::uint64_t>(t.numel()) * t.element_size() == entry.end - entry.begin,
+                    "a tensor's bytes match its range");
+    }
+  } catch (const ts::SafetensorsError& e) {
+    TS_FUZZ_CHECK(std::string(e.what()).rfind("fuzz.safetensors: ", 0) == 0, "SafetensorsError names the file");
   }
 }
 
@@ -127,16 +146,14 @@ void write_seed(const std::string& dir, const std::string& name, char selector, 
 
 int write_seeds(const std::string& dir) {
   const std::string meta = seed_meta_json();
-  // A real checkpoint envelope, written by the project's own writer (write_checkpoint_archive, as
-  // save_checkpoint does) with real metadata and one small tensor as "model". (A full
-  // save_checkpoint of the smallest model is ~40 KB: over the seed-size budget, and the
-  // verification layer reads only the header, the checksum and "meta".)
-  torch::serialize::OutputArchive archive, model_archive;
-  archive.write("meta", c10::IValue(meta));
-  model_archive.write("weight", at::arange(6, at::kFloat).reshape({2, 3}));
-  archive.write("model", model_archive);
+  // A real checkpoint envelope, written by the project's own writer (write_checkpoint_file, as
+  // save_checkpoint does) with real metadata and one small tensor as "model.weight". (A full
+  // save_checkpoint of the smallest model is ~40 KB: over the seed-size budget.)
+  const ts::NamedTensors tensors = {{"model.weight", at::arange(6, at::kFloat).reshape({2, 3})},
+                                    {"optimizer.0.step", at::scalar_tensor(3, at::kLong)},
+                                    {"rng.cpu", at::zeros({16}, at::kByte)}};
   const std::string path = dir + "/real.ckpt.tmp";
-  ts::write_checkpoint_archive(path, archive);
+  ts::write_checkpoint_file(path, nlohmann::json::parse(meta), tensors);
   const std::string real = read_file(path);
   std::remove(path.c_str());
   write_seed(dir, "real_checkpoint", 0, real);
@@ -144,17 +161,21 @@ int write_seeds(const std::string& dir) {
   std::string flipped = real;
   flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x20);
   write_seed(dir, "flipped_byte_checkpoint", 1, flipped);
-  // A plain zip (a LibTorch archive without our header, as torch.save would write it).
-  torch::serialize::OutputArchive plain;
-  plain.write("meta", c10::IValue(std::string("{}")));
-  write_seed(dir, "plain_zip", 0, archive_bytes(plain));
+  // A plain zip, as torch.save would write it (local file header, then junk).
+  write_seed(dir, "plain_zip", 0, std::string("PK\x03\x04\x14\x00\x00\x00\x00\x00archive/data.pkl", 30));
+  const std::string payload = safetensors_bytes(tensors, {{"transformer-studio", meta}});
+  write_seed(dir, "payload_real", 3, payload);
+  write_seed(dir, "safetensors_real", 4, payload);
+  write_seed(dir, "safetensors_bf16_bool", 4,
+             safetensors_bytes({{"b", at::ones({2, 2}, at::kBFloat16)}, {"m", at::ones({3}, at::kBool)},
+                                {"s", at::scalar_tensor(1.5, at::kDouble)}, {"e", at::empty({0, 4})}},
+                               {}));
   write_seed(dir, "header_only", 0, header_for("x").substr(0, 96) + "\n");
   write_seed(dir, "meta_json", 2, meta);
   write_seed(dir, "meta_lm_kind", 2, R"({"kind":"lm","format":1})");
   write_seed(dir, "meta_position", 2,
              R"({"format":1,"config":{},"position":{"step":1,"epoch":0,"batch_in_epoch":0,"tokens_seen":0,)"
              R"("elapsed_seconds":0.5,"best_metric":0,"has_best":false,"bad_validations":0},"pipeline":{}})");
-  write_seed(dir, "payload_plain_zip", 3, archive_bytes(plain));
   std::printf("seeds written to %s\n", dir.c_str());
   return 0;
 }
@@ -172,12 +193,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 2:
       check_file(file_with_meta(input.rest));
       break;
-    case 3: {
-      static const bool payload = std::getenv("TS_FUZZ_CHECKPOINT_PAYLOAD") != nullptr &&
-                                  std::string(std::getenv("TS_FUZZ_CHECKPOINT_PAYLOAD")) == "1";
-      if (payload) check_file(header_for(input.rest) + std::string(input.rest));
+    case 3:
+      check_file(header_for(input.rest) + std::string(input.rest));
       break;
-    }
+    case 4:
+      check_safetensors(input.rest);
+      break;
     default:
       check_file(std::string(input.rest));
       break;

@@ -2,8 +2,6 @@
 // docs/reliability.md). Each test failed before its fix.
 #include <gtest/gtest.h>
 
-#include <torch/serialize/output-archive.h>
-
 #include <string>
 
 #include "test_utils.h"
@@ -21,10 +19,8 @@ json valid_position() {
 
 // A checkpoint with an intact envelope (header, size, SHA-256) whose metadata is `meta`.
 std::string write_with_meta(const test::TempDir& dir, const json& meta) {
-  torch::serialize::OutputArchive archive;
-  archive.write("meta", c10::IValue(meta.dump()));
   const std::string path = dir.file("hostile.ckpt");
-  write_checkpoint_archive(path, archive);
+  write_checkpoint_file(path, meta, {});
   return path;
 }
 

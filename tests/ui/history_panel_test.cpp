@@ -386,6 +386,31 @@ class HistoryPanelTest : public QObject {
     QVERIFY2(error.contains("/nonexistent-dir/x.csv"), qPrintable(error));
   }
 
+  void exportsAnHtmlReportOfOneRun() {
+    makeThreeRuns();
+    StudioState state;
+    state.setDatabasePath(db_);
+    HistoryPanel panel(&state, nullptr);
+    auto* action = panel.findChild<QAction*>(QStringLiteral("historyExportReport"));
+    QVERIFY(action);
+    panel.selectRuns({1, 3});
+    QVERIFY(!action->isEnabled());  // one run at a time
+    panel.selectRun(1);
+    QVERIFY(action->isEnabled());
+    const QString path = QDir(dir_->path()).filePath(QStringLiteral("report.html"));
+    QString error;
+    QVERIFY2(panel.exportReport(path, &error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString html = QString::fromUtf8(file.readAll());
+    QVERIFY(html.startsWith(QStringLiteral("<!DOCTYPE html>"), Qt::CaseInsensitive));
+    QVERIFY(html.contains(QStringLiteral("small")));       // the run's name
+    QVERIFY(html.contains(QStringLiteral("<svg")));        // its curves
+    QVERIFY(!html.contains(QStringLiteral("https://")));  // self-contained
+    QVERIFY(!panel.exportReport(QStringLiteral("/nonexistent-dir/r.html"), &error));
+    QVERIFY2(error.contains("/nonexistent-dir/r.html"), qPrintable(error));
+  }
+
   void exportsTheChart() {
     makeThreeRuns();
     StudioState state;

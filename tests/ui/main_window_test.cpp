@@ -14,6 +14,8 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
+
+#include <optional>
 #include <QSpinBox>
 #include <QTest>
 #include <QTimer>
@@ -230,6 +232,43 @@ class MainWindowTest : public QObject {
     w.translatePanel()->translateText(QStringLiteral("The dog runs."));
     QVERIFY(translated.wait(10000));
     QCOMPARE(translated.last().at(0).value<TranslationResult>().model, w.translation()->model().label);
+
+    // File > Export Model, then File > Import Model Folder: the folder translates identically.
+    // (A model change re-translates the panel's text too, so results are matched by source.)
+    const auto result_for = [&](const QString& source, int from) -> std::optional<TranslationResult> {
+      for (int i = translated.count() - 1; i >= from; --i) {
+        const auto r = translated.at(i).at(0).value<TranslationResult>();
+        if (r.source == source) return r;
+      }
+      return std::nullopt;
+    };
+    const QString sentence = QStringLiteral("The dog runs.");
+    QVERIFY(test::wait_until([&] { return result_for(sentence, 0).has_value(); }, 10000));
+    const QString before = result_for(sentence, 0)->text;
+    const QString folder = QDir(dir.path()).filePath(QStringLiteral("exported"));
+    QSignalSpy exported(&w, &MainWindow::modelExported);
+    w.exportModel(w.translation()->model().checkpoint, folder);
+    QVERIFY(exported.wait(30000));
+    QVERIFY(QFileInfo(QDir(folder).filePath(QStringLiteral("model.safetensors"))).size() > 0);
+    QVERIFY(QFileInfo::exists(QDir(folder).filePath(QStringLiteral("config.json"))));
+    w.translation()->loadCheckpoint(folder);
+    QVERIFY(model_changed.wait(10000));
+    QCOMPARE(w.translation()->model().checkpoint, folder);
+    const int from = translated.count();
+    w.translatePanel()->translateText(sentence);
+    QVERIFY(test::wait_until([&] { return result_for(sentence, from).has_value(); }, 10000));
+    QCOMPARE(result_for(sentence, from)->model, w.translation()->model().label);
+    QCOMPARE(result_for(sentence, from)->text, before);
+    // Exporting into a folder with other files in it is refused by name, and nothing is written.
+    QFile other(QDir(dir.path()).filePath(QStringLiteral("busy/notes.txt")));
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("busy")) && other.open(QIODevice::WriteOnly));
+    other.close();
+    QSignalSpy failed(&w, &MainWindow::exportFailed);
+    w.hide();  // no message box
+    w.exportModel(folder, QDir(dir.path()).filePath(QStringLiteral("busy")));
+    QVERIFY(failed.wait(30000));
+    QVERIFY(failed.at(0).at(1).toString().contains(QStringLiteral("busy")));
+    QVERIFY(!QFileInfo::exists(QDir(dir.path()).filePath(QStringLiteral("busy/model.safetensors"))));
   }
 
   void closingDuringTrainingStopsAndKeepsTheCheckpoint() {

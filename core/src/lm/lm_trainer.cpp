@@ -9,8 +9,6 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
 #include <torch/optim/adamw.h>
-#include <torch/serialize/input-archive.h>
-#include <torch/serialize/output-archive.h>
 
 #include "ts/model/errors.h"
 #include "ts/model/precision.h"
@@ -38,26 +36,30 @@ nlohmann::json meta_to_json(const LmCheckpointMeta& m) {
           {"metrics", m.metrics}};
 }
 
-LmCheckpointMeta meta_from_archive(torch::serialize::InputArchive& archive, const std::string& path) {
-  c10::IValue value;
-  if (!archive.try_read("meta", value) || !value.isString()) fail(path, "not a Transformer Studio checkpoint (no metadata)");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(value.toStringRef());
-  } catch (const std::exception& e) {
-    fail(path, std::string("damaged checkpoint metadata: ") + e.what());
-  }
+LmCheckpointMeta meta_from_json(const nlohmann::json& j, const std::string& path) {
   if (j.value("kind", "") != "lm") fail(path, "is a translation checkpoint, not a language model (use translate)");
   try {
-    if (j.at("format").get<int>() != 1) fail(path, "language-model checkpoint format " + j.at("format").dump() + " is newer than this program");
+    // Typed reads: get<std::int64_t>() on 1e300 is undefined behaviour, and a matching checksum
+    // proves the file intact, not its metadata sane.
+    const auto integer = [](const nlohmann::json& v, const char* key) {
+      if (!v.at(key).is_number_integer()) throw std::invalid_argument(std::string(key) + ": expected an integer");
+      return v.at(key).get<std::int64_t>();
+    };
+    const auto number = [](const nlohmann::json& v, const char* key) {
+      if (!v.at(key).is_number()) throw std::invalid_argument(std::string(key) + ": expected a number");
+      return v.at(key).get<double>();
+    };
+    if (integer(j, "format") != 1) fail(path, "language-model checkpoint format " + j.at("format").dump() + " is newer than this program");
     LmCheckpointMeta m;
     m.config = LmConfig::from_json(j.at("config"));
     m.codec = LmCodec::from_json(j.at("codec"));
     m.text_path = j.value("text", "");
     const auto& p = j.at("position");
-    m.step = p.at("step").get<std::int64_t>();
-    m.elapsed_seconds = p.at("elapsed_seconds").get<double>();
-    m.best_val = p.at("best_val").get<double>();
+    m.step = integer(p, "step");
+    if (m.step < 0) throw std::invalid_argument("step: negative");
+    m.elapsed_seconds = number(p, "elapsed_seconds");
+    m.best_val = number(p, "best_val");
+    if (!p.at("has_best").is_boolean()) throw std::invalid_argument("has_best: expected true or false");
     m.has_best = p.at("has_best").get<bool>();
     m.metrics = j.value("metrics", nlohmann::json::object());
     return m;
@@ -70,23 +72,18 @@ LmCheckpointMeta meta_from_archive(torch::serialize::InputArchive& archive, cons
 
 }  // namespace
 
-LmCheckpointMeta read_lm_checkpoint_meta(const std::string& path) {
-  torch::serialize::InputArchive archive;
-  read_checkpoint_archive(path, archive, at::Device(at::kCPU));
-  return meta_from_archive(archive, path);
-}
+LmCheckpointMeta read_lm_checkpoint_meta(const std::string& path) { return meta_from_json(CheckpointFile::open(path).meta(), path); }
 
 LoadedLanguageModel load_lm_checkpoint(const std::string& path, const at::Device& device) {
-  torch::serialize::InputArchive archive;
-  read_checkpoint_archive(path, archive, device);
+  const auto file = CheckpointFile::open(path);
   LoadedLanguageModel loaded;
-  loaded.meta = meta_from_archive(archive, path);
+  loaded.meta = meta_from_json(file.meta(), path);
   try {
     loaded.model = build_language_model(loaded.meta.config, static_cast<std::int64_t>(loaded.meta.codec.vocab().size()));
     loaded.model->to(device);
-    torch::serialize::InputArchive model_archive;
-    archive.read("model", model_archive);
-    load_module_checked(*loaded.model, model_archive, path);
+    file.load_module(*loaded.model, "model.");
+  } catch (const CheckpointError&) {
+    throw;
   } catch (const std::exception& e) {
     fail(path, "cannot rebuild the language model: " + error_message(e));
   }
@@ -131,23 +128,12 @@ struct LmTrainer::State {
 
   std::string save(const std::string& kind) {
     const auto path = (fs::path(options.out_dir) / (kind + ".ckpt")).string();
-    torch::serialize::OutputArchive archive;
-    archive.write("meta", c10::IValue(meta_to_json(meta()).dump()));
-    torch::serialize::OutputArchive model_archive, optimizer_archive;
-    model->save(model_archive);
-    archive.write("model", model_archive);
-    optimizer->save(optimizer_archive);
-    archive.write("optimizer", optimizer_archive);
-    {
-      auto generator = at::detail::getDefaultCPUGenerator();  // dropout's masks
-      std::lock_guard<std::mutex> lock(generator.mutex());
-      archive.write("rng", generator.get_state());
-    }
-    {
-      std::lock_guard<std::mutex> lock(batch_generator.mutex());
-      archive.write("batch_rng", batch_generator.get_state());
-    }
-    const auto header = write_checkpoint_archive(path, archive);
+    NamedTensors tensors;
+    append_module_state(tensors, "model.", *model);
+    append_optimizer_state(tensors, "optimizer.", *optimizer);
+    append_generator_state(tensors, "rng.cpu", at::detail::getDefaultCPUGenerator());  // dropout's masks
+    append_generator_state(tensors, "rng.batch", batch_generator);
+    const auto header = write_checkpoint_file(path, meta_to_json(meta()), tensors);
     if (observer) {
       CheckpointEvent e;
       e.path = path;
@@ -163,27 +149,15 @@ struct LmTrainer::State {
   }
 
   void resume(const std::string& path) {
-    torch::serialize::InputArchive archive;
-    read_checkpoint_archive(path, archive, device);
-    const auto m = meta_from_archive(archive, path);
+    const auto file = CheckpointFile::open(path);
+    const auto m = meta_from_json(file.meta(), path);
     if (!(m.codec.vocab() == data.codec.vocab()))
       fail(path, "its vocabulary differs from the prepared text's (prepare the text with the checkpoint's codec)");
-    torch::serialize::InputArchive model_archive, optimizer_archive;
-    archive.read("model", model_archive);
-    load_module_checked(*model, model_archive, path);
-    if (!archive.try_read("optimizer", optimizer_archive)) fail(path, "holds no optimizer state");
-    optimizer->load(optimizer_archive);
-    at::Tensor rng, batch_rng;
-    if (!archive.try_read("rng", rng) || !archive.try_read("batch_rng", batch_rng)) fail(path, "holds no RNG state");
-    {
-      auto generator = at::detail::getDefaultCPUGenerator();
-      std::lock_guard<std::mutex> lock(generator.mutex());
-      generator.set_state(rng.to(at::kCPU));
-    }
-    {
-      std::lock_guard<std::mutex> lock(batch_generator.mutex());
-      batch_generator.set_state(batch_rng.to(at::kCPU));
-    }
+    file.load_module(*model, "model.");
+    if (!file.contains("rng.cpu")) fail(path, "holds no optimizer state");
+    file.load_optimizer(*optimizer, "optimizer.");
+    file.load_generator(at::detail::getDefaultCPUGenerator(), "rng.cpu");
+    file.load_generator(batch_generator, "rng.batch");
     step = m.step;
     elapsed = m.elapsed_seconds;
     best_val = m.best_val;

@@ -237,14 +237,16 @@ SentencePieceModel SentencePieceModule::load(std::string_view model) const {
 std::vector<std::string> sentencepiece_module_candidates() {
   if (const char* path = std::getenv(kEnvVar); path != nullptr && *path != '\0') return {path};
   std::vector<std::string> candidates;
-#ifdef TS_SENTENCEPIECE_MODULE_PATH
-  candidates.emplace_back(TS_SENTENCEPIECE_MODULE_PATH);
-#endif
+  // Next to the binary first: an installed or unpacked package uses its own module even when the
+  // build tree it was made from still exists. From the build tree these do not exist.
   if (const auto dir = executable_dir(); !dir.empty()) {
     candidates.push_back((dir / TS_SENTENCEPIECE_MODULE_NAME).string());
     candidates.push_back(
         (dir / ".." / "lib" / "transformer-studio" / TS_SENTENCEPIECE_MODULE_NAME).string());
   }
+#ifdef TS_SENTENCEPIECE_MODULE_PATH
+  candidates.emplace_back(TS_SENTENCEPIECE_MODULE_PATH);
+#endif
 #ifdef TS_SENTENCEPIECE_INSTALL_DIR
   candidates.push_back(std::string(TS_SENTENCEPIECE_INSTALL_DIR) + "/" +
                        TS_SENTENCEPIECE_MODULE_NAME);

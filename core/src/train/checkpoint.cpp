@@ -1,6 +1,8 @@
 // Checkpoint files (see ts/train/checkpoint.h).
 #include "ts/train/checkpoint.h"
+#include "ts/train/model_export.h"
 
+#include "ts/model/errors.h"
 #include "ts/store/sha256.h"
 #include "ts/text/files.h"
 
@@ -13,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <fstream>
 #include <sstream>
 #include <string_view>
@@ -20,10 +23,11 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <c10/util/string_utils.h>
 #include <torch/nn/module.h>
+#include <torch/optim/adam.h>
+#include <torch/optim/adamw.h>
 #include <torch/optim/optimizer.h>
-#include <torch/serialize/input-archive.h>
-#include <torch/serialize/output-archive.h>
 
 namespace ts {
 namespace {
@@ -76,7 +80,8 @@ void write_atomically(const std::string& path, const std::function<void(int)>& w
 }
 
 constexpr const char* kMagic = "TRANSFORMER-STUDIO-CHECKPOINT";
-constexpr int kEnvelopeVersion = 1;
+constexpr int kEnvelopeVersion = 2;
+constexpr const char* kMetaKey = "transformer-studio";
 
 void check_is_file(const std::string& path) {
   std::error_code ec;
@@ -96,6 +101,10 @@ CheckpointHeader parse_header(const std::string& path, std::istream& in) {
   std::uint64_t bytes = 0;
   if (c != '\n' || !(fields >> magic >> version >> sha >> bytes) || magic != kMagic)
     fail(path, "not a Transformer Studio checkpoint (unknown file format)");
+  if (version == 1)
+    fail(path, "was written by Transformer Studio 0.1 as a LibTorch archive, which this version no longer opens "
+               "(loading one compiles TorchScript, so a crafted file could run code). If you trust the file, "
+               "convert it once: transformer-studio-cli upgrade-checkpoint " + path);
   if (version != kEnvelopeVersion) fail(path, "checkpoint envelope version " + std::to_string(version) + " is not supported");
   if (sha.size() != 64) fail(path, "damaged checkpoint header");
   return {sha, bytes, line.size() + 1};
@@ -117,20 +126,8 @@ std::string read_verified_payload(const std::string& path) {
   return payload;
 }
 
-void open_archive(const std::string& path, torch::serialize::InputArchive& archive, const c10::optional<at::Device>& device) {
-  std::istringstream payload(read_verified_payload(path));
+CheckpointMeta meta_from_json(const nlohmann::json& j, const std::string& path) {
   try {
-    archive.load_from(payload, device);
-  } catch (const std::exception& e) {
-    fail(path, std::string("unreadable checkpoint: ") + e.what());
-  }
-}
-
-CheckpointMeta meta_from_archive(torch::serialize::InputArchive& archive, const std::string& path) {
-  c10::IValue value;
-  if (!archive.try_read("meta", value) || !value.isString()) fail(path, "not a Transformer Studio checkpoint (no metadata)");
-  try {
-    const auto j = nlohmann::json::parse(value.toStringRef());
     CheckpointMeta meta;
     if (j.value("kind", "") == "lm") fail(path, "is a language-model checkpoint: use lm-generate");
     if (!j.at("format").is_number_integer()) fail(path, "damaged checkpoint metadata: format is not an integer");
@@ -146,6 +143,72 @@ CheckpointMeta meta_from_archive(torch::serialize::InputArchive& archive, const 
     throw;
   } catch (const std::exception& e) {
     fail(path, std::string("damaged checkpoint metadata: ") + e.what());
+  }
+}
+
+std::string shape_text(at::IntArrayRef shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
+
+// Every parameter of `optimizer`, in group order: the index is the parameter's name in the file.
+std::vector<at::Tensor> optimizer_parameters(const torch::optim::Optimizer& optimizer) {
+  std::vector<at::Tensor> all;
+  for (const auto& group : optimizer.param_groups())
+    for (const auto& p : group.params()) all.push_back(p);
+  return all;
+}
+
+template <class State>
+bool append_adam_state(NamedTensors& out, const std::string& prefix, const torch::optim::Optimizer& optimizer) {
+  const auto params = optimizer_parameters(optimizer);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const auto it = optimizer.state().find(c10::guts::to_string(params[i].unsafeGetTensorImpl()));
+    if (it == optimizer.state().end()) continue;  // never stepped
+    const auto* state = dynamic_cast<const State*>(it->second.get());
+    if (!state) return false;
+    const auto name = prefix + std::to_string(i) + ".";
+    out.emplace_back(name + "step", at::scalar_tensor(state->step(), at::kLong));
+    out.emplace_back(name + "exp_avg", state->exp_avg());
+    out.emplace_back(name + "exp_avg_sq", state->exp_avg_sq());
+    if (state->max_exp_avg_sq().defined()) out.emplace_back(name + "max_exp_avg_sq", state->max_exp_avg_sq());
+  }
+  return true;
+}
+
+template <class State>
+void load_adam_state(const SafetensorsReader& file, const std::string& prefix, torch::optim::Optimizer& optimizer,
+                     const std::string& path) {
+  const auto params = optimizer_parameters(optimizer);
+  // The file may hold no state for a parameter that was never stepped, but none for a parameter
+  // the optimizer does not have.
+  for (const auto& [name, entry] : file.entries()) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    const auto rest = name.substr(prefix.size());
+    std::size_t digits = 0;
+    while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
+    if (digits == 0 || digits > 9 || std::stoul(rest.substr(0, digits)) >= params.size())
+      fail(path, "holds optimizer state \"" + name + "\" for a parameter the model does not have");
+  }
+  at::NoGradGuard no_grad;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const auto name = prefix + std::to_string(i) + ".";
+    if (!file.contains(name + "step")) continue;
+    const auto& p = params[i];
+    auto moment = [&](const std::string& which) {
+      const auto key = name + which;
+      const auto t = file.tensor(key);
+      if (t.sizes() != p.sizes() || t.scalar_type() != p.scalar_type())
+        fail(path, fmt::format("optimizer state {} is {} {}, its parameter {} {}", key, c10::toString(t.scalar_type()),
+                               shape_text(t.sizes()), c10::toString(p.scalar_type()), shape_text(p.sizes())));
+      return t.to(p.device());
+    };
+    const auto step = file.tensor(name + "step");
+    if (step.dim() != 0 || step.scalar_type() != at::kLong || step.item<std::int64_t>() < 0)
+      fail(path, "optimizer state " + name + "step is not a non-negative integer");
+    auto state = std::make_unique<State>();
+    state->step(step.item<std::int64_t>());
+    state->exp_avg(moment("exp_avg"));
+    state->exp_avg_sq(moment("exp_avg_sq"));
+    if (file.contains(name + "max_exp_avg_sq")) state->max_exp_avg_sq(moment("max_exp_avg_sq"));
+    optimizer.state()[c10::guts::to_string(p.unsafeGetTensorImpl())] = std::move(state);
   }
 }
 
@@ -204,24 +267,34 @@ CheckpointHeader save_checkpoint(const std::string& path, const CheckpointMeta& 
   const nlohmann::json j = {{"format", meta.format}, {"config", meta.config.to_json()},
                             {"position", meta.position.to_json()}, {"corpus", meta.corpus_path},
                             {"pipeline", meta.pipeline}, {"metrics", meta.metrics}};
-  torch::serialize::OutputArchive archive;
-  archive.write("meta", c10::IValue(j.dump()));
-  torch::serialize::OutputArchive model_archive;
-  model->save(model_archive);
-  archive.write("model", model_archive);
+  NamedTensors tensors;
+  append_module_state(tensors, "model.", *model);
   if (optimizer) {
-    torch::serialize::OutputArchive optimizer_archive;
-    optimizer->save(optimizer_archive);
-    archive.write("optimizer", optimizer_archive);
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    archive.write("rng", generator.get_state());
+    append_optimizer_state(tensors, "optimizer.", *optimizer);
+    append_generator_state(tensors, "rng.cpu", at::detail::getDefaultCPUGenerator());
   }
-  return write_checkpoint_archive(path, archive);
+  return write_checkpoint_file(path, j, tensors);
 }
 
-CheckpointHeader write_checkpoint_archive(const std::string& path, torch::serialize::OutputArchive& archive) {
-  // The archive is streamed into the file while it is hashed, so no copy of it (hundreds of MB for
+void append_module_state(NamedTensors& out, const std::string& prefix, const torch::nn::Module& module) {
+  for (const auto& item : module.named_parameters()) out.emplace_back(prefix + item.key(), item.value());
+  for (const auto& item : module.named_buffers()) out.emplace_back(prefix + item.key(), item.value());
+}
+
+void append_optimizer_state(NamedTensors& out, const std::string& prefix, const torch::optim::Optimizer& optimizer) {
+  const bool done = dynamic_cast<const torch::optim::AdamW*>(&optimizer)
+                        ? append_adam_state<torch::optim::AdamWParamState>(out, prefix, optimizer)
+                        : append_adam_state<torch::optim::AdamParamState>(out, prefix, optimizer);
+  if (!done) throw std::logic_error("checkpoints keep the state of Adam and AdamW only");
+}
+
+void append_generator_state(NamedTensors& out, const std::string& name, at::Generator generator) {
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  out.emplace_back(name, generator.get_state());
+}
+
+CheckpointHeader write_checkpoint_file(const std::string& path, const nlohmann::json& meta, const NamedTensors& tensors) {
+  // The payload is streamed into the file while it is hashed, so no copy of it (hundreds of MB for
   // a large vocabulary with its Adam state) is held in memory. The header goes first in the file but
   // needs the digest and size: a fixed-width placeholder is written, then overwritten at the end
   // (the size is zero-padded to 20 digits; readers parse it as a number).
@@ -233,11 +306,10 @@ CheckpointHeader write_checkpoint_archive(const std::string& path, torch::serial
     const auto placeholder = header_line(header.sha256, 0);
     write_all(fd, placeholder, path);
     Sha256 digest;
-    archive.save_to([&](const void* data, std::size_t size) -> std::size_t {
+    write_safetensors(tensors, {{kMetaKey, meta.dump()}}, [&](const void* data, std::size_t size) {
       write_all(fd, std::string_view(static_cast<const char*>(data), size), path);
       digest.update(data, size);
       header.payload_bytes += size;
-      return size;
     });
     header.sha256 = digest.hex();
     const auto line = header_line(header.sha256, header.payload_bytes);
@@ -248,70 +320,101 @@ CheckpointHeader write_checkpoint_archive(const std::string& path, torch::serial
   return header;
 }
 
-void read_checkpoint_archive(const std::string& path, torch::serialize::InputArchive& archive, const at::Device& device) {
-  open_archive(path, archive, device);
+CheckpointFile CheckpointFile::open(const std::string& path) {
+  CheckpointFile file;
+  file.path_ = path;
+  try {
+    file.tensors_ = std::make_shared<const SafetensorsReader>(read_verified_payload(path), path);
+  } catch (const SafetensorsError& e) {
+    throw CheckpointError(std::string(e.what()) + " (the checksum matched: the file was written this way)");
+  }
+  const auto& metadata = file.tensors_->metadata();
+  const auto it = metadata.find(kMetaKey);
+  if (it == metadata.end()) fail(path, "not a Transformer Studio checkpoint (no metadata)");
+  try {
+    file.meta_ = nlohmann::json::parse(it->second);
+  } catch (const std::exception& e) {
+    fail(path, std::string("damaged checkpoint metadata: ") + e.what());
+  }
+  if (!file.meta_.is_object()) fail(path, "damaged checkpoint metadata: not a JSON object");
+  return file;
 }
 
-CheckpointMeta read_checkpoint_meta(const std::string& path) {
-  torch::serialize::InputArchive archive;
-  open_archive(path, archive, at::Device(at::kCPU));
-  return meta_from_archive(archive, path);
-}
-
-void load_module_checked(torch::nn::Module& module, torch::serialize::InputArchive& archive, const std::string& path) {
-  std::vector<std::pair<std::string, std::vector<std::int64_t>>> expected;
-  for (const auto& item : module.named_parameters()) expected.emplace_back(item.key(), item.value().sizes().vec());
-  for (const auto& item : module.named_buffers()) expected.emplace_back(item.key(), item.value().sizes().vec());
-  module.load(archive);
-  // LibTorch takes every tensor as the file has it (Tensor::set_), whatever its shape.
-  auto now = module.named_parameters();
-  auto buffers = module.named_buffers();
-  for (const auto& [name, shape] : expected) {
-    const auto* t = now.find(name);
-    if (!t) t = buffers.find(name);
-    if (t && t->sizes().vec() != shape)
+void load_module_state(torch::nn::Module& module, const SafetensorsReader& file, const std::string& prefix,
+                       const std::string& path) {
+  std::vector<std::pair<std::string, at::Tensor>> targets;
+  for (const auto& item : module.named_parameters()) targets.emplace_back(item.key(), item.value());
+  for (const auto& item : module.named_buffers()) targets.emplace_back(item.key(), item.value());
+  std::set<std::string> expected;
+  for (const auto& [name, t] : targets) expected.insert(prefix + name);
+  for (const auto& [name, entry] : file.entries())
+    if (name.rfind(prefix, 0) == 0 && !expected.count(name))
+      fail(path, "holds a tensor the model does not have: " + name + " (another kind of model or configuration?)");
+  at::NoGradGuard no_grad;
+  for (const auto& [name, target] : targets) {
+    const auto key = prefix + name;
+    if (!file.contains(key)) fail(path, "lacks the weights " + key + " (another kind of model or configuration?)");
+    const auto& entry = file.entries().at(key);
+    if (entry.shape != target.sizes().vec() || entry.dtype != target.scalar_type())
       fail(path, fmt::format("the weights do not fit the model its metadata describes (another vocabulary or "
-                             "configuration?): {} has shape [{}] in the file, [{}] expected",
-                             name, fmt::join(t->sizes().vec(), ", "), fmt::join(shape, ", ")));
+                              "configuration?): {} is {} {} in the file, {} {} expected",
+                              key, c10::toString(entry.dtype), shape_text(entry.shape), c10::toString(target.scalar_type()),
+                              shape_text(target.sizes())));
+    target.copy_(file.tensor(key));
   }
 }
 
+void CheckpointFile::load_module(torch::nn::Module& module, const std::string& prefix) const {
+  load_module_state(module, *tensors_, prefix, path_);
+}
+
+void CheckpointFile::load_optimizer(torch::optim::Optimizer& optimizer, const std::string& prefix) const {
+  if (dynamic_cast<torch::optim::AdamW*>(&optimizer))
+    load_adam_state<torch::optim::AdamWParamState>(*tensors_, prefix, optimizer, path_);
+  else if (dynamic_cast<torch::optim::Adam*>(&optimizer))
+    load_adam_state<torch::optim::AdamParamState>(*tensors_, prefix, optimizer, path_);
+  else
+    throw std::logic_error("checkpoints keep the state of Adam and AdamW only");
+}
+
+void CheckpointFile::load_generator(at::Generator generator, const std::string& name) const {
+  if (!tensors_->contains(name)) fail(path_, "holds no RNG state " + name);
+  const auto state = tensors_->tensor(name);
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  try {
+    generator.set_state(state);
+  } catch (const std::exception& e) {
+    fail(path_, "damaged RNG state " + name + ": " + error_message(e));
+  }
+}
+
+CheckpointMeta read_checkpoint_meta(const std::string& path) { return meta_from_json(CheckpointFile::open(path).meta(), path); }
+
 LoadedModel load_checkpoint(const std::string& path, const at::Device& device) {
-  torch::serialize::InputArchive archive;
-  open_archive(path, archive, device);
+  if (is_model_folder(path)) return import_model(path, device);
+  const auto file = CheckpointFile::open(path);
   LoadedModel loaded;
-  loaded.meta = meta_from_archive(archive, path);
+  loaded.meta = meta_from_json(file.meta(), path);
   try {
     loaded.pipeline = TextPipeline::from_json(loaded.meta.pipeline);
     loaded.model = build_model(loaded.meta.config.model, static_cast<std::int64_t>(loaded.pipeline.src_vocab->size()),
                                static_cast<std::int64_t>(loaded.pipeline.tgt_vocab->size()), Vocab::kPad,
                                loaded.pipeline.shared_vocab);
     loaded.model->to(device);
-    torch::serialize::InputArchive model_archive;
-    archive.read("model", model_archive);
-    load_module_checked(*loaded.model, model_archive, path);
+    file.load_module(*loaded.model, "model.");
   } catch (const CheckpointError&) {
     throw;
   } catch (const std::exception& e) {
-    fail(path, std::string("cannot rebuild the model: ") + e.what());
+    fail(path, std::string("cannot rebuild the model: ") + error_message(e));
   }
   return loaded;
 }
 
 void load_training_state(const std::string& path, torch::optim::Optimizer& optimizer, bool restore_rng) {
-  torch::serialize::InputArchive archive;
-  const auto device = optimizer.param_groups().front().params().front().device();
-  open_archive(path, archive, device);
-  torch::serialize::InputArchive optimizer_archive;
-  if (!archive.try_read("optimizer", optimizer_archive)) fail(path, "holds no optimizer state (a model-only export?)");
-  optimizer.load(optimizer_archive);
-  if (restore_rng) {
-    at::Tensor state;
-    if (!archive.try_read("rng", state)) fail(path, "holds no RNG state");
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(state.to(at::kCPU));
-  }
+  const auto file = CheckpointFile::open(path);
+  if (!file.contains("rng.cpu")) fail(path, "holds no optimizer state (a model-only export?)");
+  file.load_optimizer(optimizer, "optimizer.");
+  if (restore_rng) file.load_generator(at::detail::getDefaultCPUGenerator(), "rng.cpu");
 }
 
 }  // namespace ts

@@ -322,8 +322,16 @@ ExperimentConfig load_config_file(const std::string& path) {
   if (!in) throw ConfigError(path + ": cannot open config file");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  json j = json::parse(buffer.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) throw ConfigError(path + ": not valid JSON");
+  // Comments (// and /* */) are allowed: the files in resources/configs/ explain every key.
+  json j;
+  try {
+    j = json::parse(buffer.str(), nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const json::parse_error& e) {
+    // "[json.exception.parse_error.101] parse error at line 3, column 5: ..." -> from "line".
+    const std::string what = e.what();
+    const auto at = what.find("line ");
+    throw ConfigError(path + ": not valid JSON (" + (at == std::string::npos ? what : what.substr(at)) + ")");
+  }
   try {
     return ExperimentConfig::from_json(j);
   } catch (const ConfigError& e) {

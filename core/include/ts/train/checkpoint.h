@@ -2,18 +2,26 @@
 // text pipeline (tokenizers and vocabularies) and config. Written atomically: temp file, fsync,
 // rename, so a crash never leaves a half-written checkpoint under the real name.
 //
-// File layout: one header line "TRANSFORMER-STUDIO-CHECKPOINT 1 <sha256 of payload> <payload bytes>\n"
-// followed by the LibTorch archive (the payload). Loading checks the header, the size and the
-// SHA-256 before LibTorch parses anything: LibTorch can crash on malformed archives.
+// File layout: one header line "TRANSFORMER-STUDIO-CHECKPOINT 2 <sha256 of payload> <payload bytes>\n"
+// followed by the payload, a safetensors buffer (ts/model/safetensors.h): the metadata JSON under
+// "transformer-studio", and the tensors "model.<parameter>", "optimizer.<i>.<moment>" and "rng.<name>".
+// A checkpoint is data, never code: loading checks the header, the size and the SHA-256, then
+// the safetensors structure, then each tensor's name, dtype and shape against the model the
+// metadata describes. No LibTorch deserialiser (whose archives are TorchScript programs) is used.
+//
+// Version 1 files (a LibTorch archive under the same header line) are refused with a pointer to
+// `upgrade_legacy_checkpoint` (ts/train/legacy_checkpoint.h), which converts a trusted one.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
+#include "ts/model/safetensors.h"
 #include "ts/model/transformer.h"
 #include "ts/train/config.h"
 #include "ts/train/data.h"
@@ -23,10 +31,6 @@ class Module;
 }
 namespace torch::optim {
 class Optimizer;
-}
-namespace torch::serialize {
-class InputArchive;
-class OutputArchive;
 }
 
 namespace ts {
@@ -74,11 +78,46 @@ CheckpointHeader read_checkpoint_header(const std::string& path);
 CheckpointHeader save_checkpoint(const std::string& path, const CheckpointMeta& meta, Transformer& model,
                      torch::optim::Optimizer* optimizer);
 
-/// The envelope alone, for other kinds of checkpoint (the language models of ts/lm): streams
-/// `archive` atomically into `path` under the header line; returns the header.
-CheckpointHeader write_checkpoint_archive(const std::string& path, torch::serialize::OutputArchive& archive);
-/// Verifies the envelope of `path` (header, size, SHA-256), then loads its archive onto `device`.
-void read_checkpoint_archive(const std::string& path, torch::serialize::InputArchive& archive, const at::Device& device);
+/// The state a checkpoint keeps, as named tensors: a module's parameters and buffers under
+/// `prefix`; an Adam/AdamW optimizer's moments and step counts under `prefix` (by parameter
+/// index across its groups); a CPU generator's state as `name`.
+void append_module_state(NamedTensors& out, const std::string& prefix, const torch::nn::Module& module);
+void append_optimizer_state(NamedTensors& out, const std::string& prefix, const torch::optim::Optimizer& optimizer);
+void append_generator_state(NamedTensors& out, const std::string& name, at::Generator generator);
+
+/// Copies the `prefix` tensors of `file` into `module`'s parameters and buffers (on their devices),
+/// refusing (CheckpointError naming `path`) a tensor that is missing, left over, or of another
+/// shape or dtype.
+void load_module_state(torch::nn::Module& module, const SafetensorsReader& file, const std::string& prefix,
+                       const std::string& path);
+
+/// The envelope for any kind of checkpoint (the language models of ts/lm too): writes `meta` and
+/// `tensors` atomically into `path` under the header line; returns the header.
+CheckpointHeader write_checkpoint_file(const std::string& path, const nlohmann::json& meta, const NamedTensors& tensors);
+
+/// A checkpoint file opened and verified (envelope, SHA-256, safetensors structure, metadata JSON).
+/// Every error is a CheckpointError naming the file.
+class CheckpointFile {
+ public:
+  static CheckpointFile open(const std::string& path);
+  const std::string& path() const { return path_; }
+  const nlohmann::json& meta() const { return meta_; }
+  bool contains(const std::string& name) const { return tensors_->contains(name); }
+  /// Copies the `prefix` tensors into `module`'s parameters and buffers (on their devices),
+  /// refusing by name a tensor that is missing, left over, or of another shape or dtype.
+  void load_module(torch::nn::Module& module, const std::string& prefix) const;
+  /// Restores the Adam/AdamW state written by append_optimizer_state into `optimizer`, which
+  /// must hold the same parameters in the same order.
+  void load_optimizer(torch::optim::Optimizer& optimizer, const std::string& prefix) const;
+  /// Restores a CPU generator's state written by append_generator_state.
+  void load_generator(at::Generator generator, const std::string& name) const;
+
+ private:
+  CheckpointFile() = default;
+  std::string path_;
+  nlohmann::json meta_;
+  std::shared_ptr<const SafetensorsReader> tensors_;
+};
 
 /// Reads only the metadata (throws CheckpointError with the path for a missing or foreign file).
 CheckpointMeta read_checkpoint_meta(const std::string& path);
@@ -92,10 +131,6 @@ struct LoadedModel {
 
 /// Rebuilds the model from a checkpoint onto `device`.
 LoadedModel load_checkpoint(const std::string& path, const at::Device& device);
-
-/// Loads `archive` into `module`, refusing (CheckpointError naming `path` and the tensor) weights
-/// whose shape differs from the module's own: LibTorch alone would take them as they are.
-void load_module_checked(torch::nn::Module& module, torch::serialize::InputArchive& archive, const std::string& path);
 
 /// Loads the optimizer state (and RNG) from a checkpoint into an existing optimizer.
 void load_training_state(const std::string& path, torch::optim::Optimizer& optimizer, bool restore_rng);

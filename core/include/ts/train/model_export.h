@@ -1,0 +1,44 @@
+// Model folders: a trained translation model in a form other tools read, and that the app reads
+// back with identical translations.
+//
+//   DIR/model.safetensors   the weights, by their LibTorch names (src_embed.weight,
+//                           encoder.0.self_attention.qkv.weight, ..., output_bias)
+//   DIR/config.json         {"format": "transformer-studio-model", "version": 1, "model": {...},
+//                           "pipeline": {...tokenizers and vocabularies...}, "special_ids": {...},
+//                           "source": {...where it came from...}}
+//   DIR/src.spm, tgt.spm    the SentencePiece models, when a side uses one
+//   DIR/README.md           what each file is, and how to load it (docs/export.md)
+//
+// docs/export.md and docs/export_example.py show the folder loaded into plain PyTorch.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+#include "ts/train/checkpoint.h"
+
+namespace ts {
+
+struct ExportSummary {
+  std::string dir;
+  std::vector<std::string> files;  // written, in order
+  std::int64_t parameters = 0;
+  std::uint64_t bytes = 0;
+};
+
+/// Writes the translation model of `checkpoint` (weights only, no optimizer) into `dir`. `dir` is
+/// created if needed; an existing folder must be empty or an earlier export (its files are
+/// replaced). Throws CheckpointError naming the file or folder.
+ExportSummary export_model(const std::string& checkpoint, const std::string& dir);
+
+/// True when `path` is a folder written by export_model (it has config.json and model.safetensors).
+bool is_model_folder(const std::string& path);
+
+/// Rebuilds the model of an exported folder onto `device` (load_checkpoint does this too for a
+/// folder). The position is step 0 and there is no optimizer state: a folder can be translated
+/// with, not resumed (it holds no optimizer state). Throws CheckpointError naming the file.
+LoadedModel import_model(const std::string& dir, const at::Device& device);
+
+}  // namespace ts
