@@ -11,6 +11,7 @@ PACKAGES=(
   libsentencepiece-dev libicu-dev libopencc-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libsqlite3-dev libsqlitecpp-dev libssl-dev
+  dpkg-dev file desktop-file-utils appstream man-db
   libgtest-dev libgmock-dev googletest
   qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6
   xvfb xauth fonts-noto-cjk

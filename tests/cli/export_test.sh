@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# End-to-end test of `export` (model folders): train tiny models, export them, and require identical
+# greedy translations from the checkpoint, from the folder imported back into the app, and from
+# docs/export_example.py in plain PyTorch (when Debian's python3-torch is installed).
+# Usage: export_test.sh PATH_TO_CLI
+set -euo pipefail
+cli=${1:?usage: export_test.sh PATH_TO_CLI}
+here=$(cd "$(dirname "$0")" && pwd)
+example=$here/../../docs/export_example.py
+source "$here/test_lib.sh"  # $work (a mktemp -d removed by a trap on exit), check, contains
+
+# A small German-English corpus in the Anki format, with punctuation to split and re-attach.
+for pair in dog:Hund cat:Katze house:Haus book:Buch car:Auto tree:Baum ball:Ball table:Tisch; do
+  en=${pair%%:*} de=${pair##*:}
+  printf 'I see the %s.\tIch sehe %s.\n' "$en" "$de"
+  printf 'You have the %s.\tDu hast %s.\n' "$en" "$de"
+  printf "Don't take the %s, Tom!\tNimm nicht %s, Tom!\n" "$en" "$de"
+  printf 'Where is the %s?\tWo ist %s?\n' "$en" "$de"
+done > "$work/deu.txt"
+# Seen and unseen sentences, unknown words, extra spaces, a tab and an empty line.
+printf '%s\n' "Ich sehe Hund." "Du hast Buch." "Nimm nicht Auto, Tom!" "Wo ist Katze?" "Ich sehe Tisch?" \
+  "Unbekanntes Wort." "" "\"Wo ist Baum?\", fragt Tom." "Ich   sehe	Ball (nicht Auto)!" > "$work/sentences.txt"
+
+python_ok=false
+if /usr/bin/python3 -c 'import torch' > /dev/null 2>&1; then python_ok=true; else
+  echo "SKIP python round trip: python3-torch not installed"; fi
+
+# round_trip NAME TRAIN_OPTIONS...: train, export, and compare the translations.
+round_trip() {
+  local name=$1; shift
+  local run=$work/$name-run folder=$work/$name-model
+  if ! "$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 150 --threads 1 --no-history \
+    --out "$run" "$@" > "$work/$name-train.log" 2>&1; then
+    echo "FAIL: $name: train"; tail -n 5 "$work/$name-train.log"; failures=$((failures + 1)); return 0
+  fi
+  "$cli" export --checkpoint "$run" --out "$folder" > "$work/$name-export.log" 2>&1 && rc=0 || rc=$?
+  check "$name: export exits 0" test "$rc" -eq 0
+  check "$name: export names the folder" contains "$work/$name-export.log" "$folder"
+  for f in model.safetensors config.json README.md; do check "$name: $f written" test -s "$folder/$f"; done
+  check "$name: no SentencePiece model for a $name side" test ! -e "$folder/src.spm"
+  check "$name: config.json says what it is" contains "$folder/config.json" '"format": "transformer-studio-model"'
+  check "$name: config.json has the vocabularies" contains "$folder/config.json" '"src_vocab"'
+  check "$name: the folder holds no optimizer state" lacks "$folder/model.safetensors" 'optimizer\.'
+
+  "$cli" translate --checkpoint "$run/best.ckpt" --threads 1 < "$work/sentences.txt" > "$work/$name-ckpt.txt" || true
+  "$cli" translate --checkpoint "$folder" --threads 1 < "$work/sentences.txt" > "$work/$name-folder.txt" 2>&1 || true
+  check "$name: one translation per sentence" test "$(wc -l < "$work/$name-ckpt.txt")" -eq "$(wc -l < "$work/sentences.txt")"
+  check "$name: the imported folder translates as the checkpoint" cmp -s "$work/$name-ckpt.txt" "$work/$name-folder.txt"
+  cmp -s "$work/$name-ckpt.txt" "$work/$name-folder.txt" || diff "$work/$name-ckpt.txt" "$work/$name-folder.txt" || true
+
+  # Exporting again into an earlier export replaces it.
+  "$cli" export --checkpoint "$run/best.ckpt" --out "$folder" > /dev/null 2>&1 && rc=0 || rc=$?
+  check "$name: export into an earlier export exits 0" test "$rc" -eq 0
+
+  if $python_ok; then
+    /usr/bin/python3 "$example" "$folder" < "$work/sentences.txt" > "$work/$name-python.txt" 2> "$work/$name-python.err" \
+      && rc=0 || rc=$?
+    check "$name: export_example.py exits 0" test "$rc" -eq 0
+    check "$name: PyTorch translates as the app" cmp -s "$work/$name-ckpt.txt" "$work/$name-python.txt"
+    cmp -s "$work/$name-ckpt.txt" "$work/$name-python.txt" \
+      || { echo "app vs PyTorch ($name):"; diff "$work/$name-ckpt.txt" "$work/$name-python.txt"; cat "$work/$name-python.err"; } || true
+    /usr/bin/python3 "$example" "$folder" "Ich sehe Hund." "Wo ist Katze?" > "$work/$name-args.txt" || true
+    check "$name: sentences as arguments" cmp -s <(sed -n '1p;4p' "$work/$name-ckpt.txt") "$work/$name-args.txt"
+  fi
+}
+
+# Word tokenizers (punctuation split off and re-attached); post-LN, sinusoidal positions.
+round_trip word
+# Character tokenizers, one shared vocabulary and embedding; pre-LN, learned positions, tied output.
+round_trip char --set data.src_tokenizer.kind=char --set data.tgt_tokenizer.kind=char --set data.shared_vocab=true \
+  --set model.share_embeddings=true --set model.tie_output=true --set model.pre_norm=true \
+  --set model.positions=learned --set model.max_positions=128
+
+# A folder with other files in it is refused, named, and left alone.
+mkdir "$work/foreign"
+echo "my notes" > "$work/foreign/notes.txt"
+"$cli" export --checkpoint "$work/word-run" --out "$work/foreign" > "$work/foreign.log" 2>&1 && rc=0 || rc=$?
+check "export into a foreign folder exits non-zero" test "$rc" -ne 0
+check "the refusal names the folder" contains "$work/foreign.log" "$work/foreign"
+check "the foreign folder is left alone" test "$(ls "$work/foreign")" = "notes.txt"
+
+if $python_ok; then
+  # A tensor the model does not have (or lacks) is refused by name, by the app and by PyTorch.
+  cp -r "$work/word-model" "$work/renamed"
+  /usr/bin/python3 -c 'import sys; p = sys.argv[1]; b = open(p, "rb").read(); n = int.from_bytes(b[:8], "little")
+open(p, "wb").write(b[:8] + b[8:8 + n].replace(b"\"output_bias\"", b"\"output_bia2\"") + b[8 + n:])' \
+    "$work/renamed/model.safetensors"
+  echo "Ich sehe Hund." | "$cli" translate --checkpoint "$work/renamed" > "$work/renamed-app.log" 2>&1 && rc=0 || rc=$?
+  check "app: a renamed tensor is refused" test "$rc" -ne 0
+  check "app: the refusal names the tensor" contains "$work/renamed-app.log" "output_bia2"
+  /usr/bin/python3 "$example" "$work/renamed" "Ich sehe Hund." > "$work/renamed-py.log" 2>&1 && rc=0 || rc=$?
+  check "PyTorch: a renamed tensor is refused" test "$rc" -ne 0
+  check "PyTorch: the refusal names the unknown tensor" contains "$work/renamed-py.log" "output_bia2"
+  check "PyTorch: the refusal names the missing tensor" contains "$work/renamed-py.log" "output_bias"
+fi
+
+echo "$passes passed, $failures failed"
+test "$failures" -eq 0

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The Debian package, as a user gets it: cpack builds the .deb from this build tree, dpkg -x
+# unpacks it into a scratch root (no root rights, nothing installed on the machine), and the
+# binaries run from there: --version, the demo, a SentencePiece run (the private module is found
+# next to the binaries), the completion script, the man page, the desktop entry and AppStream data.
+# Usage: package_test.sh BUILD_DIR SOURCE_DIR
+set -uo pipefail
+build=${1:?usage: package_test.sh BUILD_DIR SOURCE_DIR}
+source_dir=${2:?usage: package_test.sh BUILD_DIR SOURCE_DIR}
+cli=unused
+source "$(dirname "$0")/test_lib.sh"
+
+(cd "$build" && cpack -G DEB -B "$work/pkg" > "$work/cpack.log" 2>&1)
+check "cpack builds a .deb" test $? -eq 0 || cat "$work/cpack.log"
+deb=$(ls "$work"/pkg/transformer-studio_*.deb 2>/dev/null | head -1)
+check "the .deb is named transformer-studio_<version>_<arch>.deb" test -n "$deb"
+if [ -z "$deb" ]; then tail -30 "$work/cpack.log"; echo "$failures failed"; exit 1; fi
+
+dpkg-deb -I "$deb" > "$work/info.txt"
+depends=$(grep '^ Depends:' "$work/info.txt")
+for dep in libtorch libqt6widgets6 libqcustomplot libsentencepiece libsqlite3 libopenblas0-openmp fonts-noto-cjk; do
+  check "Depends names $dep" grep -q "$dep" <<< "$depends"
+done
+
+root=$work/root
+dpkg-deb -x "$deb" "$root"
+for f in usr/bin/transformer-studio-cli usr/lib/transformer-studio/libts_sentencepiece.so \
+         usr/share/applications/org.transformerstudio.TransformerStudio.desktop \
+         usr/share/metainfo/org.transformerstudio.TransformerStudio.metainfo.xml \
+         usr/share/icons/hicolor/scalable/apps/org.transformerstudio.TransformerStudio.svg \
+         usr/share/icons/hicolor/48x48/apps/org.transformerstudio.TransformerStudio.png \
+         usr/share/icons/hicolor/256x256/apps/org.transformerstudio.TransformerStudio.png \
+         usr/share/bash-completion/completions/transformer-studio-cli \
+         usr/share/man/man1/transformer-studio-cli.1; do
+  check "package holds /$f" test -s "$root/$f"
+done
+if [ -f "$build/app/gui/transformer-studio" ]; then
+  check "package holds the desktop app" test -x "$root/usr/bin/transformer-studio"
+fi
+ls "$root"/usr/share/transformer-studio/configs/*.jsonc > /dev/null 2>&1
+check "package holds the commented configs" test $? -eq 0
+
+bin=$root/usr/bin/transformer-studio-cli
+"$bin" --version > "$work/version.txt" 2>&1
+check "--version from the unpacked package" grep -Eq '^transformer-studio-cli [0-9]+\.[0-9]+\.[0-9]+' "$work/version.txt"
+"$bin" demo --max-steps 40 --threads 1 --no-history --out "$work/demo" > "$work/demo.log" 2>&1
+check "the demo runs from the unpacked package" test $? -eq 0
+check "the demo translates" contains "$work/demo.log" "sample translations"
+# A SentencePiece tokenizer: the dlopen()ed module must come from the package, not the build tree.
+for i in $(seq 1 60); do printf 'I see dog %d.\tIch sehe Hund %d.\n' "$i" "$i"; done > "$work/deu.txt"
+LD_DEBUG=files LD_DEBUG_OUTPUT="$work/ld" "$bin" train --corpus "$work/deu.txt" --direction de-en --preset tiny \
+  --max-steps 3 --threads 1 --no-history --set data.src_tokenizer.kind=bpe --set data.src_tokenizer.vocab_size=40 \
+  --out "$work/bpe" > "$work/bpe.log" 2>&1
+check "SentencePiece works from the unpacked package" test $? -eq 0 || tail -5 "$work/bpe.log"
+check "the SentencePiece module loaded is the package's" grep -q "file=$root/usr/bin/../lib/transformer-studio/libts_sentencepiece.so" "$work"/ld.*
+
+if command -v desktop-file-validate > /dev/null; then
+  desktop-file-validate "$root/usr/share/applications/org.transformerstudio.TransformerStudio.desktop" > "$work/desktop.txt" 2>&1
+  check "desktop-file-validate passes" test $? -eq 0 || cat "$work/desktop.txt"
+else
+  echo "SKIP desktop-file-validate: not installed (apt-get install desktop-file-utils)"
+fi
+if command -v appstreamcli > /dev/null; then
+  appstreamcli validate --no-net "$root/usr/share/metainfo/org.transformerstudio.TransformerStudio.metainfo.xml" > "$work/as.txt" 2>&1
+  check "appstreamcli validate passes" test $? -eq 0 || cat "$work/as.txt"
+else
+  echo "SKIP appstreamcli validate: not installed (apt-get install appstream)"
+fi
+if command -v man > /dev/null; then
+  MANWIDTH=100 man -l "$root/usr/share/man/man1/transformer-studio-cli.1" > "$work/man.txt" 2> "$work/man.err"
+  check "the man page renders" test -s "$work/man.txt"
+  check "the man page documents train --corpus" contains "$work/man.txt" "--corpus"
+  check "the man page renders without warnings" test ! -s "$work/man.err" || cat "$work/man.err"
+fi
+
+echo "$passes passed, $failures failed"
+[ "$failures" -eq 0 ]
