@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -73,6 +74,19 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+/// What `f` throws: the message of an `E`, "not a <E>: ..." for another exception, "no error".
+template <class E>
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("not the expected error type: ") + e.what();
+  }
+  return "no error";
+}
 
 inline bool tensors_near(const at::Tensor& a, const at::Tensor& b, double atol = 1e-5) {
   return a.sizes() == b.sizes() && at::allclose(a.to(at::kFloat), b.to(at::kFloat), 1e-4, atol);

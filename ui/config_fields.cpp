@@ -265,6 +265,10 @@ std::vector<ConfigField> build_fields() {
               .range(0, 1000, 0.5)
               .special("off")
               .help("Gradients are scaled down when their global norm exceeds this. 0 = no clipping."));
+  add_row(Row("train.on_nonfinite", "On NaN/Inf loss", FieldKind::Choice)
+              .values({QStringLiteral("stop"), QStringLiteral("skip")})
+              .help("A step whose loss is not a finite number (a diverging run): stop the run, keeping the last "
+                    "good checkpoint, or skip that step's update and go on (the run stops after 20 in a row)."));
   subgroup = tr_("Batches");
   add_row(Row("train.batch_tokens", "Batch tokens", FieldKind::Integer)
               .range(0, kIntMax, 500)

@@ -27,16 +27,7 @@ std::string read_all(const std::string& path) {
   return s.str();
 }
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const CheckpointError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("not a CheckpointError: ") + e.what();
-  }
-  return "no error";
-}
+std::string message_of(const std::function<void()>& f) { return test::message_of<CheckpointError>(f); }
 
 struct Trained {
   ExperimentConfig config;

@@ -11,16 +11,7 @@
 namespace ts {
 namespace {
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const CheckpointError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("not a CheckpointError: ") + e.what();
-  }
-  return "no error";
-}
+std::string message_of(const std::function<void()>& f) { return test::message_of<CheckpointError>(f); }
 
 TEST(CheckpointMalformed, WeightsForAnotherVocabularyAreRefusedByName) {
   const auto config = test::tiny_config();

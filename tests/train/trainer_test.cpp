@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -289,6 +291,25 @@ TEST(Trainer, NonFiniteLossStopsTheRunAndSaysWhy) {
   EXPECT_EQ(summary.status, "failed");
   EXPECT_NE(summary.message.find("non-finite loss"), std::string::npos);
   EXPECT_LT(summary.steps, 50);
+}
+
+TEST(Trainer, NonFiniteLossesAreSkippedWhenConfiguredUntilTwentyInARow) {
+  auto config = test::tiny_config();
+  config.train.max_steps = 100;
+  config.train.lr = 1e30;  // diverges within a few steps, then every loss is NaN
+  config.train.clip_norm = 0;
+  config.train.on_nonfinite = "skip";
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  RecordingObserver observer;
+  const auto summary = Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer).run();
+  EXPECT_EQ(summary.status, "failed");
+  EXPECT_NE(summary.message.find("(20 in a row): stopped"), std::string::npos) << summary.message;
+  const auto skipped = std::count_if(observer.logs.begin(), observer.logs.end(),
+                                     [](const std::string& l) { return l.find("update skipped") != std::string::npos; });
+  EXPECT_EQ(skipped, 19);
+  config.train.on_nonfinite = "sometimes";
+  EXPECT_THROW(config.validate(), ConfigError);
 }
 
 TEST(Checkpoint, RefusesMissingForeignAndTruncatedFiles) {

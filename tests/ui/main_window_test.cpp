@@ -75,17 +75,6 @@ class LatencyProbe : public QObject {
   std::vector<double> lateness_ms_;
 };
 
-// Answers the next message box with `button` (closing during training asks a question).
-void answer_next_message_box(QMessageBox::StandardButton button) {
-  QTimer::singleShot(50, [button] {
-    for (auto* w : QApplication::topLevelWidgets())
-      if (auto* box = qobject_cast<QMessageBox*>(w); box && box->isVisible()) {
-        box->button(button)->click();
-        return;
-      }
-    answer_next_message_box(button);  // not shown yet
-  });
-}
 
 }  // namespace
 
@@ -286,14 +275,14 @@ class MainWindowTest : public QObject {
     QVERIFY(test::wait_until([&] { return progress.count() >= 2; }, 30000));
 
     // Cancel keeps training and the window.
-    answer_next_message_box(QMessageBox::Cancel);
+    test::answer_next_message_box(QMessageBox::Cancel);
     w.close();
     QTest::qWait(200);
     QVERIFY(w.isVisible());
     QVERIFY(w.controller()->isRunning());
 
     // Yes stops training, writes the checkpoint, then closes within a couple of seconds.
-    answer_next_message_box(QMessageBox::Yes);
+    test::answer_next_message_box(QMessageBox::Yes);
     QElapsedTimer clock;
     clock.start();
     w.close();

@@ -4,13 +4,17 @@
 
 #include <functional>
 
+#include <QAbstractButton>
+#include <QApplication>
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QMessageBox>
 #include <QString>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 namespace ts::ui::test {
 
@@ -54,6 +58,18 @@ T* find_child(const QObject* parent, const char* name) {
   auto* w = parent->findChild<T*>(QString::fromLatin1(name));
   if (!w) qWarning("no widget named %s", name);
   return w;
+}
+
+/// Answers the next message box with `button` (closing during training asks a question).
+inline void answer_next_message_box(QMessageBox::StandardButton button) {
+  QTimer::singleShot(50, [button] {
+    for (auto* w : QApplication::topLevelWidgets())
+      if (auto* box = qobject_cast<QMessageBox*>(w); box && box->isVisible()) {
+        box->button(button)->click();
+        return;
+      }
+    answer_next_message_box(button);  // not shown yet
+  });
 }
 
 }  // namespace ts::ui::test

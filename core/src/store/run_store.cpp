@@ -1,6 +1,8 @@
 // SQLite run history (see ts/store/run_store.h).
 #include "ts/store/run_store.h"
 
+#include "ts/store/fault.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -152,6 +154,7 @@ void migrate_schema(SQLite::Database& db, int version) {
     SQLite::Transaction transaction(db);
     db.exec(kMigrations[current]);
     db.exec("PRAGMA user_version = " + std::to_string(current + 1));
+    fault_point("store.commit");
     transaction.commit();
   }
 }
@@ -286,6 +289,7 @@ void RunStore::write(const StoreBatch& batch) {
       p.exec();
       p.reset();
     }
+    fault_point("store.commit");
     transaction.commit();
   } catch (const SQLite::Exception& e) {
     rethrow(path_, e);
@@ -323,6 +327,7 @@ void RunStore::reopen_run(std::int64_t run_id, std::int64_t step) {
     q.bind(1, static_cast<std::int64_t>(step));
     q.bind(2, static_cast<std::int64_t>(run_id));
     q.exec();
+    fault_point("store.commit");
     transaction.commit();
   } catch (const SQLite::Exception& e) {
     rethrow(path_, e);

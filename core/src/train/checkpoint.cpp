@@ -3,6 +3,7 @@
 #include "ts/train/model_export.h"
 
 #include "ts/model/errors.h"
+#include "ts/store/fault.h"
 #include "ts/store/sha256.h"
 #include "ts/text/files.h"
 
@@ -37,6 +38,7 @@ namespace fs = std::filesystem;
 [[noreturn]] void fail(const std::string& path, const std::string& what) { throw CheckpointError(path + ": " + what); }
 
 void write_all(int fd, std::string_view data, const std::string& path) {
+  if (fault_point("checkpoint.write")) fail(path, std::string("cannot write: ") + std::strerror(ENOSPC));
   std::size_t done = 0;
   while (done < data.size()) {
     const auto n = ::write(fd, data.data() + done, data.size() - done);

@@ -57,6 +57,7 @@ template <class V> void visit(TrainConfig& c, V& v) {
   v("weight_decay", c.weight_decay);
   v("label_smoothing", c.label_smoothing);
   v("clip_norm", c.clip_norm);
+  v("on_nonfinite", c.on_nonfinite);
   v("accumulate", c.accumulate);
   v("batch_tokens", c.batch_tokens);
   v("batch_sentences", c.batch_sentences);
@@ -285,6 +286,7 @@ std::vector<std::string> ExperimentConfig::problems() const {
   check_choice(p, "train.best_metric", t.best_metric, {"bleu", "loss"});
   check_choice(p, "train.device", t.device, {"auto", "cpu", "cuda"});
   check_choice(p, "train.precision", t.precision, {"fp32", "bf16", "fp16"});
+  check_choice(p, "train.on_nonfinite", t.on_nonfinite, {"stop", "skip"});
   if (t.precision == "fp16" && t.device == "cpu")
     p.push_back("train.precision fp16 needs a CUDA GPU; on the CPU use bf16 (or fp32)");
   check_positive(p, "train.lr", t.lr);

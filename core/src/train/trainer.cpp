@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <thread>
 
@@ -23,6 +24,7 @@
 #include "ts/model/size.h"
 #include "ts/train/batcher.h"
 #include "ts/train/distributed.h"
+#include "ts/store/fault.h"
 #include "ts/train/optimizer.h"
 #include "ts/train/schedule.h"
 
@@ -170,6 +172,7 @@ struct Trainer::State {
   double synchronise_step(double loss);
   bool advance_epoch_if_done();
   double train_step(std::int64_t& tokens);
+  int nonfinite_in_a_row = 0;
   bool unscale_gradients();
   TrainingProgress progress(double loss, double lr, double step_seconds, std::int64_t tokens);
   void save(const std::string& kind, const ValidationResult* v);
@@ -253,7 +256,9 @@ ValidationResult Trainer::State::validate() {
   }
   const auto& dev = st.data.dev;
   if (dev.empty()) return r;
+  fault_point("validation");
   r.loss = evaluate_loss(st.model, dev, st.device);
+  fault_point("validation");
   r.perplexity = std::exp(std::min(r.loss, 50.0));
   // BLEU/chrF on the first dev sentences, decoded greedily in length-sorted batches.
   const std::size_t n = std::min(dev.size(), static_cast<std::size_t>(std::max(1, st.config.train.dev_max_sentences)));
@@ -581,13 +586,22 @@ TrainingSummary Trainer::run() {
       const auto step_start = Clock::now();
       std::int64_t tokens = 0;
       double loss = st.train_step(tokens);
+      if (fault_point("loss")) loss = std::numeric_limits<double>::quiet_NaN();  // tests/cli/fault_test.sh
       if (st.parallel) loss = st.synchronise_step(loss);
       if (!std::isfinite(loss)) {
+        // Skipping leaves weights, moments and step count as they were; the batch is consumed.
+        if (tc.on_nonfinite == "skip" && ++st.nonfinite_in_a_row < 20) {
+          st.obs().on_log(fmt::format("non-finite loss ({}) at step {}: update skipped ({} in a row)", loss,
+                                      st.position.step + 1, st.nonfinite_in_a_row));
+          continue;
+        }
         st.summary.status = "failed";
-        st.summary.message = fmt::format("non-finite loss ({}) at step {}: stopped; the last good checkpoint is kept "
-                                         "(try a lower learning rate or more warmup)", loss, st.position.step + 1);
+        st.summary.message = fmt::format("non-finite loss ({}) at step {}{}: stopped; the last good checkpoint is kept "
+                                         "(try a lower learning rate or more warmup)", loss, st.position.step + 1,
+                                         tc.on_nonfinite == "skip" ? " (20 in a row)" : "");
         break;
       }
+      st.nonfinite_in_a_row = 0;
       if (!st.unscale_gradients()) continue;
       if (tc.clip_norm > 0) torch::nn::utils::clip_grad_norm_(st.model->parameters(), tc.clip_norm);
       const double lr = learning_rate(tc, st.position.step + 1, tc.max_steps, st.config.model.d_model);

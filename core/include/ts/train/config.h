@@ -55,6 +55,7 @@ struct TrainConfig {
   double weight_decay = 0.0;
   double label_smoothing = 0.1;
   double clip_norm = 1.0;                // 0 = no clipping
+  std::string on_nonfinite = "stop";     // a NaN/Inf loss: "stop" the run, or "skip" the step (stops after 20 in a row)
   int accumulate = 1;                    // gradient accumulation steps per optimizer step
   int batch_tokens = 0;                  // token budget per batch (max(src,tgt) padded tokens); 0 = use batch_sentences
   int batch_sentences = 64;              // sentences per batch when batch_tokens == 0 (length-sorted buckets)

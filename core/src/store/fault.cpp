@@ -1,0 +1,51 @@
+// Fault injection (see ts/store/fault.h).
+#include "ts/store/fault.h"
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+namespace ts {
+namespace {
+
+struct Plan {
+  bool active = false;
+  std::string name;
+  long long at = 0;
+  bool kill = true;
+  long long seen = 0;
+  std::mutex mutex;
+};
+
+Plan& plan() {
+  static Plan* p = [] {
+    auto* q = new Plan;
+    const char* spec = std::getenv("TS_FAULT");
+    if (!spec || !*spec) return q;
+    const std::string s(spec);
+    const auto first = s.find(':');
+    if (first == std::string::npos) return q;
+    const auto second = s.find(':', first + 1);
+    q->name = s.substr(0, first);
+    q->at = std::atoll(s.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1).c_str());
+    q->kill = second == std::string::npos || s.substr(second + 1) != "fail";
+    q->active = q->at > 0;
+    return q;
+  }();
+  return *p;
+}
+
+}  // namespace
+
+bool fault_point(const char* name) {
+  Plan& p = plan();
+  if (!p.active) return false;
+  std::lock_guard<std::mutex> lock(p.mutex);
+  if (p.name != name || ++p.seen != p.at) return false;
+  if (p.kill) std::raise(SIGKILL);
+  return true;
+}
+
+}  // namespace ts

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Fault injection (docs/reliability.md): SIGKILL at exact places, through the TS_FAULT hook
+# (core/include/ts/store/fault.h), then integrity and resume; a full disk while a checkpoint is
+# written; NaN losses, stopped or skipped.
+#
+#   fault_test.sh PATH_TO_CLI [KILLS_PER_POINT]   (CTest runs 3 per point; the stress test 20)
+#
+# For each point (validation, checkpoint.write, store.commit) the process is killed at the N-th
+# time it reaches the point, N random; runs whose training ended before reaching it are not
+# counted. After each kill: the history database passes its integrity check; the last checkpoint, if
+# any, loads; `train --resume` continues from it in the same run and finishes; and every metric the
+# history held for the steps up to the resumed checkpoint is still there afterwards.
+set -uo pipefail
+cli=${1:?usage: fault_test.sh PATH_TO_CLI [KILLS_PER_POINT]}
+per_point=${2:-3}
+source "$(dirname "$0")/test_lib.sh"
+db=$work/history/runs.db
+
+for n in $(seq 1 60); do
+  printf 'I see %d dogs.\tIch sehe %d Hunde.\nWe have %d cats.\tWir haben %d Katzen.\n' $n $n $n $n
+done > "$work/deu.txt"
+train() {  # train OUT STEPS [extra args...]
+  local out=$1 steps=$2; shift 2
+  "$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps "$steps" --threads 1 \
+    --set data.dev=4 --set train.validate_every=5 --set train.keep_last=2 --db "$db" --out "$out" "$@"
+}
+metrics_upto() {  # metrics_upto RUN_ID STEP: the run's metric rows with step <= STEP, sorted
+  "$cli" runs export "$1" --csv --db "$db" 2> /dev/null | awk -F, -v s="$2" 'NR > 1 && $2 <= s' | sort
+}
+
+# Roughly how often each point is reached in a 40-step run: 8 validations of 2 points, 3 checkpoints
+# each of ~80 blocks, and 3 history transactions (the run's creation, its metrics, its end: the
+# recorder commits once a second, and the run is shorter).
+declare -A max_hits=([validation]=16 [checkpoint.write]=2000 [store.commit]=3)
+summary=""
+for point in validation checkpoint.write store.commit; do
+  killed=0; tries=0
+  while [ "$killed" -lt "$per_point" ] && [ "$tries" -lt $((per_point * 4)) ]; do
+    tries=$((tries + 1))
+    at=$(( RANDOM % ${max_hits[$point]} + 1 ))
+    out=$work/$point-$tries
+    TS_FAULT="$point:$at" train "$out" 40 > "$out.log" 2>&1
+    rc=$?
+    [ "$rc" -eq 137 ] || continue  # finished before the point was reached that often
+    killed=$((killed + 1))
+    name="$point #$at"
+    "$cli" runs check --db "$db" > "$out.check" 2>&1
+    check "$name: history integrity" grep -q "integrity ok" "$out.check"
+    id=$(grep -o "run history: run [0-9]*" "$out.log" | grep -o "[0-9]*$")
+    [ -n "$id" ] || continue  # killed before the run was recorded
+    [ -f "$out/last.ckpt" ] || continue  # killed before the first checkpoint
+    check "$name: the last checkpoint loads" bash -c "echo 'Ich sehe 3 Hunde.' | '$cli' translate --checkpoint '$out/last.ckpt' > /dev/null 2>&1"
+    metrics_upto "$id" 999999999 > "$out.before"
+    "$cli" train --resume "$out" --extra-steps 3 --threads 1 --db "$db" > "$out.resume" 2>&1
+    check "$name: resume exits 0" test $? -eq 0
+    start=$(grep -o "resuming at step [0-9]*" "$out.resume" | grep -o "[0-9]*$")
+    check "$name: resume continues run $id" grep -q "run history: run $id " "$out.resume"
+    check "$name: resume reaches step $(( ${start:-0} + 3 ))" grep -q "after $(( ${start:-0} + 3 )) steps" "$out.resume"
+    # Metrics up to the checkpoint's step were committed before the kill and must all survive.
+    metrics_upto "$id" "${start:-0}" > "$out.after"
+    awk -F, -v s="${start:-0}" '$2 <= s' "$out.before" | sort > "$out.kept"
+    check "$name: committed metrics kept ($(wc -l < "$out.kept") rows)" test -z "$(comm -23 "$out.kept" "$out.after")"
+  done
+  summary+="$point: $killed kills in $tries runs; "
+  check "$point: at least $per_point kills happened" test "$killed" -ge "$per_point"
+done
+
+# A full disk while a checkpoint is written: the write fails (ENOSPC), the run stops with the file's
+# name, and the previous checkpoint is intact.
+out=$work/enospc
+train "$out" 10 --no-history > "$out.first" 2>&1
+before=$(sha256sum < "$out/last.ckpt")
+TS_FAULT="checkpoint.write:20:fail" "$cli" train --resume "$out" --extra-steps 10 --threads 1 --no-history > "$out.log" 2>&1
+check "ENOSPC: the run fails" test $? -ne 0
+check "ENOSPC: the message names the file and the cause" grep -q "ckpt: cannot write: No space left on device" "$out.log"
+check "ENOSPC: the previous checkpoint is unchanged" test "$(sha256sum < "$out/last.ckpt")" = "$before"
+check "ENOSPC: no temporary file left" test -z "$(ls "$out" | grep '\.tmp\.')"
+# The same with a real full file system, where we may mount one (root with CAP_SYS_ADMIN).
+mkdir -p "$work/tmpfs"
+if mount -t tmpfs -o size=600k tmpfs "$work/tmpfs" 2> /dev/null; then
+  cp "$out/last.ckpt" "$out/config.json" "$work/tmpfs/" 2> /dev/null
+  before=$(sha256sum < "$work/tmpfs/last.ckpt")
+  "$cli" train --resume "$work/tmpfs" --corpus "$work/deu.txt" --extra-steps 10 --threads 1 --no-history \
+    > "$work/tmpfs.log" 2>&1
+  check "tmpfs full: the run fails" test $? -ne 0
+  check "tmpfs full: the message says no space" grep -q "No space left on device" "$work/tmpfs.log"
+  check "tmpfs full: the previous checkpoint is unchanged" test "$(sha256sum < "$work/tmpfs/last.ckpt")" = "$before"
+  umount "$work/tmpfs"
+else
+  echo "SKIP real tmpfs: mount not permitted here (the ENOSPC injection above covers the same path)"
+fi
+
+# NaN losses: stop (default) keeps the last good checkpoint; skip goes on and says so.
+out=$work/nan-stop
+TS_FAULT="loss:12:fail" train "$out" 40 --no-history > "$out.log" 2>&1
+check "NaN stop: the run fails" test $? -ne 0
+check "NaN stop: says why, at which step" grep -q "non-finite loss (nan) at step 12: stopped; the last good checkpoint is kept" "$out.log"
+check "NaN stop: the checkpoint of step 10 is the last and loads" bash -c "echo 'Ich sehe 3 Hunde.' | '$cli' translate --checkpoint '$out/last.ckpt' > /dev/null 2>&1"
+check "NaN stop: no checkpoint after step 10" test ! -e "$out/step-15.ckpt"
+out=$work/nan-skip
+TS_FAULT="loss:12:fail" train "$out" 40 --no-history --set train.on_nonfinite=skip > "$out.log" 2>&1
+check "NaN skip: the run finishes" test $? -eq 0
+check "NaN skip: the skipped update is reported" grep -q "non-finite loss (nan) at step 12: update skipped (1 in a row)" "$out.log"
+check "NaN skip: all 40 steps done" grep -q "after 40 steps" "$out.log"
+
+echo "$summary"
+echo "$passes passed, $failures failed"
+[ "$failures" -eq 0 ]
