@@ -172,6 +172,9 @@ LoadedModel import_model(const std::string& dir, const at::Device& device) {
     const auto& source = config.value("source", nlohmann::json::object());
     loaded.meta.corpus_path = source.value("corpus", "");
     loaded.meta.metrics = source.value("metrics", nlohmann::json::object());
+    // The training step it was exported at, shown with the model (the folder holds no position to resume).
+    if (source.contains("step") && source["step"].is_number_integer() && source["step"].get<std::int64_t>() >= 0)
+      loaded.meta.position.step = source["step"].get<std::int64_t>();
     loaded.pipeline = TextPipeline::from_json(loaded.meta.pipeline);
   } catch (const CheckpointError&) {
     throw;

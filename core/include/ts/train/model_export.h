@@ -37,8 +37,8 @@ ExportSummary export_model(const std::string& checkpoint, const std::string& dir
 bool is_model_folder(const std::string& path);
 
 /// Rebuilds the model of an exported folder onto `device` (load_checkpoint does this too for a
-/// folder). The position is step 0 and there is no optimizer state: a folder can be translated
-/// with, not resumed (it holds no optimizer state). Throws CheckpointError naming the file.
+/// folder). The position's step is the one it was exported at; there is no optimizer state: a folder
+/// can be translated with, not resumed. Throws CheckpointError naming the file.
 LoadedModel import_model(const std::string& dir, const at::Device& device);
 
 }  // namespace ts
