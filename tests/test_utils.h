@@ -9,6 +9,7 @@
 
 #include <ATen/ATen.h>
 
+#include "temp_dir.h"
 #include "ts/text/corpus.h"
 #include "ts/train/config.h"
 #include "ts/train/data.h"
@@ -54,25 +55,6 @@ struct RecordingObserver : TrainingObserver {
   void on_checkpoint(const CheckpointEvent& c) override { checkpoints.push_back(c); }
   void on_log(const std::string& line) override { logs.push_back(line); }
   void on_finished(const TrainingSummary&) override { ++finished; }
-};
-
-/// A fresh temporary directory, removed when the object goes away.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() / ("ts-test-" + std::to_string(rd()) + std::to_string(rd()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::string str() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
 };
 
 /// What `f` throws: the message of an `E`, "not a <E>: ..." for another exception, "no error".

@@ -226,7 +226,20 @@ void HistoryPanel::buildUi() {
   delete_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
   for (QAction* a : {load_, replay_, rename_, tag_, untag_, delete_}) toolbar_->addAction(a);
   toolbar_->addSeparator();
-  for (QAction* a : {export_csv_, export_report_, export_chart_}) toolbar_->addAction(a);
+  // The three exports share one drop-down button: nine buttons with text did not fit beside the
+  // chart at 1440 px, and Qt pushed the last ones (Report…) into the overflow menu.
+  auto* export_menu = new QMenu(this);
+  export_menu->setObjectName(QStringLiteral("historyExportMenu"));
+  for (QAction* a : {export_csv_, export_report_, export_chart_}) export_menu->addAction(a);
+  auto* export_button = new QToolButton(this);
+  export_button->setObjectName(QStringLiteral("historyExportButton"));
+  export_button->setText(tr("Export"));
+  export_button->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
+  export_button->setToolTip(tr("Save the selected runs as CSV, the selected run as an HTML report, or the chart as an image"));
+  export_button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  export_button->setPopupMode(QToolButton::InstantPopup);
+  export_button->setMenu(export_menu);
+  toolbar_->addWidget(export_button);
   layout->addWidget(toolbar_);
   // Refresh sits by the filter, so the toolbar's last button is not the one pushed into overflow.
   auto* refresh_button = new QToolButton(this);

@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "ts/store/atomic_file.h"
 #include "ts/store/html_report.h"
 #include "ts/store/run_store.h"
 #include "ts/train/environment.h"
@@ -209,19 +210,7 @@ int write_report(RunStore& store, std::int64_t id, std::string out) {
   options.version = version_string();
   const auto html = html_report(store, id, options);
   if (out.empty()) out = fmt::format("run-{}.html", id);
-  const auto tmp = out + ".tmp";
-  {
-    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
-    file << html;
-    file.close();
-    if (!file) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error(out + ": cannot write the report");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, out, ec);
-  if (ec) throw std::runtime_error(out + ": cannot write the report: " + ec.message());
+  write_file_atomically(out, html);  // throws FileWriteError naming the file
   fmt::print("report of run {} written to {} ({} KB)\n", id, out, (html.size() + 1023) / 1024);
   return 0;
 }

@@ -61,9 +61,15 @@ std::string safetensors_bytes(const ts::NamedTensors& tensors, const std::map<st
   return bytes;
 }
 
-// A payload holding only the metadata `meta`, under a correct header.
+// A payload holding only the metadata `meta`, under a correct header; empty when `meta` cannot be
+// written (not UTF-8: write_safetensors refuses it, and invalid headers are selector 4's job).
 std::string file_with_meta(std::string_view meta) {
-  const std::string payload = safetensors_bytes({}, {{"transformer-studio", std::string(meta)}});
+  std::string payload;
+  try {
+    payload = safetensors_bytes({}, {{"transformer-studio", std::string(meta)}});
+  } catch (const ts::SafetensorsError&) {
+    return {};
+  }
   return header_for(payload) + payload;
 }
 
@@ -161,8 +167,9 @@ int write_seeds(const std::string& dir) {
   std::string flipped = real;
   flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x20);
   write_seed(dir, "flipped_byte_checkpoint", 1, flipped);
-  // A plain zip, as torch.save would write it (local file header, then junk).
-  write_seed(dir, "plain_zip", 0, std::string("PK\x03\x04\x14\x00\x00\x00\x00\x00archive/data.pkl", 30));
+  // A plain zip, as torch.save would write it (local file header, then junk). The literal is split:
+  // "\x00a..." would read as the one hex escape \x00a.
+  write_seed(dir, "plain_zip", 0, std::string("PK\x03\x04\x14\x00\x00\x00\x00\x00" "archive/data.pkl", 26));
   const std::string payload = safetensors_bytes(tensors, {{"transformer-studio", meta}});
   write_seed(dir, "payload_real", 3, payload);
   write_seed(dir, "safetensors_real", 4, payload);

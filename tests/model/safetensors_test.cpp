@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
+#include <vector>
 #include <string>
 
 #include <ATen/ATen.h>
@@ -123,6 +125,21 @@ TEST(Safetensors, HostileHeadersAreRefusedByName) {
 TEST(Safetensors, WritingRefusesRepeatedNames) {
   EXPECT_THROW(to_bytes({{"a", at::ones({1})}, {"a", at::ones({1})}}), SafetensorsError);
   EXPECT_THROW(to_bytes({{"__metadata__", at::ones({1})}}), SafetensorsError);
+}
+
+// Found by fuzz_checkpoint: metadata that is not UTF-8 escaped as nlohmann's type_error 316.
+TEST(Safetensors, WritingRefusesTextThatIsNotUtf8WithItsOwnError) {
+  const std::string latin1 = "Stra\xdfe";  // Latin-1, not UTF-8
+  for (const auto& write : std::vector<std::function<void()>>{
+           [&] { to_bytes({}, {{"note", latin1}}); }, [&] { to_bytes({{latin1, at::ones({1})}}); }}) {
+    try {
+      write();
+      ADD_FAILURE() << "wrote invalid UTF-8";
+    } catch (const SafetensorsError& e) {
+      EXPECT_NE(std::string(e.what()).find("not valid UTF-8"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(to_bytes({}, {{"note", "Stra\xc3\x9f" "e"}}));
 }
 
 }  // namespace

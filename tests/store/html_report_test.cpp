@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "temp_dir.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -13,22 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    dir_ = fs::temp_directory_path() / ("ts-report-" + std::to_string(rd()) + std::to_string(rd()));
-    fs::create_directories(dir_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string db() const { return (dir_ / "runs.db").string(); }
-
- private:
-  fs::path dir_;
-};
+using test::TempDir;
 
 std::size_t count(const std::string& haystack, const std::string& needle) {
   std::size_t n = 0;
@@ -111,7 +98,7 @@ std::int64_t make_full_run(RunStore& store) {
 
 TEST(HtmlReport, IsOneUtf8DocumentWithTheSectionsInOrder) {
   TempDir dir;
-  RunStore store(dir.db());
+  RunStore store(dir.file("runs.db"));
   const auto id = make_full_run(store);
   ReportOptions options;
   options.version = "1.2.3";
@@ -143,7 +130,7 @@ TEST(HtmlReport, IsOneUtf8DocumentWithTheSectionsInOrder) {
 
 TEST(HtmlReport, EscapesEverythingUserProvidedAndKeepsChinese) {
   TempDir dir;
-  RunStore store(dir.db());
+  RunStore store(dir.file("runs.db"));
   const auto html = html_report(store, make_full_run(store));
   EXPECT_EQ(lower(html).find("<script"), std::string::npos);
   EXPECT_EQ(html.find("<b>"), std::string::npos);
@@ -156,7 +143,7 @@ TEST(HtmlReport, EscapesEverythingUserProvidedAndKeepsChinese) {
 
 TEST(HtmlReport, ReferencesNothingOutsideItself) {
   TempDir dir;
-  RunStore store(dir.db());
+  RunStore store(dir.file("runs.db"));
   auto html = lower(html_report(store, make_full_run(store)));
   const std::string xmlns = "xmlns=\"http://www.w3.org/2000/svg\"";
   EXPECT_EQ(count(html, xmlns), count(html, "<svg"));
@@ -168,7 +155,7 @@ TEST(HtmlReport, ReferencesNothingOutsideItself) {
 
 TEST(HtmlReport, DrawsOneChartPerCurveWithAxes) {
   TempDir dir;
-  RunStore store(dir.db());
+  RunStore store(dir.file("runs.db"));
   const auto html = html_report(store, make_full_run(store));
   // Loss (training and dev), BLEU and chrF, learning rate, tokens/s; dev_ppl is not drawn.
   EXPECT_EQ(count(html, "<svg class=\"chart\""), 4u);
@@ -188,7 +175,7 @@ TEST(HtmlReport, DrawsOneChartPerCurveWithAxes) {
 
 TEST(HtmlReport, SummarisesFinalAndBestOfEachMetric) {
   TempDir dir;
-  RunStore store(dir.db());
+  RunStore store(dir.file("runs.db"));
   const auto html = html_report(store, make_full_run(store));
   const auto summary = between(html, "id=\"summary\"", "</section>");
   // BLEU 10, 30, 20: final 20 at 300, best (highest) 30 at 200.
@@ -205,7 +192,7 @@ TEST(HtmlReport, SummarisesFinalAndBestOfEachMetric) {
 
 TEST(HtmlReport, ShowsTheLastSamplesAndComparesFirstAndLast) {
   TempDir dir;
-  RunStore store(dir.db());
+  RunStore store(dir.file("runs.db"));
   const auto html = html_report(store, make_full_run(store));
   const auto samples = between(html, "id=\"samples\"", "</section>");
   EXPECT_NE(samples.find("Last validation (step 300)"), std::string::npos);
@@ -217,7 +204,7 @@ TEST(HtmlReport, ShowsTheLastSamplesAndComparesFirstAndLast) {
 
 TEST(HtmlReport, DrawsTheProbeAttentionAsOneCellPerTokenPair) {
   TempDir dir;
-  RunStore store(dir.db());
+  RunStore store(dir.file("runs.db"));
   const auto html = html_report(store, make_full_run(store));
   const auto attention = between(html, "id=\"attention\"", "</section>");
   EXPECT_NE(attention.find("Last validation (step 300)"), std::string::npos);
@@ -241,7 +228,7 @@ TEST(HtmlReport, DrawsTheProbeAttentionAsOneCellPerTokenPair) {
 
 TEST(HtmlReport, DownsamplesLongSeriesToStaySmall) {
   TempDir dir;
-  RunStore store(dir.db());
+  RunStore store(dir.file("runs.db"));
   NewRun r;
   r.name = "long";
   const auto id = store.create_run(r);
@@ -265,7 +252,7 @@ TEST(HtmlReport, DownsamplesLongSeriesToStaySmall) {
 
 TEST(HtmlReport, NotesEachSectionWithoutData) {
   TempDir dir;
-  RunStore store(dir.db());
+  RunStore store(dir.file("runs.db"));
   NewRun r;
   r.name = "empty";
   r.kind = "language-model";
@@ -280,7 +267,7 @@ TEST(HtmlReport, NotesEachSectionWithoutData) {
 
 TEST(HtmlReport, SkipsAProbeWithoutReadableAttention) {
   TempDir dir;
-  RunStore store(dir.db());
+  RunStore store(dir.file("runs.db"));
   NewRun r;
   r.name = "odd probe";
   const auto id = store.create_run(r);
@@ -294,7 +281,7 @@ TEST(HtmlReport, SkipsAProbeWithoutReadableAttention) {
 
 TEST(HtmlReport, RefusesAMissingRun) {
   TempDir dir;
-  RunStore store(dir.db());
+  RunStore store(dir.file("runs.db"));
   EXPECT_THROW(html_report(store, 42), StoreError);
 }
 

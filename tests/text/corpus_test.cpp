@@ -1,6 +1,8 @@
 #include "ts/text/corpus.h"
 
 #include <gtest/gtest.h>
+
+#include "temp_dir.h"
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -17,33 +19,7 @@ namespace fs = std::filesystem;
 using namespace std::string_literals;
 
 // A fresh directory under the system temp dir, removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device random;
-    path_ = fs::temp_directory_path() / ("ts_corpus_test_" + std::to_string(random()) + "_" +
-                                         std::to_string(random()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  // Writes `content` byte for byte to `name` inside the directory and returns its path.
-  std::string write(const std::string& name, std::string_view content) const {
-    const fs::path file = path_ / name;
-    std::ofstream out(file, std::ios::binary);
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    return file.string();
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 std::string error_of(const std::string& path) {
   try {
@@ -250,7 +226,7 @@ TEST(Corpus, RefusesMostlyInvalidUtf8) {
 
 TEST(Corpus, MissingFileNamesPathAndReason) {
   const TempDir dir;
-  const std::string path = dir.path() + "/nothing-here.txt";
+  const std::string path = dir.str() + "/nothing-here.txt";
   const std::string message = error_of(path);
   EXPECT_CONTAINS(message, path);
   EXPECT_CONTAINS(message, std::strerror(ENOENT));
@@ -258,14 +234,14 @@ TEST(Corpus, MissingFileNamesPathAndReason) {
 
 TEST(Corpus, DirectoryIsRefused) {
   const TempDir dir;
-  const std::string message = error_of(dir.path());
-  EXPECT_CONTAINS(message, dir.path());
+  const std::string message = error_of(dir.str());
+  EXPECT_CONTAINS(message, dir.str());
   EXPECT_CONTAINS(message, "it is a directory");
 }
 
 TEST(Corpus, FifoIsRefusedWithoutBlocking) {
   const TempDir dir;
-  const std::string path = dir.path() + "/deu.txt";
+  const std::string path = dir.str() + "/deu.txt";
   ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
   // Opening a FIFO for reading would wait for a writer forever.
   const std::string message = error_of(path);

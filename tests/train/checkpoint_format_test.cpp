@@ -76,6 +76,19 @@ TEST(CheckpointFormat, IsAHeaderLineOverASafetensorsPayload) {
   EXPECT_TRUE(reader.contains("rng.cpu"));
 }
 
+// Linux file names are bytes: a corpus whose path is not UTF-8 (here Latin-1) used to fail every
+// checkpoint save with nlohmann's type_error 316.
+TEST(CheckpointFormat, ACorpusPathThatIsNotUtf8IsKeptWithReplacementCharacters) {
+  test::TempDir dir;
+  auto config = test::tiny_config();
+  config.train.max_steps = 2;
+  const auto data = test::tiny_data(config);
+  const auto summary = Trainer(config, data, {dir.str(), "/data/Stra\xdf" "e-deu.txt", "", nullptr}).run();
+  ASSERT_EQ(summary.status, "finished") << summary.message;
+  ASSERT_FALSE(summary.last_checkpoint.empty());
+  EXPECT_EQ(read_checkpoint_meta(summary.last_checkpoint).corpus_path, "/data/Stra\xef\xbf\xbd" "e-deu.txt");
+}
+
 SafetensorsReader payload_of(const std::string& path) {
   const auto bytes = read_all(path);
   return SafetensorsReader(bytes.substr(bytes.find('\n') + 1), path);

@@ -126,6 +126,49 @@ TEST(Trainer, WithoutDevPairsTheBestCheckpointFollowsTheLatestWeights) {
   EXPECT_EQ(best_steps, (std::vector<std::int64_t>{10, 20, 30}));
 }
 
+TEST(Trainer, LearnedPositionsLeaveOutHeldOutPairsLongerThanTheTableAndKeepTextAligned) {
+  // nanogpt-deu's case: data.max_len filters training pairs only, so a dev pair longer than the
+  // learned table (model.max_positions) used to fail validation ("exceeds the model's maximum").
+  auto config = test::tiny_config(/*dev=*/3, /*test=*/2);
+  config.data.max_len = 8;
+  config.model.positions = "learned";
+  config.model.max_positions = 10;
+  config.train.max_steps = 10;
+  config.train.validate_every = 10;
+  auto data = test::tiny_data(config);
+  const SentencePair long_pair{"Ich sehe den Hund und die Katze und das Haus und den Hund und die Katze.",
+                               "I see the dog and the cat and the house and the dog and the cat."};
+  data.text.dev.insert(data.text.dev.begin() + 1, long_pair);
+  data.dev.insert(data.dev.begin() + 1, data.pipeline.encode(long_pair));
+  ASSERT_GT(data.dev[1].src.size(), 10u);
+  data.text.test.push_back(long_pair);
+  data.test.push_back(data.pipeline.encode(long_pair));
+  test::TempDir dir;
+  RecordingObserver observer;
+  Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer);
+  const auto summary = trainer.run();
+  EXPECT_EQ(summary.status, "finished");
+  ASSERT_EQ(observer.validations.size(), 1u);
+  EXPECT_EQ(observer.validations[0].sentences, 3u);
+  EXPECT_GT(observer.validations[0].loss, 0.0);
+  const auto& kept = trainer.data();
+  ASSERT_EQ(kept.dev.size(), 3u);
+  ASSERT_EQ(kept.text.dev.size(), 3u);
+  ASSERT_EQ(kept.test.size(), 2u);
+  for (std::size_t i = 0; i < kept.dev.size(); ++i) {
+    EXPECT_NE(kept.text.dev[i].src, long_pair.src);
+    EXPECT_EQ(data.pipeline.encode(kept.text.dev[i]).src, kept.dev[i].src) << "dev pair " << i << " misaligned";
+  }
+  EXPECT_TRUE(std::any_of(observer.logs.begin(), observer.logs.end(), [](const std::string& line) {
+    return line.find("1 dev and 1 test pairs longer than the model's 10 learned positions") != std::string::npos;
+  }));
+
+  // Sinusoidal positions reach any length: nothing is left out.
+  config.model.positions = "sinusoidal";
+  Trainer sinusoidal(config, data, {dir.str() + "/sin", "tiny-deu.txt", "", nullptr});
+  EXPECT_EQ(sinusoidal.data().dev.size(), 4u);
+}
+
 TEST(Trainer, CapturesTheProbeSentencesCrossAttentionAtEveryValidation) {
   auto config = test::tiny_config(/*dev=*/2, /*test=*/0);
   config.model.decoder_layers = 2;

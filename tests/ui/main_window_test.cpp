@@ -19,6 +19,9 @@
 #include <QSpinBox>
 #include <QTest>
 #include <QTimer>
+#include <QToolBar>
+#include <QToolButton>
+#include <QMenu>
 
 #include <qcustomplot.h>
 
@@ -96,6 +99,32 @@ class MainWindowTest : public QObject {
       QVERIFY(w.dockOf(panel) != nullptr);
     auto* start = w.findChild<QPushButton*>(QStringLiteral("trainStart"));
     QVERIFY(start && start->isEnabled());  // the demo corpus can be trained at once
+  }
+
+  void historyToolbarFitsAWindow1440PixelsWide() {
+    // Nine text buttons did not fit and Report… sat in the toolbar's overflow menu.
+    QTemporaryDir dir;
+    MainWindow w(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
+    w.resetLayout();
+    w.resize(1440, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.dockOf(w.historyPanel())->raise();
+    auto* toolbar = w.historyPanel()->findChild<QToolBar*>(QStringLiteral("historyToolbar"));
+    QVERIFY(toolbar);
+    QTRY_VERIFY(toolbar->isVisible());
+    auto* overflow = toolbar->findChild<QToolButton*>(QStringLiteral("qt_toolbar_ext_button"));
+    QVERIFY(overflow);
+    QApplication::processEvents();
+    QVERIFY2(!overflow->isVisible(), qPrintable(QStringLiteral("toolbar %1 px wide, needs %2 px")
+                                                     .arg(toolbar->width())
+                                                     .arg(toolbar->sizeHint().width())));
+    auto* exports = w.historyPanel()->findChild<QToolButton*>(QStringLiteral("historyExportButton"));
+    QVERIFY(exports && exports->menu());
+    QStringList names;
+    for (QAction* a : exports->menu()->actions()) names << a->objectName();
+    QCOMPARE(names, (QStringList{QStringLiteral("historyExportCsv"), QStringLiteral("historyExportReport"),
+                                 QStringLiteral("historyExportChart")}));
   }
 
   void trainPauseStopTranslateAndFindTheRun() {

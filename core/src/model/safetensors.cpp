@@ -56,7 +56,12 @@ std::uint64_t write_safetensors(const NamedTensors& tensors, const std::map<std:
                     {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
   }
-  std::string text = header.dump();
+  std::string text;
+  try {
+    text = header.dump();
+  } catch (const nlohmann::json::type_error&) {  // 316: a string that is not valid UTF-8
+    throw SafetensorsError("cannot write safetensors: the metadata or a tensor name is not valid UTF-8");
+  }
   text.append((8 - (8 + text.size()) % 8) % 8, ' ');  // the data section starts 8-byte aligned
   const std::uint64_t length = text.size();
   sink(&length, sizeof length);

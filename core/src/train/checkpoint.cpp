@@ -3,6 +3,7 @@
 #include "ts/train/model_export.h"
 
 #include "ts/model/errors.h"
+#include "ts/store/atomic_file.h"
 #include "ts/store/fault.h"
 #include "ts/store/sha256.h"
 #include "ts/text/files.h"
@@ -37,47 +38,18 @@ namespace fs = std::filesystem;
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) { throw CheckpointError(path + ": " + what); }
 
-void write_all(int fd, std::string_view data, const std::string& path) {
+// One block of a checkpoint file (the fault point "checkpoint.write" can fail it with ENOSPC).
+void write_block(int fd, std::string_view data, const std::string& path) {
   if (fault_point("checkpoint.write")) fail(path, std::string("cannot write: ") + std::strerror(ENOSPC));
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const auto n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail(path, std::string("cannot write: ") + std::strerror(errno));
-    }
-    done += static_cast<std::size_t>(n);
-  }
+  write_all(fd, data, path);
 }
 
-// Writes `path` atomically: `write_body(fd)` fills a temp file in the same directory, then fsync,
-// rename over the target, fsync the directory. A failure removes the temp file.
+// Writes `path` atomically (ts/store/atomic_file.h), failures as CheckpointError.
 void write_atomically(const std::string& path, const std::function<void(int)>& write_body) {
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail(path, std::string("cannot create: ") + std::strerror(errno));
   try {
-    write_body(fd);
-    if (::fsync(fd) != 0) fail(path, std::string("fsync failed: ") + std::strerror(errno));
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    fail(path, "cannot rename into place: " + reason);
-  }
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
+    write_file_atomically(path, write_body);
+  } catch (const FileWriteError& e) {
+    throw CheckpointError(e.what());
   }
 }
 
@@ -304,12 +276,15 @@ CheckpointHeader write_checkpoint_file(const std::string& path, const nlohmann::
     return fmt::format("{} {} {} {:020d}\n", kMagic, kEnvelopeVersion, sha, bytes);
   };
   CheckpointHeader header{std::string(64, '0'), 0, 0};
+  // Linux file names are bytes: a corpus path that is not UTF-8 is kept with U+FFFD for the bad
+  // bytes (it is only shown), where a plain dump() would throw and fail every save of the run.
+  const std::string meta_text = meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   write_atomically(path, [&](int fd) {
     const auto placeholder = header_line(header.sha256, 0);
-    write_all(fd, placeholder, path);
+    write_block(fd, placeholder, path);
     Sha256 digest;
-    write_safetensors(tensors, {{kMetaKey, meta.dump()}}, [&](const void* data, std::size_t size) {
-      write_all(fd, std::string_view(static_cast<const char*>(data), size), path);
+    write_safetensors(tensors, {{kMetaKey, meta_text}}, [&](const void* data, std::size_t size) {
+      write_block(fd, std::string_view(static_cast<const char*>(data), size), path);
       digest.update(data, size);
       header.payload_bytes += size;
     });
@@ -412,11 +387,30 @@ LoadedModel load_checkpoint(const std::string& path, const at::Device& device) {
   return loaded;
 }
 
-void load_training_state(const std::string& path, torch::optim::Optimizer& optimizer, bool restore_rng) {
-  const auto file = CheckpointFile::open(path);
-  if (!file.contains("rng.cpu")) fail(path, "holds no optimizer state (a model-only export?)");
+namespace {
+
+void load_training_state(const CheckpointFile& file, torch::optim::Optimizer& optimizer, bool restore_rng) {
+  if (!file.contains("rng.cpu")) fail(file.path(), "holds no optimizer state (a model-only export?)");
   file.load_optimizer(optimizer, "optimizer.");
   if (restore_rng) file.load_generator(at::detail::getDefaultCPUGenerator(), "rng.cpu");
+}
+
+}  // namespace
+
+void load_training_state(const std::string& path, torch::optim::Optimizer& optimizer, bool restore_rng) {
+  load_training_state(CheckpointFile::open(path), optimizer, restore_rng);
+}
+
+CheckpointMeta load_for_resume(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
+                               bool restore_rng) {
+  if (is_model_folder(path))
+    fail(path, "is an exported model folder: it holds the weights only, no optimizer state to resume from "
+               "(resume from the run's last.ckpt)");
+  const auto file = CheckpointFile::open(path);
+  auto meta = meta_from_json(file.meta(), path);
+  file.load_module(model, "model.");
+  load_training_state(file, optimizer, restore_rng);
+  return meta;
 }
 
 }  // namespace ts

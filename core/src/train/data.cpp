@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <future>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -158,6 +159,34 @@ PreparedData prepare_data(const Corpus& corpus, const Direction& direction, cons
   say(fmt::format("encoded {} training pairs ({} longer than {} tokens dropped) in {:.2f} s", out.train.size(),
                   out.dropped_long, config.max_len, seconds));
   if (out.train.empty()) throw std::invalid_argument("no training pair left after the split and length filter");
+  return out;
+}
+
+namespace {
+
+std::size_t drop_longer_than(std::vector<Example>& ids, std::vector<SentencePair>& text, std::size_t positions) {
+  if (ids.size() != text.size()) throw std::logic_error("held-out ids and text are not aligned");
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i].src.size() > positions || ids[i].tgt.size() + 1 > positions) continue;
+    if (kept != i) {
+      ids[kept] = std::move(ids[i]);
+      text[kept] = std::move(text[i]);
+    }
+    ++kept;
+  }
+  const std::size_t dropped = ids.size() - kept;
+  ids.resize(kept);
+  text.resize(kept);
+  return dropped;
+}
+
+}  // namespace
+
+HeldOutDropped drop_held_out_longer_than(PreparedData& data, std::size_t positions) {
+  HeldOutDropped out;
+  out.dev = drop_longer_than(data.dev, data.text.dev, positions);
+  out.test = drop_longer_than(data.test, data.text.test, positions);
   return out;
 }
 

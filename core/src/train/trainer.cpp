@@ -215,15 +215,20 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
   s_->model = build_model(c.model, static_cast<std::int64_t>(p.src_vocab->size()),
                           static_cast<std::int64_t>(p.tgt_vocab->size()), Vocab::kPad, p.shared_vocab);
   s_->model->to(s_->device);
+  if (c.model.positions == "learned") {
+    // A learned table has no row past model.max_positions: held-out pairs longer than that cannot
+    // be scored (the sinusoidal table is computed for any length, so nothing is dropped there).
+    const auto dropped = drop_held_out_longer_than(s_->data, static_cast<std::size_t>(s_->model->max_length()));
+    if (dropped.dev + dropped.test > 0)
+      s_->obs().on_log(fmt::format("{} dev and {} test pairs longer than the model's {} learned positions are left out "
+                                   "of validation ({} dev pairs remain)",
+                                   dropped.dev, dropped.test, s_->model->max_length(), s_->data.dev.size()));
+  }
   s_->optimizer = make_optimizer(c.train, s_->model);
   s_->batcher = std::make_unique<TokenBucketBatcher>(s_->data.train, c.train.batch_tokens, c.train.batch_sentences, c.train.seed);
   if (!s_->options.resume_checkpoint.empty()) {
-    auto loaded = load_checkpoint(s_->options.resume_checkpoint, s_->device);
     torch::NoGradGuard no_grad;
-    auto src = loaded.model->named_parameters(), dst = s_->model->named_parameters();
-    for (auto& item : dst) item.value().copy_(src[item.key()]);
-    load_training_state(s_->options.resume_checkpoint, *s_->optimizer, /*restore_rng=*/true);
-    s_->position = loaded.meta.position;
+    s_->position = load_for_resume(s_->options.resume_checkpoint, *s_->model, *s_->optimizer, /*restore_rng=*/true).position;
   }
 }
 

@@ -135,4 +135,10 @@ LoadedModel load_checkpoint(const std::string& path, const at::Device& device);
 /// Loads the optimizer state (and RNG) from a checkpoint into an existing optimizer.
 void load_training_state(const std::string& path, torch::optim::Optimizer& optimizer, bool restore_rng);
 
+/// Resumes training from one read of `path` (opened and SHA-256-verified once): the weights and
+/// buffers into `model`, which must have the checkpoint's shapes, the optimizer state into
+/// `optimizer`, and the default CPU generator's state when `restore_rng`. Returns the metadata.
+CheckpointMeta load_for_resume(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
+                               bool restore_rng);
+
 }  // namespace ts

@@ -58,4 +58,14 @@ PreparedData prepare_data(const Corpus& corpus, const Direction& direction, cons
                           const TextPipeline* existing = nullptr,
                           const std::function<void(const std::string&)>& log = {});
 
+/// Removes the held-out pairs a model with `positions` positions cannot score (the source with its
+/// EOS, or the target with its BOS, longer than that), from the ids and the text alike so the two
+/// stay aligned. Training pairs are filtered by data.max_len already; dev and test pairs are not,
+/// and a model with learned positions (a table of model.max_positions rows) has no row for them.
+/// Returns how many dev and test pairs were removed.
+struct HeldOutDropped {
+  std::size_t dev = 0, test = 0;
+};
+HeldOutDropped drop_held_out_longer_than(PreparedData& data, std::size_t positions);
+
 }  // namespace ts
