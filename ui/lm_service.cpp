@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QElapsedTimer>
 #include <QThread>
 #include <QtConcurrent/QtConcurrent>
@@ -13,6 +14,7 @@
 #include "ts/lm/lm_trainer.h"
 #include "ts/lm/text_data.h"
 #include "ts/model/errors.h"
+#include "ts/train/model_export.h"
 
 namespace ts::ui {
 
@@ -150,6 +152,21 @@ void LmService::inspectCheckpoint(const QString& path) {
       return [info](LmService* s) { Q_EMIT s->checkpointInspected(info); };
     } catch (const std::exception& e) {
       return [path, m = q(error_message(e))](LmService* s) { Q_EMIT s->checkpointFailed(path, m); };
+    }
+  });
+}
+
+void LmService::exportModel(const QString& checkpoint, const QString& folder) {
+  background([checkpoint, folder]() -> Delivery {
+    try {
+      const auto s = export_model(QFile::encodeName(checkpoint).toStdString(), QFile::encodeName(folder).toStdString());
+      const auto summary = QObject::tr("%1 parameters, %2 files, %3 MB")
+                               .arg(s.parameters)
+                               .arg(s.files.size())
+                               .arg(static_cast<double>(s.bytes) / 1e6, 0, 'f', 1);
+      return [folder, summary](LmService* service) { Q_EMIT service->modelExported(folder, summary); };
+    } catch (const std::exception& e) {
+      return [folder, m = q(error_message(e))](LmService* service) { Q_EMIT service->exportFailed(folder, m); };
     }
   });
 }

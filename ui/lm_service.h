@@ -34,6 +34,9 @@ class LmService : public QObject {
   /// Reads an LM checkpoint's configuration, text and step (to resume it) on a worker thread:
   /// checkpointInspected or checkpointFailed follow.
   void inspectCheckpoint(const QString& path);
+  /// Writes the language model of `checkpoint` as a model folder into `folder` on a worker thread
+  /// (ts/train/model_export.h): modelExported (with a summary) or exportFailed follow.
+  void exportModel(const QString& checkpoint, const QString& folder);
   /// Generates from this model from now on (e.g. a copy of the model being trained).
   void setModel(const LmModelSnapshot& snapshot);
   bool hasModel() const { return static_cast<bool>(snapshot_.model); }
@@ -59,6 +62,8 @@ class LmService : public QObject {
   void modelFailed(const QString& path, const QString& message);
   void checkpointInspected(const ts::ui::LmCheckpointInfo& info);
   void checkpointFailed(const QString& path, const QString& message);
+  void modelExported(const QString& folder, const QString& summary);
+  void exportFailed(const QString& folder, const QString& message);
   void generationStarted();
   void piece(const QString& text);
   void generationFinished(const ts::ui::LmGeneration& generation);

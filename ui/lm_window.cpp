@@ -152,6 +152,16 @@ LmWindow::LmWindow(const QString& database, const QString& runs_directory, QWidg
     log(tr("cannot resume %1: %2").arg(path, message));
     Q_EMIT resumeReady();
   });
+  connect(service_, &LmService::modelExported, this, [this](const QString& folder, const QString& summary) {
+    statusBar()->showMessage(tr("Exported to %1 (%2)").arg(folder, summary));
+    log(tr("exported to %1 (%2)").arg(folder, summary));
+    Q_EMIT modelExported(folder, summary);
+  });
+  connect(service_, &LmService::exportFailed, this, [this](const QString& folder, const QString& message) {
+    statusBar()->showMessage(tr("Export failed: %1").arg(message));
+    log(tr("export to %1 failed: %2").arg(folder, message));
+    Q_EMIT exportFailed(folder, message);
+  });
   connect(service_, &LmService::generationStarted, this, &LmWindow::updateButtons);
   connect(service_, &LmService::piece, this, [this](const QString& text) {
     QTextCursor cursor(output_->document());
@@ -491,7 +501,13 @@ void LmWindow::buildMenus() {
   auto* open = file->addAction(tr("Open &text…"), this, &LmWindow::chooseText);
   open->setShortcut(QKeySequence::Open);
   file->addAction(tr("Open language-model &checkpoint…"), this, &LmWindow::chooseCheckpoint);
+  file->addAction(tr("Open exported model &folder…"), this, &LmWindow::chooseModelFolder);
   file->addAction(tr("&Resume training from checkpoint…"), this, &LmWindow::chooseResume);
+  file->addSeparator();
+  auto* export_action = file->addAction(tr("&Export model…"), this, &LmWindow::chooseExport);
+  export_action->setObjectName(QStringLiteral("lmExportModel"));
+  export_action->setToolTip(tr("Write a checkpoint's language model as a folder other tools read: model.safetensors, "
+                               "config.json (configuration, vocabulary) and README.md"));
   file->addSeparator();
   auto* close_action = file->addAction(tr("&Close"), this, &QWidget::close);
   close_action->setShortcut(QKeySequence::Close);
@@ -853,6 +869,25 @@ QVector<QPointF> LmWindow::curvePoints(int run, const QString& series) const {
 void LmWindow::chooseCheckpoint() {
   const auto path = QFileDialog::getOpenFileName(this, tr("Open language-model checkpoint"), runs_directory_, tr("Checkpoints (*.ckpt)"));
   if (!path.isEmpty()) openCheckpoint(path);
+}
+
+void LmWindow::chooseModelFolder() {
+  const auto dir = QFileDialog::getExistingDirectory(this, tr("Open an exported language-model folder"), runs_directory_);
+  if (!dir.isEmpty()) openCheckpoint(dir);
+}
+
+void LmWindow::chooseExport() {
+  const auto checkpoint = QFileDialog::getOpenFileName(this, tr("Export which language-model checkpoint?"), runs_directory_,
+                                                       tr("Checkpoints (*.ckpt)"));
+  if (checkpoint.isEmpty()) return;
+  const auto folder = QFileDialog::getExistingDirectory(
+      this, tr("Export %1 into an empty folder").arg(QFileInfo(checkpoint).fileName()), QFileInfo(checkpoint).absolutePath());
+  if (!folder.isEmpty()) exportModel(checkpoint, folder);
+}
+
+void LmWindow::exportModel(const QString& checkpoint, const QString& folder) {
+  statusBar()->showMessage(tr("Exporting %1…").arg(QFileInfo(checkpoint).fileName()));
+  service_->exportModel(checkpoint, folder);
 }
 
 void LmWindow::openCheckpoint(const QString& path) {

@@ -65,6 +65,9 @@ class LmWindow : public QMainWindow {
   bool startTraining();
   /// Generates with the parameters shown (from fresh weights of the model being trained, if any).
   void generate();
+  /// Writes the language model of `checkpoint` as a model folder into `folder` on a worker thread
+  /// (ts/train/model_export.h); modelExported or exportFailed follows, and the status bar says which.
+  void exportModel(const QString& checkpoint, const QString& folder);
 
   TrainingController* controller() const { return controller_; }
   LmService* service() const { return service_; }
@@ -93,6 +96,8 @@ class LmWindow : public QMainWindow {
   void textReady();
   void resumeReady();
   void generationDone();
+  void modelExported(const QString& folder, const QString& summary);
+  void exportFailed(const QString& folder, const QString& message);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -112,6 +117,8 @@ class LmWindow : public QMainWindow {
   void buildMenus();
   void chooseText();
   void chooseCheckpoint();
+  void chooseModelFolder();
+  void chooseExport();
   void chooseResume();
   void showText(const LmTextInfo& info);
   void showTextError(const QString& path, const QString& message);

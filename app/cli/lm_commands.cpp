@@ -14,6 +14,7 @@
 
 #include "ts/lm/generate.h"
 #include "ts/lm/lm_trainer.h"
+#include "ts/train/model_export.h"
 #include "ts/model/errors.h"
 #include "ts/store/run_store.h"
 #include "ts/train/run_recorder.h"
@@ -68,7 +69,8 @@ class LmTerminalObserver : public TrainingObserver {
 
 // --resume takes a run directory (its last.ckpt) or a checkpoint file.
 std::string resume_path(const std::string& given) {
-  if (fs::is_directory(given)) return (fs::path(given) / "last.ckpt").string();
+  // A run directory means its last checkpoint; an exported model folder is refused by name later.
+  if (fs::is_directory(given) && !is_model_folder(given)) return (fs::path(given) / "last.ckpt").string();
   return given;
 }
 

@@ -14,7 +14,7 @@ namespace ts::cli {
 namespace fs = std::filesystem;
 
 ModelCommands::ModelCommands(CLI::App& app) {
-  export_ = app.add_subcommand("export", "Write a translation model as a folder other tools read: model.safetensors, "
+  export_ = app.add_subcommand("export", "Write a translation or language model as a folder other tools read: model.safetensors, "
                                          "config.json (architecture, tokenizers, vocabularies) and README.md");
   export_->add_option("--checkpoint", checkpoint_, "Checkpoint file or run directory (uses its best.ckpt, else last.ckpt)")->required();
   export_->add_option("--out", out_, "Folder to write (created; must be new, empty or an earlier export)")->required();
@@ -40,7 +40,10 @@ int ModelCommands::dispatch() {
   const auto summary = export_model(checkpoint, out_);
   fmt::print("exported {} ({} parameters) to {}:\n", checkpoint, summary.parameters, summary.dir);
   for (const auto& f : summary.files) fmt::print("  {}  {} bytes\n", f, fs::file_size(f));
-  fmt::print("translate with: transformer-studio-cli translate --checkpoint {}\n", summary.dir);
+  if (model_kind(summary.dir) == "lm")
+    fmt::print("generate with: transformer-studio-cli lm-generate --checkpoint {}\n", summary.dir);
+  else
+    fmt::print("translate with: transformer-studio-cli translate --checkpoint {}\n", summary.dir);
   return 0;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end test of `export` (model folders): train tiny models, export them, and require identical
 # greedy translations from the checkpoint, from the folder imported back into the app, and from
-# docs/export_example.py in plain PyTorch (when Debian's python3-torch is installed).
+# docs/export_example.py in plain PyTorch (when Debian's python3-torch is installed). Language
+# models likewise: the same sampled text from the checkpoint and from the exported folder.
 # Usage: export_test.sh PATH_TO_CLI
 set -euo pipefail
 cli=${1:?usage: export_test.sh PATH_TO_CLI}
@@ -93,6 +94,46 @@ open(p, "wb").write(b[:8] + b[8:8 + n].replace(b"\"output_bias\"", b"\"output_bi
   check "PyTorch: the refusal names the unknown tensor" contains "$work/renamed-py.log" "output_bia2"
   check "PyTorch: the refusal names the missing tensor" contains "$work/renamed-py.log" "output_bias"
 fi
+
+# Language models: a character GPT and a BPE GPT (its SentencePiece model written beside).
+for i in $(seq 1 60); do
+  printf 'Line %d: the quick brown fox jumps over the lazy dog.\nAnd so, my friend, we part.\n' "$i"
+done > "$work/lm.txt"
+lm_round_trip() {
+  local name=$1; shift
+  local run=$work/$name-run folder=$work/$name-model
+  if ! "$cli" lm-train --text "$work/lm.txt" --preset shakespeare-char --max-steps 10 --threads 1 --no-history \
+    --set eval_interval=10 --set eval_iters=2 --set n_layer=1 --out "$run" "$@" > "$work/$name-train.log" 2>&1; then
+    echo "FAIL: $name: lm-train"; tail -n 5 "$work/$name-train.log"; failures=$((failures + 1)); return 0
+  fi
+  "$cli" export --checkpoint "$run" --out "$folder" > "$work/$name-export.log" 2>&1 && rc=0 || rc=$?
+  check "$name: export exits 0" test "$rc" -eq 0
+  check "$name: export says how to generate" contains "$work/$name-export.log" "lm-generate --checkpoint $folder"
+  check "$name: config.json says it is a language model" contains "$folder/config.json" '"kind": "lm"'
+  check "$name: config.json has the vocabulary" contains "$folder/config.json" '"codec"'
+  check "$name: the folder holds no optimizer state" lacks "$folder/model.safetensors" 'optimizer\.'
+  gen() { "$cli" lm-generate --prompt "Line" --length 60 --temperature 0.8 --top-k 5 --seed 3 --threads 1 --checkpoint "$@"; }
+  gen "$run/best.ckpt" > "$work/$name-ckpt.txt" 2> /dev/null || true
+  gen "$folder" > "$work/$name-folder.txt" 2> "$work/$name-folder.err" || true
+  check "$name: the checkpoint generates" test -s "$work/$name-ckpt.txt"
+  check "$name: the imported folder samples the same text" cmp -s "$work/$name-ckpt.txt" "$work/$name-folder.txt"
+  cmp -s "$work/$name-ckpt.txt" "$work/$name-folder.txt" || { diff "$work/$name-ckpt.txt" "$work/$name-folder.txt"; cat "$work/$name-folder.err"; } || true
+}
+lm_round_trip lm-char
+check "lm-char: no SentencePiece model for characters" test ! -e "$work/lm-char-model/tokenizer.spm"
+lm_round_trip lm-bpe --set tokenizer=bpe --set vocab_size=60
+check "lm-bpe: the SentencePiece model is written beside" test -s "$work/lm-bpe-model/tokenizer.spm"
+
+# Each kind of folder is refused, by name, where the other kind belongs; a folder cannot be resumed.
+echo "Ich sehe Hund." | "$cli" translate --checkpoint "$work/lm-char-model" > "$work/mix1.log" 2>&1 && rc=0 || rc=$?
+check "translate refuses a language-model folder" test "$rc" -ne 0
+check "  and says to use lm-generate" contains "$work/mix1.log" "lm-char-model: is a language-model folder: use lm-generate"
+"$cli" lm-generate --checkpoint "$work/word-model" --prompt "x" --length 5 > "$work/mix2.log" 2>&1 && rc=0 || rc=$?
+check "lm-generate refuses a translation folder" test "$rc" -ne 0
+check "  and says to use translate" contains "$work/mix2.log" "word-model: is a translation model folder, not a language model (use translate)"
+"$cli" lm-train --resume "$work/lm-char-model" --max-steps 20 > "$work/mix3.log" 2>&1 && rc=0 || rc=$?
+check "lm-train --resume refuses a folder" test "$rc" -ne 0
+check "  and says why" contains "$work/mix3.log" "no optimizer state to resume from"
 
 echo "$passes passed, $failures failed"
 test "$failures" -eq 0

@@ -9,6 +9,8 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
@@ -88,6 +90,7 @@ class LmWindowTest : public QObject {
   void trainsNextToTheBaselineThenGeneratesWithAttention();
   void pauseGenerateWhileTrainingStopAndResume();
   void closingMidRunStopsWithACheckpoint();
+  void exportsAModelFolderThatGeneratesTheSameText();
   void fileMenuOpensTheWindow();
 };
 
@@ -281,6 +284,53 @@ void LmWindowTest::trainsNextToTheBaselineThenGeneratesWithAttention() {
   QCOMPARE(w.attentionMap()->cellCount(), 0);  // "the bigram model has no attention"
   find_child<QPushButton>(&w, "lmClearChart")->click();
   QCOMPARE(w.curveCount(), 0);
+}
+
+void LmWindowTest::exportsAModelFolderThatGeneratesTheSameText() {
+  QTemporaryDir dir;
+  const QString path = write_file(dir, QStringLiteral("markov.txt"), markov_text(4000).toUtf8());
+  LmWindow w(QString(), dir.filePath(QStringLiteral("runs")));
+  QVERIFY(open_text(w, path));
+  make_tiny(w, 20, 20);
+  QVERIFY(w.startTraining());
+  QVERIFY(wait_until([&] { return !w.controller()->isRunning(); }, 120000));
+  QDirIterator it(dir.filePath(QStringLiteral("runs")), {QStringLiteral("last.ckpt")}, QDir::Files, QDirIterator::Subdirectories);
+  QVERIFY(it.hasNext());
+  const QString checkpoint = it.next();
+  QVERIFY(w.findChild<QAction*>(QStringLiteral("lmExportModel")));  // File > Export model...
+
+  QSignalSpy exported(&w, &LmWindow::modelExported);
+  QSignalSpy failed(&w, &LmWindow::exportFailed);
+  const QString folder = dir.filePath(QStringLiteral("model"));
+  w.exportModel(checkpoint, folder);
+  QVERIFY(exported.wait(30000));
+  QVERIFY2(exported.at(0).at(1).toString().contains(QStringLiteral("parameters")), qPrintable(exported.at(0).at(1).toString()));
+  for (const auto* f : {"model.safetensors", "config.json", "README.md"}) QVERIFY(QFileInfo::exists(folder + QLatin1Char('/') + QLatin1String(f)));
+
+  // The same seed gives the same text from the checkpoint and from the folder.
+  auto generate_from = [&](const QString& model) {
+    QSignalSpy changed(w.service(), &LmService::modelChanged);
+    w.openCheckpoint(model);
+    if (!changed.wait(30000)) return QStringLiteral("(not loaded)");
+    find_child<QLineEdit>(&w, "lmPrompt")->setText(QStringLiteral("ab"));
+    find_child<QSpinBox>(&w, "lmLength")->setValue(25);
+    find_child<QSpinBox>(&w, "lmSeed")->setValue(9);
+    QSignalSpy done(&w, &LmWindow::generationDone);
+    find_child<QPushButton>(&w, "lmGenerate")->click();
+    return done.wait(30000) ? w.outputText() : QStringLiteral("(no generation)");
+  };
+  const QString from_checkpoint = generate_from(checkpoint);
+  QCOMPARE(from_checkpoint.size(), 27);
+  QCOMPARE(generate_from(folder), from_checkpoint);
+
+  // A folder with other files in it is refused by name, and left alone.
+  const QString foreign = dir.filePath(QStringLiteral("notes"));
+  QDir().mkpath(foreign);
+  write_file(dir, QStringLiteral("notes/mine.txt"), "my notes");
+  w.exportModel(checkpoint, foreign);
+  QVERIFY(failed.wait(30000));
+  QVERIFY2(failed.at(0).at(1).toString().contains(foreign), qPrintable(failed.at(0).at(1).toString()));
+  QCOMPARE(QDir(foreign).entryList(QDir::Files), QStringList{QStringLiteral("mine.txt")});
 }
 
 void LmWindowTest::pauseGenerateWhileTrainingStopAndResume() {

@@ -15,6 +15,7 @@
 #include "ts/model/size.h"
 #include "ts/store/sha256.h"
 #include "ts/train/checkpoint.h"
+#include "ts/train/model_export.h"
 #include "ts/train/run_recorder.h"
 #include "ts/train/trainer.h"
 
@@ -72,9 +73,15 @@ LmCheckpointMeta meta_from_json(const nlohmann::json& j, const std::string& path
 
 }  // namespace
 
-LmCheckpointMeta read_lm_checkpoint_meta(const std::string& path) { return meta_from_json(CheckpointFile::open(path).meta(), path); }
+LmCheckpointMeta read_lm_checkpoint_meta(const std::string& path) {
+  if (is_model_folder(path))
+    fail(path, "is an exported model folder: it holds the weights only, no optimizer state to resume from "
+               "(resume from the run's last.ckpt)");
+  return meta_from_json(CheckpointFile::open(path).meta(), path);
+}
 
 LoadedLanguageModel load_lm_checkpoint(const std::string& path, const at::Device& device) {
+  if (is_model_folder(path)) return import_language_model(path, device);
   const auto file = CheckpointFile::open(path);
   LoadedLanguageModel loaded;
   loaded.meta = meta_from_json(file.meta(), path);

@@ -12,8 +12,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ts/lm/gpt.h"
 #include "ts/model/errors.h"
 #include "ts/model/safetensors.h"
+#include "ts/store/atomic_file.h"
 #include "ts/store/sha256.h"
 #include "ts/text/base64.h"
 #include "ts/text/files.h"
@@ -30,26 +32,106 @@ constexpr std::uintmax_t kMaxConfigBytes = 1u << 30;  // vocabularies and Senten
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) { throw CheckpointError(path + ": " + what); }
 
-// Writes `bytes` to `path` through a temp file and a rename, so a reader never sees half a file.
-void write_file(const fs::path& path, const std::function<void(std::ostream&)>& body) {
-  const auto tmp = path.string() + ".tmp." + std::to_string(::getpid());
+// Writes one file of the folder atomically (ts/store/atomic_file.h), failures as CheckpointError.
+void write_file(const fs::path& path, const std::function<void(int fd)>& body) {
+  try {
+    write_file_atomically(path.string(), body);
+  } catch (const FileWriteError& e) {
+    throw CheckpointError(e.what());
+  }
+}
+
+void write_file(const fs::path& path, std::string_view bytes) {
+  write_file(path, [&](int fd) { write_all(fd, bytes, path.string()); });
+}
+
+// Makes `dir` ready for an export: created when missing; an existing one must be empty or an
+// earlier export (whose files are then replaced).
+void prepare_folder(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) fail(dir, "exists and is not a folder");
+    if (!fs::is_empty(dir, ec) && !is_model_folder(dir))
+      fail(dir, "is a folder with other files in it: export into a new or empty folder");
+  }
+  fs::create_directories(dir, ec);
+  if (ec) fail(dir, "cannot create the folder: " + ec.message());
+}
+
+// Writes the weights of `module` (by their names, no prefix) as DIR/model.safetensors.
+void write_weights(const fs::path& folder, const torch::nn::Module& module, ExportSummary& summary) {
+  NamedTensors tensors;
+  append_module_state(tensors, "", module);
+  for (const auto& p : module.parameters()) summary.parameters += p.numel();
+  const auto weights = folder / "model.safetensors";
+  write_file(weights, [&](int fd) {
+    write_safetensors(tensors, {{"format", kFormat}, {"version", std::to_string(kVersion)}},
+                      [&](const void* d, std::size_t n) { write_all(fd, {static_cast<const char*>(d), n}, weights.string()); });
+  });
+}
+
+void add_file(ExportSummary& summary, const fs::path& path) {
+  summary.files.push_back(path.string());
+  summary.bytes += fs::file_size(path);
+}
+
+// Writes a base64 SentencePiece model found at `tokenizer["model"]` as a plain file, for other readers.
+bool write_spm(const nlohmann::json& tokenizer, const fs::path& path) {
+  if (!tokenizer.is_object() || !tokenizer.contains("model")) return false;
+  write_file(path, base64_decode(tokenizer["model"].get<std::string>()));
+  return true;
+}
+
+// The kind a model folder's config.json declares ("translation" or "lm"), after checking its
+// format and version; the parsed config goes to `out`.
+std::string read_folder_config(const std::string& dir, nlohmann::json& out) {
+  const auto config_path = (fs::path(dir) / "config.json").string();
+  const auto weights_path = (fs::path(dir) / "model.safetensors").string();
+  if (!is_model_folder(dir)) fail(dir, "is not an exported model folder (it needs config.json and model.safetensors)");
+  for (const auto& p : {config_path, weights_path})
+    if (const auto kind = special_file_kind(p); !kind.empty()) fail(p, "is " + kind + ", not a file");
+  if (fs::file_size(config_path) > kMaxConfigBytes) fail(config_path, "is larger than 1 GB: not a model configuration");
   {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail(path.string(), std::string("cannot create: ") + std::strerror(errno));
-    body(out);
-    out.flush();
-    if (!out) {
-      const std::string reason = std::strerror(errno);
-      fs::remove(tmp);
-      fail(path.string(), "cannot write: " + reason);
+    std::ifstream in(config_path, std::ios::binary);
+    if (!in) fail(config_path, std::string("cannot open: ") + std::strerror(errno));
+    try {
+      out = nlohmann::json::parse(in);
+    } catch (const std::exception& e) {
+      fail(config_path, std::string("not valid JSON: ") + e.what());
     }
   }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp);
-    fail(path.string(), "cannot rename into place: " + ec.message());
+  if (!out.is_object() || out.value("format", "") != kFormat) fail(config_path, "not a Transformer Studio model configuration");
+  if (!out.contains("version") || !out.at("version").is_number_integer() || out.at("version").get<std::int64_t>() != kVersion)
+    fail(config_path, "model folder version " + out.value("version", nlohmann::json()).dump() + " is not supported by this program");
+  const auto kind = out.contains("kind") && out["kind"].is_string() ? out["kind"].get<std::string>() : "";
+  if (kind != "translation" && kind != "lm") fail(config_path, "unknown model kind (\"kind\" must be \"translation\" or \"lm\")");
+  return kind;
+}
+
+SafetensorsReader read_weights(const std::string& dir) {
+  try {
+    return SafetensorsReader::from_file((fs::path(dir) / "model.safetensors").string());
+  } catch (const SafetensorsError& e) {
+    throw CheckpointError(e.what());
   }
+}
+
+std::string lm_readme(const LoadedLanguageModel& m, const std::string& checkpoint) {
+  const auto& c = m.meta.config;
+  const std::string architecture =
+      c.kind == "bigram" ? std::string("a bigram table")
+                         : fmt::format("{} layers, n_embd {}, {} heads, a context of {} tokens", c.n_layer, c.n_embd,
+                                       c.n_head, c.block_size);
+  return fmt::format(
+      "# A Transformer Studio language model ({}, {} tokens)\n\n"
+      "Exported from `{}` (step {}).\n\n"
+      "- `model.safetensors`: the weights ({}), by their names in the app (safetensors: any reader\n"
+      "  opens it, nothing in it is code).\n"
+      "- `config.json`: the configuration (`model`), the tokenizer and vocabulary (`codec`: token id i is\n"
+      "  `codec.vocab.tokens[i]`), and where the model came from (`source`).\n"
+      "- `tokenizer.spm` (when present): the SentencePiece model that splits text into the vocabulary's pieces.\n\n"
+      "Generate with the app: `transformer-studio-cli lm-generate --checkpoint <this folder>`.\n",
+      c.kind == "bigram" ? "bigram" : "GPT", m.meta.codec.kind(), checkpoint, m.meta.step, architecture);
 }
 
 std::string readme(const LoadedModel& m, const std::string& checkpoint) {
@@ -77,44 +159,29 @@ bool is_model_folder(const std::string& path) {
          fs::is_regular_file(fs::path(path) / "model.safetensors", ec);
 }
 
-ExportSummary export_model(const std::string& checkpoint, const std::string& dir) {
-  const auto loaded = load_checkpoint(checkpoint, at::Device(at::kCPU));
-  std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec)) fail(dir, "exists and is not a folder");
-    if (!fs::is_empty(dir, ec) && !is_model_folder(dir))
-      fail(dir, "is a folder with other files in it: export into a new or empty folder");
+std::string model_kind(const std::string& path) {
+  if (is_model_folder(path)) {
+    nlohmann::json config;
+    return read_folder_config(path, config);
   }
-  fs::create_directories(dir, ec);
-  if (ec) fail(dir, "cannot create the folder: " + ec.message());
+  return CheckpointFile::open(path).meta().value("kind", "translation");
+}
 
+ExportSummary export_model(const std::string& checkpoint, const std::string& dir) {
+  if (model_kind(checkpoint) == "lm") return export_language_model(checkpoint, dir);
+  const auto loaded = load_checkpoint(checkpoint, at::Device(at::kCPU));
+  prepare_folder(dir);
   ExportSummary summary;
   summary.dir = dir;
-  NamedTensors tensors;
-  append_module_state(tensors, "", *loaded.model);
-  for (const auto& p : loaded.model->parameters()) summary.parameters += p.numel();
   const fs::path folder(dir);
-  const auto add = [&](const fs::path& path) {
-    summary.files.push_back(path.string());
-    summary.bytes += fs::file_size(path);
-  };
-  write_file(folder / "model.safetensors", [&](std::ostream& out) {
-    write_safetensors(tensors, {{"format", kFormat}, {"version", std::to_string(kVersion)}},
-                      [&](const void* d, std::size_t n) { out.write(static_cast<const char*>(d), static_cast<std::streamsize>(n)); });
-  });
-  add(folder / "model.safetensors");
+  write_weights(folder, *loaded.model, summary);
+  add_file(summary, folder / "model.safetensors");
 
-  nlohmann::json pipeline = loaded.meta.pipeline;
-  // SentencePiece models also go beside the config as plain files, for other readers.
-  std::vector<std::string> spm_files;
-  for (const char* side : {"src", "tgt"}) {
-    const auto& tokenizer = pipeline[std::string(side) + "_tokenizer"];
-    if (!tokenizer.contains("model")) continue;
-    const auto bytes = base64_decode(tokenizer["model"].get<std::string>());
-    const auto path = folder / (std::string(side) + ".spm");
-    write_file(path, [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
-    spm_files.push_back(path.string());
-  }
+  const nlohmann::json& pipeline = loaded.meta.pipeline;
+  std::vector<fs::path> spm_files;
+  for (const char* side : {"src", "tgt"})
+    if (const auto path = folder / (std::string(side) + ".spm"); write_spm(pipeline[std::string(side) + "_tokenizer"], path))
+      spm_files.push_back(path);
   const auto& model = loaded.meta.config.model;
   const nlohmann::json config = {
       {"format", kFormat},
@@ -137,36 +204,58 @@ ExportSummary export_model(const std::string& checkpoint, const std::string& dir
       {"architecture",
        fmt::format("{}+{} layers, d_model {}, {} heads, {}, {} positions", model.encoder_layers, model.decoder_layers,
                    model.d_model, model.heads, model.pre_norm ? "pre-LN" : "post-LN", model.positions)}};
-  write_file(folder / "config.json", [&](std::ostream& out) { out << config.dump(2) << '\n'; });
-  add(folder / "config.json");
-  for (const auto& f : spm_files) add(f);
-  write_file(folder / "README.md", [&](std::ostream& out) { out << readme(loaded, checkpoint); });
-  add(folder / "README.md");
+  write_file(folder / "config.json", config.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
+  add_file(summary, folder / "config.json");
+  for (const auto& f : spm_files) add_file(summary, f);
+  write_file(folder / "README.md", readme(loaded, checkpoint));
+  add_file(summary, folder / "README.md");
+  return summary;
+}
+
+ExportSummary export_language_model(const std::string& checkpoint, const std::string& dir) {
+  const auto loaded = load_lm_checkpoint(checkpoint, at::Device(at::kCPU));
+  prepare_folder(dir);
+  ExportSummary summary;
+  summary.dir = dir;
+  const fs::path folder(dir);
+  write_weights(folder, *loaded.model, summary);
+  add_file(summary, folder / "model.safetensors");
+  const auto codec = loaded.meta.codec.to_json();
+  const bool spm = write_spm(codec.value("tokenizer", nlohmann::json()), folder / "tokenizer.spm");
+  const auto& c = loaded.meta.config;
+  const nlohmann::json config = {
+      {"format", kFormat},
+      {"version", kVersion},
+      {"kind", "lm"},
+      {"model", c.to_json()},
+      {"vocab_size", loaded.meta.codec.vocab().size()},
+      {"block_size", c.block_size},
+      {"codec", codec},
+      {"source",
+       {{"checkpoint", checkpoint},
+        {"sha256", is_model_folder(checkpoint) ? "" : read_checkpoint_header(checkpoint).sha256},
+        {"step", loaded.meta.step},
+        {"text", loaded.meta.text_path},
+        {"metrics", loaded.meta.metrics}}},
+      {"parameters", summary.parameters},
+      {"architecture", c.kind == "bigram" ? std::string("bigram table")
+                                          : fmt::format("GPT, {} layers, n_embd {}, {} heads, block {}", c.n_layer,
+                                                        c.n_embd, c.n_head, c.block_size)}};
+  write_file(folder / "config.json", config.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
+  add_file(summary, folder / "config.json");
+  if (spm) add_file(summary, folder / "tokenizer.spm");
+  write_file(folder / "README.md", lm_readme(loaded, checkpoint));
+  add_file(summary, folder / "README.md");
   return summary;
 }
 
 LoadedModel import_model(const std::string& dir, const at::Device& device) {
   const auto config_path = (fs::path(dir) / "config.json").string();
   const auto weights_path = (fs::path(dir) / "model.safetensors").string();
-  if (!is_model_folder(dir)) fail(dir, "is not an exported model folder (it needs config.json and model.safetensors)");
-  for (const auto& p : {config_path, weights_path})
-    if (const auto kind = special_file_kind(p); !kind.empty()) fail(p, "is " + kind + ", not a file");
-  if (fs::file_size(config_path) > kMaxConfigBytes) fail(config_path, "is larger than 1 GB: not a model configuration");
   nlohmann::json config;
-  {
-    std::ifstream in(config_path, std::ios::binary);
-    if (!in) fail(config_path, std::string("cannot open: ") + std::strerror(errno));
-    try {
-      config = nlohmann::json::parse(in);
-    } catch (const std::exception& e) {
-      fail(config_path, std::string("not valid JSON: ") + e.what());
-    }
-  }
+  if (read_folder_config(dir, config) == "lm") fail(dir, "is a language-model folder: use lm-generate");
   LoadedModel loaded;
   try {
-    if (!config.is_object() || config.value("format", "") != kFormat) fail(config_path, "not a Transformer Studio model configuration");
-    if (!config.at("version").is_number_integer() || config.at("version").get<std::int64_t>() != kVersion)
-      fail(config_path, "model folder version " + config.at("version").dump() + " is not supported by this program");
     loaded.meta.config = ExperimentConfig::from_json(config.at("experiment"));
     loaded.meta.pipeline = config.at("pipeline");
     const auto& source = config.value("source", nlohmann::json::object());
@@ -181,12 +270,7 @@ LoadedModel import_model(const std::string& dir, const at::Device& device) {
   } catch (const std::exception& e) {
     fail(config_path, "damaged model configuration: " + error_message(e));
   }
-  std::unique_ptr<SafetensorsReader> weights;
-  try {
-    weights = std::make_unique<SafetensorsReader>(SafetensorsReader::from_file(weights_path));
-  } catch (const SafetensorsError& e) {
-    throw CheckpointError(e.what());
-  }
+  const auto weights = read_weights(dir);
   try {
     loaded.model = build_model(loaded.meta.config.model, static_cast<std::int64_t>(loaded.pipeline.src_vocab->size()),
                                static_cast<std::int64_t>(loaded.pipeline.tgt_vocab->size()), Vocab::kPad,
@@ -195,7 +279,38 @@ LoadedModel import_model(const std::string& dir, const at::Device& device) {
   } catch (const std::exception& e) {
     fail(config_path, "cannot build the model it describes: " + error_message(e));
   }
-  load_module_state(*loaded.model, *weights, "", weights_path);
+  load_module_state(*loaded.model, weights, "", weights_path);
+  return loaded;
+}
+
+LoadedLanguageModel import_language_model(const std::string& dir, const at::Device& device) {
+  const auto config_path = (fs::path(dir) / "config.json").string();
+  const auto weights_path = (fs::path(dir) / "model.safetensors").string();
+  nlohmann::json config;
+  if (read_folder_config(dir, config) != "lm") fail(dir, "is a translation model folder, not a language model (use translate)");
+  LoadedLanguageModel loaded;
+  try {
+    loaded.meta.config = LmConfig::from_json(config.at("model"));
+    loaded.meta.codec = LmCodec::from_json(config.at("codec"));
+    const auto& source = config.value("source", nlohmann::json::object());
+    loaded.meta.text_path = source.value("text", "");
+    loaded.meta.metrics = source.value("metrics", nlohmann::json::object());
+    if (source.contains("step") && source["step"].is_number_integer() && source["step"].get<std::int64_t>() >= 0)
+      loaded.meta.step = source["step"].get<std::int64_t>();
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(config_path, "damaged model configuration: " + error_message(e));
+  }
+  const auto weights = read_weights(dir);
+  try {
+    loaded.model = build_language_model(loaded.meta.config, static_cast<std::int64_t>(loaded.meta.codec.vocab().size()));
+    loaded.model->to(device);
+  } catch (const std::exception& e) {
+    fail(config_path, "cannot build the model it describes: " + error_message(e));
+  }
+  load_module_state(*loaded.model, weights, "", weights_path);
+  loaded.model->eval();
   return loaded;
 }
 

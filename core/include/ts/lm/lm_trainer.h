@@ -52,7 +52,7 @@ struct LoadedLanguageModel {
 
 /// Reads an LM checkpoint's metadata (throws CheckpointError naming the file).
 LmCheckpointMeta read_lm_checkpoint_meta(const std::string& path);
-/// Rebuilds the model of an LM checkpoint onto `device`, in eval mode.
+/// Rebuilds the model of an LM checkpoint, or of a folder export_model wrote, onto `device`, in eval mode.
 LoadedLanguageModel load_lm_checkpoint(const std::string& path, const at::Device& device);
 
 /// The run history's description of a language-model run (kind "language-model"): the text's
