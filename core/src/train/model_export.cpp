@@ -75,6 +75,33 @@ void add_file(ExportSummary& summary, const fs::path& path) {
   summary.bytes += fs::file_size(path);
 }
 
+// Prepares `dir` and writes the weights of `module`: the start of every export.
+ExportSummary begin_export(const std::string& dir, const torch::nn::Module& module) {
+  prepare_folder(dir);
+  ExportSummary summary;
+  summary.dir = dir;
+  write_weights(fs::path(dir), module, summary);
+  add_file(summary, fs::path(dir) / "model.safetensors");
+  return summary;
+}
+
+// Writes config.json, lists the `extra` files already written, and writes README.md: the end of
+// every export.
+void end_export(ExportSummary& summary, const nlohmann::json& config, const std::vector<fs::path>& extra,
+                const std::string& readme_text) {
+  const fs::path folder(summary.dir);
+  write_file(folder / "config.json", config.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
+  add_file(summary, folder / "config.json");
+  for (const auto& f : extra) add_file(summary, f);
+  write_file(folder / "README.md", readme_text);
+  add_file(summary, folder / "README.md");
+}
+
+// The SHA-256 of the checkpoint an export came from (empty when it came from a folder).
+std::string source_sha256(const std::string& checkpoint) {
+  return is_model_folder(checkpoint) ? "" : read_checkpoint_header(checkpoint).sha256;
+}
+
 // Writes a base64 SentencePiece model found at `tokenizer["model"]` as a plain file, for other readers.
 bool write_spm(const nlohmann::json& tokenizer, const fs::path& path) {
   if (!tokenizer.is_object() || !tokenizer.contains("model")) return false;
@@ -170,13 +197,8 @@ std::string model_kind(const std::string& path) {
 ExportSummary export_model(const std::string& checkpoint, const std::string& dir) {
   if (model_kind(checkpoint) == "lm") return export_language_model(checkpoint, dir);
   const auto loaded = load_checkpoint(checkpoint, at::Device(at::kCPU));
-  prepare_folder(dir);
-  ExportSummary summary;
-  summary.dir = dir;
+  auto summary = begin_export(dir, *loaded.model);
   const fs::path folder(dir);
-  write_weights(folder, *loaded.model, summary);
-  add_file(summary, folder / "model.safetensors");
-
   const nlohmann::json& pipeline = loaded.meta.pipeline;
   std::vector<fs::path> spm_files;
   for (const char* side : {"src", "tgt"})
@@ -196,7 +218,7 @@ ExportSummary export_model(const std::string& checkpoint, const std::string& dir
       {"experiment", loaded.meta.config.to_json()},
       {"source",
        {{"checkpoint", checkpoint},
-        {"sha256", is_model_folder(checkpoint) ? "" : read_checkpoint_header(checkpoint).sha256},
+        {"sha256", source_sha256(checkpoint)},
         {"step", loaded.meta.position.step},
         {"corpus", loaded.meta.corpus_path},
         {"metrics", loaded.meta.metrics}}},
@@ -204,22 +226,14 @@ ExportSummary export_model(const std::string& checkpoint, const std::string& dir
       {"architecture",
        fmt::format("{}+{} layers, d_model {}, {} heads, {}, {} positions", model.encoder_layers, model.decoder_layers,
                    model.d_model, model.heads, model.pre_norm ? "pre-LN" : "post-LN", model.positions)}};
-  write_file(folder / "config.json", config.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
-  add_file(summary, folder / "config.json");
-  for (const auto& f : spm_files) add_file(summary, f);
-  write_file(folder / "README.md", readme(loaded, checkpoint));
-  add_file(summary, folder / "README.md");
+  end_export(summary, config, spm_files, readme(loaded, checkpoint));
   return summary;
 }
 
 ExportSummary export_language_model(const std::string& checkpoint, const std::string& dir) {
   const auto loaded = load_lm_checkpoint(checkpoint, at::Device(at::kCPU));
-  prepare_folder(dir);
-  ExportSummary summary;
-  summary.dir = dir;
-  const fs::path folder(dir);
-  write_weights(folder, *loaded.model, summary);
-  add_file(summary, folder / "model.safetensors");
+  auto summary = begin_export(dir, *loaded.model);
+  const auto folder = fs::path(dir);
   const auto codec = loaded.meta.codec.to_json();
   const bool spm = write_spm(codec.value("tokenizer", nlohmann::json()), folder / "tokenizer.spm");
   const auto& c = loaded.meta.config;
@@ -233,7 +247,7 @@ ExportSummary export_language_model(const std::string& checkpoint, const std::st
       {"codec", codec},
       {"source",
        {{"checkpoint", checkpoint},
-        {"sha256", is_model_folder(checkpoint) ? "" : read_checkpoint_header(checkpoint).sha256},
+        {"sha256", source_sha256(checkpoint)},
         {"step", loaded.meta.step},
         {"text", loaded.meta.text_path},
         {"metrics", loaded.meta.metrics}}},
@@ -241,11 +255,8 @@ ExportSummary export_language_model(const std::string& checkpoint, const std::st
       {"architecture", c.kind == "bigram" ? std::string("bigram table")
                                           : fmt::format("GPT, {} layers, n_embd {}, {} heads, block {}", c.n_layer,
                                                         c.n_embd, c.n_head, c.block_size)}};
-  write_file(folder / "config.json", config.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
-  add_file(summary, folder / "config.json");
-  if (spm) add_file(summary, folder / "tokenizer.spm");
-  write_file(folder / "README.md", lm_readme(loaded, checkpoint));
-  add_file(summary, folder / "README.md");
+  end_export(summary, config, spm ? std::vector<fs::path>{folder / "tokenizer.spm"} : std::vector<fs::path>{},
+             lm_readme(loaded, checkpoint));
   return summary;
 }
 
