@@ -55,6 +55,8 @@ race:libQt6Gui.so
 SUPP
 
 export QT_QPA_PLATFORM=offscreen
+# Tests that need SentencePiece beside LibTorch skip on this (see tests/test_utils.h, docs/reliability.md).
+export TS_SANITIZER=$KIND
 status=0
 if [[ $KIND == asan ]]; then
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}

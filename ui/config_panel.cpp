@@ -1,4 +1,5 @@
 #include "config_panel.h"
+#include "widget_lifetime.h"
 
 #include <algorithm>
 #include <cmath>
@@ -272,6 +273,7 @@ ConfigPanel::ConfigPanel(StudioState* state, QWidget* parent) : QWidget(parent),
 }
 
 ConfigPanel::~ConfigPanel() {
+  disconnect_children(this);  // the fields' editingFinished, sent as ~QWidget moves the focus
   if (cancel_) cancel_->store(true);  // the count holds its own copies; it just stops early
 }
 

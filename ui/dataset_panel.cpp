@@ -1,4 +1,5 @@
 #include "dataset_panel.h"
+#include "widget_lifetime.h"
 
 #include <algorithm>
 #include <cmath>
@@ -396,6 +397,7 @@ DatasetPanel::DatasetPanel(StudioState* state, QWidget* parent) : QWidget(parent
 }
 
 DatasetPanel::~DatasetPanel() {
+  disconnect_children(this);  // the split boxes' editingFinished, sent as ~QWidget moves the focus
   // The statistics job checks for cancellation every 1% of the corpus, so this wait is short; the
   // jobs only touch their own copies, but none should outlive the panel that started it.
   if (analysis_) {

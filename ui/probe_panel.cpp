@@ -1,4 +1,5 @@
 #include "probe_panel.h"
+#include "widget_lifetime.h"
 
 #include <algorithm>
 #include <cmath>
@@ -268,6 +269,7 @@ ProbePanel::ProbePanel(StudioState* state, TrainingController* controller, QWidg
 }
 
 ProbePanel::~ProbePanel() {
+  disconnect_children(this);  // the sentence box's editingFinished, sent as ~QWidget moves the focus
   timer_->stop();
   load_watcher_->waitForFinished();  // the worker only reads the store; this is short
 }

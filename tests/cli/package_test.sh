@@ -51,7 +51,13 @@ for i in $(seq 1 60); do printf 'I see dog %d.\tIch sehe Hund %d.\n' "$i" "$i"; 
 LD_DEBUG=files LD_DEBUG_OUTPUT="$work/ld" "$bin" train --corpus "$work/deu.txt" --direction de-en --preset tiny \
   --max-steps 3 --threads 1 --no-history --set data.src_tokenizer.kind=bpe --set data.src_tokenizer.vocab_size=40 \
   --out "$work/bpe" > "$work/bpe.log" 2>&1
-check "SentencePiece works from the unpacked package" test $? -eq 0 || tail -5 "$work/bpe.log"
+rc=$?
+if [[ -n ${TS_SANITIZER:-} ]]; then
+  # scripts/sanitize.sh: SentencePiece beside LibTorch does not work in sanitizer builds (docs/reliability.md).
+  echo "SKIP SentencePiece training in a $TS_SANITIZER build (the module's path is still checked)"
+else
+  check "SentencePiece works from the unpacked package" test "$rc" -eq 0 || tail -5 "$work/bpe.log"
+fi
 check "the SentencePiece module loaded is the package's" grep -q "file=$root/usr/bin/../lib/transformer-studio/libts_sentencepiece.so" "$work"/ld.*
 
 if command -v desktop-file-validate > /dev/null; then

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "lm_test_utils.h"
+#include "sanitizer_skips.h"
 #include "test_utils.h"
 #include "ts/text/utf8.h"
 
@@ -110,6 +111,7 @@ TEST(LmText, BadInputsGiveClearMessagesNamingTheFile) {
 }
 
 TEST(LmText, SentencePieceCodecRoundTripsLinesWithNewlineTokens) {
+  TS_SKIP_SENTENCEPIECE_IN_SANITIZER_BUILDS();
   auto config = test::small_gpt_config();
   config.tokenizer = "bpe";
   config.vocab_size = 60;

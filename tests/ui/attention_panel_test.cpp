@@ -583,7 +583,7 @@ class AttentionPanelTest : public QObject {
     QVERIFY(model->item(kind->findData(static_cast<int>(AttentionKind::Cross)))->isEnabled());
   }
 
-  void longSentenceRendersQuickly() {
+  void longSentenceRendersEveryHead() {
     Fixture f;
     QVERIFY(QTest::qWaitForWindowExposed(&f.panel));
     const int n = 64, layers = 6, heads = 8;
