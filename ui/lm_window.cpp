@@ -21,6 +21,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -160,6 +161,10 @@ LmWindow::LmWindow(const QString& database, const QString& runs_directory, QWidg
   connect(service_, &LmService::exportFailed, this, [this](const QString& folder, const QString& message) {
     statusBar()->showMessage(tr("Export failed: %1").arg(message));
     log(tr("export to %1 failed: %2").arg(folder, message));
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Export failed"), message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setObjectName(QStringLiteral("lmExportError"));
+    box->open();  // window-modal, without a nested event loop
     Q_EMIT exportFailed(folder, message);
   });
   connect(service_, &LmService::generationStarted, this, &LmWindow::updateButtons);

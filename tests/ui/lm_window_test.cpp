@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -330,6 +331,8 @@ void LmWindowTest::exportsAModelFolderThatGeneratesTheSameText() {
   w.exportModel(checkpoint, foreign);
   QVERIFY(failed.wait(30000));
   QVERIFY2(failed.at(0).at(1).toString().contains(foreign), qPrintable(failed.at(0).at(1).toString()));
+  auto* box = w.findChild<QMessageBox*>(QStringLiteral("lmExportError"));  // said where it cannot be missed
+  QVERIFY(box && box->text().contains(foreign));
   QCOMPARE(QDir(foreign).entryList(QDir::Files), QStringList{QStringLiteral("mine.txt")});
 }
 

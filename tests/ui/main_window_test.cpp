@@ -198,11 +198,14 @@ class MainWindowTest : public QObject {
     QVERIFY(QFileInfo::exists(QDir(controller->outDir()).filePath(QStringLiteral("last.ckpt"))));
     QVERIFY(test::wait_until([&] { return !controller->isRunning(); }, 10000));
 
-    // The event loop stayed responsive during training, validation and checkpointing.
+    // The event loop was not blocked during training, validation and checkpointing. The bound
+    // catches work done on the GUI thread (a validation or checkpoint there holds the loop for
+    // hundreds of ms), not speed: on a loaded 2-core machine p99 reached 53 ms with nothing blocking
+    // it. The measured figures are in docs/benchmarks.md ("Desktop app: responsiveness while training").
     QVERIFY(probe.samples() >= 300);
     const double p99 = probe.percentile(0.99);
     qInfo("event-loop lateness: p50 %.1f ms, p99 %.1f ms over %zu ticks", probe.percentile(0.5), p99, probe.samples());
-    QVERIFY2(p99 < 50, qPrintable(QStringLiteral("p99 lateness %1 ms").arg(p99)));
+    QVERIFY2(p99 < 250, qPrintable(QStringLiteral("p99 lateness %1 ms").arg(p99)));
 
     // The trained model reaches the translation service and translates.
     QVERIFY(test::wait_until([&] { return w.translation()->hasModel(); }, 10000));
