@@ -135,6 +135,12 @@ std::string read_folder_config(const std::string& dir, nlohmann::json& out) {
   return kind;
 }
 
+// The training step a folder was exported at (0 when `source.step` is missing or not a count).
+std::int64_t exported_step(const nlohmann::json& source) {
+  const auto& step = source.contains("step") ? source["step"] : nlohmann::json();
+  return step.is_number_integer() && step.get<std::int64_t>() >= 0 ? step.get<std::int64_t>() : 0;
+}
+
 SafetensorsReader read_weights(const std::string& dir) {
   try {
     return SafetensorsReader::from_file((fs::path(dir) / "model.safetensors").string());
@@ -273,8 +279,7 @@ LoadedModel import_model(const std::string& dir, const at::Device& device) {
     loaded.meta.corpus_path = source.value("corpus", "");
     loaded.meta.metrics = source.value("metrics", nlohmann::json::object());
     // The training step it was exported at, shown with the model (the folder holds no position to resume).
-    if (source.contains("step") && source["step"].is_number_integer() && source["step"].get<std::int64_t>() >= 0)
-      loaded.meta.position.step = source["step"].get<std::int64_t>();
+    loaded.meta.position.step = exported_step(source);
     loaded.pipeline = TextPipeline::from_json(loaded.meta.pipeline);
   } catch (const CheckpointError&) {
     throw;
@@ -306,8 +311,7 @@ LoadedLanguageModel import_language_model(const std::string& dir, const at::Devi
     const auto& source = config.value("source", nlohmann::json::object());
     loaded.meta.text_path = source.value("text", "");
     loaded.meta.metrics = source.value("metrics", nlohmann::json::object());
-    if (source.contains("step") && source["step"].is_number_integer() && source["step"].get<std::int64_t>() >= 0)
-      loaded.meta.step = source["step"].get<std::int64_t>();
+    loaded.meta.step = exported_step(source);
   } catch (const CheckpointError&) {
     throw;
   } catch (const std::exception& e) {
