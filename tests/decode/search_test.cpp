@@ -107,6 +107,7 @@ TEST_F(Search, AttentionIsReturnedPerLayerAndHeadWithRowsSummingToOne) {
 TEST_F(Search, BeamAttentionOfEveryNBestEqualsAFullPassOverIt) {
   auto& model = translator_->model();
   DecodeConfig c;
+  c.weights = "fp32";  // the full pass below runs on the model's own fp32 weights
   c.mode = "beam";
   c.beam = 4;
   c.nbest = 4;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <torch/csrc/autograd/grad_mode.h>
 
+#include "ts/model/packed_transformer.h"
 #include "ts/text/vocab.h"
 
 namespace ts {
@@ -29,9 +30,30 @@ at::Tensor source_tensor(const std::vector<std::int64_t>& src, const at::Device&
 
 at::Device model_device(Transformer& model) { return model->parameters().front().device(); }
 
-// Encodes src [B, S]; records encoder attention into `encoder_maps` when asked.
-DecoderState begin(Transformer& model, const at::Tensor& src, bool record, std::vector<at::Tensor>* encoder_maps) {
+// With fp32 weights, up to this many hypotheses at a time run on the packed copy; larger batches
+// (validation) are matrix-matrix products, which LibTorch's BLAS does as well, with the same results.
+// bf16 and int8 weights exist only packed, so they are used for any batch on the CPU.
+constexpr std::int64_t kPackedFp32MaxRows = 16;
+
+// Encodes src [B, S] and prepares the decoder; records encoder attention into `encoder_maps` when
+// asked. On the CPU it runs on packed weights as config.weights says (see above), otherwise on
+// LibTorch's operations.
+DecoderState begin(Transformer& model, const at::Tensor& src, const DecodeConfig& config, bool record,
+                   std::vector<at::Tensor>* encoder_maps) {
   const auto src_mask = padding_mask(src, Vocab::kPad);
+  const auto rows = config.mode == "beam" ? std::max<std::int64_t>(src.size(0), config.beam) : src.size(0);
+  std::shared_ptr<const PackedTransformer> packed;
+  if (config.weights != "libtorch" && src.device().is_cpu() && (config.weights != "fp32" || rows <= kPackedFp32MaxRows))
+    packed = model->packed(parse_weight_format(config.weights));
+  if (packed) {
+    DecoderState state;
+    std::vector<at::Tensor> maps;
+    const auto memory = packed->encode(src, src_mask, record ? &maps : nullptr);
+    if (record && encoder_maps) *encoder_maps = std::move(maps);
+    packed->start(state, memory, src_mask, record);
+    state.packed = std::move(packed);
+    return state;
+  }
   model->set_record_attention(record);
   auto memory = model->encode(src, src_mask);
   if (record && encoder_maps) *encoder_maps = model->recorded_attention().encoder_self;
@@ -104,7 +126,7 @@ std::vector<Hypothesis> greedy_search(Transformer& model, const at::Tensor& src,
   InferenceScope scope(model);
   const auto B = src.size(0);
   std::vector<at::Tensor> encoder_maps;
-  auto state = begin(model, src, record_attention, &encoder_maps);
+  auto state = begin(model, src, config, record_attention, &encoder_maps);
   // Each row has the length limit of its own source, as if decoded alone.
   std::vector<std::int64_t> limits;
   const auto lengths = src.ne(Vocab::kPad).sum(1).to(at::kCPU);
@@ -134,7 +156,7 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
   const auto width = static_cast<std::int64_t>(std::max(1, config.beam));
   const auto nbest = static_cast<std::size_t>(std::clamp(config.nbest, 1, config.beam));
   std::vector<at::Tensor> encoder_maps;
-  auto state = begin(model, source_tensor(src, device), record_attention, &encoder_maps);
+  auto state = begin(model, source_tensor(src, device), config, record_attention, &encoder_maps);
   const auto max_len = max_output_length(config, static_cast<std::int64_t>(src.size()), model);
 
   std::vector<Hypothesis> alive(1), finished;
@@ -257,7 +279,7 @@ std::vector<Hypothesis> sample_search(Transformer& model, const std::vector<std:
   const auto n = static_cast<std::int64_t>(std::max(1, config.nbest));
   auto src_t = source_tensor(src, device).expand({n, static_cast<std::int64_t>(src.size())}).contiguous();
   std::vector<at::Tensor> encoder_maps;
-  auto state = begin(model, src_t, record_attention, &encoder_maps);
+  auto state = begin(model, src_t, config, record_attention, &encoder_maps);
   const auto max_len = max_output_length(config, static_cast<std::int64_t>(src.size()), model);
   auto generator = at::make_generator<at::CPUGeneratorImpl>(config.seed);
   auto tokens = at::full({n}, Vocab::kBos, src_t.options());

@@ -7,6 +7,7 @@
 
 #include <torch/nn/init.h>
 
+#include "ts/model/packed_transformer.h"
 #include "ts/model/size.h"
 #include "ts/text/vocab.h"
 
@@ -239,7 +240,26 @@ DecoderState TransformerImpl::start(const at::Tensor& memory, const at::Tensor& 
   return state;
 }
 
+std::shared_ptr<const PackedTransformer> TransformerImpl::packed(WeightFormat format) {
+  if (is_training()) return nullptr;
+  auto& slot = packed_[format];
+  if (slot && slot->current()) return slot;
+  slot.reset();
+  try {
+    slot = std::make_shared<const PackedTransformer>(*this, format);
+  } catch (const std::invalid_argument&) {
+    return nullptr;  // e.g. bf16 weights or a GPU: decoding stays on LibTorch's ops
+  }
+  return slot;
+}
+
+void TransformerImpl::train(bool on) {
+  if (on) packed_.clear();
+  torch::nn::Module::train(on);
+}
+
 at::Tensor TransformerImpl::step(DecoderState& state, const at::Tensor& tokens) {
+  if (state.packed) return state.packed->step(state, tokens);
   auto y = embed(tgt_embed_, tokens.unsqueeze(1), state.step);  // [B, 1, D]
   for (std::size_t i = 0; i < decoder_layers_.size(); ++i) {
     auto& layer = decoder_layers_[i];

@@ -379,6 +379,9 @@ LoadedModel load_checkpoint(const std::string& path, const at::Device& device) {
                                loaded.pipeline.shared_vocab);
     loaded.model->to(device);
     file.load_module(*loaded.model, "model.");
+    // Ready for inference (no dropout; packed copies for CPU decoding are kept between sentences).
+    // Training puts a model back into training mode itself.
+    loaded.model->eval();
   } catch (const CheckpointError&) {
     throw;
   } catch (const std::exception& e) {

@@ -88,6 +88,7 @@ template <class V> void visit(DecodeConfig& c, V& v) {
   v("max_len_a", c.max_len_a);
   v("max_len_b", c.max_len_b);
   v("seed", c.seed);
+  v("weights", c.weights);
 }
 
 struct Writer {
@@ -301,6 +302,7 @@ std::vector<std::string> ExperimentConfig::problems() const {
 
   const auto& d = decode;
   check_choice(p, "decode.mode", d.mode, {"greedy", "beam", "sample"});
+  check_choice(p, "decode.weights", d.weights, {"fp32", "bf16", "int8", "libtorch"});
   check_positive(p, "decode.beam", d.beam);
   check_positive(p, "decode.nbest", d.nbest);
   check_positive(p, "decode.temperature", d.temperature);

@@ -296,6 +296,7 @@ LoadedModel import_model(const std::string& dir, const at::Device& device) {
     fail(config_path, "cannot build the model it describes: " + error_message(e));
   }
   load_module_state(*loaded.model, weights, "", weights_path);
+  loaded.model->eval();  // as load_checkpoint
   return loaded;
 }
 

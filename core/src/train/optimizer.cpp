@@ -64,6 +64,9 @@ void step_all(torch::optim::Optimizer& optimizer, bool decoupled_decay) {
           w[i] = wi - step_size * (mi / (std::sqrt(vi) / sqrt_bias2 + feps));
         }
       });
+      // Written through raw pointers: say so, as an in-place op would (packed decoders, autograd's
+      // saved-tensor checks and anything else that watches the version see the change).
+      p.unsafeGetTensorImpl()->bump_version();
     }
   }
 }

@@ -269,7 +269,10 @@ ValidationResult Trainer::State::validate() {
   const std::size_t n = std::min(dev.size(), static_cast<std::size_t>(std::max(1, st.config.train.dev_max_sentences)));
   std::vector<std::vector<std::int64_t>> sources;
   for (std::size_t i = 0; i < n; ++i) sources.push_back(dev[i].src);
-  const auto hyps = greedy_translate_batched(st.model, st.data.pipeline, sources, st.config.decode);
+  // The scores are the fp32 model's, whatever weights interactive decoding is set to use.
+  DecodeConfig fp32 = st.config.decode;
+  fp32.weights = "fp32";
+  const auto hyps = greedy_translate_batched(st.model, st.data.pipeline, sources, fp32);
   std::vector<std::string> refs(n);
   for (std::size_t i = 0; i < n; ++i) refs[i] = st.data.text.dev[i].tgt;
   const auto tokenize = bleu_tokenize_for(st.data.pipeline.tgt_language.code);

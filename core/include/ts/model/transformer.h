@@ -4,6 +4,8 @@
 // Shape legend: B batch, S source length, T target length, D model dim, H heads, V target vocab.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -13,6 +15,7 @@
 #include <torch/nn/modules/normalization.h>
 
 #include "ts/model/attention.h"
+#include "ts/model/packed_linear.h"
 #include "ts/train/config.h"
 
 namespace ts {
@@ -70,8 +73,12 @@ class DecoderLayerImpl : public torch::nn::Module {
 };
 TORCH_MODULE(DecoderLayer);
 
+class PackedTransformer;
+
 /// Incremental decoding state for a batch of hypotheses (beam search reorders it).
 struct DecoderState {
+  /// When set, TransformerImpl::step runs on these packed weights (CPU) instead of LibTorch ops.
+  std::shared_ptr<const PackedTransformer> packed;
   at::Tensor src_mask;                       // [B, 1, 1, S]
   std::vector<at::Tensor> cross_k, cross_v;  // per layer [B, H, S, K]
   std::vector<at::Tensor> self_k, self_v;    // per layer [B, H, t, K]
@@ -108,6 +115,12 @@ class TransformerImpl : public torch::nn::Module {
   DecoderState start(const at::Tensor& memory, const at::Tensor& src_mask, bool record_attention);
   /// Feeds tokens [B] at position state.step; returns log-probabilities [B, V].
   at::Tensor step(DecoderState& state, const at::Tensor& tokens);
+  /// The model packed for CPU translation in `format` (ts/model/packed_transformer.h), made on first
+  /// use and kept until the weights change (in-place update) or the model is put back into training
+  /// mode. Null when the model cannot be packed (not fp32 on the CPU, or in training mode).
+  std::shared_ptr<const PackedTransformer> packed(WeightFormat format);
+  /// Module::train, which also drops the packed copies (training changes the weights).
+  void train(bool on = true) override;
 
   /// Turns weight recording on/off in every attention module (off by default).
   void set_record_attention(bool on);
@@ -143,6 +156,7 @@ class TransformerImpl : public torch::nn::Module {
   std::vector<DecoderLayer> decoder_layers_;
   torch::nn::LayerNorm encoder_norm_{nullptr}, decoder_norm_{nullptr};  // pre-LN only
   at::Tensor output_weight_, output_bias_;
+  std::map<WeightFormat, std::shared_ptr<const PackedTransformer>> packed_;
 };
 TORCH_MODULE(Transformer);
 

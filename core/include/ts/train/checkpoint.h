@@ -129,7 +129,7 @@ struct LoadedModel {
   Transformer model{nullptr};
 };
 
-/// Rebuilds the model from a checkpoint onto `device`.
+/// Rebuilds the model from a checkpoint (or an exported model folder) onto `device`, in eval mode.
 LoadedModel load_checkpoint(const std::string& path, const at::Device& device);
 
 /// Loads the optimizer state (and RNG) from a checkpoint into an existing optimizer.

@@ -87,6 +87,10 @@ struct DecodeConfig {
   int max_len_a = 0;                     // max output length = a * source_len + b
   int max_len_b = 0;                     // 0,0 -> 2 * source_len + 10
   std::uint64_t seed = 0;                // sampling seed
+  /// How a few hypotheses at a time (one sentence: greedy, beam, sampling) are decoded on the CPU:
+  /// on packed "fp32", "bf16" or "int8" weights (ts/model/packed_decoder.h), or "libtorch", LibTorch's
+  /// operations on the model's own weights. Batched decoding and GPUs always use the latter.
+  std::string weights = "bf16";
 };
 
 struct ExperimentConfig {

@@ -1,0 +1,63 @@
+// Linear layers packed for inference on the CPU: products of a weight matrix with a few rows (one
+// token per hypothesis in incremental decoding), where the time goes into reading the weights, not
+// into arithmetic. The weights are kept in fp32, bf16 (half the bytes) or int8 with one fp32 scale per
+// output row (a quarter), and widened to fp32 in registers; activations and sums stay fp32.
+//
+// The kernels are chosen at run time from what the CPU has (AVX-512, AVX2+FMA, or plain C++), so one
+// binary runs everywhere. Rows are processed together so that each weight is read once per call.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+namespace ts {
+
+/// How packed weights are stored.
+enum class WeightFormat { kFloat32, kBFloat16, kInt8 };
+
+/// "fp32", "bf16" or "int8" (throws std::invalid_argument naming the accepted values otherwise).
+WeightFormat parse_weight_format(const std::string& name);
+std::string weight_format_name(WeightFormat format);
+
+/// Instruction sets the kernels are written for.
+enum class Isa { kScalar, kAvx2, kAvx512 };
+/// The best one this CPU runs (kScalar off x86-64).
+Isa best_isa();
+/// Every one this CPU runs, best last (tests compare them against each other).
+std::vector<Isa> supported_isas();
+std::string isa_name(Isa isa);
+
+class PackedLinear {
+ public:
+  PackedLinear() = default;
+  /// weight [out, in] and bias [out] (may be undefined), any floating dtype, on the CPU.
+  PackedLinear(const at::Tensor& weight, const at::Tensor& bias, WeightFormat format);
+
+  /// y[r * out + o] = sum_i W[o][i] * x[r * in + i] + b[o] for r < rows. x and y must not overlap.
+  /// Splits the output rows across LibTorch's intra-op threads when the matrix is large enough.
+  void apply(const float* x, std::int64_t rows, float* y) const { apply(x, rows, y, best_isa()); }
+  /// The same with a given instruction set (it must be one of supported_isas()).
+  void apply(const float* x, std::int64_t rows, float* y, Isa isa) const;
+
+  std::int64_t in_features() const { return in_; }
+  std::int64_t out_features() const { return out_; }
+  WeightFormat format() const { return format_; }
+  /// Bytes of weight storage (what one call reads).
+  std::size_t weight_bytes() const;
+  /// The packed weights widened back to fp32 [out, in]: what the products actually use.
+  at::Tensor unpacked_weight() const;
+
+ private:
+  std::int64_t in_ = 0, out_ = 0;
+  WeightFormat format_ = WeightFormat::kFloat32;
+  std::vector<float> f32_;          // [out * in]
+  std::vector<std::uint16_t> bf16_; // [out * in], the upper halves of fp32 after rounding to nearest even
+  std::vector<std::int8_t> i8_;     // [out * in], w / scale rounded
+  std::vector<float> scale_;        // [out] for int8: max |w| of the row / 127
+  std::vector<float> bias_;         // [out], zeros when the layer has none
+};
+
+}  // namespace ts

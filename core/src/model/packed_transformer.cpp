@@ -1,0 +1,368 @@
+// Translation of a few rows over packed weights (see ts/model/packed_transformer.h).
+#include "ts/model/packed_transformer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include <ATen/ops/empty.h>
+
+#include "ts/model/transformer.h"
+#include "ts/text/vocab.h"
+
+namespace ts {
+namespace {
+
+constexpr float kLayerNormEps = 1e-6F;  // as the model's LayerNorms
+
+// Looks a parameter or buffer up by its registered name, e.g. "decoder.0.ff.fc1.weight".
+class Named {
+ public:
+  explicit Named(const TransformerImpl& model)
+      : params_(model.named_parameters(true)), buffers_(model.named_buffers(true)) {}
+  bool has(const std::string& name) const { return params_.contains(name) || buffers_.contains(name); }
+  at::Tensor get(const std::string& name) {
+    const auto* t = params_.find(name);
+    if (!t) t = buffers_.find(name);
+    if (!t) throw std::invalid_argument("packing: the model has no tensor \"" + name + "\"");
+    if (t->device().type() != at::kCPU || t->scalar_type() != at::kFloat)
+      throw std::invalid_argument("packing needs fp32 weights on the CPU (\"" + name + "\" is not)");
+    used.push_back(*t);
+    return *t;
+  }
+  std::vector<at::Tensor> used;
+
+ private:
+  torch::OrderedDict<std::string, at::Tensor> params_, buffers_;
+};
+
+std::vector<float> to_vector(const at::Tensor& t) {
+  const auto c = t.detach().contiguous();
+  return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
+}
+
+void layer_norm(const float* x, std::int64_t rows, std::int64_t d, const std::vector<float>& weight,
+                const std::vector<float>& bias, float* out) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * d;
+    float* o = out + r * d;
+    float mean = 0;
+    for (std::int64_t i = 0; i < d; ++i) mean += xr[i];
+    mean /= static_cast<float>(d);
+    float var = 0;
+    for (std::int64_t i = 0; i < d; ++i) var += (xr[i] - mean) * (xr[i] - mean);
+    const float inv = 1.0F / std::sqrt(var / static_cast<float>(d) + kLayerNormEps);
+    for (std::int64_t i = 0; i < d; ++i) o[i] = (xr[i] - mean) * inv * weight[static_cast<std::size_t>(i)] + bias[static_cast<std::size_t>(i)];
+  }
+}
+
+// Softmax of n scores in place (the maximum subtracted first, as LibTorch does).
+void softmax(float* s, std::int64_t n) {
+  float max = -std::numeric_limits<float>::infinity();
+  for (std::int64_t j = 0; j < n; ++j) max = std::max(max, s[j]);
+  float sum = 0;
+  for (std::int64_t j = 0; j < n; ++j) {
+    s[j] = std::exp(s[j] - max);
+    sum += s[j];
+  }
+  const float inv = 1.0F / sum;
+  for (std::int64_t j = 0; j < n; ++j) s[j] *= inv;
+}
+
+// One head of one query: q [K] against n keys and values, key j at keys + j * stride (likewise the
+// values), optional additive mask [n]. Writes the context [K] and, when `weights` is given, the
+// attention weights [n].
+void attend_head(const float* q, const float* keys, const float* values, std::int64_t stride, const float* mask,
+                 std::int64_t n, std::int64_t k_dim, float scale, float* scores, float* context, float* weights) {
+  for (std::int64_t j = 0; j < n; ++j) {
+    const float* kj = keys + j * stride;
+    float s = 0;
+    for (std::int64_t c = 0; c < k_dim; ++c) s += q[c] * kj[c];
+    scores[j] = s * scale + (mask ? mask[j] : 0.0F);
+  }
+  softmax(scores, n);
+  for (std::int64_t c = 0; c < k_dim; ++c) context[c] = 0;
+  for (std::int64_t j = 0; j < n; ++j) {
+    const float* vj = values + j * stride;
+    const float p = scores[j];
+    for (std::int64_t c = 0; c < k_dim; ++c) context[c] += p * vj[c];
+  }
+  if (weights) std::memcpy(weights, scores, static_cast<std::size_t>(n) * sizeof(float));
+}
+
+// Rows of activations [rows, D] and the scratch one residual sublayer needs.
+struct Residual {
+  bool pre_norm;
+  std::int64_t rows, d;
+  std::vector<float> x, normed, sub;
+  Residual(bool pre, std::int64_t r, std::int64_t dim)
+      : pre_norm(pre), rows(r), d(dim), x(static_cast<std::size_t>(r * dim)), normed(x.size()), sub(x.size()) {}
+  // pre-LN: x += f(norm(x)); post-LN: x = norm(x + f(x)). f(in, out) writes [rows, D] to out.
+  template <class F>
+  void apply(const std::vector<float>& weight, const std::vector<float>& bias, F&& f) {
+    if (pre_norm) layer_norm(x.data(), rows, d, weight, bias, normed.data());
+    f(pre_norm ? normed.data() : x.data(), sub.data());
+    for (std::size_t i = 0; i < x.size(); ++i) sub[i] += x[i];
+    if (pre_norm) x.swap(sub);
+    else layer_norm(sub.data(), rows, d, weight, bias, x.data());
+  }
+  void final_norm(const std::vector<float>& weight, const std::vector<float>& bias) {
+    layer_norm(x.data(), rows, d, weight, bias, normed.data());
+    x.swap(normed);
+  }
+};
+
+// fc2(relu(fc1(in))) for `rows` rows.
+void feed_forward(const PackedLinear& fc1, const PackedLinear& fc2, const float* in, std::int64_t rows, float* out) {
+  std::vector<float> hidden(static_cast<std::size_t>(rows * fc1.out_features()));
+  fc1.apply(in, rows, hidden.data());
+  for (auto& v : hidden) v = v > 0 ? v : 0.0F;
+  fc2.apply(hidden.data(), rows, out);
+}
+
+}  // namespace
+
+PackedTransformer::PackedTransformer(const TransformerImpl& model, WeightFormat format) : format_(format) {
+  const auto& c = model.config();
+  pre_norm_ = c.pre_norm;
+  d_model_ = c.d_model;
+  heads_ = c.heads;
+  d_ff_ = c.d_ff;
+  tgt_vocab_ = model.tgt_vocab_size();
+  pad_id_ = model.pad_id();
+  embed_scale_ = c.scale_embeddings ? std::sqrt(static_cast<float>(c.d_model)) : 1.0F;
+  Named named(model);
+  src_embedding_ = named.get("src_embed.weight").detach().clone();
+  const std::string tgt_embed = named.has("tgt_embed.weight") ? "tgt_embed.weight" : "src_embed.weight";
+  tgt_embedding_ = named.get(tgt_embed).detach().clone();
+  positions_ = named.get(named.has("positions.weight") ? "positions.weight" : "sinusoid").detach().clone();
+  std::string prefix;
+  auto linear = [&](const std::string& name) {
+    return PackedLinear(named.get(prefix + name + ".weight"), named.get(prefix + name + ".bias"), format);
+  };
+  auto norm = [&](const std::string& name) {
+    return Norm{to_vector(named.get(prefix + name + ".weight")), to_vector(named.get(prefix + name + ".bias"))};
+  };
+  for (int i = 0; i < c.encoder_layers; ++i) {
+    prefix = "encoder." + std::to_string(i) + ".";
+    encoder_.push_back(EncoderLayer{linear("self_attention.qkv"), linear("self_attention.out"), linear("ff.fc1"),
+                                    linear("ff.fc2"), norm("norm1"), norm("norm2")});
+  }
+  for (int i = 0; i < c.decoder_layers; ++i) {
+    prefix = "decoder." + std::to_string(i) + ".";
+    decoder_.push_back(DecoderLayer{linear("self_attention.qkv"), linear("self_attention.out"),
+                                    linear("cross_attention.q"), linear("cross_attention.kv"),
+                                    linear("cross_attention.out"), linear("ff.fc1"), linear("ff.fc2"), norm("norm1"),
+                                    norm("norm2"), norm("norm3")});
+  }
+  prefix.clear();
+  if (pre_norm_) {
+    encoder_norm_ = norm("encoder_norm");
+    decoder_norm_ = norm("decoder_norm");
+  }
+  output_ = PackedLinear(named.get(named.has("output_weight") ? "output_weight" : tgt_embed), named.get("output_bias"), format);
+  sources_ = std::move(named.used);
+  for (const auto& t : sources_) versions_.push_back(static_cast<std::int64_t>(t._version()));
+}
+
+bool PackedTransformer::current() const {
+  for (std::size_t i = 0; i < sources_.size(); ++i)
+    if (static_cast<std::int64_t>(sources_[i]._version()) != versions_[i]) return false;
+  return true;
+}
+
+std::size_t PackedTransformer::encoder_bytes() const {
+  std::size_t n = 0;
+  for (const auto& l : encoder_)
+    for (const auto* p : {&l.qkv, &l.out, &l.fc1, &l.fc2}) n += p->weight_bytes();
+  return n;
+}
+
+std::size_t PackedTransformer::decoder_bytes() const {
+  std::size_t n = output_.weight_bytes();
+  for (const auto& l : decoder_)
+    for (const auto* p : {&l.qkv, &l.self_out, &l.cross_q, &l.cross_kv, &l.cross_out, &l.fc1, &l.fc2}) n += p->weight_bytes();
+  return n;
+}
+
+namespace {
+void check_positions(std::int64_t needed, std::int64_t available) {
+  if (needed > available)
+    throw std::invalid_argument("sequence of " + std::to_string(needed) + " tokens exceeds the model's maximum of " +
+                                std::to_string(available) + " positions");
+}
+}  // namespace
+
+at::Tensor PackedTransformer::encode(const at::Tensor& src_in, const at::Tensor& src_mask,
+                                     std::vector<at::Tensor>* attention) const {
+  const auto src = src_in.to(at::kCPU, at::kLong).contiguous();
+  const auto mask = src_mask.to(at::kCPU, at::kFloat).contiguous();  // [B, 1, 1, S]
+  const std::int64_t B = src.size(0), S = src.size(1), D = d_model_, H = heads_, K = D / H;
+  check_positions(S, positions_.size(0));
+  const float scale = 1.0F / std::sqrt(static_cast<float>(K));
+  const auto* ids = src.data_ptr<std::int64_t>();
+  const float* emb = src_embedding_.data_ptr<float>();
+  const float* pe = positions_.data_ptr<float>();
+  Residual r(pre_norm_, B * S, D);
+  for (std::int64_t row = 0; row < B * S; ++row)
+    for (std::int64_t i = 0; i < D; ++i)
+      r.x[static_cast<std::size_t>(row * D + i)] = emb[ids[row] * D + i] * embed_scale_ + pe[(row % S) * D + i];
+  std::vector<float> qkv(static_cast<std::size_t>(B * S * 3 * D)), ctx(static_cast<std::size_t>(B * S * D)), scores(static_cast<std::size_t>(S));
+  if (attention) attention->clear();
+  for (const auto& layer : encoder_) {
+    r.apply(layer.norm1.weight, layer.norm1.bias, [&](const float* in, float* out) {
+      layer.qkv.apply(in, B * S, qkv.data());
+      at::Tensor recorded = attention ? at::empty({B, H, S, S}, at::kFloat) : at::Tensor();
+      for (std::int64_t b = 0; b < B; ++b)
+        for (std::int64_t h = 0; h < H; ++h)
+          for (std::int64_t i = 0; i < S; ++i) {
+            const float* base = &qkv[static_cast<std::size_t>(b * S * 3 * D + h * K)];
+            attend_head(base + i * 3 * D, base + D, base + 2 * D, 3 * D, mask.data_ptr<float>() + b * S, S, K, scale,
+                        scores.data(), &ctx[static_cast<std::size_t>((b * S + i) * D + h * K)],
+                        attention ? recorded.data_ptr<float>() + ((b * H + h) * S + i) * S : nullptr);
+          }
+      if (attention) attention->push_back(recorded);
+      layer.out.apply(ctx.data(), B * S, out);
+    });
+    r.apply(layer.norm2.weight, layer.norm2.bias,
+            [&](const float* in, float* out) { feed_forward(layer.fc1, layer.fc2, in, B * S, out); });
+  }
+  if (pre_norm_) r.final_norm(encoder_norm_.weight, encoder_norm_.bias);
+  auto memory = at::empty({B, S, D}, at::kFloat);
+  std::memcpy(memory.data_ptr<float>(), r.x.data(), r.x.size() * sizeof(float));
+  return memory;
+}
+
+void PackedTransformer::start(DecoderState& state, const at::Tensor& memory_in, const at::Tensor& src_mask,
+                              bool record_attention) const {
+  const auto memory = memory_in.to(at::kCPU, at::kFloat).contiguous();
+  const std::int64_t B = memory.size(0), S = memory.size(1), D = d_model_, H = heads_, K = D / H;
+  state.src_mask = src_mask.to(at::kCPU, at::kFloat).contiguous();
+  state.record = record_attention;
+  state.cross_k.clear();
+  state.cross_v.clear();
+  std::vector<float> kv(static_cast<std::size_t>(B * S * 2 * D));
+  for (const auto& layer : decoder_) {
+    layer.cross_kv.apply(memory.data_ptr<float>(), B * S, kv.data());
+    auto k = at::empty({B, H, S, K}, at::kFloat), v = at::empty({B, H, S, K}, at::kFloat);
+    float* kp = k.data_ptr<float>();
+    float* vp = v.data_ptr<float>();
+    for (std::int64_t b = 0; b < B; ++b)
+      for (std::int64_t h = 0; h < H; ++h)
+        for (std::int64_t s = 0; s < S; ++s) {
+          const float* row = &kv[static_cast<std::size_t>((b * S + s) * 2 * D + h * K)];
+          std::memcpy(kp + ((b * H + h) * S + s) * K, row, static_cast<std::size_t>(K) * sizeof(float));
+          std::memcpy(vp + ((b * H + h) * S + s) * K, row + D, static_cast<std::size_t>(K) * sizeof(float));
+        }
+    state.cross_k.push_back(k);
+    state.cross_v.push_back(v);
+  }
+  state.self_k.assign(decoder_.size(), at::Tensor());
+  state.self_v.assign(decoder_.size(), at::Tensor());
+  state.self_weights.assign(record_attention ? decoder_.size() : 0, {});
+  state.cross_weights.assign(record_attention ? decoder_.size() : 0, {});
+}
+
+at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens_in) const {
+  const auto tokens = tokens_in.to(at::kCPU, at::kLong).contiguous();
+  const std::int64_t B = tokens.size(0), D = d_model_, H = heads_, K = D / H;
+  const std::int64_t pos = state.step;
+  check_positions(pos + 1, positions_.size(0));
+  const float scale = 1.0F / std::sqrt(static_cast<float>(K));
+  const auto* ids = tokens.data_ptr<std::int64_t>();
+
+  // x = embedding * scale + position, one row per hypothesis.
+  Residual r(pre_norm_, B, D);
+  const float* emb = tgt_embedding_.data_ptr<float>();
+  const float* pe = positions_.data_ptr<float>() + pos * D;
+  for (std::int64_t b = 0; b < B; ++b)
+    for (std::int64_t i = 0; i < D; ++i) r.x[static_cast<std::size_t>(b * D + i)] = emb[ids[b] * D + i] * embed_scale_ + pe[i];
+
+  std::vector<float> qkv(static_cast<std::size_t>(B * 3 * D)), ctx(static_cast<std::size_t>(B * D)), scores;
+  for (std::size_t li = 0; li < decoder_.size(); ++li) {
+    const DecoderLayer& layer = decoder_[li];
+    // Self-attention: this step's keys and values join the cache, then every head attends to it.
+    r.apply(layer.norm1.weight, layer.norm1.bias, [&](const float* in, float* out) {
+      layer.qkv.apply(in, B, qkv.data());
+      auto& cache_k = state.self_k[li];
+      auto& cache_v = state.self_v[li];
+      const std::int64_t t = cache_k.defined() ? cache_k.size(2) : 0, n = t + 1;
+      auto new_k = at::empty({B, H, n, K}, at::kFloat), new_v = at::empty({B, H, n, K}, at::kFloat);
+      const auto old_k = t ? cache_k.contiguous() : at::Tensor(), old_v = t ? cache_v.contiguous() : at::Tensor();
+      float* nk = new_k.data_ptr<float>();
+      float* nv = new_v.data_ptr<float>();
+      const auto block_bytes = static_cast<std::size_t>(t * K) * sizeof(float), row_bytes = static_cast<std::size_t>(K) * sizeof(float);
+      for (std::int64_t b = 0; b < B; ++b)
+        for (std::int64_t h = 0; h < H; ++h) {
+          const std::int64_t block = (b * H + h) * n * K;
+          if (t) {
+            std::memcpy(nk + block, old_k.data_ptr<float>() + (b * H + h) * t * K, block_bytes);
+            std::memcpy(nv + block, old_v.data_ptr<float>() + (b * H + h) * t * K, block_bytes);
+          }
+          std::memcpy(nk + block + t * K, &qkv[static_cast<std::size_t>(b * 3 * D + D + h * K)], row_bytes);
+          std::memcpy(nv + block + t * K, &qkv[static_cast<std::size_t>(b * 3 * D + 2 * D + h * K)], row_bytes);
+        }
+      cache_k = new_k;
+      cache_v = new_v;
+      at::Tensor recorded = state.record ? at::empty({B, H, 1, n}, at::kFloat) : at::Tensor();
+      scores.resize(static_cast<std::size_t>(n));
+      for (std::int64_t b = 0; b < B; ++b)
+        for (std::int64_t h = 0; h < H; ++h) {
+          const std::int64_t block = (b * H + h) * n * K;
+          attend_head(&qkv[static_cast<std::size_t>(b * 3 * D + h * K)], nk + block, nv + block, K, nullptr, n, K, scale,
+                      scores.data(), &ctx[static_cast<std::size_t>(b * D + h * K)],
+                      state.record ? recorded.data_ptr<float>() + (b * H + h) * n : nullptr);
+        }
+      if (state.record) state.self_weights[li].push_back(recorded);
+      layer.self_out.apply(ctx.data(), B, out);
+    });
+    // Cross-attention over the cached projections of the encoder output.
+    r.apply(layer.norm2.weight, layer.norm2.bias, [&](const float* in, float* out) {
+      layer.cross_q.apply(in, B, qkv.data());  // [B, D]
+      auto& ck = state.cross_k[li];
+      auto& cv = state.cross_v[li];
+      ck = ck.to(at::kCPU, at::kFloat).contiguous();
+      cv = cv.to(at::kCPU, at::kFloat).contiguous();
+      state.src_mask = state.src_mask.to(at::kCPU, at::kFloat).contiguous();
+      const std::int64_t S = ck.size(2);
+      at::Tensor recorded = state.record ? at::empty({B, H, 1, S}, at::kFloat) : at::Tensor();
+      scores.resize(static_cast<std::size_t>(S));
+      for (std::int64_t b = 0; b < B; ++b)
+        for (std::int64_t h = 0; h < H; ++h) {
+          const std::int64_t block = (b * H + h) * S * K;
+          attend_head(&qkv[static_cast<std::size_t>(b * D + h * K)], ck.data_ptr<float>() + block, cv.data_ptr<float>() + block,
+                      K, state.src_mask.data_ptr<float>() + b * S, S, K, scale, scores.data(),
+                      &ctx[static_cast<std::size_t>(b * D + h * K)],
+                      state.record ? recorded.data_ptr<float>() + (b * H + h) * S : nullptr);
+        }
+      if (state.record) state.cross_weights[li].push_back(recorded);
+      layer.cross_out.apply(ctx.data(), B, out);
+    });
+    r.apply(layer.norm3.weight, layer.norm3.bias,
+            [&](const float* in, float* out) { feed_forward(layer.fc1, layer.fc2, in, B, out); });
+  }
+  if (pre_norm_) r.final_norm(decoder_norm_.weight, decoder_norm_.bias);
+  ++state.step;
+
+  auto log_probs = at::empty({B, tgt_vocab_}, at::kFloat);
+  float* lp = log_probs.data_ptr<float>();
+  output_.apply(r.x.data(), B, lp);
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  for (std::int64_t b = 0; b < B; ++b) {
+    float* row = lp + b * tgt_vocab_;
+    // Padding and begin-of-sentence are never valid outputs.
+    row[pad_id_] = neg_inf;
+    if (Vocab::kBos < tgt_vocab_) row[Vocab::kBos] = neg_inf;
+    float max = neg_inf;
+    for (std::int64_t v = 0; v < tgt_vocab_; ++v) max = std::max(max, row[v]);
+    double sum = 0;
+    for (std::int64_t v = 0; v < tgt_vocab_; ++v) sum += std::exp(static_cast<double>(row[v] - max));
+    const auto log_sum = static_cast<float>(std::log(sum)) + max;
+    for (std::int64_t v = 0; v < tgt_vocab_; ++v) row[v] -= log_sum;
+  }
+  return log_probs.to(tokens_in.device());
+}
+
+}  // namespace ts

@@ -1,0 +1,249 @@
+// Packed weights for CPU decoding: every kernel against LibTorch, the storage formats' rounding, and
+// the packed decoder step against TransformerImpl::step (log-probabilities, caches, attention).
+#include "ts/model/packed_transformer.h"
+
+#include <gtest/gtest.h>
+#include <torch/csrc/autograd/grad_mode.h>
+#include <torch/optim/adam.h>
+
+#include <cmath>
+#include <limits>
+
+#include <ATen/Parallel.h>
+
+#include "test_utils.h"
+#include "ts/model/transformer.h"
+#include "ts/text/vocab.h"
+#include "ts/train/optimizer.h"
+
+namespace ts {
+namespace {
+
+const WeightFormat kFormats[] = {WeightFormat::kFloat32, WeightFormat::kBFloat16, WeightFormat::kInt8};
+
+// y = x W^T + b in double precision, from the weights the packed layer really holds.
+at::Tensor reference(const PackedLinear& layer, const at::Tensor& x, const at::Tensor& bias) {
+  auto w = layer.unpacked_weight().to(at::kDouble);
+  auto y = at::matmul(x.to(at::kDouble), w.t());
+  if (bias.defined()) y = y + bias.to(at::kDouble);
+  return y.to(at::kFloat);
+}
+
+at::Tensor apply(const PackedLinear& layer, const at::Tensor& x, Isa isa) {
+  auto y = at::empty({x.size(0), layer.out_features()}, at::kFloat);
+  layer.apply(x.contiguous().data_ptr<float>(), x.size(0), y.data_ptr<float>(), isa);
+  return y;
+}
+
+TEST(PackedLinear, EveryKernelEqualsTheReferenceForEveryFormatRowCountAndOddSize) {
+  at::manual_seed(3);
+  // 45 and 37 are not multiples of any vector width: the scalar tails run too.
+  for (auto [out, in] : {std::pair<std::int64_t, std::int64_t>{37, 45}, {70, 64}, {5, 16}}) {
+    const auto w = at::randn({out, in}), b = at::randn({out});
+    for (const auto format : kFormats) {
+      const PackedLinear layer(w, b, format);
+      for (std::int64_t rows = 1; rows <= 11; ++rows) {  // 1..8 in one group, then a second group
+        const auto x = at::randn({rows, in});
+        const auto expected = reference(layer, x, b);
+        for (const auto isa : supported_isas())
+          EXPECT_TRUE(test::tensors_near(apply(layer, x, isa), expected, 1e-4))
+              << weight_format_name(format) << " " << isa_name(isa) << " " << out << "x" << in << " rows " << rows;
+      }
+    }
+  }
+}
+
+TEST(PackedLinear, LargeProductsSplitAcrossThreadsGiveTheSameResult) {
+  at::manual_seed(4);
+  const int threads = at::get_num_threads();
+  at::set_num_threads(2);
+  const auto w = at::randn({1030, 256}), b = at::randn({1030}), x = at::randn({5, 256});
+  for (const auto format : kFormats) {
+    const PackedLinear layer(w, b, format);
+    EXPECT_TRUE(test::tensors_near(apply(layer, x, best_isa()), reference(layer, x, b), 1e-3)) << weight_format_name(format);
+  }
+  at::set_num_threads(threads);
+}
+
+TEST(PackedLinear, StorageFormatsRoundAsDocumented) {
+  at::manual_seed(5);
+  const auto w = at::randn({8, 40});
+  EXPECT_TRUE(at::equal(PackedLinear(w, {}, WeightFormat::kFloat32).unpacked_weight(), w));
+  // bf16 keeps 8 significant bits: relative error at most 2^-8 (round to nearest).
+  const auto bf16 = PackedLinear(w, {}, WeightFormat::kBFloat16).unpacked_weight();
+  EXPECT_LE(((bf16 - w).abs() / w.abs()).max().item<float>(), std::ldexp(1.0F, -8));
+  EXPECT_FALSE(at::equal(bf16, w));
+  // int8: one scale per row, max |w| / 127, so the error is at most half a step.
+  const auto int8 = PackedLinear(w, {}, WeightFormat::kInt8).unpacked_weight();
+  const auto step = std::get<0>(w.abs().max(1, true)) / 127;
+  EXPECT_TRUE(((int8 - w).abs() <= step / 2 + 1e-7).all().item<bool>());
+  EXPECT_FALSE(at::equal(int8, w));
+  // Ties go to even; a NaN stays a NaN; a row of zeros stays zero.
+  const auto special = at::tensor({1.0F + std::ldexp(1.0F, -8), 1.0F + 3 * std::ldexp(1.0F, -8),
+                                   std::numeric_limits<float>::quiet_NaN(), 0.0F}).view({1, 4});
+  const auto s = PackedLinear(special, {}, WeightFormat::kBFloat16).unpacked_weight();
+  EXPECT_EQ(s[0][0].item<float>(), 1.0F);
+  EXPECT_EQ(s[0][1].item<float>(), 1.0F + 4 * std::ldexp(1.0F, -8));
+  EXPECT_TRUE(std::isnan(s[0][2].item<float>()));
+  EXPECT_TRUE(at::equal(PackedLinear(at::zeros({2, 3}), {}, WeightFormat::kInt8).unpacked_weight(), at::zeros({2, 3})));
+}
+
+TEST(PackedLinear, Int8RefusesWeightsThatAreNotFiniteAndFormatsParseByName) {
+  auto w = at::ones({2, 4});
+  w[1][2] = std::numeric_limits<float>::infinity();
+  EXPECT_THROW(PackedLinear(w, {}, WeightFormat::kInt8), std::invalid_argument);
+  EXPECT_NO_THROW(PackedLinear(w, {}, WeightFormat::kBFloat16));
+  for (const auto format : kFormats) EXPECT_EQ(parse_weight_format(weight_format_name(format)), format);
+  EXPECT_THROW(parse_weight_format("fp16"), std::invalid_argument);
+}
+
+ModelConfig small_model(bool pre_norm, const std::string& positions, bool tie) {
+  ModelConfig c;
+  c.encoder_layers = 2;
+  c.decoder_layers = 2;
+  c.d_model = 32;
+  c.heads = 4;
+  c.d_ff = 48;
+  c.dropout = 0.1;  // eval mode: no effect
+  c.pre_norm = pre_norm;
+  c.positions = positions;
+  c.max_positions = 32;
+  c.tie_output = tie;
+  return c;
+}
+
+// Translates a 2-row batch (the second source padded) twice, on LibTorch's ops and on packed weights:
+// the encoder pass with its attention, the cross-attention keys and values, then `steps` decoder
+// steps, reordering the rows between steps as beam search does. Returns the largest difference seen
+// in any of them (log-probabilities, caches, recorded attention).
+float largest_step_difference(Transformer& model, WeightFormat format, int steps) {
+  auto src = at::tensor({5, 6, 7, 3, 8, 9, 3, 0}, at::kLong).view({2, 4});
+  auto mask = padding_mask(src, Vocab::kPad);
+  model->set_record_attention(true);
+  const auto memory = model->encode(src, mask);
+  const auto encoder_maps = model->recorded_attention().encoder_self;
+  model->set_record_attention(false);
+  auto aten = model->start(memory, mask, true);
+  const auto packed_model = model->packed(format);
+  EXPECT_TRUE(packed_model);
+  if (!packed_model) return INFINITY;
+  std::vector<at::Tensor> packed_maps;
+  const auto packed_memory = packed_model->encode(src, mask, &packed_maps);
+  DecoderState packed;
+  packed_model->start(packed, packed_memory, mask, true);
+  packed.packed = packed_model;
+  float worst = (memory - packed_memory).abs().max().item<float>();
+  EXPECT_EQ(packed_maps.size(), encoder_maps.size());
+  for (std::size_t l = 0; l < std::min(packed_maps.size(), encoder_maps.size()); ++l)
+    worst = std::max(worst, (packed_maps[l] - encoder_maps[l]).abs().max().item<float>());
+  for (std::size_t l = 0; l < aten.cross_k.size(); ++l) {
+    worst = std::max(worst, (aten.cross_k[l] - packed.cross_k[l]).abs().max().item<float>());
+    worst = std::max(worst, (aten.cross_v[l] - packed.cross_v[l]).abs().max().item<float>());
+  }
+  auto tokens = at::full({2}, Vocab::kBos, at::kLong);
+  for (int t = 0; t < steps; ++t) {
+    const auto a = model->step(aten, tokens), p = model->step(packed, tokens);
+    worst = std::max(worst, (a - p).abs().max().item<float>());
+    tokens = std::get<1>(a.max(-1));
+    if (t == 1) {  // swap the rows, as a beam reorder would
+      const auto index = at::tensor({1, 0}, at::kLong);
+      aten.reorder(index);
+      packed.reorder(index);
+    }
+  }
+  for (std::size_t l = 0; l < aten.self_k.size(); ++l) {
+    worst = std::max(worst, (aten.self_k[l] - packed.self_k[l]).abs().max().item<float>());
+    worst = std::max(worst, (aten.self_v[l] - packed.self_v[l]).abs().max().item<float>());
+  }
+  for (std::int64_t row = 0; row < 2; ++row) {
+    const auto ma = aten.attention(row), mp = packed.attention(row);
+    for (std::size_t l = 0; l < ma.cross.size(); ++l) {
+      worst = std::max(worst, (ma.cross[l] - mp.cross[l]).abs().max().item<float>());
+      worst = std::max(worst, (ma.decoder_self[l] - mp.decoder_self[l]).abs().max().item<float>());
+    }
+  }
+  return worst;
+}
+
+class PackedTransformerVariants : public ::testing::TestWithParam<std::tuple<bool, std::string, bool>> {};
+
+TEST_P(PackedTransformerVariants, Fp32StepsEqualLibTorchsThroughReordersWithAttention) {
+  torch::NoGradGuard no_grad;
+  at::manual_seed(11);
+  auto [pre_norm, positions, tie] = GetParam();
+  auto model = build_model(small_model(pre_norm, positions, tie), 20, 24, Vocab::kPad, false);
+  model->eval();
+  EXPECT_LT(largest_step_difference(model, WeightFormat::kFloat32, 6), 1e-4);
+}
+
+TEST_P(PackedTransformerVariants, Bf16AndInt8StepsStayCloseButAreReallyQuantised) {
+  torch::NoGradGuard no_grad;
+  at::manual_seed(12);
+  auto [pre_norm, positions, tie] = GetParam();
+  auto model = build_model(small_model(pre_norm, positions, tie), 20, 24, Vocab::kPad, false);
+  model->eval();
+  const float bf16 = largest_step_difference(model, WeightFormat::kBFloat16, 6);
+  const float int8 = largest_step_difference(model, WeightFormat::kInt8, 6);
+  EXPECT_GT(bf16, 1e-6);
+  EXPECT_LT(bf16, 0.05);
+  EXPECT_GT(int8, 1e-6);
+  EXPECT_LT(int8, 0.1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Model, PackedTransformerVariants,
+                         ::testing::Combine(::testing::Bool(), ::testing::Values("sinusoidal", "learned"), ::testing::Bool()));
+
+TEST(PackedTransformer, SharedEmbeddingsPackTheOneTable) {
+  torch::NoGradGuard no_grad;
+  at::manual_seed(13);
+  auto c = small_model(true, "sinusoidal", true);
+  c.share_embeddings = true;
+  auto model = build_model(c, 24, 24, Vocab::kPad, true);
+  model->eval();
+  EXPECT_LT(largest_step_difference(model, WeightFormat::kFloat32, 4), 1e-4);
+}
+
+TEST(PackedTransformer, IsRepackedAfterWeightsChangeAndDroppedInTrainingMode) {
+  at::manual_seed(14);
+  auto model = build_model(small_model(true, "sinusoidal", false), 20, 24, Vocab::kPad, false);
+  model->eval();
+  torch::NoGradGuard no_grad;
+  const auto first = model->packed(WeightFormat::kFloat32);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(model->packed(WeightFormat::kFloat32), first);  // kept while nothing changes
+  EXPECT_TRUE(first->current());
+
+  // An in-place update of one weight makes the pack stale; the next one decodes with the new weights.
+  model->named_parameters()["decoder.1.ff.fc2.weight"].add_(0.5);
+  EXPECT_FALSE(first->current());
+  const auto second = model->packed(WeightFormat::kFloat32);
+  EXPECT_NE(second, first);
+  EXPECT_LT(largest_step_difference(model, WeightFormat::kFloat32, 3), 1e-4);
+
+  // The fused Adam writes through raw pointers and still marks the weights changed.
+  {
+    torch::AutoGradMode grad(true);
+    model->train();
+    EXPECT_FALSE(model->packed(WeightFormat::kFloat32));  // never in training mode
+    torch::optim::Adam adam(model->parameters(), torch::optim::AdamOptions(1e-2));
+    auto src = at::tensor({5, 6, 3}, at::kLong).view({1, 3});
+    auto tgt = at::tensor({2, 7, 8}, at::kLong).view({1, 3});
+    model->forward(src, tgt).sum().backward();
+    model->eval();
+    const auto before = model->packed(WeightFormat::kFloat32);
+    ASSERT_TRUE(fused_adam_step(adam));
+    EXPECT_FALSE(before->current());
+  }
+  EXPECT_LT(largest_step_difference(model, WeightFormat::kFloat32, 3), 1e-4);
+}
+
+TEST(PackedTransformer, ModelsItCannotPackStayOnLibTorch) {
+  at::manual_seed(15);
+  auto model = build_model(small_model(true, "sinusoidal", false), 20, 24, Vocab::kPad, false);
+  model->eval();
+  model->to(at::kDouble);
+  EXPECT_FALSE(model->packed(WeightFormat::kFloat32));
+}
+
+}  // namespace
+}  // namespace ts
