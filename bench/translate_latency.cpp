@@ -2,7 +2,10 @@
 // attention captured, greedy and beam 5, on the CPU threads given.
 //
 //   ts_bench_translate [--checkpoint FILE] [--sentence TEXT] [--runs N] [--threads N] [--out-len N]
-//                      [--mode greedy|beam|all]
+//                      [--mode greedy|beam|all] [--weights fp32|bf16|int8|aten|all]
+//
+// --weights picks how the decoder steps run (decode.weights; "aten" is LibTorch's own ops, the path
+// before packed weights); "all" (the default) measures each in turn.
 //
 // With a checkpoint it translates `--sentence` as the app does. Without one it builds the Annotated
 // preset (6+6 layers, d 256, ff 1024, 8 heads) with random weights and the vocabulary sizes of the
@@ -30,6 +33,7 @@ struct Args {
   std::string checkpoint;
   std::string sentence = "I think it is going to rain this afternoon, so take your umbrella.";
   std::string mode = "all";  // "greedy", "beam" or "all"
+  std::string weights = "all";
   int runs = 30, threads = 0, out_len = 14;
 };
 
@@ -50,8 +54,9 @@ Args parse(int argc, char** argv) {
     else if (k == "--threads") a.threads = std::max(0, std::atoi(value().c_str()));
     else if (k == "--out-len") a.out_len = std::max(1, std::atoi(value().c_str()));
     else if (k == "--mode") a.mode = value();
+    else if (k == "--weights") a.weights = value();
     else {
-      std::fprintf(stderr, "usage: %s [--checkpoint FILE] [--sentence TEXT] [--runs N] [--threads N] [--out-len N] [--mode greedy|beam|all]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--checkpoint FILE] [--sentence TEXT] [--runs N] [--threads N] [--out-len N] [--mode greedy|beam|all] [--weights fp32|bf16|int8|aten|all]\n", argv[0]);
       std::exit(k == "--help" ? 0 : 2);
     }
   }
@@ -92,11 +97,18 @@ int main(int argc, char** argv) {
   ts::DecodeConfig beam;
   beam.mode = "beam";
   beam.beam = 5;
+  std::vector<std::string> formats{"libtorch", "fp32", "bf16", "int8"};
+  if (a.weights != "all") formats = {a.weights == "aten" ? "libtorch" : a.weights};
   if (!a.checkpoint.empty()) {
     auto translator = ts::Translator::load(a.checkpoint, at::Device(at::kCPU));
     std::printf("checkpoint %s, %d threads, sentence: %s\n", a.checkpoint.c_str(), threads, a.sentence.c_str());
-    for (auto [name, config] : {std::pair{"greedy + attention", greedy}, std::pair{"beam 5 + attention", beam}})
-      measure(name, a.runs, [&, config = config] { return translator.translate(a.sentence, config, true).target_tokens.size(); });
+    for (const auto& weights : formats)
+      for (auto [name, config] : {std::pair{"greedy + attention", greedy}, std::pair{"beam 5 + attention", beam}}) {
+        config.weights = weights;
+        const auto label = std::string(name) + ", " + weights;
+        measure(label.c_str(), a.runs, [&, config = config] { return translator.translate(a.sentence, config, true).target_tokens.size(); });
+        std::printf("    -> %s\n", translator.translate(a.sentence, config, true).text.c_str());
+      }
     return 0;
   }
   auto config = ts::preset("annotated");
@@ -113,10 +125,15 @@ int main(int argc, char** argv) {
   }
   std::printf("annotated preset, random weights (%.1f M parameters), %d threads, %zu source tokens\n",
               model->parameter_count() / 1e6, threads, src.size());
-  for (auto [name, config] : {std::pair{"greedy + attention", greedy}, std::pair{"beam 5 + attention", beam}})
-    measure(name, a.runs, [&, config = config] { return ts::search(model, src, config, true).front().token_log_probs.size(); });
-  // What capturing attention costs, and what the encoder alone costs.
-  measure("greedy, no attention", a.runs, [&] { return ts::search(model, src, greedy, false).front().token_log_probs.size(); });
+  for (const auto& weights : formats) {
+    for (auto [name, config] : {std::pair{"greedy + attention", greedy}, std::pair{"beam 5 + attention", beam},
+                                std::pair{"greedy, no attention", greedy}}) {
+      config.weights = weights;
+      const bool record = std::string(name).find("no attention") == std::string::npos;
+      const auto label = std::string(name) + ", " + weights;
+      measure(label.c_str(), a.runs, [&, config = config] { return ts::search(model, src, config, record).front().token_log_probs.size(); });
+    }
+  }
   const auto src_t = at::tensor(src, at::kLong).unsqueeze(0);
   measure("encoder only", a.runs, [&] {
     torch::NoGradGuard no_grad;

@@ -63,7 +63,7 @@ QColor error_color(const QPalette& pal) {
 bool same_decode(const DecodeConfig& a, const DecodeConfig& b) {
   return a.mode == b.mode && a.beam == b.beam && a.length_penalty == b.length_penalty && a.nbest == b.nbest &&
          a.temperature == b.temperature && a.top_k == b.top_k && a.top_p == b.top_p && a.seed == b.seed &&
-         a.max_len_a == b.max_len_a && a.max_len_b == b.max_len_b;
+         a.max_len_a == b.max_len_a && a.max_len_b == b.max_len_b && a.weights == b.weights;
 }
 
 QStringList json_strings(const nlohmann::json& j) {
@@ -283,6 +283,17 @@ QWidget* TranslatePanel::buildOptionsBox() {
   seed_->setObjectName(QStringLiteral("translateSeed"));
   seed_->setRange(0, std::numeric_limits<int>::max());
   seed_->setToolTip(tr("Random seed for sampling: the same seed gives the same samples"));
+  weights_ = new QComboBox(box);
+  weights_->setObjectName(QStringLiteral("translateWeights"));
+  weights_->addItem(tr("bf16"), QStringLiteral("bf16"));
+  weights_->addItem(tr("int8"), QStringLiteral("int8"));
+  weights_->addItem(tr("fp32"), QStringLiteral("fp32"));
+  weights_->addItem(tr("LibTorch"), QStringLiteral("libtorch"));
+  weights_->setItemData(0, tr("Weights rounded to bfloat16: half the memory traffic, nearly always the fp32 translation"), Qt::ToolTipRole);
+  weights_->setItemData(1, tr("Weights as 8-bit integers with a scale per row: the fastest, occasionally a different word"), Qt::ToolTipRole);
+  weights_->setItemData(2, tr("The model's own fp32 weights, packed for decoding one sentence"), Qt::ToolTipRole);
+  weights_->setItemData(3, tr("LibTorch's own operations on the model's fp32 weights: the reference, slowest"), Qt::ToolTipRole);
+  weights_->setToolTip(tr("How the CPU stores the weights while translating (a GPU always uses the model's own)"));
   auto* defaults = new QPushButton(tr("Defaults"), box);
   defaults->setObjectName(QStringLiteral("translateDefaults"));
   defaults->setToolTip(tr("Back to the decoding settings of the configuration (decode section)"));
@@ -309,6 +320,7 @@ QWidget* TranslatePanel::buildOptionsBox() {
   add(first, tr("&N-best"), nbest_);
   add(first, tr("&Length penalty"), length_penalty_);
   add(first, tr("&Temperature"), temperature_);
+  add(first, tr("&Weights"), weights_);
   first->addStretch(1);
   first->addWidget(defaults);
   add(second, tr("Top-&k"), top_k_);
@@ -437,6 +449,7 @@ DecodeConfig TranslatePanel::decodeConfig() const {
   d.top_k = top_k_->value();
   d.top_p = top_p_->value();
   d.seed = static_cast<std::uint64_t>(seed_->value());
+  d.weights = weights_->currentData().toString().toStdString();
   return d;
 }
 
@@ -455,6 +468,8 @@ void TranslatePanel::applyDecodeDefaults(const DecodeConfig& d) {
   top_k_->setValue(d.top_k);
   top_p_->setValue(d.top_p);
   seed_->setValue(static_cast<int>(std::min<std::uint64_t>(d.seed, static_cast<std::uint64_t>(seed_->maximum()))));
+  const int weights = weights_->findData(QString::fromStdString(d.weights));
+  weights_->setCurrentIndex(weights < 0 ? 0 : weights);
   updateModeOptions();
 }
 

@@ -80,6 +80,7 @@ class TranslatePanel : public QWidget {
   QLineEdit* input_ = nullptr;
   QPushButton* translate_ = nullptr;
   QComboBox* mode_ = nullptr;
+  QComboBox* weights_ = nullptr;
   QSpinBox* beam_ = nullptr;
   QSpinBox* nbest_ = nullptr;
   QDoubleSpinBox* length_penalty_ = nullptr;

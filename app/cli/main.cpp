@@ -380,7 +380,7 @@ int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
 }
 
 struct DecodeArgs {
-  std::string checkpoint, attention_json, device = "auto";
+  std::string checkpoint, attention_json, device = "auto", weights;  // weights: empty = the command's default
   int beam = 1, top_k = 0, nbest = 1, threads = 0;
   bool sample = false;
   double temperature = 1.0, top_p = 1.0;
@@ -394,6 +394,7 @@ struct DecodeArgs {
     c.top_k = top_k;
     c.top_p = top_p;
     c.seed = seed;
+    if (!weights.empty()) c.weights = weights;
     return c;
   }
 };
@@ -465,7 +466,9 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
     examples.push_back(p.encode(pair));
   }
   Translator translator(loaded.model, p);
-  const auto hyps = translator.translate_all(sources, a.config());
+  auto config = a.config();
+  if (a.weights.empty()) config.weights = "fp32";  // the scores are the model's own unless asked otherwise
+  const auto hyps = translator.translate_all(sources, config);
   write_lines(e.hyp_out, hyps);
   write_lines(e.ref_out, refs);
   const double loss = evaluate_loss(loaded.model, examples, device);
@@ -551,6 +554,10 @@ void add_decode_options(CLI::App* cmd, DecodeArgs& d) {
   cmd->add_option("--nbest", d.nbest, "Print the N best outputs with their scores")->check(CLI::Range(1, 256));
   cmd->add_option("--device", d.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_option("--threads", d.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--weights", d.weights,
+                  "Weights for translating on the CPU: bf16 (translate's default), int8 (fastest), fp32 (eval's "
+                  "default), or libtorch (LibTorch's operations on the model's own weights)")
+      ->check(CLI::IsMember({"int8", "bf16", "fp32", "libtorch"}));
 }
 
 }  // namespace
