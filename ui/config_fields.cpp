@@ -397,6 +397,12 @@ std::vector<ConfigField> build_fields() {
               .range(0, 100000)
               .help("Longest output: a \u00d7 source length + b tokens. With a and b both 0: 2 \u00d7 source "
                     "length + 10."));
+  add_row(Row("decode.weights", "Weights (CPU)", FieldKind::Choice)
+              .values({QStringLiteral("bf16"), QStringLiteral("int8"), QStringLiteral("fp32"), QStringLiteral("libtorch")})
+              .help("How the weights are stored while translating one sentence on the CPU: bf16 (half the memory "
+                    "traffic, nearly always the fp32 translation), int8 (the fastest, occasionally a different word), "
+                    "fp32 (the model's own, packed) or libtorch (LibTorch's operations, the reference). Evaluation, "
+                    "validation and GPUs use the model's own fp32 weights."));
   return out;
 }
 

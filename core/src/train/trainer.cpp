@@ -254,6 +254,8 @@ ValidationResult Trainer::State::validate() {
       DecodeConfig greedy = st.config.decode;
       greedy.mode = "greedy";
       greedy.nbest = 1;
+      // The model's own weights: a packed copy would be dropped at the next training step anyway.
+      greedy.weights = "libtorch";
       r.probe = probe.translate(st.config.train.probe, greedy, /*record_attention=*/true).probe_json(st.config.train.probe);
     } catch (const std::exception& e) {
       obs().on_log(fmt::format("probe sentence not translated: {}", e.what()));
