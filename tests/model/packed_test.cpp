@@ -237,6 +237,24 @@ TEST(PackedTransformer, IsRepackedAfterWeightsChangeAndDroppedInTrainingMode) {
   EXPECT_LT(largest_step_difference(model, WeightFormat::kFloat32, 3), 1e-4);
 }
 
+TEST(PackedTransformer, RefusesTokenIdsOutsideTheVocabulariesAndPositionsBeyondTheTable) {
+  torch::NoGradGuard no_grad;
+  at::manual_seed(16);
+  auto model = build_model(small_model(true, "learned", false), 20, 24, Vocab::kPad, false);
+  model->eval();
+  const auto packed = model->packed(WeightFormat::kInt8);
+  ASSERT_TRUE(packed);
+  const auto src = at::tensor({5, 20, 3}, at::kLong).view({1, 3});  // 20 is one past the source vocabulary
+  EXPECT_THROW(packed->encode(src, padding_mask(src, Vocab::kPad), nullptr), std::out_of_range);
+  const auto ok = at::tensor({5, 6, 3}, at::kLong).view({1, 3});
+  DecoderState state;
+  packed->start(state, packed->encode(ok, padding_mask(ok, Vocab::kPad), nullptr), padding_mask(ok, Vocab::kPad), false);
+  EXPECT_THROW(packed->step(state, at::tensor({24}, at::kLong)), std::out_of_range);
+  EXPECT_THROW(packed->step(state, at::tensor({-1}, at::kLong)), std::out_of_range);
+  const auto long_src = at::full({1, 40}, 5, at::kLong);  // 32 learned positions
+  EXPECT_THROW(packed->encode(long_src, padding_mask(long_src, Vocab::kPad), nullptr), std::invalid_argument);
+}
+
 TEST(PackedTransformer, ModelsItCannotPackStayOnLibTorch) {
   at::manual_seed(15);
   auto model = build_model(small_model(true, "sinusoidal", false), 20, 24, Vocab::kPad, false);

@@ -193,6 +193,14 @@ void check_positions(std::int64_t needed, std::int64_t available) {
     throw std::invalid_argument("sequence of " + std::to_string(needed) + " tokens exceeds the model's maximum of " +
                                 std::to_string(available) + " positions");
 }
+
+// Token ids index the embedding tables directly: refuse any outside them (LibTorch's embedding does too).
+void check_ids(const std::int64_t* ids, std::int64_t n, std::int64_t vocab) {
+  for (std::int64_t k = 0; k < n; ++k)
+    if (ids[k] < 0 || ids[k] >= vocab)
+      throw std::out_of_range("token id " + std::to_string(ids[k]) + " is outside the vocabulary of " +
+                              std::to_string(vocab) + " entries");
+}
 }  // namespace
 
 at::Tensor PackedTransformer::encode(const at::Tensor& src_in, const at::Tensor& src_mask,
@@ -203,6 +211,7 @@ at::Tensor PackedTransformer::encode(const at::Tensor& src_in, const at::Tensor&
   check_positions(S, positions_.size(0));
   const float scale = 1.0F / std::sqrt(static_cast<float>(K));
   const auto* ids = src.data_ptr<std::int64_t>();
+  check_ids(ids, B * S, src_embedding_.size(0));
   const float* emb = src_embedding_.data_ptr<float>();
   const float* pe = positions_.data_ptr<float>();
   Residual r(pre_norm_, B * S, D);
@@ -272,6 +281,7 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
   check_positions(pos + 1, positions_.size(0));
   const float scale = 1.0F / std::sqrt(static_cast<float>(K));
   const auto* ids = tokens.data_ptr<std::int64_t>();
+  check_ids(ids, B, tgt_embedding_.size(0));
 
   // x = embedding * scale + position, one row per hypothesis.
   Residual r(pre_norm_, B, D);
