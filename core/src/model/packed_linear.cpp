@@ -187,8 +187,9 @@ void run(const Job& j, std::int64_t block_begin, std::int64_t block_end, Isa isa
   }
 }
 
-// Below this many multiply-adds a call stays on the calling thread: waking the other threads costs
-// more than it saves (measured with bench/translate_latency.cpp).
+// Below this many multiply-adds a call stays on the calling thread, where waking the other threads
+// would cost more than it saves. A first estimate: on the 2-core VM of docs/benchmarks.md splitting
+// gained nothing measurable for the Annotated model's products either way.
 constexpr std::int64_t kParallelWork = 1 << 17;
 
 }  // namespace

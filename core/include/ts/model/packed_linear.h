@@ -4,7 +4,9 @@
 // output row (a quarter), and widened to fp32 in registers; activations and sums stay fp32.
 //
 // The kernels are chosen at run time from what the CPU has (AVX-512, AVX2+FMA, or plain C++), so one
-// binary runs everywhere. Rows are processed together so that each weight is read once per call.
+// binary runs everywhere. The outputs are stored in blocks of 16 (each input's 16 weights side by
+// side) and up to 8 rows are processed together, so each weight is read once per group of rows and
+// every sum stays in a register until it is written (see packed_linear_body.inc).
 #pragma once
 
 #include <cstdint>
@@ -53,9 +55,11 @@ class PackedLinear {
  private:
   std::int64_t in_ = 0, out_ = 0;
   WeightFormat format_ = WeightFormat::kFloat32;
-  std::vector<float> f32_;          // [out * in]
-  std::vector<std::uint16_t> bf16_; // [out * in], the upper halves of fp32 after rounding to nearest even
-  std::vector<std::int8_t> i8_;     // [out * in], w / scale rounded
+  // One of these holds the weights, in blocks of 16 outputs ([blocks][in][16], the last block padded
+  // with zeros):
+  std::vector<float> f32_;
+  std::vector<std::uint16_t> bf16_; // the upper halves of fp32 after rounding to nearest even
+  std::vector<std::int8_t> i8_;     // w / scale rounded
   std::vector<float> scale_;        // [out] for int8: max |w| of the row / 127
   std::vector<float> bias_;         // [out], zeros when the layer has none
 };
