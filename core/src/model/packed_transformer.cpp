@@ -291,6 +291,7 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
     for (std::int64_t i = 0; i < D; ++i) r.x[static_cast<std::size_t>(b * D + i)] = emb[ids[b] * D + i] * embed_scale_ + pe[i];
 
   std::vector<float> qkv(static_cast<std::size_t>(B * 3 * D)), ctx(static_cast<std::size_t>(B * D)), scores;
+  state.src_mask = state.src_mask.to(at::kCPU, at::kFloat).contiguous();  // a no-op after start()
   for (std::size_t li = 0; li < decoder_.size(); ++li) {
     const DecoderLayer& layer = decoder_[li];
     // Self-attention: this step's keys and values join the cache, then every head attends to it.
@@ -335,7 +336,6 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
       auto& cv = state.cross_v[li];
       ck = ck.to(at::kCPU, at::kFloat).contiguous();
       cv = cv.to(at::kCPU, at::kFloat).contiguous();
-      state.src_mask = state.src_mask.to(at::kCPU, at::kFloat).contiguous();
       const std::int64_t S = ck.size(2);
       at::Tensor recorded = state.record ? at::empty({B, H, 1, S}, at::kFloat) : at::Tensor();
       scores.resize(static_cast<std::size_t>(S));
