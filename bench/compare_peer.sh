@@ -41,6 +41,6 @@ run_peer() {
 [ "${SKIP_PEER:-0}" = 1 ] || run_peer
 {
   echo "corpus $which_corpus ($direction), $minutes minutes, $threads threads, $(date -u +%F)${extra[*]:+, ours with ${extra[*]}}"
-  echo "ours: $(/usr/bin/python3 "$shared/bench/bleu.py" "$out/ours.hyp" "$out/ours.ref" "${zh[@]}")"
+  [ ! -f "$out/ours.hyp" ] || echo "ours: $(/usr/bin/python3 "$shared/bench/bleu.py" "$out/ours.hyp" "$out/ours.ref" "${zh[@]}")"
   [ ! -f "$out/peer.hyp" ] || echo "peer: $(/usr/bin/python3 "$shared/bench/bleu.py" "$out/peer.hyp" "$out/peer.ref" "${zh[@]}")"
 } | tee "$out/summary.txt"
