@@ -96,6 +96,10 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
                                .arg(QString::fromStdString(s.message)));
     if (s.status == "failed") showError(tr("Training failed"), QString::fromStdString(s.message));
   });
+  // A locked run history at the end of a run: say that the app waits for it, and how it ended.
+  connect(controller_, &TrainingController::historyWaiting, this, [this](const QString& line) {
+    status_label_->setText(line.at(0).toUpper() + line.mid(1));
+  });
   connect(controller_, &TrainingController::stateChanged, this, [this](TrainingController::State st) {
     updateTitle();
     if (st == TrainingController::State::Idle && close_when_stopped_) QTimer::singleShot(0, this, &QWidget::close);

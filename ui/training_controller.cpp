@@ -62,7 +62,11 @@ class TrainingController::Observer : public TrainingObserver {
     queue_->push([e](TrainingController* c) { Q_EMIT c->finished(e); });
   }
   void log(const std::string& line) {
-    queue_->push([l = QString::fromStdString(line)](TrainingController* c) { Q_EMIT c->logLine(l); });
+    const bool wait_note = is_history_wait_note(line);
+    queue_->push([l = QString::fromStdString(line), wait_note](TrainingController* c) {
+      Q_EMIT c->logLine(l);
+      if (wait_note) Q_EMIT c->historyWaiting(l);
+    });
   }
 
  private:

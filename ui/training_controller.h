@@ -84,6 +84,8 @@ class TrainingController : public QObject {
  Q_SIGNALS:
   void stateChanged(ts::ui::TrainingController::State state);
   void logLine(const QString& line);
+  /// The end of a run waits for a locked run history, or has stopped waiting (the line says which).
+  void historyWaiting(const QString& line);
   void started(const ts::TrainingStart& start);
   /// `steps` holds every step since the previous signal, oldest first; the last one is the latest.
   void progress(const QVector<ts::TrainingProgress>& steps);

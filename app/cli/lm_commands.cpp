@@ -88,6 +88,10 @@ LmCommands::LmCommands(CLI::App& app) {
   train_->add_option("--db", args_.db, "Run history database (default: " + RunStore::default_path() + ")");
   train_->add_option("--name", args_.name, "Name of the run in the history");
   train_->add_flag("--no-history", args_.no_history, "Do not record this run in the history");
+  train_->add_option("--history-wait", args_.history_wait,
+                     "Seconds a locked or unwritable run history may refuse writes before training stops cleanly, and "
+                     "that the end of the run waits for it before leaving its last rows in a recovery file (default 120)")
+      ->check(CLI::NonNegativeNumber);
   train_->add_option("--resume", args_.resume, "Continue a run: its directory or a checkpoint");
   train_->add_option("--threads", args_.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
   train_->add_option("--device", args_.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
@@ -158,7 +162,7 @@ int LmCommands::train() {
   if (!a.no_history) {
     const auto run = describe_lm_run(config, data, options.text_path, a.out, a.name);
     recorder = start_recording({a.db, a.name, options.resume_checkpoint, resume_step, &g_lm_stop,
-                                [](const std::string& line) { fmt::print(stderr, "{}\n", line); }},
+                                [](const std::string& line) { fmt::print(stderr, "{}\n", line); }, a.history_wait},
                                run);
   }
   std::vector<TrainingObserver*> list{&observer};

@@ -16,6 +16,7 @@ struct LmArgs {
   // lm-train
   std::string text, preset = "shakespeare-char", out = "runs/lm", db, resume, device, name;
   bool no_history = false;
+  double history_wait = 120;  // see the train command's --history-wait
   std::vector<std::string> sets;
   std::int64_t max_steps = -1;
   int threads = -1;

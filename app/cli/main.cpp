@@ -56,6 +56,7 @@ struct TrainArgs {
   std::string corpus, direction, preset = "annotated", config_file, out, resume, device, precision;
   std::string db, name;  // run history
   bool no_history = false;
+  double history_wait = ts::RecorderOptions{}.give_up_seconds;
   std::vector<std::string> sets;
   std::optional<std::string> probe;
   int max_steps = -1, threads = -1, extra_steps = -1;
@@ -151,7 +152,7 @@ int run_training(ExperimentConfig config, const Corpus& corpus, const Direction&
   std::unique_ptr<RunRecorder> recorder;
   if (!args.no_history && root)
     recorder = start_recording({args.db, args.name, resume, previous.meta.position.step, &g_stop,
-                                [&terminal](const std::string& line) { terminal.on_log(line); }},
+                                [&terminal](const std::string& line) { terminal.on_log(line); }, args.history_wait},
                                config, corpus, direction, out);
   QuietObserver quiet;
   quiet.rank = distributed ? distributed->rank : 0;
@@ -541,6 +542,11 @@ void add_train_limits(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--db", a.db, "Run history database (default: " + RunStore::default_path() + ")");
   cmd->add_option("--name", a.name, "Name of the run in the history");
   cmd->add_flag("--no-history", a.no_history, "Do not record this run in the history");
+  cmd->add_option("--history-wait", a.history_wait,
+                  "Seconds a locked or unwritable run history may refuse writes before training stops cleanly, and "
+                  "that the end of the run waits for it before leaving its last rows in a recovery file that the next "
+                  "program to open the history imports (default 120)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 void add_decode_options(CLI::App* cmd, DecodeArgs& d) {

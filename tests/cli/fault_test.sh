@@ -5,6 +5,9 @@
 #
 #   fault_test.sh PATH_TO_CLI [KILLS_PER_POINT]   (CTest runs 3 per point; the stress test 20)
 #
+# Also: the history locked at the finish line (store.finish), released, never released, and the
+# process killed while it waits.
+#
 # For each point (validation, checkpoint.write, store.commit) the process is killed at the N-th
 # time it reaches the point, N random; runs whose training ended before reaching it are not
 # counted. After each kill: the history database passes its integrity check; the last checkpoint, if
@@ -65,6 +68,58 @@ for point in validation checkpoint.write store.commit; do
   summary+="$point: $killed kills in $tries runs; "
   check "$point: at least $per_point kills happened" test "$killed" -ge "$per_point"
 done
+
+# Locked at the finish line (the store.finish point): another connection takes the history's write
+# lock just as the run ends. "busy": it lets go once the recorder has said that it waits, and everything
+# arrives; "fail": it holds on past --history-wait, the rows and the end of the run go to a recovery file
+# beside the checkpoints, and the next program to open the history imports it; and a process killed
+# while it waits loses nothing either.
+rows_of() {  # rows_of RUN_ID METRIC
+  "$cli" runs export "$1" --csv --db "$db" 2> /dev/null | awk -F, -v m="$2" 'NR > 1 && $3 == m' | wc -l
+}
+run_id_in() { grep -o "run history: run [0-9]*" "$1" | grep -o "[0-9]*$"; }
+out=$work/locked-busy
+TS_FAULT="store.finish:1:busy" train "$out" 40 > "$out.log" 2>&1
+check "locked at finish, released: training exits 0" test $? -eq 0
+check "locked at finish, released: says it waits" grep -q "run history: waiting up to 120 s for the run database" "$out.log"
+check "locked at finish, released: then stores" grep -q "run history: stored after waiting" "$out.log"
+id=$(run_id_in "$out.log")
+check "locked at finish, released: finished" bash -c "'$cli' runs show '$id' --db '$db' | grep -q 'status    finished'"
+check "locked at finish, released: all 40 train_loss rows" test "$(rows_of "$id" train_loss)" -eq 40
+check "locked at finish, released: no recovery file left" test ! -e "$out/run-history-recovery.json"
+
+out=$work/locked-fail
+TS_FAULT="store.finish:1:fail" train "$out" 40 --history-wait 1 > "$out.log" 2>&1
+check "locked at finish, never released: training exits 0" test $? -eq 0
+check "locked at finish, never released: says where the rows are" \
+  grep -q "run history: gave up waiting after 1 s; the last [0-9]* rows and how the run ended are kept in $out/run-history-recovery.json" "$out.log"
+check "locked at finish, never released: the recovery file exists" test -s "$out/run-history-recovery.json"
+id=$(run_id_in "$out.log")
+"$cli" runs list --db "$db" > "$out.list" 2>&1  # the next open imports it
+check "locked at finish, never released: imported by the next open" test ! -e "$out/run-history-recovery.json"
+"$cli" runs show "$id" --db "$db" > "$out.show" 2>&1
+check "locked at finish, never released: finished, and says it was recovered" \
+  grep -q "status    finished (reached max_steps 40 (the end of its history was recovered from" "$out.show"
+check "locked at finish, never released: all 40 train_loss rows" test "$(rows_of "$id" train_loss)" -eq 40
+check "locked at finish, never released: its checkpoints are listed" grep -q "last.ckpt" "$out.show"
+
+out=$work/locked-killed
+TS_FAULT="store.finish:1:fail" "$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 40 \
+  --threads 1 --set data.dev=4 --set train.validate_every=5 --db "$db" --out "$out" --history-wait 600 > "$out.log" 2>&1 &
+pid=$!  # the CLI itself (not a shell around it), so that kill -9 ends the process that waits
+for _ in $(seq 1 3000); do  # until it says it waits (an event; the bound only guards against a hang)
+  grep -q "run history: waiting" "$out.log" 2> /dev/null && break
+  kill -0 "$pid" 2> /dev/null || break
+  sleep 0.1
+done
+check "killed while waiting: it was waiting" grep -q "run history: waiting" "$out.log"
+kill -9 "$pid" 2> /dev/null
+wait "$pid" 2> /dev/null
+id=$(run_id_in "$out.log")
+"$cli" runs list --db "$db" > /dev/null 2>&1
+check "killed while waiting: finished, recovered" bash -c "'$cli' runs show '$id' --db '$db' | grep -q 'status    finished (reached max_steps 40 (the end of its history was recovered'"
+check "killed while waiting: all 40 train_loss rows" test "$(rows_of "$id" train_loss)" -eq 40
+check "killed while waiting: integrity" bash -c "'$cli' runs check --db '$db' | grep -q 'integrity ok'"
 
 # A full disk while a checkpoint is written: the write fails (ENOSPC), the run stops with the file's
 # name, and the previous checkpoint is intact.

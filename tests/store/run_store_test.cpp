@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "ts/store/recovery.h"
 #include "ts/store/sha256.h"
 
 namespace ts {
@@ -232,7 +233,12 @@ TEST(RunStore, ReaderSeesConsistentDataWhileAWriterCommits) {
     StoreBatch batch;
     for (int i = 0; i < 50; ++i) batch.metrics.push_back({id, b * 50 + i, "train_loss", 1.0, 0});
     writer.write(batch);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // Every tenth batch, let the reader read at least once more (an event, not a sleep: on one busy
+    // core the writer could otherwise finish before the reader runs again).
+    if (b % 10 == 0) {
+      const int seen = reads;
+      while (reads == seen && reader_error.empty()) std::this_thread::yield();
+    }
   }
   const int reads_during = reads - reads_before;
   done = true;
@@ -258,6 +264,129 @@ TEST(RunStore, ALockedDatabaseGivesAClearError) {
   }
   other.exec("ROLLBACK");
   EXPECT_NO_THROW(store.write(batch));
+}
+
+// A run whose writer died (its lock free, its status still "running") after leaving a recovery file.
+struct DeadRunWithRecovery {
+  TempDb db;
+  std::int64_t id = 0;
+  std::string started_at, out_dir = db.file("run");
+  RecoveryFile file;
+  DeadRunWithRecovery() {
+    RunStore store(db.path());
+    auto run = sample_run();
+    run.out_dir = out_dir;
+    id = store.create_run(run);
+    StoreBatch first;  // committed before the store started refusing
+    first.metrics.push_back({id, 1, "train_loss", 5.0, 0.1});
+    store.write(first);
+    started_at = store.find_run(id)->started_at;
+    file.database = db.path();
+    file.run_id = id;
+    file.run_started_at = started_at;
+    file.written_at = "2026-11-24T10:00:00Z";
+    file.reason = "the run database is locked by another process";
+    for (int step = 2; step <= 4; ++step) file.batch.metrics.push_back({id, step, "train_loss", 5.0 - step, 0.1 * step});
+    file.batch.samples.push_back({id, 4, 0, "ein Hund", "a dog", "a dog"});
+    file.batch.checkpoints.push_back({0, id, 4, "last", out_dir + "/last.ckpt", "abc", "", 123, {{"bleu", 1.5}}});
+    file.batch.probes.push_back({id, 4, {{"source", "ein Hund"}}});
+    file.batch.steps = 4;
+    file.batch.best_bleu = 1.5;
+    file.batch.device = "cpu (test)";
+    file.batch.end = RunEnd{"finished", "reached max_steps 4", 4, "2026-11-24T09:59:59Z"};
+  }
+  std::string path() const { return (fs::path(out_dir) / kRecoveryFileName).string(); }
+};
+
+TEST(RunStore, ARecoveryFileIsImportedIntoItsDeadRunAndRemoved) {
+  DeadRunWithRecovery f;
+  write_recovery_file(f.path(), f.file);
+  RunStore store(f.db.path());
+  EXPECT_FALSE(fs::exists(f.path()));
+  const auto run = *store.find_run(f.id);
+  EXPECT_EQ(run.status, "finished");
+  EXPECT_EQ(run.steps, 4);
+  EXPECT_EQ(run.ended_at, "2026-11-24T09:59:59Z");  // when training ended, not when it was imported
+  EXPECT_EQ(run.device, "cpu (test)");
+  ASSERT_TRUE(run.best_bleu.has_value());
+  EXPECT_DOUBLE_EQ(*run.best_bleu, 1.5);
+  EXPECT_EQ(run.message.rfind("reached max_steps 4 (the end of its history was recovered from " + f.path(), 0), 0u)
+      << run.message;
+  const auto losses = store.metric(f.id, "train_loss");
+  ASSERT_EQ(losses.size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(losses[i].step, i + 1);
+  EXPECT_EQ(store.samples(f.id).size(), 1u);
+  EXPECT_EQ(store.checkpoints(f.id).size(), 1u);
+  EXPECT_EQ(store.checkpoints(f.id)[0].metrics["bleu"], 1.5);
+  EXPECT_EQ(store.probes(f.id).size(), 1u);
+  EXPECT_EQ(store.integrity_check(), "ok");
+}
+
+TEST(RunStore, ImportingTheSameRowsTwiceStoresThemOnce) {
+  // A process killed after the import's commit and before it removed the file imports it again.
+  DeadRunWithRecovery f;
+  RunStore store(f.db.path());
+  f.file.batch.run_id = f.id;
+  store.write(f.file.batch, /*skip_existing=*/true);
+  store.write(f.file.batch, /*skip_existing=*/true);
+  EXPECT_EQ(store.metric(f.id, "train_loss").size(), 4u);  // the one committed before, and three
+  EXPECT_EQ(store.samples(f.id).size(), 1u);
+  EXPECT_EQ(store.checkpoints(f.id).size(), 1u);
+  EXPECT_EQ(store.probes(f.id).size(), 1u);
+  store.write(f.file.batch);  // without skip_existing every row is written
+  EXPECT_EQ(store.metric(f.id, "train_loss").size(), 7u);
+}
+
+TEST(RunStore, ARecoveryFileWithoutAnEndLeavesTheRunInterruptedWithItsRows) {
+  DeadRunWithRecovery f;
+  f.file.batch.end.reset();  // the writer died while the store refused, before the run ended
+  write_recovery_file(f.path(), f.file);
+  RunStore store(f.db.path());
+  const auto run = *store.find_run(f.id);
+  EXPECT_EQ(run.status, "interrupted");
+  EXPECT_NE(run.message.find("recovered from " + f.path()), std::string::npos) << run.message;
+  EXPECT_EQ(store.metric(f.id, "train_loss").size(), 4u);
+  EXPECT_FALSE(fs::exists(f.path()));
+}
+
+TEST(RunStore, ARecoveryFileOfAnotherDatabaseIsLeftAlone) {
+  DeadRunWithRecovery f;
+  f.file.run_started_at = "2001-01-01T00:00:00Z";  // same run id, another database's run
+  write_recovery_file(f.path(), f.file);
+  RunStore store(f.db.path());
+  EXPECT_EQ(store.find_run(f.id)->status, "interrupted");
+  EXPECT_EQ(store.metric(f.id, "train_loss").size(), 1u);
+  EXPECT_TRUE(fs::exists(f.path()));
+}
+
+TEST(RunStore, ADamagedRecoveryFileIsNamedAndKept) {
+  DeadRunWithRecovery f;
+  write_recovery_file(f.path(), f.file);
+  {
+    std::ofstream damage(f.path(), std::ios::trunc);
+    damage << R"({"format": "transformer-studio run-history recovery", "version": 1, "database": "x", "run_id": 1,
+                 "run_started_at": "x", "written_at": "x", "reason": "x", "history": {"metrics": [[1, "loss"]]}})";
+  }
+  RunStore store(f.db.path());
+  const auto run = *store.find_run(f.id);
+  EXPECT_EQ(run.status, "interrupted");
+  EXPECT_NE(run.message.find(f.path() + ": metrics[0]: expected [step, name, value, time]"), std::string::npos) << run.message;
+  EXPECT_TRUE(fs::exists(f.path()));  // kept for a person to look at
+  EXPECT_THROW(read_recovery_file(f.db.file("missing.json")), StoreError);
+}
+
+TEST(RunStore, ARecoveryFileWaitsWhileTheStoreIsLocked) {
+  DeadRunWithRecovery f;
+  write_recovery_file(f.path(), f.file);
+  {
+    WriteLockHolder blocker(f.db.path());
+    RunStore store(f.db.path(), /*busy_timeout_ms=*/20);  // opens all the same
+    EXPECT_EQ(store.find_run(f.id)->status, "running");  // nothing could be written: the file waits
+    EXPECT_TRUE(fs::exists(f.path()));
+  }
+  RunStore store(f.db.path());
+  EXPECT_EQ(store.find_run(f.id)->status, "finished");
+  EXPECT_EQ(store.metric(f.id, "train_loss").size(), 4u);
 }
 
 TEST(Sha256, MatchesKnownDigests) {

@@ -1,4 +1,5 @@
 #include "ts/train/run_recorder.h"
+#include "ts/store/recovery.h"
 #include "ts/train/trainer.h"
 
 #include <gtest/gtest.h>
@@ -57,47 +58,121 @@ TEST(RunRecorder, RecordsEveryStepValidationAndCheckpoint) {
   EXPECT_EQ(store.integrity_check(), "ok");
 }
 
+// Another writer holds the database's write lock from before training starts until the recorder
+// says, at the end of the run, that it waits: every commit during training and the first try at the
+// end fail, whatever the machine's speed. The recorder must keep everything and store it all once
+// the lock is released (no sleep: the release is triggered by the recorder's own "waiting" line).
 TEST(RunRecorder, ALockedStoreDoesNotStopTrainingAndCatchesUpAfterwards) {
   Fixture f;
   f.config.train.max_steps = 300;
   std::atomic<bool> stop{false};
   std::vector<std::string> logs;
+  TrainingSummary summary;
+  std::string recovery;
   {
-    RunRecorder recorder(f.db, f.run_id, &stop, {0.05, 60, true, /*busy_timeout_ms=*/100});
-    recorder.set_log([&](const std::string& line) { logs.push_back(line); });
-    SQLite::Database blocker(f.db, SQLite::OPEN_READWRITE);
-    blocker.exec("BEGIN IMMEDIATE");  // another process holds the write lock
-    std::thread release([&] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2000));
-      blocker.exec("ROLLBACK");
+    RunRecorder recorder(f.db, f.run_id, &stop, {0.05, 3600, true, /*busy_timeout_ms=*/20});
+    WriteLockHolder blocker(f.db);  // another process holds the write lock
+    bool released_while_waiting = false;
+    recorder.set_log([&](const std::string& line) {
+      logs.push_back(line);
+      if (line.rfind(kRecorderWaitingPrefix, 0) == 0 && blocker.held()) {
+        released_while_waiting = true;
+        recovery = recorder.recovery_file();  // written before it started waiting
+        EXPECT_TRUE(std::filesystem::exists(recovery)) << recovery;
+        blocker.release();
+      }
     });
-    const auto summary = Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
-    release.join();
+    summary = Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
     EXPECT_EQ(summary.status, "finished");
+    EXPECT_TRUE(released_while_waiting) << "the lock was not held when training ended";
+    EXPECT_EQ(recorder.recovery_file(), "");
   }
-  bool warned = false;
-  for (const auto& line : logs) warned = warned || line.find("locked") != std::string::npos;
+  bool warned = false, stored = false;
+  for (const auto& line : logs) {
+    warned = warned || line.find("locked") != std::string::npos;
+    stored = stored || line.rfind("run history: stored after waiting", 0) == 0;
+  }
   EXPECT_TRUE(warned);
+  EXPECT_TRUE(stored);
+  EXPECT_FALSE(std::filesystem::exists(recovery)) << "the recovery file is removed once the store has everything";
   RunStore store(f.db);
   EXPECT_EQ(store.metric(f.run_id, "train_loss").size(), 300u);
-  EXPECT_EQ(store.find_run(f.run_id)->status, "finished");
+  EXPECT_EQ(store.metric(f.run_id, "lr").size(), 300u);
+  const auto run = *store.find_run(f.run_id);
+  EXPECT_EQ(run.status, "finished");
+  EXPECT_EQ(run.steps, 300);
+  EXPECT_FALSE(store.checkpoints(f.run_id).empty());
+  EXPECT_EQ(store.integrity_check(), "ok");
 }
 
-TEST(RunRecorder, StopsTrainingCleanlyWhenTheStoreNeverRecovers) {
+// The store refuses for good: training stops cleanly after give_up_seconds, the end of the run waits
+// as long again, then leaves everything in a recovery file that the next open of the store imports.
+TEST(RunRecorder, StopsTrainingCleanlyWhenTheStoreNeverRecoversAndLosesNothing) {
   Fixture f;
   f.config.train.max_steps = 1000000;
   std::atomic<bool> stop{false};
-  SQLite::Database blocker(f.db, SQLite::OPEN_READWRITE);
   TrainingSummary summary;
+  std::vector<std::string> logs;
+  std::string recovery;
   {
-    RunRecorder recorder(f.db, f.run_id, &stop, {0.05, 0.5, true, /*busy_timeout_ms=*/100});
-    blocker.exec("BEGIN IMMEDIATE");
-    summary = Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
-    blocker.exec("ROLLBACK");
-  }
+    std::unique_ptr<WriteLockHolder> blocker;
+    {
+      RunRecorder recorder(f.db, f.run_id, &stop, {0.05, 0.5, true, /*busy_timeout_ms=*/20});
+      blocker = std::make_unique<WriteLockHolder>(f.db);  // from now on, and after the recorder is gone
+      recorder.set_log([&](const std::string& line) { logs.push_back(line); });
+      summary = Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
+      recovery = recorder.recovery_file();
+    }
+    ASSERT_FALSE(recovery.empty());
+    EXPECT_EQ(recovery, (std::filesystem::path(f.dir.str()) / kRecoveryFileName).string())  // beside the run's checkpoints
+        << recovery;
+    EXPECT_TRUE(std::filesystem::exists(recovery));
+  }  // the other writer lets go; the recorder is long gone
   EXPECT_EQ(summary.status, "stopped");
   EXPECT_LT(summary.steps, 1000000);
   EXPECT_TRUE(std::filesystem::exists(f.dir.file("out/last.ckpt")));
+  bool gave_up = false;
+  for (const auto& line : logs) gave_up = gave_up || line.rfind("run history: gave up waiting", 0) == 0;
+  EXPECT_TRUE(gave_up);
+
+  RunStore store(f.db);  // imports the recovery file
+  EXPECT_FALSE(std::filesystem::exists(recovery));
+  const auto run = *store.find_run(f.run_id);
+  EXPECT_EQ(run.status, "stopped");
+  EXPECT_EQ(run.steps, summary.steps);
+  EXPECT_NE(run.message.find("recovered from"), std::string::npos) << run.message;
+  EXPECT_EQ(store.metric(f.run_id, "train_loss").size(), static_cast<std::size_t>(summary.steps));
+  const auto checkpoints = store.checkpoints(f.run_id);
+  ASSERT_FALSE(checkpoints.empty());
+  EXPECT_EQ(checkpoints.back().path, std::filesystem::weakly_canonical(f.dir.file("out/last.ckpt")).string());
+  RunStore again(f.db);  // a second open finds nothing more to import
+  EXPECT_EQ(again.metric(f.run_id, "train_loss").size(), static_cast<std::size_t>(summary.steps));
+}
+
+// A run that ends badly (a NaN loss here) is stored the same way: its status and message arrive
+// even though the store was locked when it ended.
+TEST(RunRecorder, AFailedRunIsRecordedThroughALockToo) {
+  Fixture f;
+  f.config.train.max_steps = 50;
+  f.config.train.lr = 1e30;  // diverges at once
+  f.config.train.on_nonfinite = "stop";
+  std::atomic<bool> stop{false};
+  TrainingSummary summary;
+  {
+    RunRecorder recorder(f.db, f.run_id, &stop, {0.05, 3600, true, /*busy_timeout_ms=*/20});
+    WriteLockHolder blocker(f.db);
+    recorder.set_log([&](const std::string& line) {
+      if (line.rfind(kRecorderWaitingPrefix, 0) == 0) blocker.release();
+    });
+    summary = Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
+    ASSERT_EQ(summary.status, "failed") << summary.message;
+    EXPECT_FALSE(blocker.held());
+  }
+  RunStore store(f.db);
+  const auto run = *store.find_run(f.run_id);
+  EXPECT_EQ(run.status, summary.status);
+  EXPECT_EQ(run.message, summary.message);
+  EXPECT_EQ(store.metric(f.run_id, "train_loss").size(), static_cast<std::size_t>(summary.steps));
 }
 
 }  // namespace

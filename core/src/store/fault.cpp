@@ -14,7 +14,7 @@ struct Plan {
   bool active = false;
   std::string name;
   long long at = 0;
-  bool kill = true;
+  std::string action;  // "kill", "fail", "busy"
   long long seen = 0;
   std::mutex mutex;
 };
@@ -30,7 +30,7 @@ Plan& plan() {
     const auto second = s.find(':', first + 1);
     q->name = s.substr(0, first);
     q->at = std::atoll(s.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1).c_str());
-    q->kill = second == std::string::npos || s.substr(second + 1) != "fail";
+    q->action = second == std::string::npos ? "kill" : s.substr(second + 1);
     q->active = q->at > 0;
     return q;
   }();
@@ -39,13 +39,15 @@ Plan& plan() {
 
 }  // namespace
 
-bool fault_point(const char* name) {
+std::string fault_action(const char* name) {
   Plan& p = plan();
-  if (!p.active) return false;
+  if (!p.active) return {};
   std::lock_guard<std::mutex> lock(p.mutex);
-  if (p.name != name || ++p.seen != p.at) return false;
-  if (p.kill) std::raise(SIGKILL);
-  return true;
+  if (p.name != name || ++p.seen != p.at) return {};
+  if (p.action == "kill") std::raise(SIGKILL);
+  return p.action;
 }
+
+bool fault_point(const char* name) { return !fault_action(name).empty(); }
 
 }  // namespace ts

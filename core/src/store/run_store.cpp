@@ -2,12 +2,14 @@
 #include "ts/store/run_store.h"
 
 #include "ts/store/fault.h"
+#include "ts/store/recovery.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -67,7 +69,8 @@ std::string now_utc() {
   switch (e.getErrorCode()) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      throw StoreError(path + ": the run database is locked by another process (" + e.what() + ")");
+      // SQLiteCpp words a busy step "Statement needs to be reseted"; SQLite's own words say more.
+      throw StoreError(path + ": the run database is locked by another process (" + sqlite3_errstr(e.getErrorCode()) + ")");
     case SQLITE_READONLY:
       throw StoreError(path + ": the run database is read-only here (" + e.what() + ")");
     case SQLITE_FULL:
@@ -207,6 +210,11 @@ std::vector<std::int64_t> RunStore::mark_interrupted_runs() {
       if (lock_is_free(lock_path(id))) dead.push_back(id);
     }
     for (auto id : dead) {
+      try {
+        if (import_recovery(id)) continue;
+      } catch (const StoreError&) {
+        continue;  // its recovery file could not be imported now (this store is busy too): it stays, for the next open
+      }
       SQLite::Statement u(*db_, "UPDATE runs SET status = 'interrupted', ended_at = ?, "
                                 "message = 'the training process ended without closing the run (killed or crashed)' "
                                 "WHERE id = ? AND status = 'running'");
@@ -218,6 +226,59 @@ std::vector<std::int64_t> RunStore::mark_interrupted_runs() {
     if (e.getErrorCode() != SQLITE_READONLY) rethrow(path_, e);  // a read-only store can still be read
   }
   return dead;
+}
+
+std::vector<std::string> RunStore::recovery_paths_for(const std::string& db_path, std::int64_t run_id,
+                                                      const std::string& out_dir) {
+  std::vector<std::string> paths;
+  if (!out_dir.empty()) paths.push_back((fs::path(out_dir) / kRecoveryFileName).string());
+  paths.push_back(db_path + ".locks/run-" + std::to_string(run_id) + ".recovery.json");
+  return paths;
+}
+
+std::vector<std::string> RunStore::recovery_paths(const RunInfo& run) const {
+  return recovery_paths_for(path_, run.id, run.out_dir);
+}
+
+bool RunStore::import_recovery(std::int64_t run_id) {
+  const auto run = find_run(run_id);
+  if (!run) return false;
+  bool found = false;
+  std::vector<std::string> problems;
+  for (const auto& path : recovery_paths(*run)) {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) continue;
+    RecoveryFile file;
+    try {
+      file = read_recovery_file(path);
+    } catch (const StoreError& e) {
+      problems.push_back(e.what());
+      continue;
+    }
+    if (file.run_id != run_id || file.run_started_at != run->started_at) continue;  // another database's run
+    found = true;
+    auto& batch = file.batch;
+    batch.run_id = run_id;
+    if (batch.end) {
+      batch.end->message += (batch.end->message.empty() ? "" : " ") +
+                            std::string("(the end of its history was recovered from ") + path + ")";
+    } else {  // the writer died while it waited: everything it held, and the run marked interrupted
+      batch.end = RunEnd{"interrupted",
+                         "the training process ended while the run database refused writes; its history was "
+                         "recovered from " + path,
+                         batch.steps.value_or(run->steps), file.written_at};
+    }
+    write(batch, /*skip_existing=*/true);  // throws StoreError when this store cannot take it either: the file stays
+    fs::remove(path, ec);
+  }
+  if (!found && !problems.empty()) {
+    std::string message = "the training process ended without closing the run, and its recovery file could not be read: ";
+    for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
+    execute(*db_, path_, "UPDATE runs SET status = 'interrupted', ended_at = ?, message = ? WHERE id = ? AND status = 'running'",
+            now_utc(), message, run_id);
+    return true;
+  }
+  return found;
 }
 
 std::int64_t RunStore::create_run(const NewRun& run) {
@@ -242,12 +303,34 @@ std::int64_t RunStore::create_run(const NewRun& run) {
   }
 }
 
-void RunStore::write(const StoreBatch& batch) {
+void StoreBatch::append(StoreBatch&& later) {
+  const auto move_rows = [](auto& into, auto& from) {
+    into.insert(into.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  };
+  move_rows(metrics, later.metrics);
+  move_rows(samples, later.samples);
+  move_rows(checkpoints, later.checkpoints);
+  move_rows(probes, later.probes);
+  if (later.run_id) run_id = later.run_id;
+  if (later.steps) steps = later.steps;
+  if (later.best_bleu) best_bleu = later.best_bleu;
+  if (!later.device.empty()) device = std::move(later.device);
+  if (later.end) end = std::move(later.end);
+}
+
+void RunStore::write(const StoreBatch& batch, bool skip_existing) {
   if (batch.empty()) return;
+  // With skip_existing each insert is guarded by a lookup of the same row (through the indexes).
+  const auto guarded = [skip_existing](const char* insert, const char* columns, const char* exists) {
+    return skip_existing ? std::string(insert) + " SELECT " + columns + " WHERE NOT EXISTS (" + exists + ")"
+                         : std::string(insert) + " VALUES(" + columns + ")";
+  };
   try {
     SQLite::Transaction transaction(*db_);
-    SQLite::Statement m(*db_, "INSERT INTO metrics(run_id, step, name, value, time) VALUES(?, ?, ?, ?, ?)");
+    SQLite::Statement m(*db_, guarded("INSERT INTO metrics(run_id, step, name, value, time)", "?1, ?2, ?3, ?4, ?5",
+                                      "SELECT 1 FROM metrics WHERE run_id = ?1 AND name = ?3 AND step = ?2"));
     for (const auto& row : batch.metrics) {
+      if (std::isnan(row.value)) continue;  // SQLite stores NaN as NULL, which a metric cannot be: a NaN is no point
       m.bind(1, static_cast<std::int64_t>(row.run_id));
       m.bind(2, static_cast<std::int64_t>(row.step));
       m.bind(3, row.name);
@@ -256,7 +339,9 @@ void RunStore::write(const StoreBatch& batch) {
       m.exec();
       m.reset();
     }
-    SQLite::Statement s(*db_, "INSERT INTO samples(run_id, step, idx, source, reference, hypothesis) VALUES(?, ?, ?, ?, ?, ?)");
+    SQLite::Statement s(*db_, guarded("INSERT INTO samples(run_id, step, idx, source, reference, hypothesis)",
+                                      "?1, ?2, ?3, ?4, ?5, ?6",
+                                      "SELECT 1 FROM samples WHERE run_id = ?1 AND step = ?2 AND idx = ?3"));
     for (const auto& row : batch.samples) {
       s.bind(1, static_cast<std::int64_t>(row.run_id));
       s.bind(2, static_cast<std::int64_t>(row.step));
@@ -267,8 +352,9 @@ void RunStore::write(const StoreBatch& batch) {
       s.exec();
       s.reset();
     }
-    SQLite::Statement c(*db_, "INSERT INTO checkpoints(run_id, step, kind, path, sha256, bytes, metrics, created_at) "
-                              "VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
+    SQLite::Statement c(*db_, guarded("INSERT INTO checkpoints(run_id, step, kind, path, sha256, bytes, metrics, created_at)",
+                                      "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8",
+                                      "SELECT 1 FROM checkpoints WHERE path = ?4 AND run_id = ?1 AND step = ?2 AND sha256 = ?5"));
     for (const auto& row : batch.checkpoints) {
       c.bind(1, static_cast<std::int64_t>(row.run_id));
       c.bind(2, static_cast<std::int64_t>(row.step));
@@ -281,13 +367,36 @@ void RunStore::write(const StoreBatch& batch) {
       c.exec();
       c.reset();
     }
-    SQLite::Statement p(*db_, "INSERT INTO probes(run_id, step, probe) VALUES(?, ?, ?)");
+    SQLite::Statement p(*db_, guarded("INSERT INTO probes(run_id, step, probe)", "?1, ?2, ?3",
+                                      "SELECT 1 FROM probes WHERE run_id = ?1 AND step = ?2"));
     for (const auto& row : batch.probes) {
       p.bind(1, static_cast<std::int64_t>(row.run_id));
       p.bind(2, static_cast<std::int64_t>(row.step));
       p.bind(3, row.probe.dump());
       p.exec();
       p.reset();
+    }
+    const auto run_id = static_cast<std::int64_t>(batch.run_id);
+    if (batch.steps) {
+      SQLite::Statement u(*db_, "UPDATE runs SET steps = ? WHERE id = ?");
+      SQLite::bind(u, *batch.steps, run_id);
+      u.exec();
+    }
+    if (batch.best_bleu) {
+      SQLite::Statement u(*db_, "UPDATE runs SET best_bleu = ? WHERE id = ?");
+      SQLite::bind(u, *batch.best_bleu, run_id);
+      u.exec();
+    }
+    if (!batch.device.empty()) {
+      SQLite::Statement u(*db_, "UPDATE runs SET device = ? WHERE id = ?");
+      SQLite::bind(u, batch.device, run_id);
+      u.exec();
+    }
+    if (batch.end) {
+      SQLite::Statement u(*db_, "UPDATE runs SET status = ?, message = ?, steps = ?, ended_at = ? WHERE id = ?");
+      SQLite::bind(u, batch.end->status, batch.end->message, batch.end->steps,
+                   batch.end->ended_at.empty() ? now_utc() : batch.end->ended_at, run_id);
+      u.exec();
     }
     fault_point("store.commit");
     transaction.commit();
@@ -470,6 +579,28 @@ std::string RunStore::integrity_check() const {
   SQLite::Statement q(*db_, "PRAGMA integrity_check");
   while (q.executeStep()) report += (report.empty() ? "" : "\n") + q.getColumn(0).getString();
   return report;
+}
+
+WriteLockHolder::WriteLockHolder(const std::string& db_path) : path_(db_path) {
+  try {
+    db_ = std::make_unique<SQLite::Database>(db_path, SQLite::OPEN_READWRITE, 1000);
+    db_->exec("BEGIN IMMEDIATE");
+  } catch (const SQLite::Exception& e) {
+    db_.reset();
+    rethrow(db_path, e);
+  }
+}
+
+WriteLockHolder::~WriteLockHolder() { release(); }
+
+void WriteLockHolder::release() {
+  if (!db_) return;
+  try {
+    db_->exec("ROLLBACK");
+  } catch (const SQLite::Exception&) {
+    // Closing the connection below ends the transaction all the same.
+  }
+  db_.reset();
 }
 
 RunLock::RunLock(const std::string& path) : path_(path) {

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "ts/store/fault.h"
+#include "ts/store/recovery.h"
 #include "ts/store/sha256.h"
 
 namespace ts {
@@ -21,14 +23,22 @@ double seconds_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-void append(StoreBatch& into, StoreBatch& from) {
-  into.metrics.insert(into.metrics.begin(), from.metrics.begin(), from.metrics.end());
-  into.samples.insert(into.samples.begin(), from.samples.begin(), from.samples.end());
-  into.checkpoints.insert(into.checkpoints.begin(), from.checkpoints.begin(), from.checkpoints.end());
-  into.probes.insert(into.probes.begin(), from.probes.begin(), from.probes.end());
+std::string now_utc_text() {
+  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 }  // namespace
+
+bool is_history_wait_note(const std::string& line) {
+  for (const char* prefix : {kRecorderWaitingPrefix, "run history: stored after waiting", "run history: gave up waiting"})
+    if (line.rfind(prefix, 0) == 0) return true;
+  return false;
+}
 
 std::string machine_description() {
   char host[256] = {};
@@ -56,35 +66,50 @@ NewRun describe_new_run(const ExperimentConfig& config, const Corpus& corpus, co
 }
 
 RunRecorder::RunRecorder(const std::string& db_path, std::int64_t run_id, std::atomic<bool>* stop, RecorderOptions options)
-    : run_id_(run_id), stop_(stop), options_(options) {
+    : run_id_(run_id), stop_(stop), options_(options), db_path_(db_path) {
   // Lock first: opening the store marks unlocked "running" runs as interrupted.
   lock_ = std::make_unique<RunLock>(RunStore::lock_path_for(db_path, run_id));
   store_ = std::make_unique<RunStore>(db_path, options_.busy_timeout_ms);
   store_->claim_run(run_id);
+  if (const auto run = store_->find_run(run_id)) {
+    out_dir_ = run->out_dir;
+    started_at_ = run->started_at;
+  }
+  pending_.run_id = run_id;
   writer_ = std::thread([this] { writer_loop(); });
 }
 
 RunRecorder::~RunRecorder() {
+  stop_writer();
+  if (!finished_) {  // training never reported an end (it failed to start): say so rather than "interrupted"
+    TrainingSummary s;
+    s.status = "failed";
+    s.message = "training ended before it could report (see the program's error)";
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      s.steps = steps_;
+    }
+    finish(s);
+  }
+}
+
+void RunRecorder::stop_writer() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     closing_ = true;
   }
   wake_.notify_all();
   if (writer_.joinable()) writer_.join();
-  if (!finished_) {  // training never reported an end (it failed to start): say so rather than "interrupted"
-    try {
-      commit_pending();
-      store_->finish_run(run_id_, "failed", "training ended before it could report (see the program's error)", steps_);
-    } catch (const std::exception&) {
-      // The store is unusable; the next open marks the run interrupted.
-    }
-  }
 }
 
 void RunRecorder::on_start(const TrainingStart& start) {
   std::lock_guard<std::mutex> lock(mutex_);
-  device_ = start.device;
+  pending_.device = start.device;
   steps_ = start.start_step;
+}
+
+void RunRecorder::log(const std::string& line) {
+  if (log_) log_(line);
 }
 
 void RunRecorder::report_warnings() {
@@ -130,18 +155,78 @@ void RunRecorder::on_checkpoint(const CheckpointEvent& c) {
 }
 
 void RunRecorder::on_finished(const TrainingSummary& s) {
-  finished_ = true;
-  if (!flush()) {
+  {
     std::lock_guard<std::mutex> lock(mutex_);
-    warnings_.push_back("the last metrics could not be stored; the run history ends at the previous commit");
+    finished_ = true;
   }
-  try {
-    store_->finish_run(run_id_, s.status, s.message, s.steps);
-  } catch (const StoreError& e) {
+  stop_writer();
+  finish(s);
+}
+
+// The end of a run: everything held and the final status in one transaction; if the store refuses,
+// a recovery file first (so that nothing depends on what happens next), then retries for up to
+// give_up_seconds, saying so.
+void RunRecorder::finish(const TrainingSummary& s) {
+  {
     std::lock_guard<std::mutex> lock(mutex_);
-    warnings_.push_back(std::string("could not record how the run ended: ") + e.what());
+    finished_ = true;
+    pending_.end = RunEnd{s.status, s.message, s.steps, now_utc_text()};
+    steps_ = s.steps;
+  }
+  // Fault injection (tests/cli/fault_test.sh): another connection takes the write lock right now.
+  std::unique_ptr<WriteLockHolder> fault_lock;
+  const auto fault = fault_action("store.finish");
+  if (!fault.empty()) {
+    try {
+      fault_lock = std::make_unique<WriteLockHolder>(db_path_);
+    } catch (const StoreError& e) {
+      log(std::string("run history: fault injection could not take the write lock: ") + e.what());
+    }
+  }
+  std::string error;
+  if (commit_pending(&error)) {
+    report_warnings();
+    return;
   }
   report_warnings();
+  const double start = seconds_now();
+  std::size_t rows = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    rows = pending_.rows();
+  }
+  const bool saved = save_recovery(error);
+  log(fmt::format("{} up to {:.0f} s for the run database to store the last {} row{} and how the run ended: {}{}",
+                  kRecorderWaitingPrefix, options_.give_up_seconds, rows, rows == 1 ? "" : "s", error,
+                  saved ? fmt::format(". Meanwhile they are safe in {}", recovery_path_) : std::string()));
+  if (fault == "busy") fault_lock.reset();  // the other writer lets go once the recorder has said it waits
+  double delay = 0.05, next_note = 10;
+  while (true) {
+    const double waited = seconds_now() - start;
+    if (waited >= options_.give_up_seconds) break;
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(delay, options_.give_up_seconds - waited)));
+    delay = std::min(delay * 2, 1.0);
+    if (commit_pending(&error)) {
+      report_warnings();
+      log(fmt::format("run history: stored after waiting {:.1f} s", seconds_now() - start));
+      return;
+    }
+    if (seconds_now() - start >= next_note) {
+      log(fmt::format("{} for the run database: {:.0f} s of {:.0f} s ({})", kRecorderWaitingPrefix, seconds_now() - start,
+                      options_.give_up_seconds, error));
+      next_note += 10;
+    }
+  }
+  fault_lock.reset();
+  if (saved || save_recovery(error)) {
+    log(fmt::format("run history: gave up waiting after {:.0f} s; the last {} row{} and how the run ended are kept in {}, "
+                    "which the next program to open {} imports",
+                    seconds_now() - start, rows, rows == 1 ? "" : "s", recovery_path_, db_path_));
+  } else {
+    log(fmt::format("run history: gave up waiting after {:.0f} s, and no recovery file could be written: the run history "
+                    "ends at the last commit (the checkpoints in {} are complete)",
+                    seconds_now() - start, out_dir_.empty() ? std::string("the run directory") : out_dir_));
+  }
 }
 
 std::vector<std::string> RunRecorder::take_warnings() {
@@ -149,33 +234,71 @@ std::vector<std::string> RunRecorder::take_warnings() {
   return std::exchange(warnings_, {});
 }
 
+std::string RunRecorder::recovery_file() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return recovery_path_;
+}
+
 bool RunRecorder::flush() { return commit_pending(); }
 
-bool RunRecorder::commit_pending() {
+// Writes the rows held now (and the end, if set) to the first recovery path that takes them.
+bool RunRecorder::save_recovery(const std::string& reason) {
+  RecoveryFile file;
+  file.database = db_path_;
+  file.run_id = run_id_;
+  file.run_started_at = started_at_;
+  file.written_at = now_utc_text();
+  file.reason = reason;
+  std::string previous;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    file.batch = pending_;
+    file.batch.steps = steps_;
+    file.batch.best_bleu = best_bleu_;
+    previous = recovery_path_;
+  }
+  std::vector<std::string> problems;
+  for (const auto& path : RunStore::recovery_paths_for(db_path_, run_id_, out_dir_)) {
+    try {
+      write_recovery_file(path, file);
+    } catch (const std::exception& e) {
+      problems.push_back(e.what());
+      continue;
+    }
+    std::error_code ec;
+    if (!previous.empty() && previous != path) fs::remove(previous, ec);
+    std::lock_guard<std::mutex> lock(mutex_);
+    recovery_path_ = path;
+    last_recovery_save_ = seconds_now();
+    return true;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  last_recovery_save_ = seconds_now();
+  for (const auto& p : problems) warnings_.push_back("could not write a recovery file: " + p);
+  return false;
+}
+
+bool RunRecorder::commit_pending(std::string* error) {
   std::lock_guard<std::mutex> commit(commit_mutex_);
   StoreBatch batch;
-  std::int64_t steps;
-  std::optional<double> best;
-  std::string device;
+  std::string recovery;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     std::swap(batch, pending_);
-    steps = steps_;
-    best = best_bleu_;
-    device = std::exchange(device_, "");
+    pending_.run_id = run_id_;
+    batch.run_id = run_id_;
+    batch.steps = steps_;
+    batch.best_bleu = best_bleu_;
+    recovery = recovery_path_;
   }
   try {
     store_->write(batch);
-    store_->update_progress(run_id_, steps, best);
-    if (!device.empty()) store_->set_device(run_id_, device);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (failing_since_ >= 0) warnings_.push_back("the run database accepts writes again");
-    failing_since_ = -1;
-    return true;
   } catch (const StoreError& e) {
+    if (error) *error = e.what();
     std::lock_guard<std::mutex> lock(mutex_);
-    append(pending_, batch);  // keep the rows, oldest first, and retry next time
-    if (!device.empty() && device_.empty()) device_ = device;
+    batch.append(std::move(pending_));  // keep the rows, oldest first, and retry next time
+    pending_ = std::move(batch);
+    if (finished_) return false;  // the end of the run says itself that it waits
     const double now = seconds_now();
     if (failing_since_ < 0) {
       failing_since_ = now;
@@ -187,6 +310,15 @@ bool RunRecorder::commit_pending() {
     }
     return false;
   }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (failing_since_ >= 0) warnings_.push_back("the run database accepts writes again");
+  failing_since_ = -1;
+  if (!recovery.empty()) {  // everything it held is in the store now
+    std::error_code ec;
+    fs::remove(recovery, ec);
+    if (recovery_path_ == recovery) recovery_path_.clear();
+  }
+  return true;
 }
 
 void RunRecorder::writer_loop() {
@@ -195,8 +327,17 @@ void RunRecorder::writer_loop() {
     wake_.wait_for(lock, std::chrono::duration<double>(options_.flush_seconds));
     if (closing_) break;
     lock.unlock();
-    commit_pending();
+    std::string error;
+    const bool ok = commit_pending(&error);
     lock.lock();
+    // A store that has refused for a while: what is held is saved to disk too, in case the process dies.
+    const double now = seconds_now();
+    if (!ok && failing_since_ >= 0 && now - failing_since_ >= options_.recovery_every_seconds &&
+        now - last_recovery_save_ >= options_.recovery_every_seconds) {
+      lock.unlock();
+      save_recovery(error);
+      lock.lock();
+    }
   }
 }
 
@@ -230,7 +371,9 @@ std::unique_ptr<RunRecorder> start_recording(const RecordingRequest& request, co
     } else {
       id = store.create_run(run);
     }
-    auto recorder = std::make_unique<RunRecorder>(db, *id, request.stop);
+    RecorderOptions options;
+    options.give_up_seconds = request.give_up_seconds;
+    auto recorder = std::make_unique<RunRecorder>(db, *id, request.stop, options);
     if (request.log) recorder->set_log(request.log);
     log(fmt::format("run history: run {} in {}", *id, db));
     return recorder;

@@ -81,13 +81,33 @@ struct ProbeRow {
   nlohmann::json probe;  // {"source", "text", "source_tokens", "target_tokens", "cross": [layer][head][q][k]}
 };
 
-/// One transaction's worth of writes from the recorder.
+/// How a run ended, as the recorder writes it (and a recovery file carries it).
+struct RunEnd {
+  std::string status;   // finished | stopped | early-stopped | failed
+  std::string message;
+  std::int64_t steps = 0;
+  std::string ended_at;  // ISO 8601 UTC; empty = the moment it is written
+};
+
+/// One transaction's worth of writes from the recorder: rows, and the run's own fields when set.
+/// Everything in a batch is committed together or not at all.
 struct StoreBatch {
   std::vector<MetricRow> metrics;
   std::vector<SampleRow> samples;
   std::vector<CheckpointRow> checkpoints;
   std::vector<ProbeRow> probes;
-  bool empty() const { return metrics.empty() && samples.empty() && checkpoints.empty() && probes.empty(); }
+  std::int64_t run_id = 0;                 // the run the fields below belong to
+  std::optional<std::int64_t> steps;       // progress
+  std::optional<double> best_bleu;
+  std::string device;                      // empty = unchanged
+  std::optional<RunEnd> end;               // the run's final status
+  bool empty() const {
+    return metrics.empty() && samples.empty() && checkpoints.empty() && probes.empty() && !steps && !best_bleu &&
+           device.empty() && !end;
+  }
+  std::size_t rows() const { return metrics.size() + samples.size() + checkpoints.size() + probes.size(); }
+  /// Adds `later`'s rows after this batch's; its run fields replace these where set.
+  void append(StoreBatch&& later);
 };
 
 class RunStore {
@@ -109,7 +129,10 @@ class RunStore {
 
   std::int64_t create_run(const NewRun& run);
   /// Writes a batch in one transaction (throws StoreError; the caller keeps the batch to retry).
-  void write(const StoreBatch& batch);
+  /// Metric values that are NaN are left out (SQLite cannot store a NaN; ±inf are kept).
+  /// `skip_existing`: rows already stored (same run, step and name/index/path) are left out, so
+  /// writing the same batch twice stores it once (importing a recovery file).
+  void write(const StoreBatch& batch, bool skip_existing = false);
   void update_progress(std::int64_t run_id, std::int64_t steps, std::optional<double> best_bleu);
   void set_device(std::int64_t run_id, const std::string& device);
   void finish_run(std::int64_t run_id, const std::string& status, const std::string& message, std::int64_t steps);
@@ -143,17 +166,41 @@ class RunStore {
   /// Called by the writer once it holds the run's lock: marks the run running (undoing an
   /// "interrupted" set by another process in the moment between creating the run and locking it).
   void claim_run(std::int64_t run_id);
-  /// Marks "running" runs whose lock is free as interrupted; returns their ids.
+  /// Closes "running" runs whose lock is free (their writer is gone): a run that left a recovery
+  /// file (see ts/store/recovery.h) gets its rows and its final status from it; any other is marked
+  /// interrupted. Returns the ids of the runs closed.
   std::vector<std::int64_t> mark_interrupted_runs();
+  /// Where the writer of `run` leaves its recovery file: beside its checkpoints, or, when that
+  /// directory cannot be written, beside this database's lock files.
+  std::vector<std::string> recovery_paths(const RunInfo& run) const;
+  static std::vector<std::string> recovery_paths_for(const std::string& db_path, std::int64_t run_id, const std::string& out_dir);
 
  private:
   void require_run(std::int64_t run_id) const;
+  /// Imports the recovery file of the dead run `run_id`, if it left one; true when one was found.
+  bool import_recovery(std::int64_t run_id);
   std::string path_;
   std::unique_ptr<SQLite::Database> db_;
 };
 
 /// Applies the schema migrations up to `version` (tests use this to build an older database).
 void migrate_schema(SQLite::Database& db, int version);
+
+/// Holds a database's write lock from a connection of its own (BEGIN IMMEDIATE) until release() or
+/// destruction, as another process writing to it would: the store.finish fault point and tests.
+class WriteLockHolder {
+ public:
+  explicit WriteLockHolder(const std::string& db_path);  // throws StoreError
+  ~WriteLockHolder();
+  WriteLockHolder(const WriteLockHolder&) = delete;
+  WriteLockHolder& operator=(const WriteLockHolder&) = delete;
+  void release();
+  bool held() const { return db_ != nullptr; }
+
+ private:
+  std::unique_ptr<SQLite::Database> db_;
+  std::string path_;
+};
 
 /// Holds the advisory lock that marks a run as alive; released on destruction or process death.
 class RunLock {

@@ -3,6 +3,13 @@
 // own database connection. If the store cannot be written (locked, read-only, disk full) the
 // recorder keeps the rows, retries, reports the problem, and after `give_up_seconds` of failures
 // asks the trainer to stop cleanly.
+//
+// Nothing is lost at the finish line: when the run ends (finished, stopped by the person, a NaN,
+// a failed checkpoint write, or an error), the rows still held and the final status are committed
+// in one transaction. If the store refuses, they are first written to a recovery file beside the
+// run's checkpoints (ts/store/recovery.h), then the recorder keeps retrying, saying that it waits,
+// for up to `give_up_seconds`; the file is removed once the store takes them, and otherwise stays
+// for the next RunStore that opens the database to import.
 #pragma once
 
 #include <atomic>
@@ -25,10 +32,18 @@ namespace ts {
 
 struct RecorderOptions {
   double flush_seconds = 1.0;       // commit interval
-  double give_up_seconds = 120.0;   // stop training after the store has failed this long
+  double give_up_seconds = 120.0;   // stop training after the store has failed this long; the longest
+                                    // the end of a run waits for the store before leaving it to the recovery file
   bool record_every_step = true;    // false: train metrics once per flush interval only
   int busy_timeout_ms = 1000;       // how long one commit waits for another writer before retrying later
+  double recovery_every_seconds = 10.0;  // while the store refuses during training, the rows held are saved this often
 };
+
+/// Every line the recorder logs while the end of a run waits for the store begins with this.
+inline constexpr const char* kRecorderWaitingPrefix = "run history: waiting";
+/// True for the lines about the end of a run waiting for the store: that it waits, that it stored
+/// everything after all, or that it gave up (the app shows them in its status bar).
+bool is_history_wait_note(const std::string& line);
 
 class RunRecorder : public TrainingObserver {
  public:
@@ -51,28 +66,37 @@ class RunRecorder : public TrainingObserver {
   std::int64_t run_id() const { return run_id_; }
   /// Commits everything buffered now (blocking); returns false if the store refused it.
   bool flush();
+  /// Where the rows the store refused were saved, if they had to be ("" when none is pending).
+  std::string recovery_file() const;
 
  private:
   void writer_loop();
+  void stop_writer();
   void report_warnings();
-  bool commit_pending();
+  void log(const std::string& line);
+  bool commit_pending(std::string* error = nullptr);
+  bool save_recovery(const std::string& reason);
+  void finish(const TrainingSummary& s);
 
   std::int64_t run_id_;
   std::atomic<bool>* stop_;
   RecorderOptions options_;
-  std::unique_ptr<RunStore> store_;
+  std::string db_path_;
+  std::string out_dir_, started_at_;  // where the recovery file goes, and what identifies the run in it
   std::unique_ptr<RunLock> lock_;
+  std::unique_ptr<RunStore> store_;
 
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable wake_;
-  StoreBatch pending_;
+  StoreBatch pending_;  // rows, device and (at the end) the final status not yet committed
   std::int64_t steps_ = 0;
   std::optional<double> best_bleu_;
-  std::string device_;
   std::vector<std::string> warnings_;
   bool closing_ = false;
   bool finished_ = false;
   double failing_since_ = -1;  // seconds on the writer's clock, -1 when healthy
+  double last_recovery_save_ = -1;
+  std::string recovery_path_;  // the recovery file written, "" when none
   double last_step_record_ = -1e9;
   std::thread writer_;
   std::mutex commit_mutex_;  // one commit at a time (writer thread or flush())
@@ -95,6 +119,7 @@ struct RecordingRequest {
   std::int64_t resume_step = 0;
   std::atomic<bool>* stop = nullptr;
   std::function<void(const std::string&)> log;  // where "run history: run N in DB" and problems go
+  double give_up_seconds = RecorderOptions{}.give_up_seconds;  // see RecorderOptions
 };
 
 /// Opens the run history and a recorder for this run (a new run, or the resumed one). When the
