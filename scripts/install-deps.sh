@@ -15,6 +15,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev googletest
   qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6
   xvfb xauth fonts-noto-cjk
+  python3  # the malformed-input test holds a database lock from another process with it
 )
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}"

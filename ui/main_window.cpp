@@ -262,6 +262,7 @@ void MainWindow::createMenus() {
 
 void MainWindow::createStatusBar() {
   status_label_ = new QLabel(this);
+  status_label_->setObjectName(QStringLiteral("statusMessage"));
   busy_ = new QProgressBar(this);
   busy_->setRange(0, 0);  // indeterminate: reading a corpus has no useful fraction (< 1 s for 170k pairs)
   busy_->setMaximumWidth(160);

@@ -39,8 +39,8 @@ check "resume reaches step 80" contains "$work/resume.log" "after 80 steps"
 "$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 100000 --threads 1 \
   --set data.dev=0 --out "$work/stopped" > "$work/stop.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 100); do grep -q "model:" "$work/stop.log" 2>/dev/null && break; sleep 0.2; done
-sleep 1
+# Until the first step has run (an event: the bound only turns a hang into a failure).
+for _ in $(seq 1 3000); do grep -q " step [0-9]* |" "$work/stop.log" 2>/dev/null && break; sleep 0.1; done
 kill -INT $pid
 wait $pid
 check "SIGINT exits 0" test $? -eq 0

@@ -639,7 +639,7 @@ class AttentionPanelTest : public QObject {
     Fixture f;
     QSignalSpy changed(&f.service, &TranslationService::modelChanged);
     f.service.loadCheckpoint(dir.filePath(QStringLiteral("last.ckpt")));
-    QVERIFY(changed.wait(30000));
+    QVERIFY(ts::ui::test::wait_for_signal(changed));
     QVERIFY(f.find<QLineEdit>("attentionInput")->isEnabled());
     QVERIFY(f.find<QPushButton>("attentionTranslate")->isEnabled());
     QVERIFY(!f.find<QLabel>("attentionStatus")->text().contains(QStringLiteral("No model")));
@@ -648,7 +648,7 @@ class AttentionPanelTest : public QObject {
     QTest::keyClicks(input, QStringLiteral("Ich sehe den Hund."));
     QSignalSpy translated(&f.service, &TranslationService::translated);
     QTest::mouseClick(f.find<QPushButton>("attentionTranslate"), Qt::LeftButton);
-    QVERIFY(translated.wait(30000));
+    QVERIFY(ts::ui::test::wait_for_signal(translated));
     QVERIFY2(f.panel.result().error.isEmpty(), qPrintable(f.panel.result().error));
     QCOMPARE(f.panel.result().source, QStringLiteral("Ich sehe den Hund."));
     QVERIFY(f.find<QLabel>("attentionSentence")->text().startsWith(QStringLiteral("Ich sehe den Hund.  →  ")));
@@ -693,7 +693,7 @@ class AttentionPanelTest : public QObject {
     QVERIFY(dev->isEnabled());
     dev->setCurrentIndex(2);
     Q_EMIT dev->activated(2);
-    QVERIFY(translated.wait(30000));
+    QVERIFY(ts::ui::test::wait_for_signal(translated));
     QCOMPARE(f.panel.result().source, QStringLiteral("Du hast den Hund."));
     QCOMPARE(input->text(), QStringLiteral("Du hast den Hund."));
     QVERIFY2(f.find<QLabel>("attentionSentence")->toolTip().contains(QStringLiteral("reference: You have the dog.")),
@@ -706,7 +706,7 @@ class AttentionPanelTest : public QObject {
     StudioState state;
     QSignalSpy loaded(&state, &StudioState::corpusChanged);
     state.loadCorpus(path);
-    QVERIFY(loaded.wait(5000));
+    QVERIFY(ts::ui::test::wait_for_signal(loaded));
     QVERIFY(state.applySetting(QStringLiteral("data.dev=7")));
     QVERIFY(state.applySetting(QStringLiteral("data.test=3")));
     Fixture f;

@@ -310,7 +310,7 @@ class BeamTreeViewTest : public QObject {
     QCOMPARE(view.lastRequest().nbest, 3);
     QVERIFY(view.lastRequestId() > 0);
     QVERIFY(view.message().contains(QStringLiteral("Tom is here.")));
-    QVERIFY(translated.wait(10000));
+    QVERIFY(ts::ui::test::wait_for_signal(translated));
     const auto result = translated.first().at(0).value<TranslationResult>();
     QCOMPARE(result.id, view.lastRequestId());
     QCOMPARE(result.source, QStringLiteral("Tom is here."));

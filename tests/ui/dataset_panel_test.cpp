@@ -49,7 +49,7 @@ QString cell(QTableView* table, int row, int column) {
 bool load(StudioState& state, DatasetPanel& panel, const QString& path) {
   QSignalSpy changed(&state, &StudioState::corpusChanged);
   state.loadCorpus(path);
-  return changed.wait(10000) && test::wait_until([&] { return !panel.isAnalysing(); });
+  return ts::ui::test::wait_for_signal(changed) && test::wait_until([&] { return !panel.isAnalysing(); });
 }
 
 // The demo preset holds out 300 + 300 pairs, more than a fixture has: use 10% each.
@@ -109,7 +109,7 @@ class DatasetPanelTest : public QObject {
     // While the file is read: a message and a busy indicator.
     QVERIFY2(label(panel, "datasetStatus").contains(QStringLiteral("Reading deu.txt")), qPrintable(label(panel, "datasetStatus")));
     QVERIFY(panel.findChild<QProgressBar*>(QStringLiteral("datasetProgress"))->isVisibleTo(&panel));
-    QVERIFY(changed.wait(10000));
+    QVERIFY(ts::ui::test::wait_for_signal(changed));
     QVERIFY(test::wait_until([&] { return !panel.isAnalysing(); }));
 
     QCOMPARE(panel.findChild<QLineEdit*>(QStringLiteral("datasetPath"))->text(), path);
@@ -351,7 +351,7 @@ class DatasetPanelTest : public QObject {
     QVERIFY(!error->isVisibleTo(&panel));
     QSignalSpy failed(&state, &StudioState::corpusFailed);
     state.loadCorpus(path);
-    QVERIFY(failed.wait(5000));
+    QVERIFY(ts::ui::test::wait_for_signal(failed));
     QVERIFY(error->isVisibleTo(&panel));
     QVERIFY2(error->text().contains(QStringLiteral("deu.txt")), qPrintable(error->text()));
     QVERIFY(!panel.findChild<QProgressBar*>(QStringLiteral("datasetProgress"))->isVisibleTo(&panel) || panel.isAnalysing());

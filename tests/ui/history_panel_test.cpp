@@ -489,7 +489,7 @@ class HistoryPanelTest : public QObject {
     QVERIFY(panel.loadSelectedCheckpoint());
     QCOMPARE(requested.count(), 1);
     QCOMPARE(requested.at(0).at(0).toString(), present);
-    QVERIFY(failed.wait(20000));
+    QVERIFY(ts::ui::test::wait_for_signal(failed));
     QVERIFY(test::wait_until([&] { return panel.message().contains("last.ckpt") && !panel.message().startsWith("Loading"); }));
   }
 

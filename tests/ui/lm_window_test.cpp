@@ -77,7 +77,7 @@ void make_tiny(LmWindow& w, int steps, int eval_interval) {
 bool open_text(LmWindow& w, const QString& path) {
   QSignalSpy ready(&w, &LmWindow::textReady);
   w.openText(path);
-  return ready.wait(20000);
+  return ts::ui::test::wait_for_signal(ready);
 }
 
 }  // namespace
@@ -236,17 +236,17 @@ void LmWindowTest::trainsNextToTheBaselineThenGeneratesWithAttention() {
   QSignalSpy pieces(w.service(), &LmService::piece);
   QSignalSpy done(&w, &LmWindow::generationDone);
   find_child<QPushButton>(&w, "lmGenerate")->click();
-  QVERIFY(done.wait(30000));
+  QVERIFY(ts::ui::test::wait_for_signal(done));
   QCOMPARE(pieces.count(), 30);  // streamed one token at a time
   const QString first = w.outputText();
   QVERIFY2(first.startsWith(QStringLiteral("ab")) && first.size() == 32, qPrintable(first));
   for (const QChar c : first) QVERIFY(QStringLiteral("abcde \n").contains(c));
   find_child<QPushButton>(&w, "lmGenerate")->click();
-  QVERIFY(done.wait(30000));
+  QVERIFY(ts::ui::test::wait_for_signal(done));
   QCOMPARE(w.outputText(), first);  // the same seed, the same text
   find_child<QSpinBox>(&w, "lmSeed")->setValue(6);
   find_child<QPushButton>(&w, "lmGenerate")->click();
-  QVERIFY(done.wait(30000));
+  QVERIFY(ts::ui::test::wait_for_signal(done));
   QVERIFY(w.outputText() != first);
   // Attention over the last window (the block size): causal, each row a distribution.
   const auto& a = w.attention();
@@ -280,7 +280,7 @@ void LmWindowTest::trainsNextToTheBaselineThenGeneratesWithAttention() {
   QCOMPARE(w.curvePoints(0, QStringLiteral("val")).size(), 2);  // the GPT's curves stay
   QVERIFY(wait_until([&] { return w.service()->modelConfig().kind == "bigram"; }));
   find_child<QPushButton>(&w, "lmGenerate")->click();
-  QVERIFY(done.wait(30000));
+  QVERIFY(ts::ui::test::wait_for_signal(done));
   QCOMPARE(w.attention().layers(), 0);
   QCOMPARE(w.attentionMap()->cellCount(), 0);  // "the bigram model has no attention"
   find_child<QPushButton>(&w, "lmClearChart")->click();
@@ -304,7 +304,7 @@ void LmWindowTest::exportsAModelFolderThatGeneratesTheSameText() {
   QSignalSpy failed(&w, &LmWindow::exportFailed);
   const QString folder = dir.filePath(QStringLiteral("model"));
   w.exportModel(checkpoint, folder);
-  QVERIFY(exported.wait(30000));
+  QVERIFY(ts::ui::test::wait_for_signal(exported));
   QVERIFY2(exported.at(0).at(1).toString().contains(QStringLiteral("parameters")), qPrintable(exported.at(0).at(1).toString()));
   for (const auto* f : {"model.safetensors", "config.json", "README.md"}) QVERIFY(QFileInfo::exists(folder + QLatin1Char('/') + QLatin1String(f)));
 
@@ -312,13 +312,13 @@ void LmWindowTest::exportsAModelFolderThatGeneratesTheSameText() {
   auto generate_from = [&](const QString& model) {
     QSignalSpy changed(w.service(), &LmService::modelChanged);
     w.openCheckpoint(model);
-    if (!changed.wait(30000)) return QStringLiteral("(not loaded)");
+    if (!ts::ui::test::wait_for_signal(changed)) return QStringLiteral("(not loaded)");
     find_child<QLineEdit>(&w, "lmPrompt")->setText(QStringLiteral("ab"));
     find_child<QSpinBox>(&w, "lmLength")->setValue(25);
     find_child<QSpinBox>(&w, "lmSeed")->setValue(9);
     QSignalSpy done(&w, &LmWindow::generationDone);
     find_child<QPushButton>(&w, "lmGenerate")->click();
-    return done.wait(30000) ? w.outputText() : QStringLiteral("(no generation)");
+    return ts::ui::test::wait_for_signal(done) ? w.outputText() : QStringLiteral("(no generation)");
   };
   const QString from_checkpoint = generate_from(checkpoint);
   QCOMPARE(from_checkpoint.size(), 27);
@@ -329,7 +329,7 @@ void LmWindowTest::exportsAModelFolderThatGeneratesTheSameText() {
   QDir().mkpath(foreign);
   write_file(dir, QStringLiteral("notes/mine.txt"), "my notes");
   w.exportModel(checkpoint, foreign);
-  QVERIFY(failed.wait(30000));
+  QVERIFY(ts::ui::test::wait_for_signal(failed));
   QVERIFY2(failed.at(0).at(1).toString().contains(foreign), qPrintable(failed.at(0).at(1).toString()));
   auto* box = w.findChild<QMessageBox*>(QStringLiteral("lmExportError"));  // said where it cannot be missed
   QVERIFY(box && box->text().contains(foreign));
@@ -352,7 +352,7 @@ void LmWindowTest::pauseGenerateWhileTrainingStopAndResume() {
   QSignalSpy done(&w, &LmWindow::generationDone);
   find_child<QSpinBox>(&w, "lmLength")->setValue(10);
   find_child<QPushButton>(&w, "lmGenerate")->click();
-  QVERIFY(done.wait(30000));
+  QVERIFY(ts::ui::test::wait_for_signal(done));
   QVERIFY(find_child<QLabel>(&w, "lmModelLabel")->text().contains(QStringLiteral("training model at step")));
   QCOMPARE(w.outputText().size(), 10);
   const int paused_points = w.curvePoints(0, QStringLiteral("step")).size();
@@ -371,7 +371,7 @@ void LmWindowTest::pauseGenerateWhileTrainingStopAndResume() {
   QVERIFY(w.applySetting(QStringLiteral("n_layer=3")));  // replaced by the checkpoint's
   QSignalSpy resumable(&w, &LmWindow::resumeReady);
   w.resumeFrom(last);
-  QVERIFY(resumable.wait(20000));
+  QVERIFY(ts::ui::test::wait_for_signal(resumable));
   QCOMPARE(w.config().n_layer, 1);
   QCOMPARE(find_child<QPushButton>(&w, "lmTrain")->text(), QStringLiteral("Resume"));
   QVERIFY(w.applySetting(QStringLiteral("max_steps=%1").arg(stopped_at + 6)));
@@ -388,14 +388,14 @@ void LmWindowTest::pauseGenerateWhileTrainingStopAndResume() {
   QCOMPARE(runs[0].steps, stopped_at + 6);
   // Opening another text after choosing a checkpoint to resume means a fresh run on that text.
   w.resumeFrom(last);
-  QVERIFY(resumable.wait(20000));
+  QVERIFY(ts::ui::test::wait_for_signal(resumable));
   QCOMPARE(find_child<QPushButton>(&w, "lmTrain")->text(), QStringLiteral("Resume"));
   QVERIFY(open_text(w, write_file(dir, QStringLiteral("other.txt"), markov_text(3000).toUtf8())));
   QCOMPARE(find_child<QPushButton>(&w, "lmTrain")->text(), QStringLiteral("Train"));
   // A checkpoint that is not one: a clear message, nothing changes.
   const QString junk = write_file(dir, QStringLiteral("junk.ckpt"), QByteArray("not a checkpoint at all"));
   w.resumeFrom(junk);
-  QVERIFY(resumable.wait(20000));
+  QVERIFY(ts::ui::test::wait_for_signal(resumable));
   QVERIFY2(find_child<QLabel>(&w, "lmRunStatus")->text().contains(QStringLiteral("junk.ckpt")),
            qPrintable(find_child<QLabel>(&w, "lmRunStatus")->text()));
   QCOMPARE(find_child<QPushButton>(&w, "lmTrain")->text(), QStringLiteral("Train"));

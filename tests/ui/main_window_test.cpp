@@ -112,7 +112,7 @@ class MainWindowTest : public QObject {
     w.dockOf(w.historyPanel())->raise();
     auto* toolbar = w.historyPanel()->findChild<QToolBar*>(QStringLiteral("historyToolbar"));
     QVERIFY(toolbar);
-    QTRY_VERIFY(toolbar->isVisible());
+    QVERIFY(test::wait_until([&] { return toolbar->isVisible(); }));
     auto* overflow = toolbar->findChild<QToolButton*>(QStringLiteral("qt_toolbar_ext_button"));
     QVERIFY(overflow);
     QApplication::processEvents();
@@ -137,7 +137,7 @@ class MainWindowTest : public QObject {
 
     QSignalSpy loaded(w.state(), &StudioState::corpusChanged);
     w.openCorpus(corpus);
-    QVERIFY(loaded.wait(5000));
+    QVERIFY(ts::ui::test::wait_for_signal(loaded));
     QCOMPARE(w.state()->corpus()->pairs.size(), std::size_t(40));
 
     w.state()->applyPreset(QStringLiteral("tiny"));
@@ -171,13 +171,18 @@ class MainWindowTest : public QObject {
 
     // Pause: no step runs while paused; Resume continues.
     auto* pause = w.findChild<QPushButton*>(QStringLiteral("trainPause"));
+    QStringList logs;
+    const auto log_connection = connect(controller, &TrainingController::logLine, [&](const QString& l) { logs << l; });
     pause->click();
     QCOMPARE(controller->state(), TrainingController::State::Paused);
     QCOMPARE(pause->text(), QStringLiteral("Resume"));
-    QTest::qWait(300);  // the step in flight, if any, is delivered
+    // The training thread says when it has parked: the step in flight, if any, was delivered before
+    // that line (the controller keeps events in order), so the chart is final from here on.
+    QVERIFY(test::wait_until([&] { return !logs.filter(QStringLiteral("paused at step")).isEmpty(); }));
     const int points = w.trainingPanel()->lossChart()->graph(0)->dataCount();
-    QTest::qWait(400);
+    QTest::qWait(400);  // look for a while: a parked thread adds nothing, however fast or slow the machine
     QCOMPARE(w.trainingPanel()->lossChart()->graph(0)->dataCount(), points);
+    disconnect(log_connection);
     pause->click();
     QCOMPARE(controller->state(), TrainingController::State::Training);
     QVERIFY(test::wait_until([&] { return w.trainingPanel()->lossChart()->graph(0)->dataCount() > points; }, 10000));
@@ -211,7 +216,7 @@ class MainWindowTest : public QObject {
     QVERIFY(test::wait_until([&] { return w.translation()->hasModel(); }, 10000));
     QSignalSpy translated(w.translation(), &TranslationService::translated);
     w.translatePanel()->translateText(QStringLiteral("I see a cat."));
-    QVERIFY(translated.wait(10000));
+    QVERIFY(ts::ui::test::wait_for_signal(translated));
     const auto result = translated.at(0).at(0).value<TranslationResult>();
     QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
     QVERIFY(!result.text.isEmpty());
@@ -242,16 +247,16 @@ class MainWindowTest : public QObject {
     QVERIFY(replay && replay->isEnabled());
     QSignalSpy replayed(w.probePanel(), &ProbePanel::runLoaded);
     replay->trigger();
-    QVERIFY(replayed.wait(10000));
+    QVERIFY(ts::ui::test::wait_for_signal(replayed));
     QCOMPARE(w.probePanel()->frames().size(), static_cast<qsizetype>(stored_probes.size()));
     QVERIFY(w.dockOf(w.probePanel())->isVisible());
     QSignalSpy model_changed(w.translation(), &TranslationService::modelChanged);
     QVERIFY(w.historyPanel()->loadSelectedCheckpoint());
-    QVERIFY(model_changed.wait(10000));
+    QVERIFY(ts::ui::test::wait_for_signal(model_changed));
     QVERIFY(!w.translation()->model().checkpoint.isEmpty());
     QVERIFY(w.dockOf(w.translatePanel())->isVisible());
     w.translatePanel()->translateText(QStringLiteral("The dog runs."));
-    QVERIFY(translated.wait(10000));
+    QVERIFY(ts::ui::test::wait_for_signal(translated));
     QCOMPARE(translated.last().at(0).value<TranslationResult>().model, w.translation()->model().label);
 
     // File > Export Model, then File > Import Model Folder: the folder translates identically.
@@ -269,11 +274,11 @@ class MainWindowTest : public QObject {
     const QString folder = QDir(dir.path()).filePath(QStringLiteral("exported"));
     QSignalSpy exported(&w, &MainWindow::modelExported);
     w.exportModel(w.translation()->model().checkpoint, folder);
-    QVERIFY(exported.wait(30000));
+    QVERIFY(ts::ui::test::wait_for_signal(exported));
     QVERIFY(QFileInfo(QDir(folder).filePath(QStringLiteral("model.safetensors"))).size() > 0);
     QVERIFY(QFileInfo::exists(QDir(folder).filePath(QStringLiteral("config.json"))));
     w.translation()->loadCheckpoint(folder);
-    QVERIFY(model_changed.wait(10000));
+    QVERIFY(ts::ui::test::wait_for_signal(model_changed));
     QCOMPARE(w.translation()->model().checkpoint, folder);
     const int from = translated.count();
     w.translatePanel()->translateText(sentence);
@@ -287,7 +292,7 @@ class MainWindowTest : public QObject {
     QSignalSpy failed(&w, &MainWindow::exportFailed);
     w.hide();  // no message box
     w.exportModel(folder, QDir(dir.path()).filePath(QStringLiteral("busy")));
-    QVERIFY(failed.wait(30000));
+    QVERIFY(ts::ui::test::wait_for_signal(failed));
     QVERIFY(failed.at(0).at(1).toString().contains(QStringLiteral("busy")));
     QVERIFY(!QFileInfo::exists(QDir(dir.path()).filePath(QStringLiteral("busy/model.safetensors"))));
   }
@@ -299,7 +304,7 @@ class MainWindowTest : public QObject {
     w.show();
     QSignalSpy loaded(w.state(), &StudioState::corpusChanged);
     w.openCorpus(corpus);
-    QVERIFY(loaded.wait(5000));
+    QVERIFY(ts::ui::test::wait_for_signal(loaded));
     w.state()->applyPreset(QStringLiteral("tiny"));
     QVERIFY(w.state()->applySetting(QStringLiteral("train.max_steps=100000")));
     QSignalSpy progress(w.controller(), &TrainingController::progress);
@@ -330,7 +335,7 @@ class MainWindowTest : public QObject {
     w.show();
     QSignalSpy failed(w.state(), &StudioState::corpusFailed);
     w.openCorpus(QDir(dir.path()).filePath(QStringLiteral("missing-deu.txt")));
-    QVERIFY(failed.wait(5000));
+    QVERIFY(ts::ui::test::wait_for_signal(failed));
     QVERIFY(failed.at(0).at(1).toString().contains(QStringLiteral("missing-deu.txt")));
     QVERIFY(w.state()->isDemo());
     QVERIFY(test::wait_until([&] { return w.findChild<QMessageBox*>(QStringLiteral("errorBox")) != nullptr; }, 2000));

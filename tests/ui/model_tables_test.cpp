@@ -53,13 +53,13 @@ QCPGraph* graph_named(QCustomPlot* plot, const QString& name) {
 bool load(TranslationService& service, const QString& checkpoint) {
   QSignalSpy changed(&service, &TranslationService::modelChanged);
   service.loadCheckpoint(checkpoint);
-  return changed.wait(30000);
+  return ts::ui::test::wait_for_signal(changed);
 }
 
 ModelTables request_tables(TranslationService& service, int positions, int tokens) {
   QSignalSpy ready(&service, &TranslationService::tablesReady);
   const quint64 id = service.requestTables(positions, tokens);
-  if (!ready.wait(30000)) return {};
+  if (!ts::ui::test::wait_for_signal(ready)) return {};
   auto tables = ready.takeFirst().at(0).value<ModelTables>();
   if (tables.id != id) tables.error = QStringLiteral("wrong id");
   return tables;
@@ -68,7 +68,7 @@ ModelTables request_tables(TranslationService& service, int positions, int token
 TokenNeighbours request_neighbours(TranslationService& service, bool target, const QString& token, int k) {
   QSignalSpy ready(&service, &TranslationService::neighboursReady);
   const quint64 id = service.findNeighbours(target, token, k);
-  if (!ready.wait(30000)) return {};
+  if (!ts::ui::test::wait_for_signal(ready)) return {};
   auto result = ready.takeFirst().at(0).value<TokenNeighbours>();
   if (result.id != id) result.error = QStringLiteral("wrong id");
   return result;

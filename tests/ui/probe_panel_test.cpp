@@ -376,7 +376,7 @@ class ProbePanelTest : public QObject {
     Fixture f;
     QSignalSpy loaded(&f.state, &StudioState::corpusChanged);
     f.state.loadCorpus(path);
-    QVERIFY(loaded.wait(5000));
+    QVERIFY(ts::ui::test::wait_for_signal(loaded));
     QVERIFY(f.state.direction().english_is_source);
     // The demo preset holds out 300 pairs: fractions fit this 60-pair corpus.
     QVERIFY(f.state.applySetting(QStringLiteral("data.dev=0.1")));
@@ -430,7 +430,7 @@ class ProbePanelTest : public QObject {
     f.panel.addValidation(validation(700));  // replaced by the run's frames
     QSignalSpy loaded(&f.panel, &ProbePanel::runLoaded);
     f.panel.loadRun(db, run);
-    QVERIFY(loaded.wait(10000));
+    QVERIFY(ts::ui::test::wait_for_signal(loaded));
     QCOMPARE(loaded.first().at(0).toLongLong(), run);
     QCOMPARE(loaded.first().at(1).toInt(), 3);
     QList<qint64> steps;
@@ -454,7 +454,7 @@ class ProbePanelTest : public QObject {
       run = store.create_run(r);
     }
     f.panel.loadRun(db, run);
-    QVERIFY(again.wait(10000));
+    QVERIFY(ts::ui::test::wait_for_signal(again));
     QCOMPARE(f.panel.frames().size(), 0);
     QVERIFY(f.find<QLabel>("probeEmpty")->text().contains(QStringLiteral("no probe frames")));
 
@@ -466,12 +466,12 @@ class ProbePanelTest : public QObject {
     file.close();
     QSignalSpy failed(&f.panel, &ProbePanel::loadFailed);
     f.panel.loadRun(bad, 1);
-    QVERIFY(failed.wait(10000));
+    QVERIFY(ts::ui::test::wait_for_signal(failed));
     QVERIFY(f.find<QLabel>("probeEmpty")->text().contains(QStringLiteral("could not be read")));
     // A missing file is reported, not created.
     const QString missing = QDir(dir.path()).filePath(QStringLiteral("missing.db"));
     f.panel.loadRun(missing, 1);
-    QVERIFY(failed.wait(10000));
+    QVERIFY(ts::ui::test::wait_for_signal(failed));
     QVERIFY(failed.last().at(0).toString().contains(QStringLiteral("missing.db")));
     QVERIFY(!QFile::exists(missing));
   }

@@ -31,7 +31,7 @@ class StudioStateTest : public QObject {
     state.loadCorpus(path);
     QCOMPARE(loading.count(), 1);
     QVERIFY(state.isLoading());
-    QVERIFY(changed.wait(5000));
+    QVERIFY(ts::ui::test::wait_for_signal(changed));
     QVERIFY(!state.isLoading());
     QCOMPARE(state.corpusPath(), path);
     QCOMPARE(state.corpus()->pairs.size(), std::size_t(30));
@@ -50,7 +50,7 @@ class StudioStateTest : public QObject {
     StudioState state;
     QSignalSpy failed(&state, &StudioState::corpusFailed);
     state.loadCorpus(path);
-    QVERIFY(failed.wait(5000));
+    QVERIFY(ts::ui::test::wait_for_signal(failed));
     QCOMPARE(failed.at(0).at(0).toString(), path);
     QVERIFY2(failed.at(0).at(1).toString().contains(QStringLiteral("deu.txt")), qPrintable(failed.at(0).at(1).toString()));
     QVERIFY(state.isDemo());  // the previous corpus stays

@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QLabel>
 #include <QMessageBox>
 #include <QSignalSpy>
 #include <QTest>
@@ -18,6 +19,7 @@
 #include "translate_panel.h"
 #include "translation_service.h"
 #include "ts/store/run_store.h"
+#include "ts/train/run_recorder.h"
 #include "ui_test_utils.h"
 
 using namespace ts::ui;
@@ -34,7 +36,7 @@ class TrainingStressTest : public QObject {
     w.show();
     QSignalSpy loaded(w.state(), &StudioState::corpusChanged);
     w.openCorpus(corpus);
-    QVERIFY(loaded.wait(5000));
+    QVERIFY(ts::ui::test::wait_for_signal(loaded));
     w.state()->applyPreset(QStringLiteral("tiny"));
     QVERIFY(w.state()->applySetting(QStringLiteral("train.max_steps=100000")));
     QVERIFY(w.state()->applySetting(QStringLiteral("train.validate_every=0")));
@@ -92,6 +94,57 @@ class TrainingStressTest : public QObject {
     test::answer_next_message_box(QMessageBox::Yes);
     w.close();
     QVERIFY(test::wait_until([&] { return !w.isVisible() && !controller->isRunning(); }, 20000));
+  }
+
+  // The run history is locked by another process when the person stops training: the status bar
+  // says that the app waits, every row and the final status arrive once the lock is released, and
+  // the run's checkpoints are listed. The lock is taken once the run is recorded and released when
+  // the status bar says it waits (events, not time).
+  void aLockedHistoryAtTheEndIsWaitedForAndSaid() {
+    QTemporaryDir dir;
+    const QString corpus = test::write_fixture_corpus(dir, 40);
+    const QString db = QDir(dir.path()).filePath(QStringLiteral("runs.db"));
+    MainWindow w(db);
+    w.show();
+    QSignalSpy loaded(w.state(), &StudioState::corpusChanged);
+    w.openCorpus(corpus);
+    QVERIFY(test::wait_for_signal(loaded));
+    w.state()->applyPreset(QStringLiteral("tiny"));
+    QVERIFY(w.state()->applySetting(QStringLiteral("train.max_steps=100000")));
+    auto* controller = w.controller();
+    QSignalSpy recorded(controller, &TrainingController::runRecorded);
+    QSignalSpy progress(controller, &TrainingController::progress);
+    QSignalSpy finished(controller, &TrainingController::finished);
+    std::unique_ptr<ts::WriteLockHolder> blocker;
+    QStringList shown;
+    auto* status = test::find_child<QLabel>(&w, "statusMessage");
+    QVERIFY(status);
+    connect(controller, &TrainingController::historyWaiting, this, [&](const QString& line) {
+      shown << status->text();  // what the status bar says at that moment
+      if (line.startsWith(QLatin1String(ts::kRecorderWaitingPrefix))) blocker.reset();
+    });
+    w.trainingPanel()->start();
+    QVERIFY(test::wait_for_signal(recorded));
+    const qint64 run = recorded.at(0).at(0).toLongLong();
+    blocker = std::make_unique<ts::WriteLockHolder>(db.toStdString());  // another process writes
+    const int before = progress.count();
+    QVERIFY(test::wait_until([&] { return progress.count() > before; }));
+    controller->stop();
+    QVERIFY(test::wait_until([&] { return !controller->isRunning(); }));
+    QCOMPARE(finished.count(), 1);
+    QVERIFY(!blocker);
+    QVERIFY2(shown.size() >= 2, qPrintable(shown.join(QStringLiteral(" | "))));
+    QVERIFY2(shown.first().startsWith(QStringLiteral("Run history: waiting up to 120 s for the run database")),
+             qPrintable(shown.first()));
+    QVERIFY2(shown.last().startsWith(QStringLiteral("Run history: stored after waiting")), qPrintable(shown.last()));
+    const auto summary = finished.at(0).at(0).value<ts::TrainingSummary>();
+    ts::RunStore store(db.toStdString());
+    const auto info = store.find_run(run);
+    QVERIFY(info.has_value());
+    QCOMPARE(QString::fromStdString(info->status), QStringLiteral("stopped"));
+    QCOMPARE(info->steps, summary.steps);
+    QCOMPARE(static_cast<std::int64_t>(store.metric(run, "train_loss").size()), summary.steps);
+    QVERIFY(!store.checkpoints(run).empty());
   }
 };
 

@@ -51,7 +51,7 @@ struct Fixture {
   bool load(const QString& checkpoint) {
     QSignalSpy changed(&service, &TranslationService::modelChanged);
     service.loadCheckpoint(checkpoint);
-    return changed.wait(30000);
+    return ts::ui::test::wait_for_signal(changed);
   }
   /// Translates `sentence` by typing it and pressing Enter; true once a result is shown.
   bool typeAndTranslate(const QString& sentence) {
@@ -318,7 +318,7 @@ class TranslatePanelTest : public QObject {
     QSignalSpy failed(&f.service, &TranslationService::loadFailed);
     f.service.loadCheckpoint(missing);
     QVERIFY(f.text("translateModel").contains(QStringLiteral("Loading no-such.ckpt")));
-    QVERIFY(failed.wait(10000));
+    QVERIFY(ts::ui::test::wait_for_signal(failed));
     QVERIFY(!f.find<QLabel>("translateError")->isHidden());
     QVERIFY2(f.text("translateError").contains(missing), qPrintable(f.text("translateError")));
     // The model in use stays and still translates.
@@ -330,7 +330,7 @@ class TranslatePanelTest : public QObject {
     file.write("not a checkpoint at all\n");
     file.close();
     f.service.loadCheckpoint(garbage);
-    QVERIFY(failed.wait(10000));
+    QVERIFY(ts::ui::test::wait_for_signal(failed));
     QVERIFY2(f.text("translateError").contains(QStringLiteral("garbage.ckpt")), qPrintable(f.text("translateError")));
     QVERIFY(f.typeAndTranslate(QStringLiteral("I see the dog.")));
     QVERIFY(f.find<QLabel>("translateError")->isHidden());
@@ -356,7 +356,7 @@ class TranslatePanelTest : public QObject {
     QVERIFY(f.find<QPushButton>("translateButton")->isEnabled());  // a snapshot is taken on demand
     QSignalSpy changed(&f.service, &TranslationService::modelChanged);
     use->click();
-    QVERIFY(changed.wait(20000));
+    QVERIFY(ts::ui::test::wait_for_signal(changed));
     QVERIFY2(f.text("translateModel").contains(QStringLiteral("training model at step")), qPrintable(f.text("translateModel")));
     QVERIFY(f.typeAndTranslate(QStringLiteral("I see the dog.")));
     QVERIFY(f.text("translateLatency").contains(QStringLiteral("training model at step")));

@@ -2,6 +2,7 @@
 // conditions while the event loop runs.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 
 #include <QAbstractButton>
@@ -11,6 +12,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QMessageBox>
+#include <QSignalSpy>
 #include <QString>
 #include <QTemporaryDir>
 #include <QTest>
@@ -41,15 +43,39 @@ inline QString write_fixture_corpus(const QTemporaryDir& dir, int pairs = 40, in
   return path;
 }
 
-/// Runs the event loop until `condition` holds or `ms` pass; returns whether it holds.
-inline bool wait_until(const std::function<bool()>& condition, int ms = 10000) {
+/// How long a wait may last before the test calls it a hang. Tests wait for events, never for an
+/// amount of time: this bound only turns a hang into a failure, and is far above what any event
+/// takes on a slow machine, one pinned to a single core, or one beside a busy process (CTest's own
+/// --timeout of 900 s per test binary stays above it). `TS_TEST_HANG_MS` changes it.
+inline int hang_guard_ms() {
+  static const int ms = [] {
+    const QByteArray env = qgetenv("TS_TEST_HANG_MS");
+    bool ok = false;
+    const int v = env.toInt(&ok);
+    return ok && v > 0 ? v : 300000;
+  }();
+  return ms;
+}
+
+/// Runs the event loop until `condition` holds; returns false only when it still does not hold
+/// after `ms` (at least hang_guard_ms(): a stated `ms` documents what the wait usually takes, and
+/// is never a deadline that a slow machine could miss).
+inline bool wait_until(const std::function<bool()>& condition, int ms = 0) {
+  const qint64 limit = std::max(ms, hang_guard_ms());
   QElapsedTimer clock;
   clock.start();
   while (!condition()) {
-    if (clock.elapsed() > ms) return false;
+    if (clock.elapsed() > limit) return false;
     QTest::qWait(10);
   }
   return true;
+}
+
+/// Runs the event loop until `spy` records one more emission than it holds now (QSignalSpy::wait's
+/// meaning), with the hang guard above instead of a deadline.
+inline bool wait_for_signal(QSignalSpy& spy) {
+  const auto before = spy.count();
+  return wait_until([&] { return spy.count() > before; });
 }
 
 /// The child of `parent` named `name`, with a warning naming it when there is none.

@@ -55,15 +55,6 @@ const char* const kMigrations[] = {
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == RunStore::kSchemaVersion, "one migration per version");
 
-std::string now_utc() {
-  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // Turns SQLite failures into messages that say what to do.
 [[noreturn]] void rethrow(const std::string& path, const SQLite::Exception& e) {
   switch (e.getErrorCode()) {
@@ -148,6 +139,15 @@ void execute(SQLite::Database& db, const std::string& path, const char* sql, con
 
 }  // namespace
 
+std::string utc_now() {
+  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 void migrate_schema(SQLite::Database& db, int version) {
   int current = db.execAndGet("PRAGMA user_version").getInt();
   if (current > RunStore::kSchemaVersion)
@@ -218,7 +218,7 @@ std::vector<std::int64_t> RunStore::mark_interrupted_runs() {
       SQLite::Statement u(*db_, "UPDATE runs SET status = 'interrupted', ended_at = ?, "
                                 "message = 'the training process ended without closing the run (killed or crashed)' "
                                 "WHERE id = ? AND status = 'running'");
-      u.bind(1, now_utc());
+      u.bind(1, utc_now());
       u.bind(2, id);
       u.exec();
     }
@@ -275,7 +275,7 @@ bool RunStore::import_recovery(std::int64_t run_id) {
     std::string message = "the training process ended without closing the run, and its recovery file could not be read: ";
     for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
     execute(*db_, path_, "UPDATE runs SET status = 'interrupted', ended_at = ?, message = ? WHERE id = ? AND status = 'running'",
-            now_utc(), message, run_id);
+            utc_now(), message, run_id);
     return true;
   }
   return found;
@@ -288,7 +288,7 @@ std::int64_t RunStore::create_run(const NewRun& run) {
                               "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)");
     int i = 1;
     q.bind(i++, run.name);
-    q.bind(i++, now_utc());
+    q.bind(i++, utc_now());
     q.bind(i++, run.corpus_path);
     q.bind(i++, run.corpus_sha256);
     q.bind(i++, static_cast<std::int64_t>(run.corpus_bytes));
@@ -363,7 +363,7 @@ void RunStore::write(const StoreBatch& batch, bool skip_existing) {
       c.bind(5, row.sha256);
       c.bind(6, static_cast<std::int64_t>(row.bytes));
       c.bind(7, row.metrics.dump());
-      c.bind(8, row.created_at.empty() ? now_utc() : row.created_at);
+      c.bind(8, row.created_at.empty() ? utc_now() : row.created_at);
       c.exec();
       c.reset();
     }
@@ -395,7 +395,7 @@ void RunStore::write(const StoreBatch& batch, bool skip_existing) {
     if (batch.end) {
       SQLite::Statement u(*db_, "UPDATE runs SET status = ?, message = ?, steps = ?, ended_at = ? WHERE id = ?");
       SQLite::bind(u, batch.end->status, batch.end->message, batch.end->steps,
-                   batch.end->ended_at.empty() ? now_utc() : batch.end->ended_at, run_id);
+                   batch.end->ended_at.empty() ? utc_now() : batch.end->ended_at, run_id);
       u.exec();
     }
     fault_point("store.commit");
@@ -419,7 +419,7 @@ void RunStore::set_device(std::int64_t run_id, const std::string& device) {
 
 void RunStore::finish_run(std::int64_t run_id, const std::string& status, const std::string& message, std::int64_t steps) {
   execute(*db_, path_, "UPDATE runs SET status = ?, message = ?, steps = ?, ended_at = ? WHERE id = ?", status, message,
-          steps, now_utc(), run_id);
+          steps, utc_now(), run_id);
 }
 
 void RunStore::reopen_run(std::int64_t run_id, std::int64_t step) {

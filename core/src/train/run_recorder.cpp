@@ -23,15 +23,6 @@ double seconds_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-std::string now_utc_text() {
-  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 }  // namespace
 
 bool is_history_wait_note(const std::string& line) {
@@ -170,7 +161,7 @@ void RunRecorder::finish(const TrainingSummary& s) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     finished_ = true;
-    pending_.end = RunEnd{s.status, s.message, s.steps, now_utc_text()};
+    pending_.end = RunEnd{s.status, s.message, s.steps, utc_now()};
     steps_ = s.steps;
   }
   // Fault injection (tests/cli/fault_test.sh): another connection takes the write lock right now.
@@ -247,7 +238,7 @@ bool RunRecorder::save_recovery(const std::string& reason) {
   file.database = db_path_;
   file.run_id = run_id_;
   file.run_started_at = started_at_;
-  file.written_at = now_utc_text();
+  file.written_at = utc_now();
   file.reason = reason;
   std::string previous;
   {

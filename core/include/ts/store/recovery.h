@@ -26,6 +26,9 @@ struct RecoveryFile {
   StoreBatch batch;            // the rows, progress and (when training ended) the final status
 };
 
+/// The current time in ISO 8601 UTC ("2026-11-24T10:00:00Z"), as the store writes its times.
+std::string utc_now();
+
 /// Writes `file` atomically (throws FileWriteError naming the path).
 void write_recovery_file(const std::string& path, const RecoveryFile& file);
 
