@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Time-to-quality benchmark: trains Transformer Studio and the peer (the Annotated-Transformer recipe in
 # PyTorch eager Python, ../shared/bench/peer_annotated.py) for the same wall-clock minutes on the same
 # corpus and threads, then scores both on 1000 held-out pairs with the independent scorer bleu.py.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Data-parallel scaling: trains the annotated preset on ../shared/data/cmn.txt (en-zh) for a fixed
 # number of steps as 1 process x 1 thread, then as 2 processes x 1 thread (`--nproc 2`, Gloo on
 # loopback), and prints training tokens/s (validation excluded) and the scaling efficiency

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Ingest (issue 6, target 4): a corpus read, oriented, split, word-tokenised, vocabularies built and
 // every pair encoded, timed stage by stage and end to end; then SentencePiece (BPE) training on its
 // English side, which calls the SentencePiece library's own trainer.

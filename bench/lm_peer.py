@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """PyTorch eager peer for `transformer-studio-cli lm-train`: the same small character-level GPT
 (the shakespeare-char preset: batch 16, block 32, 4 layers, 4 heads, n_embd 64, dropout 0, AdamW
 lr 1e-3) trained on the same text, so tokens/s and val loss can be compared with ours.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Cost of recording every step in the run history: trains the demo preset for a fixed number of steps
 # with and without the history, alternating, and compares average training tokens/s.
 #   bench/store_overhead.sh [STEPS] [ROUNDS]

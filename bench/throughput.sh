@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Training throughput against the peer, side by side: the Annotated preset (6+6 layers, d 256, ff 1024,
 # 8 heads, batches of 64 length-sorted sentences) on cmn.txt English->Chinese, trained by
 # transformer-studio-cli and by ../shared/bench/peer_annotated.py (PyTorch eager, same LibTorch), in fp32

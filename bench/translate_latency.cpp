@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Interactive translation latency (issue 6, target 3): how long one sentence takes to translate with
 // attention captured, greedy and beam 5, on the CPU threads given.
 //

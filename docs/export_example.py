@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Translate with a Transformer Studio model folder (transformer-studio-cli export) in plain PyTorch.
 
     python3 docs/export_example.py FOLDER "Ich sehe den Hund." ["another sentence" ...]   # or sentences on stdin

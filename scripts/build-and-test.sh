@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs dependencies, builds everything and runs the whole test suite (CTest).
 # This is the README's test command and what CI runs (.ci/run).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Runs a libFuzzer target (tests/fuzz) for a while and prints what it did.
 #
 #   scripts/fuzz.sh TARGET SECONDS     TARGET: corpus | tokenizers | config | checkpoint (or fuzz_<name>)

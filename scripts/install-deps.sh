@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs every Debian 12 package Transformer Studio needs to build, test and run.
 # Debian packages only; nothing is downloaded from anywhere else.
 set -euo pipefail

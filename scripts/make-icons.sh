@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Renders the app icon (resources/icons/transformer-studio.svg) into the PNG sizes the freedesktop
 # icon theme wants, committed under packaging/icons/. Run after changing the SVG; needs
 # rsvg-convert (Debian: librsvg2-bin), which the build itself does not.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The README's first command: installs dependencies, builds, and opens the desktop app with the
 # built-in German-English demo corpus loaded, training the demo preset (about two minutes) with
 # live charts; then type a sentence into the Translate panel.

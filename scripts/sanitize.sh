@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds a sanitizer preset (CMakePresets.json) and runs its tests.
 #
 #   scripts/sanitize.sh asan   AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer on):

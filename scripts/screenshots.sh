@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Makes docs/screenshots from real models:
 #  1. English->Chinese on cmn.txt, trained with the CLI (30 minutes, once). The app then opens under
 #     Xvfb on the same corpus, trains a fresh model for a few minutes (so the charts fill and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What cannot run in the sanitizer presets (scripts/sanitize.sh), and is skipped there.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A fresh temporary directory for a test, removed when the object goes away. No LibTorch, so the
 // fast text/store test binary can use it too.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // "Model anatomy": the fixed ingredients of the Transformer shown as plots, following the current
 // configuration — the sinusoidal position table (heatmap and chosen dimensions as curves), the
 // learning-rate schedule against the Annotated Transformer's Noam comparisons, the label-smoothed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The attention maps of one translated sentence, unpacked from the translator's JSON into plain
 // matrices once (so the explorer's views never walk JSON while drawing), with the token labels and
 // axis titles each kind of attention is read with.

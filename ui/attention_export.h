@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Exports of the attention explorer: the shown map as SVG (a small writer of our own: cells as
 // <rect>, tokens as <text>, since Qt's Svg module is not available), and all weights of a
 // translation as JSON. The file dialogs live in the panel; these take a path so tests call them.

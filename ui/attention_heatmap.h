@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A reusable attention heatmap: one row per query token, one column per key token, a colour scale
 // from 0 to 1, tokens as tick labels (thinned or turned upright when they would overlap) and a
 // tooltip "row ← column: weight" under the mouse. The Translate panel shows cross-attention with it;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The attention explorer: every attention map of one translated sentence, as bertviz shows them
 // and more. A kind selector (encoder self, decoder self with its causal mask, cross), a model view
 // (all layers × heads as small heatmaps plus each layer's head average; click one to open it), the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "attention_thumbnail.h"
 
 #include <algorithm>

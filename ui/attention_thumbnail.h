@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // One cell of the attention model view: a small heatmap drawn as a QImage with one pixel per
 // (query, key) pair, scaled up without smoothing, and a caption naming what the head looks at.
 // A few dozen of these must draw instantly, so there is no QCustomPlot here.

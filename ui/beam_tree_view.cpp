@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "beam_tree_view.h"
 
 #include <algorithm>

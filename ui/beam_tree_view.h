@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The beam search tree of one translation, as in Seq2Seq-Vis: decoding steps from left to right,
 // one box per candidate the search scored (its token and cumulative log-probability), an edge from
 // each prefix to its extensions, candidates cut from the beam drawn faded, finished hypotheses

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The table behind the Configuration panel: one row per hyperparameter of ExperimentConfig (key,
 // label, editor kind, range, help). The panel builds its form from it, so a key is never forgotten,
 // and a test checks the table against ExperimentConfig().to_json() so a key added to core later

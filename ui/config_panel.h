@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Configuration panel: presets, every hyperparameter with a tooltip (what it does, its
 // default), problems flagged live, parameter count and estimated memory, device and threads,
 // save/load as JSON.

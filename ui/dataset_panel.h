@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Dataset panel: the corpus in use (path, pairs, skipped lines with the first problems),
 // languages and direction, split sizes, tokenizer per side with vocabulary size, a preview table
 // of pairs with their tokenisation, and source/target length histograms.

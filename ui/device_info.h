@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Facts about the compute back end for the panels, without LibTorch headers in theirs.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Run history panel: every run of the SQLite store in a sortable, filterable table; overlay of
 // the selected runs' curves, config diff, reload a checkpoint, rename/tag/delete, export.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Language-model work off the GUI thread: reading and checking a text file for the summary the
 // window shows, loading an LM checkpoint, and generating text that streams back token by token.
 // Holds one model to generate from (a snapshot of the model being trained, or a checkpoint).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Plain structs the language-model window, the training controller and the LM service pass
 // between threads. No LibTorch here: panels include this header only.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The language-model workspace (File ▸ New language model): open any UTF-8 text, see its size and
 // vocabulary, pick a preset (the tutorial's GPT, a larger one, the bigram baseline) and train it
 // while train/val loss estimates are drawn next to the bigram table's loss; then generate text

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The main window: dockable panels (Dataset, Configuration, Training, Translate, Run history, Model anatomy)
 // that the user can rearrange, with the layout restored next time; menus with standard shortcuts,
 // recent files, drag-and-drop of corpus files, a status bar, and a close that never loses a run.

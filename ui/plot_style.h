@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Shared look and behaviour of every chart: colours from the widget palette (so light and dark
 // themes both read well), a consistent series palette, drag/zoom, and export to PNG/PDF/SVG-less
 // formats QCustomPlot supports.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Attention over training: a probe sentence (train.probe) is translated by the model at every
 // validation and its cross-attention kept. This panel collects those frames (live from the training
 // controller, or from a past run in the history) and replays them with a slider, so one can watch

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The run list of the history panel as a Qt item model, and the proxy that sorts it (numbers as
 // numbers, dates as ISO text) and filters it by free text over name, corpus, direction, preset,
 // tags and status.

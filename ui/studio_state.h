@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The document the panels share: the corpus in use, the translation direction and the experiment
 // configuration. Panels read it and change it through these methods; every change is announced by a
 // signal so the other panels follow. Corpus files are read off the GUI thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Runs the Qt-free core Trainer on a background thread and turns its events into Qt signals on the
 // GUI thread. Events are queued by the training thread and delivered by a timer about ten times a
 // second, so a fast model cannot flood the event loop: each `progress` signal carries every step

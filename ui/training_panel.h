@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Training panel: Start / Pause / Resume / Stop, a progress bar with step, epoch, tokens/s and
 // ETA, live charts (train loss raw and smoothed with dev loss, learning rate, BLEU/chrF), the sample
 // translations of each validation, and the log. Charts are redrawn at most once per delivery of the

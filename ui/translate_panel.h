@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Translate panel: a text box (Enter translates), decoding options, the translation with its
 // score, the n-best list, latency, and which source tokens each output token attended to.
 // It translates with whatever model the TranslationService holds: a snapshot of the model being

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Translation off the GUI thread: holds one model (a snapshot of the model being trained, or a
 // checkpoint loaded from disk) on a worker thread and answers requests with plain result structs.
 // Loading a checkpoint also happens on that thread.

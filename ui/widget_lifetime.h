@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Widgets whose children's signals reach their own members.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Completion script, man page and defaults (see help_commands.h).
 #include "help_commands.h"
 
@@ -143,7 +144,8 @@ std::string man_page(const CLI::App& app, const std::string& program, const std:
   out << ".SH DESCRIPTION\nTrains Transformer translation and language models, translates, evaluates and "
          "keeps the history of every run in SQLite. Every command prints its options with \\fB\\-\\-help\\fR.\n";
   out << ".SH GLOBAL OPTIONS\n.TP\n.B \\-h, \\-\\-help\nPrint help and exit.\n.TP\n.B \\-\\-version\n"
-         "Print the version, git commit, LibTorch version, devices and thread count.\n";
+         "Print the version, git commit, LibTorch version, devices and thread count, then the licence "
+         "(GPL-3.0-or-later) and the third-party components with theirs.\n";
   out << ".SH COMMANDS\n";
   walk(app, "", [&](const CLI::App& node, const std::string& path) {
     if (path.empty()) return;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Documentation generated from the command-line definition itself, so it cannot drift:
 // `completion bash` (a bash completion script) and `man` (a roff man page), plus the defaults of
 // every option shown in --help.

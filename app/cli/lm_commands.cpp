@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // lm-train and lm-generate (see lm_commands.h).
 #include "lm_commands.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `transformer-studio-cli lm-train` and `lm-generate`: character-level (or SentencePiece) language
 // models, the nanoGPT tutorial's bigram baseline and small GPT.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // transformer-studio-cli: train, translate, evaluate and score from the command line.
 // Flag names are a contract shared with scripts and the desktop app.
 #include <csignal>
@@ -18,6 +19,7 @@
 #include "runs_commands.h"
 #include "terminal_observer.h"
 #include "ts/decode/translator.h"
+#include "ts/licence.h"
 #include "ts/metrics/bleu.h"
 #include "ts/model/errors.h"
 #include "ts/text/demo_corpus.h"
@@ -571,9 +573,10 @@ void add_decode_options(CLI::App* cmd, DecodeArgs& d) {
 int main(int argc, char** argv) {
   g_args.assign(argv, argv + argc);
   CLI::App app{"Transformer Studio: train and explore Transformer translation models"};
-  // The version, commit, LibTorch, devices and threads (what a bug report needs).
+  // The version, commit, LibTorch, devices and threads (what a bug report needs), then the licence
+  // and the third-party components with theirs.
   app.set_version_flag("--version", std::function<std::string()>([] {
-                         auto text = version_text("transformer-studio-cli");
+                         auto text = version_text("transformer-studio-cli") + licence_text(Program::cli);
                          text.pop_back();  // CLI11 adds the final newline
                          return text;
                        }));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // export and upgrade-checkpoint (see model_commands.h).
 #include "model_commands.h"
 

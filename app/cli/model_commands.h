@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `transformer-studio-cli export` and `upgrade-checkpoint`: models leaving the app, and old
 // checkpoints brought forward.
 #pragma once

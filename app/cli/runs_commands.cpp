@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The `runs` commands over the run store (see runs_commands.h).
 #include "runs_commands.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `transformer-studio-cli runs ...`: list, show, compare, export, report, delete, rename and tag recorded runs.
 #pragma once
 

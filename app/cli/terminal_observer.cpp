@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Terminal rendering of training progress (see terminal_observer.h).
 #include "terminal_observer.h"
 

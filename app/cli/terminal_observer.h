@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Renders training events in a terminal: a live progress bar on a TTY (redrawn at most ~10
 // times a second), a line every few seconds otherwise (logs, CI), and validation blocks.
 #pragma once

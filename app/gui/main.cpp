@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // transformer-studio: the desktop app. Opens with the built-in demo corpus loaded, so Train works
 // at once. Options let scripts open a corpus, load a checkpoint, train, translate and take
 // screenshots (docs/screenshots is made this way under Xvfb).

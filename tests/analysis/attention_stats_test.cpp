@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Attention statistics on synthetic maps whose answer is known: identity is "diagonal", a shifted
 // identity "previous token", uniform rows "broad" with normalised entropy 1, an identity cross map
 // a monotone alignment and a permuted one reordering; entropies against their closed forms.

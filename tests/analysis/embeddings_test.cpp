@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Torch-free analysis of the model's tables: cosine similarity against closed forms, nearest
 // neighbours of a constructed table (ties, exclusions, zero rows), PCA recovering known lines and
 // planes with its sign convention, and the offset-only similarity of the sinusoidal table.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Bash completion and documented defaults, both generated from the CLI's own option definitions.
 # Usage: completion_test.sh PATH_TO_CLI
 set -uo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Crash simulation: trains with the run history on, kills the process with SIGKILL at a random
 # moment, then checks that the database passes PRAGMA integrity_check, that the run is marked
 # interrupted, and that resuming from its last checkpoint continues the step count in the same run.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Data-parallel training end to end: `train --nproc 2` on loopback with the real binary.
 # Usage: distributed_test.sh PATH_TO_CLI. Exits 77 (skipped) when the build has no c10d Gloo.
 set -uo pipefail

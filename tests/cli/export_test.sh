@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # End-to-end test of `export` (model folders): train tiny models, export them, and require identical
 # greedy translations from the checkpoint, from the folder imported back into the app, and from
 # docs/export_example.py in plain PyTorch (when Debian's python3-torch is installed). Language

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Fault injection (docs/reliability.md): SIGKILL at exact places, through the TS_FAULT hook
 # (core/include/ts/store/fault.h), then integrity and resume; a full disk while a checkpoint is
 # written; NaN losses, stopped or skipped.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # End-to-end test of lm-train and lm-generate: the real binary on a small generated text.
 # Usage: lm_test.sh PATH_TO_CLI
 set -uo pipefail

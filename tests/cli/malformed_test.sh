@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The malformed-input catalogue (docs/reliability.md): corpora, configurations, texts, checkpoints and
 # run databases that are wrong in every way we could think of, each given to the real binary. Every
 # case must end with a clear message naming the file (or the key), exit 1 or 2 (never a signal, a

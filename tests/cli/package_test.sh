@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The Debian package, as a user gets it: cpack builds the .deb from this build tree, dpkg -x
 # unpacks it into a scratch root (no root rights, nothing installed on the machine), and the
 # binaries run from there: --version, the demo, a SentencePiece run (the private module is found
 # next to the binaries), the completion script, the man page, the desktop entry and AppStream data.
+# And the licence (issue 24): COPYING, an SPDX line in every source file (scripts/spdx-headers.sh
+# --check), the package's /usr/share/doc/transformer-studio/copyright, the metainfo's
+# project_license, and --version naming the licence and components the copyright file also names.
 # Usage: package_test.sh BUILD_DIR SOURCE_DIR
 set -uo pipefail
 build=${1:?usage: package_test.sh BUILD_DIR SOURCE_DIR}
 source_dir=${2:?usage: package_test.sh BUILD_DIR SOURCE_DIR}
 cli=unused
 source "$(dirname "$0")/test_lib.sh"
+
+# The sources first: they need no package.
+if [ -f /usr/share/common-licenses/GPL-3 ]; then
+  check "COPYING is the GPL-3.0 text" cmp -s "$source_dir/COPYING" /usr/share/common-licenses/GPL-3
+else
+  check "COPYING is the GPL-3.0 text" grep -q "Version 3, 29 June 2007" "$source_dir/COPYING"
+fi
+bash "$source_dir/scripts/spdx-headers.sh" --check "$source_dir" > "$work/spdx.txt" 2>&1
+spdx_rc=$?
+check "every source file has its SPDX line (scripts/spdx-headers.sh --check)" test "$spdx_rc" -eq 0
+[ "$spdx_rc" -eq 0 ] || { head -20 "$work/spdx.txt"; tail -1 "$work/spdx.txt"; }
 
 (cd "$build" && cpack -G DEB -B "$work/pkg" > "$work/cpack.log" 2>&1)
 check "cpack builds a .deb" test $? -eq 0 || cat "$work/cpack.log"
@@ -17,6 +32,9 @@ check "the .deb is named transformer-studio_<version>_<arch>.deb" test -n "$deb"
 if [ -z "$deb" ]; then tail -30 "$work/cpack.log"; echo "$failures failed"; exit 1; fi
 
 dpkg-deb -I "$deb" > "$work/info.txt"
+dpkg-deb -c "$deb" > "$work/contents.txt"
+check "the .deb holds ./usr/share/doc/transformer-studio/copyright" \
+  grep -q ' \./usr/share/doc/transformer-studio/copyright$' "$work/contents.txt"
 depends=$(grep '^ Depends:' "$work/info.txt")
 for dep in libtorch libqt6widgets6 libqcustomplot libsentencepiece libsqlite3 libopenblas0-openmp fonts-noto-cjk; do
   check "Depends names $dep" grep -q "$dep" <<< "$depends"
@@ -39,10 +57,25 @@ if [ -f "$build/app/gui/transformer-studio" ]; then
 fi
 ls "$root"/usr/share/transformer-studio/configs/*.jsonc > /dev/null 2>&1
 check "package holds the commented configs" test $? -eq 0
+copyright=$root/usr/share/doc/transformer-studio/copyright
+check "copyright is in Debian's machine-readable format" \
+  grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' "$copyright"
+check "copyright puts Files: * under GPL-3.0-or-later" \
+  grep -Pzq '\nFiles: \*\nCopyright: [^\n]+\nLicense: GPL-3.0-or-later\n' "$copyright"
+check "copyright points at /usr/share/common-licenses/GPL-3" contains "$copyright" '"/usr/share/common-licenses/GPL-3"'
+check "the metainfo declares project_license" \
+  contains "$root/usr/share/metainfo/org.transformerstudio.TransformerStudio.metainfo.xml" \
+  '<project_license>GPL-3.0-or-later</project_license>'
 
 bin=$root/usr/bin/transformer-studio-cli
 "$bin" --version > "$work/version.txt" 2>&1
 check "--version from the unpacked package" grep -Eq '^transformer-studio-cli [0-9]+\.[0-9]+\.[0-9]+' "$work/version.txt"
+check "--version names the licence" grep -q '^Licence: GPL-3.0-or-later' "$work/version.txt"
+check "--version lists the components with their licences" grep -qx '  LibTorch: BSD-3-Clause' "$work/version.txt"
+# The copyright file names each component --version lists (ts/licence.h and packaging/copyright agree).
+while IFS= read -r component; do
+  check "copyright names $component" grep -qF -- "$component" "$copyright"
+done < <(sed -n 's/^  \([^:]*\): .*/\1/p' "$work/version.txt")
 "$bin" demo --max-steps 40 --threads 1 --no-history --out "$work/demo" > "$work/demo.log" 2>&1
 check "the demo runs from the unpacked package" test $? -eq 0
 check "the demo translates" contains "$work/demo.log" "sample translations"

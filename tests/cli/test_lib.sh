@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Shared by the CLI end-to-end scripts: a scratch directory removed on exit, the run history kept
 # inside it (never in the user's home), and pass/fail counting. Source it after setting `cli`.
 work=$(mktemp -d)

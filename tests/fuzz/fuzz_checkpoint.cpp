@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Fuzz target: the checkpoint loader (ts/train/checkpoint.h) and the safetensors reader under it
 // (ts/model/safetensors.h): read_checkpoint_header, read_checkpoint_meta and load_checkpoint on
 // hostile files. Only ts::CheckpointError (ts::SafetensorsError for selector 4) may escape, as

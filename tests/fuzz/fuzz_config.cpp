@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Fuzz target: the JSON configuration layer. ts::ExperimentConfig::from_json, problems()/validate()
 // and set("section.key=value") (ts/train/config.h); ts::LmConfig::from_json/set (ts/lm/lm_config.h,
 // torch-free, linked from ts_core); and the other JSON readers a checkpoint's metadata feeds:

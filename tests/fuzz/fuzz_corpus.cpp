@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Fuzz target: the corpus reader (ts/text/corpus.h) on arbitrary bytes.
 //
 // The first byte picks the options (file name and so the inferred language, line-length limit,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Fuzz target: the tokenizers (ts/text/tokenizer.h), UTF-8 helpers (ts/text/utf8.h) and Vocab
 // (ts/text/vocab.h) on arbitrary bytes, invalid UTF-8 included.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ts/lm/text_data.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tests for corpus BLEU and its tokenisers. Expected values are sacreBLEU's published test vectors
 // (sacrebleu test/test_bleu.py) or were computed offline with the project's independent reference
 // scorer, /work/shared/bench/bleu.py (tok13a / tokzh / corpus_bleu), as noted at each constant.

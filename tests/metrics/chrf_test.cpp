@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tests for corpus chrF / chrF++. Expected values are sacreBLEU's published test vectors
 // (sacrebleu test/test_chrf.py) or were computed offline in Python: bleu.py's corpus_chrf
 // (/work/shared/bench/bleu.py) for single references, and a line-by-line restatement of

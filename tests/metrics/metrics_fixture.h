@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Shared fixtures for the metric tests: sacreBLEU's README example and a deterministic corpus of
 // perturbed sentence pairs (hyps and other_refs are perturbations of refs: dropped, replaced, doubled
 // and swapped words), whose expected scores were computed offline with ../shared/bench/bleu.py.

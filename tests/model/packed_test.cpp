@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Packed weights for CPU decoding: every kernel against LibTorch, the storage formats' rounding, and
 // the packed decoder step against TransformerImpl::step (log-probabilities, caches, attention).
 #include "ts/model/packed_transformer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Torch-free helpers for the "Model anatomy" views, checked against the closed form and against
 // the LibTorch code the model and the loss really use.
 #include "ts/model/positional.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The safetensors reader and writer (ts/model/safetensors.h): exact round trips, the byte layout
 // other readers expect, and every structural lie a hostile header can tell refused by name.
 #include <gtest/gtest.h>

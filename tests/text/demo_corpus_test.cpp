@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tests for the built-in demo corpus: determinism, size and distinctness, and German grammar
 // checked by scanning the generated pairs (articles by case, verb positions, agreement).
 #include "ts/text/demo_corpus.h"

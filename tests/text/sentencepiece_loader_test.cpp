@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SentencePiece module loader tests: clear errors for a missing or broken module, the lookup
 // order, and bpe failing cleanly (word/char unaffected) when the module cannot be found.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tokenizer tests: word/char/SentencePiece tokenization, detokenization round trips, config JSON.
 #include "ts/text/tokenizer.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Vocab tests: specials, building with min_freq/max_size, deterministic order, encode/decode, JSON.
 #include "ts/text/vocab.h"
 

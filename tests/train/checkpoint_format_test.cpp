@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The checkpoint file format (ts/train/checkpoint.h): a header line over a safetensors payload,
 // loaded as data only. Version-1 files (LibTorch archives) are refused and converted on request
 // by upgrade_legacy_checkpoint, with identical weights, optimizer state and translations.

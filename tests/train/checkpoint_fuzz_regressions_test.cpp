@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Regression tests for the checkpoint loader's verification layer (tests/fuzz/fuzz_checkpoint.cpp,
 // docs/reliability.md). Each test failed before its fix.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Checkpoints that pass the envelope's checks (a correct SHA-256) yet do not fit: weights for
 // another vocabulary, or a configuration asking for more memory than there is. They must be
 // refused by name before LibTorch is handed mismatched tensors.

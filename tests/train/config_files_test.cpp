@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The commented configuration files in resources/configs/: each loads, is valid and complete, and
 // equals its preset except for the keys its header lists ("// Changed from the preset: a.b, c.d").
 // Comments never change what a file means; a syntax error names the file and the line.

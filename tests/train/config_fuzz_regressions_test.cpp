@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Regression tests for what fuzzing the configuration layer found (tests/fuzz/fuzz_config.cpp,
 // docs/reliability.md). Each test failed before its fix.
 #include <gtest/gtest.h>

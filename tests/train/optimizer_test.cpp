@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The fused Adam/AdamW step against LibTorch's own.
 #include "ts/train/optimizer.h"
 

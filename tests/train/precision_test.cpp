@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Mixed precision: autocast scopes, and bf16 training tracking fp32 training on a tiny model.
 #include "ts/model/precision.h"
 

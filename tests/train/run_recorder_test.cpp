@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ts/train/run_recorder.h"
 #include "ts/store/recovery.h"
 #include "ts/train/trainer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // AnatomyPanel: each tab plots what it claims — the sinusoidal table cell by cell, the chosen
 // dimensions as curves, the Noam curves peaking at their warmup, smoothed rows summing to 1, and
 // masks hiding the future and the pads — and it follows the configuration. Without a model, the

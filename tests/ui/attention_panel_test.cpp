@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // AttentionPanel on synthetic results whose attention is known (identity, shifted, uniform,
 // permuted heads): the model view's thumbnails, the large map per kind (rows, columns, labels,
 // values, the causal mask), head averages, clicking a thumbnail, the per-head summary table, the

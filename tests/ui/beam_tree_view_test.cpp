@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // BeamTreeView: a synthetic beam tree of known shape is drawn node for node and edge for edge, the
 // pruned toggle hides exactly the pruned candidates, the best path is the highlighted one, boxes and
 // tooltips carry tokens and scores, clicking a node shows its prefix, a greedy result offers a beam

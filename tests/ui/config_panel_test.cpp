@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ConfigPanel: an editor for every key of ExperimentConfig (so a key added to core without a field
 // fails here), edits applied to the shared state, refused values reported next to the field, problems
 // listed live and marked on the fields they name, the live size estimate, presets, device choices,

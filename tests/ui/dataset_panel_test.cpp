@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // DatasetPanel: corpus facts and skipped lines, the preview table and its tokenisation, length
 // histograms computed in the background, direction switch, tokenizer choice feeding the
 // configuration and the vocabulary size, split sizes, search, Chinese, and load errors.

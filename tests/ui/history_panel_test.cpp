@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // HistoryPanel: the runs of a real SQLite store in the table (sorting, filtering, status), the
 // overlay chart of the selected runs, the config diff, rename/tag/delete written to the store,
 // CSV and chart export, checkpoint loading refused for a missing file, a store that cannot be

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The language-model window, driven through its widgets: a text opened and summarised, bad files
 // named, the form following presets and settings, a real (tiny) training run drawn next to the
 // bigram baseline and recorded in the history, streamed and reproducible generation with its

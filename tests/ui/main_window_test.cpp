@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The desktop app end to end, driving the real widgets offscreen: open a corpus, change a
 // hyperparameter, train the tiny preset with live charts, pause/resume/stop, translate with the
 // trained model, find the run in the history and reload its checkpoint; the event loop stays

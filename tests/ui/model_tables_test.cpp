@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The model's own tables, from a real trained checkpoint: TranslationService::requestTables and
 // findNeighbours against the model's tensors and the analysis functions, and the anatomy panel's
 // "Model positions" and "Embeddings" tabs drawing them (cells, points, labels, highlights, hover).

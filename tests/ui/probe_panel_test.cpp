@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ProbePanel: validations carrying the probe's cross-attention become frames ordered by step; the
 // slider walks through them and the heatmap shows each frame's own tokens and weights (per head and
 // averaged); the alignment chart has one point per frame and a marker at the frame shown; play

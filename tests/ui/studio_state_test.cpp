@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // StudioState: the demo corpus at start, asynchronous corpus loading with clear errors, direction
 // and configuration changes with their signals, recent files.
 #include <QSignalSpy>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Threads and UI stress (issue 8): start, pause, resume and stop training from the UI 100 times,
 // switching the translate panel's model while training, then close mid-training. Nothing may
 // deadlock (every wait is bounded), crash or lose the run; each cycle ends in the idle state with a

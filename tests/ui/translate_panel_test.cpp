@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // TranslatePanel: the "no model" state, loading a checkpoint, Enter translates, beam n-best, the
 // cross-attention heatmap with its layer/head choices and tooltip, late results dropped, bad
 // checkpoints named in the error, a snapshot of a model while it trains.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Helpers for the QTest suites: fixture corpora written to a temporary directory and waiting on
 // conditions while the event loop runs.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Attention statistics for the attention explorer (see ts/analysis/attention_stats.h).
 #include "ts/analysis/attention_stats.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Greedy, beam and sampling search over the incremental decoder (see ts/decode/search.h).
 #include "ts/decode/search.h"
 

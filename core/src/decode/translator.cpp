@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Text-to-text translation over a model and its text pipeline (see ts/decode/translator.h).
 #include "ts/decode/translator.h"
 

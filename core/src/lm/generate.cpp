@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Text generation (see ts/lm/generate.h).
 #include "ts/lm/generate.h"
 

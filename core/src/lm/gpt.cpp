@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Language models (see ts/lm/gpt.h).
 #include "ts/lm/gpt.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Language-model configuration (see ts/lm/lm_config.h). No LibTorch here.
 #include "ts/lm/lm_config.h"
 

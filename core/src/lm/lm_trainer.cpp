@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Language-model training (see ts/lm/lm_trainer.h).
 #include "ts/lm/lm_trainer.h"
 

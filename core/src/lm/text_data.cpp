@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Text for language models (see ts/lm/text_data.h).
 #include "ts/lm/text_data.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Corpus BLEU computed the sacreBLEU way: the 13a / zh / char / none tokenisers, n-gram clipping
 // against several reference streams, exp smoothing and sacreBLEU's score line. Also holds the
 // whitespace and n-gram helpers that chrf.cpp shares (ts::detail).

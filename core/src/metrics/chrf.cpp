@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Corpus chrF / chrF++ computed the sacreBLEU (2.x) way: character n-grams with whitespace
 // removed, optional word n-grams, per-sentence best reference, statistics summed over the corpus,
 // then precision and recall averaged over the effective orders before the F-beta score.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Multi-head scaled dot-product attention with optional weight recording.
 #include "ts/model/attention.h"
 

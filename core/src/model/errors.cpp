@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // See ts/model/errors.h.
 #include "ts/model/errors.h"
 

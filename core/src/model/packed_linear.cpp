@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Packed linear layers for few-row products on the CPU (see ts/model/packed_linear.h).
 #include "ts/model/packed_linear.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Translation of a few rows over packed weights (see ts/model/packed_transformer.h).
 #include "ts/model/packed_transformer.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Torch-free position table, smoothed targets and masks (see ts/model/positional.h).
 #include "ts/model/positional.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Mixed precision (see ts/model/precision.h).
 #include "ts/model/precision.h"
 

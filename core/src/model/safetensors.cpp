@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // safetensors reading and writing (see ts/model/safetensors.h).
 #include "ts/model/safetensors.h"
 

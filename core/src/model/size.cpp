@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Parameter count by formula (see ts/model/size.h); tests check it against build_model().
 #include "ts/model/size.h"
 

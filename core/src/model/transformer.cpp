@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Encoder-decoder Transformer (see ts/model/transformer.h for the shape legend).
 #include "ts/model/transformer.h"
 

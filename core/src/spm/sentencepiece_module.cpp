@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The ts_sentencepiece module: SentencePiece training, encoding and decoding behind the plain C
 // interface of sentencepiece_module.h. It is the only code that includes SentencePiece headers;
 // ts_text dlopen()s it (see core/src/text/sentencepiece_loader.cpp). Every entry point catches

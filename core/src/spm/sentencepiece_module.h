@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // C interface of the ts_sentencepiece module: every SentencePiece call lives in that small
 // shared MODULE so ts_text can dlopen() it with RTLD_DEEPBIND (see
 // core/src/text/sentencepiece_loader.cpp for why). Shared by the module and its loader.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Fault injection (see ts/store/fault.h).
 #include "ts/store/fault.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The run report as one self-contained HTML5 file (see ts/store/html_report.h).
 //
 // Everything is generated here as text: inline CSS, inline SVG charts and heatmaps, no scripts.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Recovery files for the run history (see ts/store/recovery.h).
 #include "ts/store/recovery.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SQLite run history (see ts/store/run_store.h).
 #include "ts/store/run_store.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SHA-256 via OpenSSL's EVP interface.
 #include "ts/store/sha256.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Base64 encoding and decoding (see ts/text/base64.h).
 #include "ts/text/base64.h"
 

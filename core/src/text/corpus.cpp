@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Corpus reading (see ts/text/corpus.h): the whole file is read into one string and parsed
 // line by line through string_views, so a 12 MB Tatoeba file takes a few tens of milliseconds.
 #include "ts/text/corpus.h"

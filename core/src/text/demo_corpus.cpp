@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The built-in demo corpus (see ts/text/demo_corpus.h): a small English->German grammar that
 // makes thousands of distinct, grammatical sentence pairs, deterministic for a seed. It covers
 // German articles by gender, number and case, adjective endings, verb agreement, dative verbs,

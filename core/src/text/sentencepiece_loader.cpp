@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Finds and loads the ts_sentencepiece module (see sentencepiece_loader.h).
 //
 // Why a dlopen()ed module: Debian's libsentencepiece.so.0 (and libsentencepiece_train.so.0)

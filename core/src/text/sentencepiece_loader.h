@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Private to ts_text: finds and dlopen()s the ts_sentencepiece module (core/src/spm/) once and
 // wraps its C interface in small C++ classes for tokenizer.cpp. SentencePiece is never linked
 // into the process directly (its private protobuf copy clashes with LibTorch's libprotobuf).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Deterministic train/dev/test split (see ts/text/split.h). The shuffle uses only std::mt19937_64,
 // whose output the standard fixes, and our own Fisher-Yates loop, so a seed gives the same split
 // on every platform (std::shuffle and std::uniform_int_distribution are implementation-defined).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tokenizers (see ts/text/tokenizer.h): the text normalisation every kind shares (valid UTF-8,
 // whitespace and control clean-up, OpenCC, ICU lowercasing), the word and char tokenizers with
 // their detokenizers, and SentencePiece BPE/unigram models trained in memory (SentencePiece

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // UTF-8 helpers (see ts/text/utf8.h).
 #include "ts/text/utf8.h"
 

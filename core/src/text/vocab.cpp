@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Vocabulary: token <-> id mapping with specials, frequency-ordered building and JSON (see
 // ts/text/vocab.h).
 #include "ts/text/vocab.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Token-budget batching (see ts/train/batcher.h).
 #include "ts/train/batcher.h"
 

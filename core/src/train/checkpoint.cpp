@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Checkpoint files (see ts/train/checkpoint.h).
 #include "ts/train/checkpoint.h"
 #include "ts/train/model_export.h"

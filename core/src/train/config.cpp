@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Experiment configuration: strict JSON round trip, overrides, validation and presets.
 #include "ts/train/config.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Data preparation: split, tokenizer training, vocabulary building and encoding.
 #include "ts/train/data.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Data-parallel collectives on c10d (see ts/train/distributed.h).
 #include "ts/train/distributed.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // See ts/train/environment.h.
 #include "ts/train/environment.h"
 

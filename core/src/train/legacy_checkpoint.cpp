@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Converter for version-1 checkpoints (see ts/train/legacy_checkpoint.h).
 #include "ts/train/legacy_checkpoint.h"
 

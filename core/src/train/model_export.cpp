@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Model folders (see ts/train/model_export.h).
 #include "ts/train/model_export.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Fused Adam/AdamW (see ts/train/optimizer.h). The arithmetic follows LibTorch 1.13's Adam::step and
 // AdamW::step term by term, in fp32 as they compute it.
 #include "ts/train/optimizer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Named presets: the seed tutorials' settings, plus `demo` (built-in corpus) and `tiny` (tests).
 #include <map>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Buffered, non-blocking recording of a training run (see ts/train/run_recorder.h).
 #include "ts/train/run_recorder.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Learning-rate schedules (see ts/train/schedule.h).
 #include "ts/train/schedule.h"
 

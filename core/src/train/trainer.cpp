@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The training loop (see ts/train/trainer.h).
 #include "ts/train/trainer.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Torch-free statistics of attention maps for the attention explorer: the average of a layer's
 // heads, row entropies, and a one-line "what this head looks at" summary (diagonal, previous
 // token, first token, </s>, broad; alignment or reordering for cross-attention).

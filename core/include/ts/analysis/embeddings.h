@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Torch-free analysis of the model's tables (position table, token embeddings) for the anatomy
 // views: cosine similarity between rows, nearest neighbours of a row, and a 2-D PCA projection.
 // Plain row-major float matrices, so the GUI can use them without LibTorch. Sums are in double.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Decoding strategies behind one interface: greedy (batched), beam search and sampling.
 // All return plain Hypothesis structs with ids, scores and, on request, attention per layer/head.
 // Decoding is incremental: the encoder runs once and the decoder caches keys/values per layer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Text in, text out: a loaded checkpoint plus its tokenizers and vocabularies behind one call.
 // The CLI's translate command and the desktop app's translate panel both use this.
 #pragma once

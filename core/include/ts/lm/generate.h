@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Text generation from a language model: greedy (temperature 0) or sampling with temperature,
 // top-k and top-p from a seed, the context cropped to the block size, cached keys/values, each
 // token handed to a callback as soon as it is chosen.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Decoder-only language models, as in the nanoGPT/"Let's build GPT" tutorial: a bigram baseline (a
 // V x V table of next-token logits) and a GPT (token + learned position embeddings, pre-LN blocks of
 // causal multi-head self-attention and a feed-forward layer, final LayerNorm, LM head). The GPT

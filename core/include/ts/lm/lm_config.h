@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A language model's configuration and presets, without LibTorch: the desktop app's panels and
 // the CLI's option parsing include this header only (ts/lm/gpt.h builds the models).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Training loop for the language models: AdamW, random batches from a seeded generator, train and
 // val loss estimated every eval_interval steps (mean over eval_iters batches, eval mode, no grad),
 // progress through TrainingObserver, last.ckpt / best.ckpt (by val loss) in the checkpoint

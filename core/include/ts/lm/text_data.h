@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Text for language models: one UTF-8 file read with checks (empty, binary, invalid UTF-8 reported
 // with its line and byte, too short for a block), tokenised (per code point, or SentencePiece),
 // encoded whole, split contiguously 90/10, and sampled as random block_size windows.

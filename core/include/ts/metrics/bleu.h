@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Corpus BLEU and chrF computed the sacreBLEU way (13a / zh / char / none tokenisation,
 // exp smoothing; chrF with character order 6, word order 0, beta 2).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Multi-head attention that can record its weights per head, plus the masks it uses.
 //
 // Shape legend: B batch, S source length, T target length, D model dim, H heads, K = D / H.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // LibTorch's errors (c10::Error) carry a C++ backtrace in what(): messages shown to a person use
 // the text without it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Linear layers packed for inference on the CPU: products of a weight matrix with a few rows (one
 // token per hypothesis in incremental decoding), where the time goes into reading the weights, not
 // into arithmetic. The weights are kept in fp32, bf16 (half the bytes) or int8 with one fp32 scale per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A Transformer packed for translating one sentence at a time on the CPU: the encoder pass, the
 // cross-attention projections and each incremental decoder step run as plain loops over packed
 // weights (PackedLinear), about a dozen calls per layer instead of ~25 LibTorch operations, each with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Torch-free views of the model's fixed ingredients, for plots and teaching: the sinusoidal
 // position table, the label-smoothed target distribution the loss trains towards, and the
 // attention masks of a batch. Plain vectors, so the GUI can use them without LibTorch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Mixed precision: matrix products in bf16 or fp16 under LibTorch's autocast, while the weights,
 // the optimizer state, layer norms, softmax and the loss stay in fp32.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The safetensors format (https://github.com/huggingface/safetensors): an 8-byte little-endian
 // header length, a JSON header naming each tensor's dtype, shape and byte range, then the raw
 // bytes. It is data only: reading it runs no code and allocates nothing the header has not been

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Model size and training memory from a configuration alone, without building the model: the
 // configuration panel shows these live while the user edits hyperparameters.
 #pragma once

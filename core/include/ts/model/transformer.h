@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The encoder-decoder Transformer: embeddings (scaled, optionally shared/tied), sinusoidal or
 // learned positions, pre-LN or post-LN layers, and incremental decoding with cached keys/values.
 //

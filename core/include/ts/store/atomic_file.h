@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Files that are either whole or absent: a reader (or a crash) never sees half of one.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Fault injection for the reliability tests (docs/reliability.md, tests/cli/fault_test.sh).
 //
 // Named points in the code call fault_point("name"). When the environment variable TS_FAULT is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A run's report as one self-contained HTML5 file, for sharing results: header facts, a summary
 // of every metric, the curves as inline SVG charts, sample translations, the probe sentence's
 // cross-attention as SVG heatmaps, the configuration and checkpoints. No external references of

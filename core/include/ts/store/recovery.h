@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Recovery files: what a run recorder could not commit to the run history before it had to give
 // up (the database locked, read-only or on a full disk for longer than its give-up time, or the
 // process ending while it waited). The recorder writes the rows it holds and the run's final

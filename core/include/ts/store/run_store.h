@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The run history: one SQLite database per user recording every training run, its metrics,
 // samples and checkpoints. WAL mode, foreign keys on, parameterised queries only, a schema version
 // with forward migrations. A run being written holds an advisory lock file; a run still marked

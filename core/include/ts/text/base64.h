@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Base64 (RFC 4648, standard alphabet, '=' padding) for embedding binary blobs such as
 // SentencePiece models in JSON.
 #pragma once

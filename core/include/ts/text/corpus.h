@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Reading parallel corpora in the Tatoeba/Anki format: `english<TAB>other[<TAB>attribution]`.
 // UTF-8 with or without BOM, LF or CRLF. Bad lines are skipped and counted, never fatal;
 // a file with no valid pair, or one that is not text at all, is a CorpusError with a clear message.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The built-in demo corpus: English<->German sentence pairs generated from a small grammar
 // (articles by gender and case, verb agreement, verb-final subordinate clauses), so a model
 // trained on it in minutes shows real re-ordering in its attention. Our own generator, no copied data.

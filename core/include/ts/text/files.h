@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Checks before a file is opened for reading: a FIFO would block the reader forever, a device could
 // stream without end, and a directory gives a confusing error later. Every reader of user files
 // (corpus, text, config, checkpoint, run store) asks here first. Header-only, so that the run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Deterministic train/dev/test split from a seed.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tokenizers, selectable per side: word, char (per code point) and SentencePiece (BPE/unigram).
 // Each has a matching detokenizer; BLEU is computed on detokenised text.
 #pragma once

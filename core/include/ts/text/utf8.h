@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // UTF-8 helpers: validation, code point iteration and classification.
 // Small and dependency-free so every text module (corpus, tokenizers, metrics) shares one definition.
 #pragma once

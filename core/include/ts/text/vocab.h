@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Vocabulary: token <-> id with PAD/UNK/BOS/EOS, min-frequency and max-size, JSON round trip.
 #pragma once
 

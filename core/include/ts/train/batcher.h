@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Token-budget batching with length bucketing: little padding, shuffled per epoch,
 // deterministic from a seed.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Checkpoints: one self-contained file with the model, optimizer, training position, RNG state,
 // text pipeline (tokenizers and vocabularies) and config. Written atomically: temp file, fsync,
 // rename, so a crash never leaves a half-written checkpoint under the real name.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Typed experiment configuration: one struct per section, parsed and validated at one boundary.
 // Unknown keys and wrong types are errors that name the key. Presets from the seed tutorials.
 #pragma once

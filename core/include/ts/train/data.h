@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // From a corpus to training examples: direction, split, tokenizers, vocabularies, ids.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Data-parallel training on LibTorch's c10d: a TCPStore for the rendezvous (rank 0 serves it) and
 // a Gloo process group on CPU (NCCL on CUDA where the LibTorch build has it). No networking of our
 // own: every byte between ranks goes through c10d's collectives.

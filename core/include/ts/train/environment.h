@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What this build runs with, for `--version` and the desktop app's About dialog: the program's
 // version and git commit, LibTorch's version, the devices (the CPU with its bf16 support, each CUDA
 // GPU) and the default thread count.

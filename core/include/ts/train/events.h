@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What the trainer reports while it runs, and the observer interface that receives it. No LibTorch
 // here: the desktop app's panels and the run recorder include this header only.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Version-1 checkpoints (Transformer Studio 0.1): a LibTorch archive under the envelope's header
 // line. LibTorch's archive reader is TorchScript's module loader, so a crafted file can crash it or
 // worse; the current loader refuses these files, and this converter is the one place that still

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Model folders: a trained model in a form other tools read, and that the app reads back with
 // identical output. A translation model:
 //

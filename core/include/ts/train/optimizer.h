@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A fused Adam/AdamW step for CPU training.
 #pragma once
 

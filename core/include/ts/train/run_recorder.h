@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Records a training run into the run store without stalling training: events are buffered in
 // memory and committed in one transaction about once a second by a writer thread that owns its
 // own database connection. If the store cannot be written (locked, read-only, disk full) the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Learning-rate schedules: Noam (warmup then inverse square root), constant, linear and cosine.
 #pragma once
 

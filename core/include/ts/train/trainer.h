@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The training loop behind an observer interface and a stop flag, so the CLI renders progress
 // as a terminal bar and the desktop app as charts, with no Qt here.
 #pragma once
