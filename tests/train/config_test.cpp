@@ -6,6 +6,8 @@
 #include <fstream>
 
 #include "test_utils.h"
+#include "ts/text/corpus.h"
+#include "ts/text/utf8.h"
 
 namespace ts {
 namespace {
@@ -115,6 +117,40 @@ TEST(Config, LoadsFilesAndNamesThemInErrors) {
   auto c = load_config_file(dir.file("ok.json"));
   EXPECT_EQ(c.model.heads, 4);
   EXPECT_EQ(c.model.d_model, 256);  // the rest comes from the preset
+}
+
+}  // namespace
+}  // namespace ts
+
+namespace ts {
+namespace {
+
+// Every preset prepares its data on a small Chinese-English fixture shaped like cmn.txt (1,500
+// distinct characters, more than scratch-bpe's 1,000 shared pieces), in both directions: none stops. The
+// vocabulary of scratch-bpe is raised to what the characters need, and the log says so (issue 21).
+TEST(Config, EveryPresetPreparesAChineseCorpus) {
+  std::string text;
+  for (int i = 0; i < 3000; ++i) {  // presets hold out up to 1,000 dev and 1,000 test pairs
+    std::string zh;
+    for (int k = 0; k < 10; ++k) append_utf8(zh, static_cast<char32_t>(0x4E00 + (i * 13 + k * 61) % 1500));
+    text += "We have " + std::to_string(i) + " small cats.\t" + zh + "。\tCC-BY 2.0 (France) Attribution: tatoeba.org\n";
+  }
+  const auto corpus = parse_corpus(text, "cmn.txt");
+  ASSERT_EQ(corpus.pairs.size(), 3000u);
+  for (const auto& name : preset_names()) {
+    auto config = preset(name);
+    for (const std::string direction : {"en-zh", "zh-en"}) {
+      std::vector<std::string> log;
+      EXPECT_NO_THROW(prepare_data(corpus, parse_direction(direction, corpus), config.data,
+                                   nullptr, [&](const std::string& line) { log.push_back(line); }))
+          << name << " " << direction;
+      if (name == "scratch-bpe") {
+        bool said = false;
+        for (const auto& line : log) said = said || line.find("is smaller than the") != std::string::npos;
+        EXPECT_TRUE(said) << name << " " << direction << ": the raised vocabulary is not in the log";
+      }
+    }
+  }
 }
 
 }  // namespace

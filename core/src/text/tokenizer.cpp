@@ -592,14 +592,37 @@ spm::SentenceSource training_sentences(const std::vector<std::string>& lines,
   };
 }
 
-/// Trains a SentencePiece model on `lines` and returns its serialized proto. If the data cannot
-/// fill `vocab_size` pieces, retries with a soft limit (a smaller vocabulary) instead of failing.
-std::string train_sentencepiece(const TokenizerConfig& config,
-                                const std::vector<std::string>& lines,
-                                const Normaliser& normalise) {
+/// A trained SentencePiece model: its serialized proto, the vocabulary size it was trained with,
+/// and, when that differs from the configured one, why (for the log).
+struct TrainedSentencePiece {
+  std::string model;
+  int vocab_size = 0;
+  std::string note;
+};
+
+/// The number of characters SentencePiece says the vocabulary must at least hold, from its message
+/// "Vocabulary size is smaller than required_chars. 1000 vs 3512. ..." (0 when not found).
+int required_chars(const std::string& message) {
+  const auto at = message.find("required_chars.");
+  if (at == std::string::npos) return 0;
+  const auto vs = message.find(" vs ", at);
+  if (vs == std::string::npos) return 0;
+  try {
+    return std::stoi(message.substr(vs + 4));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+/// Trains a SentencePiece model on `lines`. If the data cannot fill `vocab_size` pieces, retries
+/// with a soft limit (a smaller vocabulary) instead of failing; if `vocab_size` is smaller than the
+/// number of distinct characters the model must cover (a Chinese or Japanese side of a few
+/// thousand characters with scratch-bpe's 1,000 pieces), the vocabulary is raised to those
+/// characters plus the pieces asked for, and the note says so.
+TrainedSentencePiece train_sentencepiece(const TokenizerConfig& config, const std::vector<std::string>& lines,
+                                         const Normaliser& normalise) {
   std::unordered_map<std::string, std::string> args = {
       {"model_type", config.kind},
-      {"vocab_size", std::to_string(config.vocab_size)},
       {"character_coverage", fmt::format("{}", config.character_coverage)},
       // Our Vocab adds PAD/UNK/BOS/EOS itself; SentencePiece only needs its mandatory unknown
       // piece.
@@ -614,24 +637,41 @@ std::string train_sentencepiece(const TokenizerConfig& config,
       {"num_threads", std::to_string(std::max(1u, std::thread::hardware_concurrency()))},
       {"minloglevel", "2"}};  // errors only: keep training quiet
   const auto& module = spm::sentencepiece_module();
-  for (const bool hard_limit : {true, false}) {
+  TrainedSentencePiece out;
+  out.vocab_size = config.vocab_size;
+  bool hard_limit = true, raised = false;
+  while (true) {
+    args["vocab_size"] = std::to_string(out.vocab_size);
     args["hard_vocab_limit"] = hard_limit ? "true" : "false";
     std::string message;
     try {
-      return module.train(training_sentences(lines, normalise), args);
+      out.model = module.train(training_sentences(lines, normalise), args);
+      return out;
     } catch (const spm::SentencePieceError& e) {
       message = e.what();
     }
-    if (hard_limit && message.find("Vocabulary size too high") != std::string::npos) continue;
+    if (hard_limit && message.find("Vocabulary size too high") != std::string::npos) {
+      hard_limit = false;
+      continue;
+    }
     if (message.find("smaller than required_chars") != std::string::npos) {
+      const int required = required_chars(message);
+      if (!raised && required > 0 && required + config.vocab_size <= kMaxVocabSize) {
+        raised = true;
+        out.vocab_size = required + config.vocab_size;
+        out.note = fmt::format(
+            "tokenizer.vocab_size {} is smaller than the {} distinct characters the {} model must cover "
+            "(character_coverage {}): raised to {}, the characters plus the {} pieces asked for",
+            config.vocab_size, required, config.kind, config.character_coverage, out.vocab_size, config.vocab_size);
+        continue;
+      }
       throw std::runtime_error(fmt::format(
           "{} training failed: tokenizer.vocab_size {} is smaller than the number of distinct "
           "characters to cover; raise vocab_size or lower character_coverage ({})",
-          config.kind, config.vocab_size, message));
+          config.kind, out.vocab_size, message));
     }
     throw std::runtime_error(fmt::format("{} training failed: {}", config.kind, message));
   }
-  throw std::logic_error("unreachable");
 }
 
 /// Loads a serialized model through the SentencePiece module.
@@ -647,11 +687,12 @@ spm::SentencePieceModel load_sentencepiece(const std::string& model) {
 
 class SentencePieceTokenizer final : public Tokenizer {
  public:
-  SentencePieceTokenizer(const TokenizerConfig& config, std::string model)
+  SentencePieceTokenizer(const TokenizerConfig& config, std::string model, std::string note = {})
       : config_(config),
         normalise_(config),
         model_(std::move(model)),
-        processor_(load_sentencepiece(model_)) {}
+        processor_(load_sentencepiece(model_)),
+        note_(std::move(note)) {}
 
   std::vector<std::string> tokenize(std::string_view text) const override {
     return processor_.encode(normalise_(text));
@@ -663,12 +704,14 @@ class SentencePieceTokenizer final : public Tokenizer {
   nlohmann::json to_json() const override {
     return {{"config", config_.to_json()}, {"model", base64_encode(model_)}};
   }
+  std::string training_note() const override { return note_; }
 
  private:
   TokenizerConfig config_;
   Normaliser normalise_;
   std::string model_;  // serialized ModelProto
   spm::SentencePieceModel processor_;
+  std::string note_;
 };
 
 bool is_sentencepiece(const std::string& kind) { return kind == "bpe" || kind == "unigram"; }
@@ -719,8 +762,10 @@ std::unique_ptr<Tokenizer> make_tokenizer(const TokenizerConfig& config,
         fmt::format("tokenizer.kind \"{}\" needs training text", config.kind));
   }
   const Normaliser normalise(config);
-  return std::make_unique<SentencePieceTokenizer>(
-      config, train_sentencepiece(config, training_text, normalise));
+  auto trained = train_sentencepiece(config, training_text, normalise);
+  TokenizerConfig used = config;
+  used.vocab_size = trained.vocab_size;  // what the model was trained with (raised when the characters needed it)
+  return std::make_unique<SentencePieceTokenizer>(used, std::move(trained.model), std::move(trained.note));
 }
 
 std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j) {

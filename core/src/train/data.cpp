@@ -143,6 +143,15 @@ PreparedData prepare_data(const Corpus& corpus, const Direction& direction, cons
       train.push_back(std::move(e));
     }
   }
+  if (!existing) {  // what training the tokenizers changed from the configuration, and why
+    if (p.src_tokenizer == p.tgt_tokenizer) {
+      if (const auto note = p.src_tokenizer->training_note(); !note.empty()) say("shared tokenizer: " + note);
+    } else {
+      for (const auto& [tok, language] : {std::pair{p.src_tokenizer.get(), p.src_language.name},
+                                          std::pair{p.tgt_tokenizer.get(), p.tgt_language.name}})
+        if (const auto note = tok->training_note(); !note.empty()) say(language + " tokenizer: " + note);
+    }
+  }
   say(fmt::format("vocabulary: {} {} tokens ({}), {} {} tokens ({})", p.src_vocab->size(), p.src_language.name,
                   p.src_tokenizer->config().kind, p.tgt_vocab->size(), p.tgt_language.name, p.tgt_tokenizer->config().kind));
 

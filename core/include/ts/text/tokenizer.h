@@ -38,6 +38,9 @@ class Tokenizer {
   /// Everything needed to rebuild this tokenizer (config, plus the serialized SentencePiece model
   /// base64-encoded under "model"). A checkpoint stores this so it is self-contained.
   virtual nlohmann::json to_json() const = 0;
+  /// What training this tokenizer changed from its configuration and why (e.g. a vocabulary
+  /// raised to cover every character), for the log; empty when nothing.
+  virtual std::string training_note() const { return {}; }
 };
 
 /// Builds a tokenizer. Word and char need no training data; bpe/unigram train a SentencePiece
