@@ -28,12 +28,12 @@ for preset in $("$cli" presets | awk 'NF {print $1}'); do
       --max-minutes "$minutes" --no-history --out "$run" > "$run.log" 2>&1
     rc=$?
     steps=$(grep -o "after [0-9]* steps" "$run.log" | tail -1)
-    notes=$(grep -E "tokenizer: |dropped|left out|raised" "$run.log" | tr '\n' ' ')
+    notes=$(grep -E "tokenizer: |[1-9][0-9]* longer than .* dropped|left out" "$run.log" | tr '\n' ' ')
     echo "$preset $1 rc=$rc ${steps:-no steps} $notes" | tee -a "$summary"
     if [ -f "$run/best.ckpt" ]; then
       "$cli" eval --checkpoint "$run/best.ckpt" --threads "$threads" --hyp-out "$run.hyp" --ref-out "$run.ref" \
         > "$run.eval" 2>&1
-      grep -E "BLEU|chrF" "$run.eval" | head -2 | sed "s/^/  /" | tee -a "$summary"
+      grep -E "BLEU|chrF|left out|error" "$run.eval" | head -3 | sed "s/^/  /" | tee -a "$summary"
       paste -d '\n' <(head -3 "$run.ref" | sed 's/^/  ref: /') <(head -3 "$run.hyp" | sed 's/^/  out: /') | tee -a "$summary"
     fi
   done

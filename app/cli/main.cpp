@@ -461,12 +461,23 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
     what = fmt::format("the {} test pairs of {}", pairs.size(), src);
   }
   if (pairs.empty()) throw std::invalid_argument("nothing to evaluate: the test split is empty");
-  std::vector<std::string> sources, refs;
   std::vector<Example> examples;
+  for (const auto& pair : pairs) examples.push_back(p.encode(pair));
+  if (loaded.meta.config.model.positions == "learned") {
+    // A learned position table has no row past its end: such pairs cannot be scored (validation
+    // leaves them out the same way).
+    const auto positions = static_cast<std::size_t>(loaded.model->max_length());
+    if (const auto dropped = drop_pairs_longer_than(examples, pairs, positions); dropped > 0) {
+      fmt::print(stderr, "{} of {} pairs are longer than the model's {} learned positions and are left out, as in validation\n",
+                 dropped, dropped + pairs.size(), positions);
+      what += fmt::format(" ({} scored)", pairs.size());
+    }
+    if (pairs.empty()) throw std::invalid_argument("nothing to evaluate: every pair is longer than the model's positions");
+  }
+  std::vector<std::string> sources, refs;
   for (const auto& pair : pairs) {
     sources.push_back(pair.src);
     refs.push_back(pair.tgt);
-    examples.push_back(p.encode(pair));
   }
   Translator translator(loaded.model, p);
   auto config = a.config();

@@ -87,6 +87,18 @@ check "beam search writes its tree" contains "$work/beam.jsonl" '"best_path"'
 check "eval exits 0" test $? -eq 0
 check "eval prints BLEU" contains "$work/eval.txt" "BLEU = "
 check "eval writes hypotheses" test "$(wc -l < "$work/hyp.txt")" -eq 16
+
+# A model with learned positions cannot score a pair longer than its table: eval leaves such pairs
+# out and says so, as validation does (nanogpt-deu's 22 positions stopped eval on deu.txt's test split).
+"$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 5 --threads 1 --no-history \
+  --set data.dev=2 --set model.positions=learned --set data.max_len=6 --set model.max_positions=8 \
+  --out "$work/learned" > "$work/learned.log" 2>&1
+check "learned positions: train exits 0" test $? -eq 0
+printf 'I see the dog.\tIch sehe Hund.\nI see the dog and the cat and the house and the tree and the ball.\tIch sehe Hund und Katze und Haus und Baum und Ball und Tisch und Buch.\n' > "$work/long.txt"
+"$cli" eval --checkpoint "$work/learned/last.ckpt" --corpus "$work/long.txt" --threads 1 > "$work/learned-eval.txt" 2>&1
+check "learned positions: eval of a too-long pair exits 0" test $? -eq 0
+check "learned positions: eval says what it left out" contains "$work/learned-eval.txt" "1 of 2 pairs are longer than the model's 8 learned positions and are left out"
+check "learned positions: eval scores the rest" contains "$work/learned-eval.txt" "BLEU = "
 "$cli" score --hyp "$work/ref.txt" --ref "$work/ref.txt" > "$work/score.txt"
 check "identical files score 100" contains "$work/score.txt" "BLEU = 100.00"
 

@@ -172,9 +172,7 @@ PreparedData prepare_data(const Corpus& corpus, const Direction& direction, cons
   return out;
 }
 
-namespace {
-
-std::size_t drop_longer_than(std::vector<Example>& ids, std::vector<SentencePair>& text, std::size_t positions) {
+std::size_t drop_pairs_longer_than(std::vector<Example>& ids, std::vector<SentencePair>& text, std::size_t positions) {
   if (ids.size() != text.size()) throw std::logic_error("held-out ids and text are not aligned");
   std::size_t kept = 0;
   for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -191,12 +189,10 @@ std::size_t drop_longer_than(std::vector<Example>& ids, std::vector<SentencePair
   return dropped;
 }
 
-}  // namespace
-
 HeldOutDropped drop_held_out_longer_than(PreparedData& data, std::size_t positions) {
   HeldOutDropped out;
-  out.dev = drop_longer_than(data.dev, data.text.dev, positions);
-  out.test = drop_longer_than(data.test, data.text.test, positions);
+  out.dev = drop_pairs_longer_than(data.dev, data.text.dev, positions);
+  out.test = drop_pairs_longer_than(data.test, data.text.test, positions);
   return out;
 }
 

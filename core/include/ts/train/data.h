@@ -68,5 +68,8 @@ struct HeldOutDropped {
   std::size_t dev = 0, test = 0;
 };
 HeldOutDropped drop_held_out_longer_than(PreparedData& data, std::size_t positions);
+/// The same for one list of pairs and their ids (eval on a checkpoint's test split or a corpus file);
+/// returns how many were removed.
+std::size_t drop_pairs_longer_than(std::vector<Example>& ids, std::vector<SentencePair>& text, std::size_t positions);
 
 }  // namespace ts
