@@ -100,7 +100,8 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
   });
   // A locked run history at the end of a run: say that the app waits for it, and how it ended.
   connect(controller_, &TrainingController::historyWaiting, this, [this](const QString& line) {
-    status_label_->setText(line.at(0).toUpper() + line.mid(1));
+    status_label_->setText(TrainingController::historyWaitSummary(line));
+    status_label_->setToolTip(line);
   });
   connect(controller_, &TrainingController::stateChanged, this, [this](TrainingController::State st) {
     updateTitle();

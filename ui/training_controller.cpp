@@ -220,6 +220,17 @@ void TrainingController::deliver() {
   }
 }
 
+QString TrainingController::historyWaitSummary(const QString& line) {
+  if (line.startsWith(QLatin1String(kRecorderWaitingPrefix)))
+    return tr("Waiting for the run history to store the end of this run: %1. Nothing is lost meanwhile (Training \u25b8 Log has "
+              "the details).")
+        .arg(line.contains(QLatin1String("locked")) ? tr("another program holds it locked") : tr("it refuses writes"));
+  if (line.startsWith(QLatin1String("run history: gave up waiting")))
+    return tr("The run history did not accept the end of this run in time: it is kept in a recovery file, stored the next "
+              "time the history is opened (Training \u25b8 Log has the details).");
+  return line.isEmpty() ? line : line.at(0).toUpper() + line.mid(1);  // "Run history: stored after waiting 3.5 s"
+}
+
 // The training thread: data preparation, history, trainer. Nothing here touches Qt objects;
 // everything goes through the queue.
 void TrainingController::work(TrainingRequest request) {

@@ -55,6 +55,9 @@ class TrainingController : public QObject {
   Q_ENUM(State)
 
   explicit TrainingController(QObject* parent = nullptr);
+  /// A status-bar sentence for a historyWaiting() line (the line itself, long and with paths, goes to
+  /// the log and the tooltip).
+  static QString historyWaitSummary(const QString& line);
   /// Stops a running training and waits for it (the checkpoint is written first).
   ~TrainingController() override;
 

@@ -117,11 +117,12 @@ class TrainingStressTest : public QObject {
     QSignalSpy progress(controller, &TrainingController::progress);
     QSignalSpy finished(controller, &TrainingController::finished);
     std::unique_ptr<ts::WriteLockHolder> blocker;
-    QStringList shown;
+    QStringList shown, tooltips;
     auto* status = test::find_child<QLabel>(&w, "statusMessage");
     QVERIFY(status);
     connect(controller, &TrainingController::historyWaiting, this, [&](const QString& line) {
       shown << status->text();  // what the status bar says at that moment
+      tooltips << status->toolTip();
       if (line.startsWith(QLatin1String(ts::kRecorderWaitingPrefix))) blocker.reset();
     });
     w.trainingPanel()->start();
@@ -135,8 +136,11 @@ class TrainingStressTest : public QObject {
     QCOMPARE(finished.count(), 1);
     QVERIFY(!blocker);
     QVERIFY2(shown.size() >= 2, qPrintable(shown.join(QStringLiteral(" | "))));
-    QVERIFY2(shown.first().startsWith(QStringLiteral("Run history: waiting up to 120 s for the run database")),
+    QVERIFY2(shown.first().startsWith(QStringLiteral("Waiting for the run history to store the end of this run: another "
+                                                     "program holds it locked.")),
              qPrintable(shown.first()));
+    QVERIFY2(tooltips.first().startsWith(QStringLiteral("run history: waiting up to 120 s for the run database")),
+             qPrintable(tooltips.first()));  // the whole line, with the recovery file's path
     QVERIFY2(shown.last().startsWith(QStringLiteral("Run history: stored after waiting")), qPrintable(shown.last()));
     const auto summary = finished.at(0).at(0).value<ts::TrainingSummary>();
     ts::RunStore store(db.toStdString());
