@@ -26,6 +26,16 @@
 using namespace ts::ui;
 
 
+// Shows the window, opens `corpus` and sets the tiny preset with no step limit to speak of.
+bool openForLongTraining(MainWindow& w, const QString& corpus) {
+  w.show();
+  QSignalSpy loaded(w.state(), &StudioState::corpusChanged);
+  w.openCorpus(corpus);
+  if (!test::wait_for_signal(loaded)) return false;
+  w.state()->applyPreset(QStringLiteral("tiny"));
+  return w.state()->applySetting(QStringLiteral("train.max_steps=100000"));
+}
+
 class TrainingStressTest : public QObject {
   Q_OBJECT
  private Q_SLOTS:
@@ -34,12 +44,7 @@ class TrainingStressTest : public QObject {
     const QString corpus = test::write_fixture_corpus(dir, 40);
     const QString db = QDir(dir.path()).filePath(QStringLiteral("runs.db"));
     MainWindow w(db);
-    w.show();
-    QSignalSpy loaded(w.state(), &StudioState::corpusChanged);
-    w.openCorpus(corpus);
-    QVERIFY(ts::ui::test::wait_for_signal(loaded));
-    w.state()->applyPreset(QStringLiteral("tiny"));
-    QVERIFY(w.state()->applySetting(QStringLiteral("train.max_steps=100000")));
+    QVERIFY(openForLongTraining(w, corpus));
     QVERIFY(w.state()->applySetting(QStringLiteral("train.validate_every=0")));
     auto* controller = w.controller();
     QSignalSpy progress(controller, &TrainingController::progress);
@@ -106,12 +111,7 @@ class TrainingStressTest : public QObject {
     const QString corpus = test::write_fixture_corpus(dir, 40);
     const QString db = QDir(dir.path()).filePath(QStringLiteral("runs.db"));
     MainWindow w(db);
-    w.show();
-    QSignalSpy loaded(w.state(), &StudioState::corpusChanged);
-    w.openCorpus(corpus);
-    QVERIFY(test::wait_for_signal(loaded));
-    w.state()->applyPreset(QStringLiteral("tiny"));
-    QVERIFY(w.state()->applySetting(QStringLiteral("train.max_steps=100000")));
+    QVERIFY(openForLongTraining(w, corpus));
     auto* controller = w.controller();
     QSignalSpy recorded(controller, &TrainingController::runRecorded);
     QSignalSpy progress(controller, &TrainingController::progress);
