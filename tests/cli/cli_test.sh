@@ -37,14 +37,14 @@ check "resume starts at step 60" contains "$work/resume.log" "resuming at step 6
 check "resume reaches step 80" contains "$work/resume.log" "after 80 steps"
 
 # SIGINT stops cleanly with a checkpoint.
-"$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 100000 --threads 1 \
-  --set data.dev=0 --out "$work/stopped" > "$work/stop.log" 2>&1 &
-pid=$!
-# Until the first step has run (an event: the bound only turns a hang into a failure).
-for _ in $(seq 1 3000); do grep -q " step [0-9]* |" "$work/stop.log" 2>/dev/null && break; sleep 0.1; done
+start_logged "$work/stop.log" "$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 100000 \
+  --threads 1 --set data.dev=0 --out "$work/stopped"
+wait_for_line " step [0-9]+ \|"  # once the first step has run
 kill -INT $pid
 wait $pid
-check "SIGINT exits 0" test $? -eq 0
+rc=$?
+finish_log
+check "SIGINT exits 0" test $rc -eq 0
 check "SIGINT reports a stop" contains "$work/stop.log" "stopped"
 check "SIGINT leaves a checkpoint" test -s "$work/stopped/last.ckpt"
 

@@ -46,15 +46,15 @@ check "resumed ranks identical at step 30" same_weights "$work/check2.txt" 30
 check "resume appends to the same history row" test "$(grep -c "deu.txt" "$work/runs.txt")" -eq 1
 
 # A rank that dies fails the run clearly instead of hanging.
-"${train[@]}" --nproc 2 --max-steps 1000000 --no-history --out "$work/killed" > "$work/kill.log" 2>&1 &
-pid=$!
-# Until both ranks train: a step is reported only once every rank has taken part in it (an event:
-# the bound only turns a hang into a failure).
-for _ in $(seq 1 3000); do grep -q " step [0-9]* |" "$work/kill.log" 2>/dev/null && break; sleep 0.1; done
+start_logged "$work/kill.log" "${train[@]}" --nproc 2 --max-steps 1000000 --no-history --out "$work/killed"
+# Once both ranks train: a step is reported only after every rank has taken part in it.
+wait_for_line " step [0-9]+ \|"
 child=$(pgrep -P $pid | head -1)
 if [ -n "$child" ]; then kill -9 "$child"; else kill -9 "$pid"; fi  # no child: fail below rather than hang
 wait $pid
-check "a killed rank fails the run" test $? -ne 0
+rc=$?
+finish_log
+check "a killed rank fails the run" test $rc -ne 0
 check "the dead rank is named" contains "$work/kill.log" "rank 1 (pid $child) was killed by signal 9"
 
 # Bad combinations name the options.

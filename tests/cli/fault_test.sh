@@ -105,17 +105,14 @@ check "locked at finish, never released: all 40 train_loss rows" test "$(rows_of
 check "locked at finish, never released: its checkpoints are listed" grep -q "last.ckpt" "$out.show"
 
 out=$work/locked-killed
-TS_FAULT="store.finish:1:fail" "$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 40 \
-  --threads 1 --set data.dev=4 --set train.validate_every=5 --db "$db" --out "$out" --history-wait 600 > "$out.log" 2>&1 &
-pid=$!  # the CLI itself (not a shell around it), so that kill -9 ends the process that waits
-for _ in $(seq 1 3000); do  # until it says it waits (an event; the bound only guards against a hang)
-  grep -q "run history: waiting" "$out.log" 2> /dev/null && break
-  kill -0 "$pid" 2> /dev/null || break
-  sleep 0.1
-done
+start_logged "$out.log" env TS_FAULT="store.finish:1:fail" "$cli" train --corpus "$work/deu.txt" --direction de-en \
+  --preset tiny --max-steps 40 --threads 1 --set data.dev=4 --set train.validate_every=5 --db "$db" --out "$out" \
+  --history-wait 600
+wait_for_line "run history: waiting"  # $pid is the CLI itself (env execs it), so kill -9 ends the process that waits
 check "killed while waiting: it was waiting" grep -q "run history: waiting" "$out.log"
 kill -9 "$pid" 2> /dev/null
 wait "$pid" 2> /dev/null
+finish_log
 id=$(run_id_in "$out.log")
 "$cli" runs list --db "$db" > /dev/null 2>&1
 check "killed while waiting: finished, recovered" bash -c "'$cli' runs show '$id' --db '$db' | grep -q 'status    finished (reached max_steps 40 (the end of its history was recovered'"

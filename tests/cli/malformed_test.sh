@@ -171,21 +171,23 @@ refuse "database: a directory" 'db-dir.db.*a directory' "$cli" runs list --db db
 mkfifo fifo.db
 refuse "database: a FIFO (must not block)" 'fifo.db.*FIFO' "$cli" runs list --db fifo.db
 cp precious.db locked.db
-# Another process holds the lock until told to let go (locked.release), however long the checks take.
+# Another process holds the lock until the test closes its stdin, however long the checks take; it
+# says "ready" once it holds the lock (pipes: the test waits for that line, not for an amount of time).
+mkfifo locker.in locker.out
 python3 -c "
-import os, sqlite3, time
+import sqlite3, sys
 c = sqlite3.connect('locked.db', isolation_level=None)
 c.execute('begin exclusive')
-open('locked.ready', 'w').close()
-for _ in range(6000):
-    if os.path.exists('locked.release'): break
-    time.sleep(0.1)" &
+print('ready', flush=True)
+sys.stdin.read()" < locker.in > locker.out &
 locker=$!
-for _ in $(seq 1 3000); do [ -e locked.ready ] && break; sleep 0.1; done  # an event; the bound only guards a hang
+exec {locker_in}> locker.in
+read -r _ < locker.out
 accept "database: locked by another process (training goes on unrecorded, says so)" 'locked.db.*locked by another process.*training goes on' \
   "$cli" train --corpus deu-good.txt "${T[@]:0:8}" --db locked.db --out "$work/scratch-locked"
 refuse "database: locked by another process, renaming a run" 'locked.db.*locked' "$cli" runs rename 1 other --db locked.db
-touch locked.release; wait $locker 2> /dev/null
+exec {locker_in}>&-  # end of its input: it lets go
+wait $locker 2> /dev/null
 
 # ---------------------------------------------------------------- nothing was harmed
 after=$(sha256sum precious/* precious.db lm/* | sha256sum)

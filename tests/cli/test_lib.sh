@@ -12,3 +12,37 @@ check() {  # check NAME CONDITION...
 }
 contains() { grep -q -- "$2" "$1"; }
 lacks() { ! grep -q -- "$2" "$1"; }
+
+# Waiting for what a background command prints, without looking at the clock:
+#   start_logged LOG CMD...   runs CMD in the background (its pid in $pid, CMD itself, not a shell
+#                             around it), its output going through a pipe that the test reads
+#   wait_for_line REGEX       reads that output, copying it to LOG, until a line matches (then the
+#                             rest is copied to LOG in the background); fails when CMD ends first
+#   finish_log                waits until the rest of the output is in LOG (after CMD has ended)
+start_logged() {
+  started_log=$1; shift
+  local fifo="$work/output.$RANDOM.fifo"
+  mkfifo "$fifo"
+  "$@" > "$fifo" 2>&1 &
+  pid=$!
+  exec {started_fd}< "$fifo"
+  rm -f "$fifo"
+  : > "$started_log"
+  copier=""
+}
+wait_for_line() {
+  local line
+  while IFS= read -r line <&"$started_fd"; do
+    printf '%s\n' "$line" >> "$started_log"
+    if [[ "$line" =~ $1 ]]; then
+      cat <&"$started_fd" >> "$started_log" &
+      copier=$!
+      return 0
+    fi
+  done
+  return 1
+}
+finish_log() {
+  if [ -n "$copier" ]; then wait "$copier"; else cat <&"$started_fd" >> "$started_log"; fi
+  exec {started_fd}<&-
+}

@@ -133,7 +133,7 @@ TEST(Config, EveryPresetPreparesAChineseCorpus) {
   for (int i = 0; i < 3000; ++i) {  // presets hold out up to 1,000 dev and 1,000 test pairs
     std::string zh;
     for (int k = 0; k < 10; ++k) append_utf8(zh, static_cast<char32_t>(0x4E00 + (i * 13 + k * 61) % 1500));
-    text += "We have " + std::to_string(i) + " small cats.\t" + zh + "。\tCC-BY 2.0 (France) Attribution: tatoeba.org\n";
+    text += "We have " + std::to_string(i) + " small cats.\t" + zh + "。\tattribution column of fixture line " + std::to_string(i + 1) + "\n";
   }
   const auto corpus = parse_corpus(text, "cmn.txt");
   ASSERT_EQ(corpus.pairs.size(), 3000u);

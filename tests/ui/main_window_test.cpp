@@ -181,7 +181,15 @@ class MainWindowTest : public QObject {
     // that line (the controller keeps events in order), so the chart is final from here on.
     QVERIFY(test::wait_until([&] { return !logs.filter(QStringLiteral("paused at step")).isEmpty(); }));
     const int points = w.trainingPanel()->lossChart()->graph(0)->dataCount();
-    QTest::qWait(400);  // look for a while: a parked thread adds nothing, however fast or slow the machine
+    const qint64 paused_step = logs.filter(QStringLiteral("paused at step")).first().section(QLatin1Char(' '), -1).toLongLong();
+    // While parked the training thread still serves requests between its looks at the pause flag:
+    // two snapshots, one after the other, both of the paused step, and no step between them (events,
+    // not an amount of time: the same on a fast machine and a slow one).
+    for (int i = 0; i < 2; ++i) {
+      controller->requestSnapshot();
+      QVERIFY(test::wait_for_signal(snapshots));
+      QCOMPARE(snapshots.last().at(0).value<ModelSnapshot>().step, paused_step);
+    }
     QCOMPARE(w.trainingPanel()->lossChart()->graph(0)->dataCount(), points);
     disconnect(log_connection);
     pause->click();
