@@ -25,8 +25,9 @@ if [[ ! -f "$work/cmn-en-zh/best.ckpt" ]]; then
     --max-minutes 30 --threads 1 --set data.dev=500 --set data.test=1000 --set train.validate_every=500 \
     --db "$work/runs.db" --name "cmn en→zh annotated-debug 30 min" --out "$work/cmn-en-zh"
 fi
+# No time budget ("Train for: until I stop it"): validations every 100 steps, as train.validate_every says.
 shoot --preset annotated-debug --set data.dev=100 --set train.validate_every=100 --set train.threads=1 \
-  --set "train.probe=My father is a doctor." --train \
+  --set train.budget_minutes=0 --set "train.probe=My father is a doctor." --train \
   --checkpoint "$work/cmn-en-zh/best.ckpt" --translate "My father is a doctor." --explore-token father \
   --screenshots docs/screenshots --screenshot-delay "${DELAY:-300}" "$cmn"
 

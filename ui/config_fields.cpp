@@ -235,7 +235,8 @@ std::vector<ConfigField> build_fields() {
               .values({QStringLiteral("noam"), QStringLiteral("constant"), QStringLiteral("linear"), QStringLiteral("cosine")})
               .help("Learning rate over steps. noam: rises for the warmup steps, then decays as 1/\u221astep "
                     "(the paper). constant, linear and cosine: linear warmup to the learning rate, then constant, "
-                    "linear to 0 or cosine to 10 % over max steps."));
+                    "linear to 0 or cosine to 10 % over max steps; with a time budget, linear and cosine reach 0 "
+                    "exactly at its deadline."));
   add_row(Row("train.lr", "Learning rate", FieldKind::Real)
               .range(1e-7, 100)
               .multiply(2)
@@ -266,6 +267,12 @@ std::vector<ConfigField> build_fields() {
               .range(0, 1000, 0.5)
               .special("off")
               .help("Gradients are scaled down when their global norm exceeds this. 0 = no clipping."));
+  add_row(Row("train.ema", "Weight averaging", FieldKind::Real)
+              .range(0, 0.9999, 0.0001)
+              .special("off")
+              .help("Exponential smoothing of the weights (as in Marian): after each update the average moves this "
+                    "far towards the weights, or 9/(10+t) at update t early on, whichever is larger. Validation, "
+                    "the best checkpoint, evaluation and translation use the average. 0 = off; Marian uses 1e-4."));
   add_row(Row("train.on_nonfinite", "On NaN/Inf loss", FieldKind::Choice)
               .values({QStringLiteral("stop"), QStringLiteral("skip")})
               .help("A step whose loss is not a finite number (a diverging run): stop the run, keeping the last "
@@ -298,6 +305,13 @@ std::vector<ConfigField> build_fields() {
               .range(0, 1e6, 5)
               .special("no limit")
               .help("Stop after this much wall-clock time (a checkpoint is written). 0 = no limit."));
+  add_row(Row("train.budget_minutes", "Time budget (minutes)", FieldKind::Real)
+              .range(0, 525600, 5)
+              .special("no budget")
+              .help("Wall-clock minutes the run may take, validations included and paused time not (“Train for” "
+                    "next to Start sets it). The linear and cosine schedules decay to zero exactly at the deadline, "
+                    "validations are spread over the budget, and the run ends on time with a final validation. "
+                    "0 = no budget: the limits above apply."));
   add_row(Row("train.patience", "Patience", FieldKind::Integer)
               .range(0, 10000)
               .special("never stop early")
@@ -309,6 +323,12 @@ std::vector<ConfigField> build_fields() {
               .special("once per epoch")
               .help("Steps between validations (dev loss, BLEU/chrF, samples, checkpoints). 0 = at the end of "
                     "each epoch."));
+  add_row(Row("train.budget_validations", "Validations in a budget", FieldKind::Integer)
+              .range(0, 100000)
+              .special("by length")
+              .help("With a time budget: how many validations are spread over it, the final one included. "
+                    "0 = as many as suit the budget's length.")
+              .when([](const ExperimentConfig& c) { return c.train.budget_minutes > 0; }, "only with a time budget"));
   add_row(Row("train.dev_max_sentences", "Dev sentences decoded", FieldKind::Integer)
               .range(1, kIntMax, 100)
               .help("At most this many dev sentences are translated for BLEU/chrF at each validation (the "
@@ -341,10 +361,11 @@ std::vector<ConfigField> build_fields() {
               .special("all cores")
               .help("CPU threads for LibTorch's operations. 0 = all cores."));
   add_row(Row("train.precision", "Precision", FieldKind::Choice)
-              .values({QStringLiteral("fp32"), QStringLiteral("bf16"), QStringLiteral("fp16")})
+              .values({QStringLiteral("fp32"), QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("auto")})
               .help("Arithmetic of the matrix products. fp32: full precision. bf16: mixed precision (autocast) with "
                     "fp32 weights, several times faster on CPUs with AMX or AVX-512 BF16 and on recent GPUs. "
-                    "fp16: GPU only, with loss scaling."));
+                    "fp16: GPU only, with loss scaling. auto: bf16 where the CPU or GPU computes it natively, "
+                    "else fp32."));
 
   // ---------------------------------------------------------------- decoding
   group = QStringLiteral("decode");

@@ -41,8 +41,10 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "auto_fit.h"
 #include "config_fields.h"
 #include "device_info.h"
+#include "recipe_notes.h"
 #include "studio_state.h"
 #include "ts/model/size.h"
 #include "ts/text/split.h"
@@ -319,6 +321,8 @@ void ConfigPanel::buildUi() {
   file_status_ = small_label(this, QStringLiteral("fileStatus"));
   file_status_->hide();
   layout->addWidget(preset_description_);
+  recipe_ = new RecipeNotes(state_, this);  // under the description, shown while the preset is `auto`
+  layout->addWidget(recipe_);
   layout->addWidget(preset_status_);
   layout->addWidget(file_status_);
 
@@ -387,6 +391,7 @@ void ConfigPanel::buildUi() {
   connect(preset_combo_, &QComboBox::currentIndexChanged, this, [this](int index) {
     if (updating_ || index < 0) return;
     clearFieldErrors();
+    recipe_->notePresetChosen();  // corpora opened later keep this choice (no switch to auto)
     state_->applyPreset(preset_combo_->itemData(index).toString());
   });
   // Choosing the current preset again from the list resets to it.
@@ -397,7 +402,15 @@ void ConfigPanel::buildUi() {
   });
   connect(reset_button_, &QPushButton::clicked, this, [this] {
     clearFieldErrors();
+    if (state_->config().preset == "auto" && recipe_->resetToFit()) return;  // back to what auto chose
     state_->applyPreset(QString::fromStdString(state_->config().preset));
+  });
+  // A new fit changes what the configuration is compared with.
+  connect(recipe_, &RecipeNotes::fitChanged, this, [this] {
+    const bool was = updating_;
+    updating_ = true;
+    refreshPreset();
+    updating_ = was;
   });
   connect(save_button, &QPushButton::clicked, this, [this] {
     QSettings settings;
@@ -773,11 +786,15 @@ void ConfigPanel::refreshPreset() {
   }
   QStringList changed;
   nlohmann::json base;
+  // `auto` fitted: changes are counted from what the recipe chose for these inputs.
+  const auto fit = index >= 0 && c.preset == "auto" ? recipe_->currentFit() : nullptr;
+  const bool fitted = fit && fit->ok();
   if (index >= 0) {
-    ExperimentConfig p = preset(c.preset);
+    ExperimentConfig p = fitted ? fit->config : preset(c.preset);
     p.train.device = c.train.device;  // applyPreset keeps these, so they are not changes
     p.train.threads = c.train.threads;
-    p.train.precision = c.train.precision;
+    p.train.budget_minutes = c.train.budget_minutes;
+    if (!fitted) p.train.precision = c.train.precision;  // the fit chooses the precision
     base = p.to_json();
   }
   const nlohmann::json now = c.to_json();
@@ -805,6 +822,10 @@ void ConfigPanel::refreshPreset() {
                                           : tr("Settings not based on a preset (from a file or edited from defaults)."));
   if (index < 0) {
     preset_status_->setText(tr("custom"));
+  } else if (changed.isEmpty() && c.preset == "auto") {
+    preset_status_->setText(fitted ? tr("Preset \u201cauto\u201d as fitted to this corpus, direction, budget and "
+                                        "machine.")
+                                   : tr("Preset \u201cauto\u201d, not fitted yet."));
   } else if (changed.isEmpty()) {
     preset_status_->setText(tr("Preset \u201c%1\u201d as published.").arg(name));
   } else {
@@ -854,8 +875,10 @@ void ConfigPanel::refreshProblems() {
 
   // Advice that does not block training.
   QStringList notes;
-  if ((c.train.schedule == "linear" || c.train.schedule == "cosine") && c.train.max_steps <= 0)
-    notes << tr("train.schedule %1 decays over train.max_steps; with no step limit the learning rate stays constant after warmup.")
+  if ((c.train.schedule == "linear" || c.train.schedule == "cosine") && c.train.max_steps <= 0 &&
+      c.train.budget_minutes <= 0)
+    notes << tr("train.schedule %1 decays over train.max_steps or to the deadline of a time budget "
+                "(\u201cTrain for\u201d); with neither the learning rate stays constant after warmup.")
                  .arg(QString::fromStdString(c.train.schedule));
   if (c.decode.mode == "beam" && c.decode.nbest > c.decode.beam)
     notes << tr("decode.nbest (%1) exceeds decode.beam (%2): beam search returns at most %2 translations.")
@@ -983,6 +1006,8 @@ void ConfigPanel::refreshSections() {
                     .arg(QString::fromStdString(c.train.optimizer), QString::fromStdString(c.train.schedule), number(c.train.lr),
                          c.train.batch_tokens > 0 ? tr("%1 tokens/batch").arg(count(c.train.batch_tokens))
                                                   : tr("%1 sentences/batch").arg(count(c.train.batch_sentences)));
+      summary += c.train.budget_minutes > 0 ? tr(" \u00b7 %1 budget").arg(format_budget(c.train.budget_minutes))
+                                            : tr(" \u00b7 no budget");
     } else if (group == QLatin1String("compute")) {
       summary = QString::fromStdString(c.train.device) + QStringLiteral(" \u00b7 ") +
                 (c.train.threads == 0 ? tr("all %1 cores").arg(cpu_cores()) : (c.train.threads == 1 ? tr("1 thread") : tr("%1 threads").arg(c.train.threads))) +

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Configuration panel: presets, every hyperparameter with a tooltip (what it does, its
-// default), problems flagged live, parameter count and estimated memory, device and threads,
-// save/load as JSON.
+// The Configuration panel: presets (with what `auto` chose for the corpus and why), every
+// hyperparameter with a tooltip (what it does, its default), problems flagged live, parameter count
+// and estimated memory, device and threads, save/load as JSON.
 #pragma once
 
 #include <atomic>
@@ -25,6 +25,7 @@ class QToolButton;
 
 namespace ts::ui {
 
+class RecipeNotes;
 class StudioState;
 struct ConfigField;
 struct VocabularyCounts;
@@ -108,6 +109,7 @@ class ConfigPanel : public QWidget {
   QComboBox* preset_combo_ = nullptr;
   QPushButton* reset_button_ = nullptr;
   QLabel* preset_description_ = nullptr;
+  RecipeNotes* recipe_ = nullptr;  // `auto`: chosen for an opened corpus, fitted, and why
   QLabel* preset_status_ = nullptr;
   QLabel* file_status_ = nullptr;
   QLabel* parameters_ = nullptr;

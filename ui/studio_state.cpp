@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "studio_state.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QFile>
+#include <QLocale>
 #include <QSettings>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "auto_fit.h"
 #include "ts/store/run_store.h"
 #include "ts/text/demo_corpus.h"
 
@@ -15,6 +20,11 @@ namespace ts::ui {
 
 namespace {
 constexpr int kMaxRecent = 8;
+const char* const kBudgetKey = "training/budgetMinutes";
+
+double clamp_budget(double minutes) {
+  return minutes >= 0 ? std::min(minutes, kMaxBudgetMinutes) : 0.0;  // NaN too becomes 0
+}
 
 // The built-in corpus, named as checkpoints and the run history record it.
 std::shared_ptr<const Corpus> demo() {
@@ -34,6 +44,7 @@ Direction orient(const Corpus& corpus, bool english_is_source) {
 
 StudioState::StudioState(QObject* parent) : QObject(parent) {
   config_ = preset("demo");
+  config_.train.budget_minutes = rememberedBudgetMinutes();
   database_path_ = QString::fromStdString(RunStore::default_path());
   corpus_ = demo();
   corpus_path_ = kDemoPath;
@@ -123,8 +134,24 @@ bool StudioState::applyPreset(const QString& name, QString* error) {
   next.train.device = config_.train.device;
   next.train.threads = config_.train.threads;
   next.train.precision = config_.train.precision;
+  next.train.budget_minutes = config_.train.budget_minutes;
   setConfig(next);
   return true;
+}
+
+void StudioState::setBudgetMinutes(double minutes) {
+  minutes = clamp_budget(minutes);
+  QSettings().setValue(QLatin1String(kBudgetKey), minutes);
+  if (minutes == config_.train.budget_minutes) return;
+  ExperimentConfig next = config_;
+  next.train.budget_minutes = minutes;
+  setConfig(next);
+}
+
+double StudioState::rememberedBudgetMinutes() {
+  bool ok = false;
+  const double minutes = QSettings().value(QLatin1String(kBudgetKey)).toDouble(&ok);
+  return ok ? clamp_budget(minutes) : kDefaultBudgetMinutes;
 }
 
 QString StudioState::runsDirectory() const {
@@ -163,6 +190,14 @@ QString format_duration(double seconds) {
   if (s >= 3600) return QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
   if (s >= 60) return QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
   return QStringLiteral("%1 s").arg(s);
+}
+
+QString format_budget(double minutes) {
+  if (minutes >= 60 && minutes == std::floor(minutes)) {
+    const auto m = static_cast<long long>(minutes);
+    return m % 60 == 0 ? QStringLiteral("%1 h").arg(m / 60) : QStringLiteral("%1 h %2 min").arg(m / 60).arg(m % 60);
+  }
+  return QStringLiteral("%1 min").arg(QLocale().toString(minutes, 'g', 6));
 }
 
 }  // namespace ts::ui

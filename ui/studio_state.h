@@ -17,13 +17,16 @@
 
 namespace ts::ui {
 
+struct AutoFit;
+
 class StudioState : public QObject {
   Q_OBJECT
  public:
   /// The path shown for the built-in demo corpus (also what checkpoints record).
   static constexpr const char* kDemoPath = "<demo>";
 
-  /// Starts with the built-in demo corpus loaded, English→German, the "demo" preset.
+  /// Starts with the built-in demo corpus loaded, English→German, the "demo" preset, and the
+  /// "Train for" budget remembered in QSettings (20 minutes at first).
   explicit StudioState(QObject* parent = nullptr);
   ~StudioState() override;
 
@@ -49,9 +52,23 @@ class StudioState : public QObject {
   /// Applies "section.key=value" (as the CLI's --set). Returns false and fills `error` when the key
   /// or value is refused; the configuration is then unchanged.
   bool applySetting(const QString& assignment, QString* error = nullptr);
-  /// Replaces the configuration by a preset, keeping the device and thread choices. Returns false
-  /// (configuration unchanged, `error` naming the valid presets) for an unknown name.
+  /// Replaces the configuration by a preset, keeping the device, thread, precision and budget
+  /// choices. Returns false (configuration unchanged, `error` naming the valid presets) for an
+  /// unknown name.
   bool applyPreset(const QString& name, QString* error = nullptr);
+
+  /// "Train for": train.budget_minutes of the configuration (0 = until stopped). Like the device it
+  /// is kept when a preset is applied.
+  double budgetMinutes() const { return config_.train.budget_minutes; }
+  /// Sets the budget (clamped to 0 .. a year) and remembers it in QSettings for the next session.
+  void setBudgetMinutes(double minutes);
+  /// The budget remembered in QSettings (kDefaultBudgetMinutes when none).
+  static double rememberedBudgetMinutes();
+
+  /// The latest fit of the `auto` preset (ui/auto_fit.h), set by the Configuration panel; null
+  /// before the first. A configuration with preset auto is such a fit plus the person's own edits.
+  std::shared_ptr<const AutoFit> autoFit() const { return auto_fit_; }
+  void setAutoFit(std::shared_ptr<const AutoFit> fit) { auto_fit_ = std::move(fit); }
 
   /// The run history database the app records into and shows.
   QString databasePath() const { return database_path_; }
@@ -77,6 +94,7 @@ class StudioState : public QObject {
   QString corpus_path_;
   Direction direction_;
   ExperimentConfig config_;
+  std::shared_ptr<const AutoFit> auto_fit_;
   QString database_path_;
   QString loading_path_;
   int load_serial_ = 0;
@@ -87,5 +105,7 @@ class StudioState : public QObject {
 QString format_bytes(double bytes);
 /// Human-readable duration ("1 h 02 min", "3 min 05 s", "12 s").
 QString format_duration(double seconds);
+/// A time budget in minutes as "Train for" says it ("20 min", "1 h", "1 h 30 min", "7.5 min").
+QString format_budget(double minutes);
 
 }  // namespace ts::ui

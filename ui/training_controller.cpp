@@ -4,11 +4,14 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <sstream>
+#include <stdexcept>
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QThread>
 
+#include "auto_fit.h"
 #include "ts/decode/translator.h"
 #include "ts/lm/lm_trainer.h"
 #include "ts/model/errors.h"
@@ -75,6 +78,27 @@ class TrainingController::Observer : public TrainingObserver {
 };
 
 namespace {
+
+// The `auto` preset fitted to the request's corpus, direction, budget and machine (as the CLI does),
+// keeping the person's own edits; the recipe's reasons go to the log. The Configuration panel's fit
+// is used when it is for the same inputs (the recipe is deterministic), else it is fitted here.
+void fit_auto_preset(TrainingRequest& request, const std::function<void(const std::string&)>& log) {
+  const AutoFit* previous = request.auto_fit && request.auto_fit->ok() ? request.auto_fit.get() : nullptr;
+  AutoFit fit;
+  if (previous && previous->key == auto_fit_key(*request.corpus, request.direction, request.config))
+    fit = *previous;
+  else
+    fit = fit_auto(*request.corpus, request.direction, request.config);
+  if (!fit.ok()) throw std::runtime_error("the auto preset could not be fitted to this corpus: " + fit.error);
+  request.config = refit_auto(request.config, fit.config, previous ? &previous->config : nullptr);
+  const double budget = request.config.train.budget_minutes;
+  std::ostringstream minutes;
+  minutes << budget;
+  log("preset auto, fitted for " + (budget > 0 ? minutes.str() + " min" : std::string("a run until stopped")) +
+      (fit.machine.empty() ? std::string() : " on " + fit.machine) + " (fields you changed are kept):");
+  for (const auto& reason : fit.reasons) log("  " + reason);
+  request.config.validate();
+}
 
 // The run's directory with its config.json (the file `train --config` reads back).
 void write_run_directory(const std::string& out, const nlohmann::json& config, const std::string& preset,
@@ -241,6 +265,7 @@ void TrainingController::work(TrainingRequest request) {
     const std::string out = request.out_dir.toStdString();
     const std::string resume = request.resume_checkpoint.toStdString();
     log(describe(*request.corpus));
+    if (resume.empty() && request.config.preset == "auto") fit_auto_preset(request, log);
     LoadedModel previous;
     const TextPipeline* existing = nullptr;
     if (!resume.empty()) {

@@ -30,11 +30,15 @@ class Translator;
 
 namespace ts::ui {
 
+struct AutoFit;
+
 struct TrainingRequest {
   std::shared_ptr<const Corpus> corpus;
   QString corpus_path;           // as recorded in checkpoints and the history ("<demo>" for the demo)
   Direction direction;
-  ExperimentConfig config;
+  ExperimentConfig config;       // preset "auto": fitted again on the training thread (ui/auto_fit.h),
+                                 // keeping the person's own edits; its reasons go to the log
+  std::shared_ptr<const AutoFit> auto_fit;  // preset "auto": the fit `config` was made from (null: the plain preset)
   QString out_dir;               // where checkpoints go (created)
   QString database;              // run history; empty = do not record
   QString name;                  // run name in the history (empty = generated)

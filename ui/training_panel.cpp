@@ -3,7 +3,9 @@
 
 #include <cmath>
 
+#include <QComboBox>
 #include <QDateTime>
+#include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -20,6 +22,7 @@
 
 #include <qcustomplot.h>
 
+#include "auto_fit.h"
 #include "plot_style.h"
 #include "studio_state.h"
 #include "training_controller.h"
@@ -60,8 +63,37 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   status_ = new QLabel(tr("Ready"), this);
   status_->setObjectName(QStringLiteral("trainStatus"));
 
+  // "Train for": the run's time budget (train.budget_minutes), kept in StudioState and QSettings.
+  auto* budget_label = new QLabel(tr("Train &for:"), this);
+  budget_ = new QComboBox(this);
+  budget_->setObjectName(QStringLiteral("trainBudget"));
+  const QList<QPair<QString, double>> budgets{{tr("5 min"), 5},   {tr("10 min"), 10}, {tr("20 min"), 20},
+                                              {tr("30 min"), 30}, {tr("1 h"), 60},     {tr("2 h"), 120},
+                                              {tr("custom\u2026"), -1}, {tr("until I stop it"), 0}};
+  for (const auto& [text, minutes] : budgets) budget_->addItem(text, minutes);
+  budget_minutes_ = new QDoubleSpinBox(this);
+  budget_minutes_->setObjectName(QStringLiteral("trainBudgetMinutes"));
+  budget_minutes_->setDecimals(2);
+  budget_minutes_->setRange(0.01, kMaxBudgetMinutes);
+  budget_minutes_->setValue(kDefaultBudgetMinutes);
+  budget_minutes_->setSuffix(tr(" min"));
+  budget_minutes_->setKeyboardTracking(false);  // applied when typing is done, not at every digit
+  budget_minutes_->hide();
+  const QString budget_tip =
+      tr("How long the run may take. The learning rate (linear and cosine schedules) decays to zero exactly at the "
+         "deadline, validations are spread over the budget, and the run ends on time with a final validation. "
+         "Validations count towards the budget; paused time does not.\n\n\u201cuntil I stop it\u201d: no budget; the "
+         "preset's own limits (max steps, epochs, minutes) apply.");
+  budget_->setToolTip(budget_tip);
+  budget_minutes_->setToolTip(budget_tip);
+  budget_label->setToolTip(budget_tip);
+  budget_label->setBuddy(budget_);
+
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(start_);
+  buttons->addWidget(budget_label);
+  buttons->addWidget(budget_);
+  buttons->addWidget(budget_minutes_);
   buttons->addWidget(pause_);
   buttons->addWidget(stop_);
   buttons->addWidget(name_, 1);
@@ -129,6 +161,11 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   connect(start_, &QPushButton::clicked, this, &TrainingPanel::start);
   connect(pause_, &QPushButton::clicked, this, &TrainingPanel::togglePause);
   connect(stop_, &QPushButton::clicked, this, &TrainingPanel::stop);
+  connect(budget_, &QComboBox::currentIndexChanged, this, &TrainingPanel::onBudgetChosen);
+  connect(budget_minutes_, &QDoubleSpinBox::valueChanged, this, [this](double minutes) {
+    if (budget_->currentData().toDouble() < 0) state_->setBudgetMinutes(minutes);
+  });
+  connect(state_, &StudioState::configChanged, this, &TrainingPanel::showBudget);
   connect(controller_, &TrainingController::stateChanged, this, &TrainingPanel::onState);
   connect(controller_, &TrainingController::started, this, &TrainingPanel::onStarted);
   connect(controller_, &TrainingController::progress, this, &TrainingPanel::onProgress);
@@ -143,7 +180,51 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
     appendLog(tr("error: %1").arg(message));
     if (!controller_->isRunning()) progress_->setFormat(tr("failed: %1").arg(message.section(QLatin1Char('\n'), 0, 0)));
   });
+  showBudget();
   onState();
+}
+
+double TrainingPanel::budgetMinutes() const {
+  const double minutes = budget_->currentData().toDouble();
+  return minutes < 0 ? budget_minutes_->value() : minutes;
+}
+
+// The control follows the configuration's budget (a preset keeps it; a loaded file or the
+// Configuration panel may change it). A value not in the list shows as a custom number of minutes.
+void TrainingPanel::showBudget() {
+  const double minutes = state_->budgetMinutes();
+  if (std::abs(budgetMinutes() - minutes) < 1e-9) return;
+  const QSignalBlocker block_choice(budget_), block_minutes(budget_minutes_);
+  int index = -1;
+  for (int i = 0; i < budget_->count() && index < 0; ++i) {
+    const double choice = budget_->itemData(i).toDouble();
+    if (choice >= 0 && std::abs(choice - minutes) < 1e-9) index = i;
+  }
+  const bool custom = index < 0;
+  if (custom) {
+    index = budget_->findData(-1.0);
+    budget_minutes_->setValue(minutes);
+  }
+  budget_->setCurrentIndex(index);
+  budget_minutes_->setVisible(custom);
+}
+
+void TrainingPanel::onBudgetChosen() {
+  const double minutes = budget_->currentData().toDouble();
+  const bool custom = minutes < 0;
+  budget_minutes_->setVisible(custom);
+  if (!custom) {
+    state_->setBudgetMinutes(minutes);
+    return;
+  }
+  // A custom number of minutes starts from the budget in force.
+  if (state_->budgetMinutes() > 0) {
+    const QSignalBlocker block(budget_minutes_);
+    budget_minutes_->setValue(state_->budgetMinutes());
+  }
+  state_->setBudgetMinutes(budget_minutes_->value());
+  budget_minutes_->setFocus();
+  budget_minutes_->selectAll();
 }
 
 QCustomPlot* TrainingPanel::makeChart(const QString& object_name, const QString& y_label) {
@@ -167,7 +248,10 @@ void TrainingPanel::start() {
   request.corpus = state_->corpus();
   request.corpus_path = state_->corpusPath();
   request.direction = direction;
-  request.config = state_->config();
+  request.config = state_->config();  // train.budget_minutes is "Train for" (the control sets it in the state)
+  // An `auto` configuration is fitted again on the training thread (see TrainingController::work);
+  // the fit the Configuration panel made it from tells the person's own edits from the recipe's.
+  if (request.config.preset == "auto") request.auto_fit = state_->autoFit();
   request.database = state_->databasePath();
   request.name = name_->text().trimmed();
   request.out_dir = QString::fromStdString(default_run_directory(state_->runsDirectory().toStdString(),
@@ -176,9 +260,11 @@ void TrainingPanel::start() {
   best_bleu_ = -1;
   last_dev_loss_ = -1;
   samples_->setRowCount(0);
-  appendLog(tr("starting: %1, %2, preset %3")
+  const double budget = request.config.train.budget_minutes;
+  appendLog(tr("starting: %1, %2, preset %3, %4")
                 .arg(state_->isDemo() ? tr("demo corpus") : QFileInfo(state_->corpusPath()).fileName(),
-                     QString::fromStdString(direction.str()), QString::fromStdString(request.config.preset)));
+                     QString::fromStdString(direction.str()), QString::fromStdString(request.config.preset),
+                     budget > 0 ? tr("for %1").arg(format_budget(budget)) : tr("until stopped")));
   controller_->start(request);
 }
 
@@ -194,6 +280,8 @@ void TrainingPanel::onState() {
   const S s = controller_->state();
   start_->setEnabled(s == S::Idle);
   name_->setEnabled(s == S::Idle);
+  budget_->setEnabled(s == S::Idle);
+  budget_minutes_->setEnabled(s == S::Idle);
   pause_->setEnabled(s == S::Training || s == S::Paused);
   pause_->setText(s == S::Paused ? tr("Resume") : tr("Pause"));
   stop_->setEnabled(s == S::Preparing || s == S::Training || s == S::Paused);
@@ -239,8 +327,15 @@ void TrainingPanel::onProgress(const QVector<ts::TrainingProgress>& steps) {
   QString text = max_steps > 0 ? tr("step %L1 / %L2").arg(p.step).arg(max_steps) : tr("step %L1").arg(p.step);
   text += tr(" · epoch %1 (%2%)").arg(p.epoch + 1).arg(p.batches_per_epoch > 0 ? 100 * p.batch_in_epoch / p.batches_per_epoch : 0);
   text += tr(" · %L1 tok/s").arg(static_cast<qlonglong>(std::lround(p.tokens_per_s)));
-  if (p.eta_s >= 0) text += tr(" · ETA %1").arg(format_duration(p.eta_s));
-  // Without a step/time/epoch limit, the bar shows progress through the current epoch.
+  if (p.budget_left_s >= 0) {
+    text += tr(" · %1 left in the budget").arg(format_duration(p.budget_left_s));
+    // Another limit (max steps, epochs or minutes) ends the run before the budget does.
+    if (p.eta_s >= 0 && p.eta_s < p.budget_left_s - 1) text += tr(" · ETA %1").arg(format_duration(p.eta_s));
+  } else if (p.eta_s >= 0) {
+    text += tr(" · ETA %1").arg(format_duration(p.eta_s));
+  }
+  // The bar follows the nearest limit (the budget, when there is one: core sets the fraction from
+  // it); without a step/time/epoch limit or budget, it shows progress through the current epoch.
   const double fraction = p.fraction >= 0 ? p.fraction
                                           : (p.batches_per_epoch > 0 ? double(p.batch_in_epoch) / p.batches_per_epoch : 0);
   progress_->setValue(static_cast<int>(std::lround(1000 * fraction)));
@@ -275,12 +370,20 @@ void TrainingPanel::onValidated(const ts::ValidationResult& v) {
     }
   }
   while (samples_->rowCount() > kMaxSampleRows) samples_->removeRow(samples_->rowCount() - 1);
+  // With weight averaging, the final validation also scores the weights as trained.
+  QString as_trained;
+  if (v.bleu_as_trained >= 0) {
+    as_trained = tr(" (weights as trained: BLEU %1").arg(QString::number(v.bleu_as_trained, 'f', 2));
+    if (v.chrf_as_trained >= 0) as_trained += tr(", chrF %1").arg(QString::number(v.chrf_as_trained, 'f', 2));
+    as_trained += QLatin1Char(')');
+  }
   appendLog(tr("validation at step %1: dev loss %2, perplexity %3, BLEU %4, chrF %5 (%6 sentences, %7 s)%8")
                 .arg(v.step)
                 .arg(number(v.loss, 4), number(v.perplexity, 4), QString::number(v.bleu, 'f', 2), QString::number(v.chrf, 'f', 2))
                 .arg(static_cast<qulonglong>(v.sentences))
                 .arg(QString::number(v.seconds, 'f', 1))
-                .arg(v.improved ? tr(", best so far") : QString()));
+                .arg(v.improved ? tr(", best so far") : QString()) +
+            as_trained);
 }
 
 void TrainingPanel::onFinished(const ts::TrainingSummary& s) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Training panel: Start / Pause / Resume / Stop, a progress bar with step, epoch, tokens/s and
-// ETA, live charts (train loss raw and smoothed with dev loss, learning rate, BLEU/chrF), the sample
-// translations of each validation, and the log. Charts are redrawn at most once per delivery of the
+// The Training panel: Start with "Train for" (the run's time budget) / Pause / Resume / Stop, a
+// progress bar with step, epoch, tokens/s and ETA or the time left in the budget, live charts (train
+// loss raw and smoothed with dev loss, learning rate, BLEU/chrF), the sample translations of each
+// validation, and the log. Charts are redrawn at most once per delivery of the
 // TrainingController (about ten times a second), whatever the step rate.
 #pragma once
 
@@ -10,7 +11,9 @@
 
 #include "ts/train/events.h"
 
+class QComboBox;
 class QCustomPlot;
+class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -33,6 +36,8 @@ class TrainingPanel : public QWidget {
   QCustomPlot* lossChart() const { return loss_chart_; }
   QCustomPlot* lrChart() const { return lr_chart_; }
   QCustomPlot* metricChart() const { return metric_chart_; }
+  /// "Train for" in minutes: what the next run's train.budget_minutes will be (0 = until stopped).
+  double budgetMinutes() const;
 
  public Q_SLOTS:
   /// Starts training the current corpus/direction/config (the Start button; F5).
@@ -43,6 +48,8 @@ class TrainingPanel : public QWidget {
 
  private:
   void onState();
+  void showBudget();
+  void onBudgetChosen();
   void onStarted(const ts::TrainingStart& start);
   void onProgress(const QVector<ts::TrainingProgress>& steps);
   void onValidated(const ts::ValidationResult& result);
@@ -56,6 +63,8 @@ class TrainingPanel : public QWidget {
   TrainingController* controller_;
   QPushButton *start_, *pause_, *stop_;
   QLineEdit* name_;
+  QComboBox* budget_;               // "Train for": minutes as item data; -1 = custom, 0 = until stopped
+  QDoubleSpinBox* budget_minutes_;  // the custom number of minutes, shown with "custom"
   QLabel* status_;
   QLabel* stats_;
   QProgressBar* progress_;

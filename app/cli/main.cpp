@@ -25,6 +25,7 @@
 #include "ts/text/demo_corpus.h"
 #include "ts/store/run_store.h"
 #include "ts/store/sha256.h"
+#include "ts/train/auto_recipe.h"
 #include "ts/train/distributed.h"
 #include "ts/train/environment.h"
 #include "ts/train/model_export.h"
@@ -55,7 +56,8 @@ void on_sigint(int) {
 }
 
 struct TrainArgs {
-  std::string corpus, direction, preset = "annotated", config_file, out, resume, device, precision;
+  std::string corpus, direction, preset = "auto", config_file, out, resume, device, precision;
+  std::string budget;  // --budget: "20", "20m", "1h30m" (empty = the preset's own)
   std::string db, name;  // run history
   bool no_history = false;
   double history_wait = ts::RecorderOptions{}.give_up_seconds;
@@ -107,6 +109,7 @@ void apply_overrides(ExperimentConfig& config, const TrainArgs& a) {
   for (const auto& s : a.sets) config.set(s);
   if (a.max_steps >= 0) config.train.max_steps = a.max_steps;
   if (a.max_minutes >= 0) config.train.max_minutes = a.max_minutes;
+  if (!a.budget.empty()) config.train.budget_minutes = a.budget == "0" || a.budget == "none" ? 0 : parse_budget_minutes(a.budget);
   if (!a.device.empty()) config.train.device = a.device;
   if (a.threads >= 0) config.train.threads = a.threads;
   if (!a.precision.empty()) config.train.precision = a.precision;
@@ -117,13 +120,18 @@ void apply_overrides(ExperimentConfig& config, const TrainArgs& a) {
 // `distributed` (data-parallel, world size > 1): this process is one rank. Every rank prepares the
 // same data; only rank 0 prints, writes the run directory and records the history.
 int run_training(ExperimentConfig config, const Corpus& corpus, const Direction& direction, const std::string& out,
-                 const std::string& resume, const TrainArgs& args, const DistributedConfig* distributed = nullptr) {
+                 const std::string& resume, const TrainArgs& args, const DistributedConfig* distributed = nullptr,
+                 const std::vector<std::string>& recipe_reasons = {}) {
   const bool root = !distributed || distributed->rank == 0;
   TerminalObserver terminal;
   const auto log = [&](const std::string& line) {
     if (root) terminal.on_log(line);
   };
   log(describe(corpus));
+  if (!recipe_reasons.empty()) {
+    log("recipe auto (--preset NAME or --config FILE to choose another; --set to change one value):");
+    for (const auto& reason : recipe_reasons) log("  " + reason);
+  }
   const TextPipeline* existing = nullptr;
   LoadedModel previous;
   if (!resume.empty()) {
@@ -374,12 +382,25 @@ int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
     return run_training(config, corpus, pipeline.direction, out.empty() ? "." : out, ckpt, a, distributed);
   }
   if (a.corpus.empty() || a.direction.empty()) throw std::invalid_argument("train needs --corpus FILE and --direction SRC-TGT (or --resume)");
-  ExperimentConfig config = a.config_file.empty() ? preset(a.preset) : load_config_file(a.config_file);
-  apply_overrides(config, a);
   auto corpus = read_corpus(a.corpus);
   auto direction = parse_direction(a.direction, corpus);
+  ExperimentConfig config;
+  std::vector<std::string> reasons;
+  if (!a.config_file.empty()) {
+    config = load_config_file(a.config_file);
+  } else if (a.preset.empty() || a.preset == "auto") {
+    // The default: fitted to this corpus, direction, budget and machine, saying why.
+    const double budget = a.budget.empty() || a.budget == "0" || a.budget == "none" ? 0 : parse_budget_minutes(a.budget);
+    auto choice = auto_recipe(corpus, direction, budget, MachineProfile::detect(a.device.empty() ? "auto" : a.device,
+                                                                                   std::max(a.threads, 0)));
+    config = std::move(choice.config);
+    reasons = std::move(choice.reasons);
+  } else {
+    config = preset(a.preset);
+  }
+  apply_overrides(config, a);
   return run_training(config, corpus, direction, a.out.empty() ? default_run_directory("runs", a.corpus, direction.str()) : a.out, "", a,
-                      distributed);
+                      distributed, reasons);
 }
 
 struct DecodeArgs {
@@ -547,6 +568,10 @@ void add_train_limits(CLI::App* cmd, TrainArgs& a) {
   cmd->add_option("--probe", a.probe,
                   "A source sentence translated at every validation; its cross-attention is kept in the run history");
   cmd->add_option("--max-minutes", a.max_minutes, "Stop after this many minutes of wall clock");
+  cmd->add_option("--budget", a.budget,
+                  "Time budget: 20 (minutes), 20m, 1h30m; the learning rate decays to zero at the deadline and the run "
+                  "ends on time (validations count, pauses do not; 0 = none). With --resume: the same budget continues "
+                  "where it stood, another one starts a new schedule over it");
   cmd->add_option("--device", a.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_option("--threads", a.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--precision", a.precision, "fp32, bf16 (mixed precision: CPUs with AMX/AVX-512 BF16, GPUs) or fp16 (GPU)")
@@ -596,7 +621,9 @@ int main(int argc, char** argv) {
   auto* train = app.add_subcommand("train", "Train a model on a parallel corpus (Tatoeba/Anki format)");
   train->add_option("--corpus", train_args.corpus, "Corpus file: english<TAB>other[<TAB>attribution] per line");
   train->add_option("--direction", train_args.direction, "Translation direction, e.g. de-en or en-de");
-  auto* preset_opt = train->add_option("--preset", train_args.preset, "Preset: annotated, annotated-debug, nanogpt-deu, scratch-bpe, demo, tiny");
+  auto* preset_opt = train->add_option("--preset", train_args.preset,
+                                       "Preset: auto (fitted to the corpus, the budget and this machine), annotated, "
+                                       "annotated-debug, nanogpt-deu, scratch-bpe, demo, tiny");
   train->add_option("--config", train_args.config_file, "JSON config file (instead of a preset)")->excludes(preset_opt);
   train->add_option("--resume", train_args.resume, "Continue a run: its directory or a checkpoint");
   train->add_option("--extra-steps", train_args.extra_steps, "With --resume: train this many more steps")

@@ -48,7 +48,10 @@ void TerminalObserver::on_step(const TrainingProgress& p) {
   const std::string line =
       fmt::format("{}step {} | epoch {} ({}/{}) | loss {:.3f} (avg {:.3f}) | lr {:.2e} | {:.0f} tok/s | {} elapsed{}", bar,
                   p.step, p.epoch + 1, p.batch_in_epoch, p.batches_per_epoch, p.loss, p.smoothed_loss, p.lr, p.tokens_per_s,
-                  format_duration(p.elapsed_s), p.eta_s >= 0 ? " | ETA " + format_duration(p.eta_s) : "");
+                  format_duration(p.elapsed_s),
+                  p.budget_left_s >= 0 ? " | " + format_duration(p.budget_left_s) + " left in the budget"
+                  : p.eta_s >= 0       ? " | ETA " + format_duration(p.eta_s)
+                                       : "");
   if (tty_) {
     fmt::print(out_, "\r\033[2K{}", line);
     bar_shown_ = true;

@@ -11,6 +11,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+
+#include <unistd.h>
 
 #include "anatomy_panel.h"
 #include "beam_tree_view.h"
@@ -34,9 +37,29 @@ bool has_cjk_font() {
   return false;
 }
 
+// Training at full speed while the person uses the computer. LibTorch's and OpenBLAS's OpenMP
+// threads spin at the end of every parallel region; with GNU OpenMP's default (300,000 spins,
+// then sleep) a run loses 3-9x of its speed as soon as another program wants a core
+// (docs/benchmarks.md, "The desktop app's OpenMP wait policy"). A bounded spin keeps most of the
+// speed on an idle machine and gives cores back at once. libgomp reads the setting when it is
+// loaded, before main(), so the app sets it and starts itself again, once. A setting already in
+// the environment (OMP_WAIT_POLICY or GOMP_SPINCOUNT) is respected.
+constexpr const char* kDesktopSpinCount = "10000";
+
+void choose_openmp_wait_policy(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT") || std::getenv("TS_OPENMP_POLICY_SET")) return;
+  ::setenv("GOMP_SPINCOUNT", kDesktopSpinCount, 1);
+  ::setenv("TS_OPENMP_POLICY_SET", "1", 1);
+  ::execv("/proc/self/exe", argv);
+  // No /proc (or exec refused): carry on with the default policy, which only costs speed.
+  std::fprintf(stderr, "transformer-studio: could not restart with GOMP_SPINCOUNT=%s; OpenMP keeps its default\n",
+               kDesktopSpinCount);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  choose_openmp_wait_policy(argv);
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("TransformerStudio"));
   QApplication::setApplicationName(QStringLiteral("transformer-studio"));

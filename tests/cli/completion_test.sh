@@ -48,9 +48,9 @@ for sub in train translate eval lm-train export; do
   done
 done
 check "translate --help shows the default beam" grep -Eq -- '--beam .*=1$' "$work/help-translate.txt"
-check "train --help shows the default preset" grep -q -- '--preset TEXT=annotated' "$work/help-train.txt"
+check "train --help shows the default preset" grep -q -- '--preset TEXT=auto' "$work/help-train.txt"
 check "sentinel defaults are not shown as -1" lacks "$work/help-train.txt" "=-1"
-check "the man page shows defaults" grep -q -- '\[default: annotated\]' "$work/man.1"
+check "the man page shows defaults" grep -q -- '\[default: auto\]' "$work/man.1"
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -2,7 +2,8 @@
 // ConfigPanel: an editor for every key of ExperimentConfig (so a key added to core without a field
 // fails here), edits applied to the shared state, refused values reported next to the field, problems
 // listed live and marked on the fields they name, the live size estimate, presets, device choices,
-// and JSON save/load with errors that name the file.
+// JSON save/load with errors that name the file, and the `auto` preset chosen for an opened corpus,
+// fitted in the background, with its reasons shown and the person's own edits kept.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -13,9 +14,11 @@
 #include <QSpinBox>
 #include <QTest>
 
+#include "auto_fit.h"
 #include "config_fields.h"
 #include "config_panel.h"
 #include "device_info.h"
+#include "recipe_notes.h"
 #include "studio_state.h"
 #include "ts/model/size.h"
 #include "ui_test_utils.h"
@@ -344,6 +347,75 @@ class ConfigPanelTest : public QObject {
       QVERIFY(panel.hasProblems());
       QVERIFY(label_text(panel, "problemsLabel").contains(QStringLiteral("CUDA")));
     }
+  }
+
+  void openingACorpusChoosesAutoAndSaysWhy() {
+    QTemporaryDir dir;
+    const QString path = test::write_fixture_corpus(dir, 200);
+    StudioState state;
+    QVERIFY(state.applySetting(QStringLiteral("train.budget_minutes=20")));  // not the remembered "Train for"
+    ConfigPanel panel(&state);
+    auto* notes = test::find_child<RecipeNotes>(&panel, "recipeNotes");
+    QVERIFY(notes);
+    QVERIFY(notes->isHidden());  // the demo preset at start
+    QSignalSpy loaded(&state, &StudioState::corpusChanged);
+    state.loadCorpus(path);
+    QVERIFY(test::wait_for_signal(loaded));
+    QCOMPARE(QString::fromStdString(state.config().preset), QStringLiteral("auto"));
+    QCOMPARE(panel.findChild<QComboBox*>(QStringLiteral("presetCombo"))->currentText(), QStringLiteral("auto"));
+    QVERIFY(!notes->isHidden());
+    QVERIFY(test::wait_until([&] { return !notes->isFitting() && state.autoFit() != nullptr; }));
+    const auto fit = state.autoFit();
+    QVERIFY2(fit->ok(), fit->error.c_str());
+    QVERIFY(!fit->reasons.empty());
+    QCOMPARE(fit->config.train.budget_minutes, 20.0);
+    // The reasons under the preset description, and the fields showing what auto chose.
+    const QString reasons = label_text(panel, "recipeReasons");
+    for (const auto& reason : fit->reasons)
+      QVERIFY2(reasons.contains(QString::fromStdString(reason)), qPrintable(reasons));
+    QVERIFY(!notes->reasonsText().isEmpty());
+    QVERIFY2(state.config().to_json() == fit->config.to_json(), state.config().to_json().dump().c_str());
+    QCOMPARE(field<QSpinBox>(panel, QStringLiteral("model.d_model"))->value(), fit->config.model.d_model);
+    QCOMPARE(field<QDoubleSpinBox>(panel, QStringLiteral("train.lr"))->value(), fit->config.train.lr);
+    QVERIFY2(label_text(panel, "presetStatus").contains(QStringLiteral("as fitted")),
+             qPrintable(label_text(panel, "presetStatus")));
+
+    // An edit of one's own survives a new fit, here for "until I stop it".
+    const int layers = std::min(fit->config.model.encoder_layers + 1, 64);
+    field<QSpinBox>(panel, QStringLiteral("model.encoder_layers"))->setValue(layers);
+    QCOMPARE(state.config().model.encoder_layers, layers);
+    QVERIFY(state.applySetting(QStringLiteral("train.budget_minutes=0")));
+    QVERIFY(test::wait_until([&] { return !notes->isFitting() && state.autoFit() != fit; }));
+    QVERIFY2(state.autoFit()->ok(), state.autoFit()->error.c_str());
+    QCOMPARE(state.config().model.encoder_layers, layers);
+    QCOMPARE(state.config().train.budget_minutes, 0.0);
+    QCOMPARE(QString::fromStdString(state.config().preset), QStringLiteral("auto"));
+    QVERIFY2(label_text(panel, "recipeReasons").contains(QStringLiteral("until I stop it")),
+             qPrintable(label_text(panel, "recipeReasons")));
+    QVERIFY2(label_text(panel, "presetStatus").contains(QStringLiteral("custom (from auto)")),
+             qPrintable(label_text(panel, "presetStatus")));
+    // Reset to preset goes back to what auto chose.
+    auto* reset = panel.findChild<QPushButton*>(QStringLiteral("resetPresetButton"));
+    QVERIFY(reset->isEnabled());
+    reset->click();
+    QVERIFY(state.config().to_json() == state.autoFit()->config.to_json());
+    QVERIFY(!reset->isEnabled());
+
+    // A preset the person picks stays: a new budget does not bring auto back.
+    auto* combo = panel.findChild<QComboBox*>(QStringLiteral("presetCombo"));
+    combo->setCurrentIndex(combo->findData(QStringLiteral("tiny")));
+    QVERIFY(state.applySetting(QStringLiteral("train.budget_minutes=30")));
+    QVERIFY(test::wait_until([&] { return !notes->isFitting(); }));
+    QCOMPARE(QString::fromStdString(state.config().preset), QStringLiteral("tiny"));
+    QVERIFY(notes->isHidden());
+    // The built-in demo corpus keeps the preset in force.
+    state.loadDemoCorpus();
+    QCOMPARE(QString::fromStdString(state.config().preset), QStringLiteral("tiny"));
+    // Choosing auto again fits it to the demo corpus.
+    combo->setCurrentIndex(combo->findData(QStringLiteral("auto")));
+    QVERIFY(test::wait_until([&] { return notes->currentFit() != nullptr; }));
+    QVERIFY(state.config().to_json() == notes->currentFit()->config.to_json());
+    QCOMPARE(state.config().train.budget_minutes, 30.0);
   }
 };
 

@@ -140,8 +140,15 @@ class MainWindowTest : public QObject {
     w.openCorpus(corpus);
     QVERIFY(ts::ui::test::wait_for_signal(loaded));
     QCOMPARE(w.state()->corpus()->pairs.size(), std::size_t(40));
+    QCOMPARE(QString::fromStdString(w.state()->config().preset), QStringLiteral("auto"));  // an opened corpus's default
 
     w.state()->applyPreset(QStringLiteral("tiny"));
+    // "Train for": until stopped, so validations come every train.validate_every steps (a time budget
+    // spreads them over the budget instead).
+    auto* budget = w.findChild<QComboBox*>(QStringLiteral("trainBudget"));
+    QVERIFY(budget);
+    budget->setCurrentIndex(budget->findData(0.0));
+    QCOMPARE(w.state()->config().train.budget_minutes, 0.0);
     QVERIFY(w.state()->applySetting(QStringLiteral("data.dev=6")));
     QVERIFY(w.state()->applySetting(QStringLiteral("train.validate_every=100")));
     QVERIFY(w.state()->applySetting(QStringLiteral("train.max_steps=100000")));

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "ts/text/files.h"
+#include "ts/text/language.h"
 #include "ts/text/utf8.h"
 
 namespace ts {
@@ -267,7 +268,27 @@ Side side_of(std::string_view token, const Corpus& corpus) {
   if (token == corpus.other.code) return Side::other;
   const KnownLanguage* language = find_language(token);
   if (language != nullptr && language->iso1 == corpus.other.code) return Side::other;
+  // A language detected from the text: the stem a run named before detection existed still works.
+  if (corpus.language_from_text && token == infer_language(corpus.path).code) return Side::other;
   return Side::none;
+}
+
+// When the file name names no language, detects it from the non-English column. English is left
+// alone: both sides would then be "en" and no direction could tell them apart.
+void detect_other_language(Corpus& corpus) {
+  if (corpus.other.name != "Other") return;
+  std::vector<std::string_view> sentences;
+  const std::size_t n = corpus.pairs.size();
+  const std::size_t sample = std::min(n, kLanguageSampleSentences);
+  sentences.reserve(sample);
+  // The same even spread detect_language would take, without a view of every pair.
+  for (std::size_t i = 0; i < sample; ++i) {
+    sentences.emplace_back(corpus.pairs[sample == n ? i : i * n / sample].other);
+  }
+  const DetectedLanguage detected = detect_language(sentences);
+  if (detected.language.code.empty() || detected.language.code == corpus.english.code) return;
+  corpus.other = detected.language;
+  corpus.language_from_text = true;
 }
 
 }  // namespace
@@ -287,6 +308,7 @@ Corpus parse_corpus(std::string_view content, const std::string& name,
   corpus.pairs.reserve(options.max_pairs == 0 ? lines : std::min(lines, options.max_pairs));
   parse_lines(content, options, corpus);
   if (corpus.pairs.empty()) fail(no_pair_message(corpus));
+  detect_other_language(corpus);
   return corpus;
 }
 
@@ -302,6 +324,15 @@ Language infer_language(const std::string& path) {
     }
   }
   return {ascii_lower(stem), "Other"};
+}
+
+Language known_language(std::string_view token) {
+  const std::string lowered = ascii_lower(token);
+  if (is_english_token(lowered)) return {"en", "English"};
+  if (const KnownLanguage* language = find_language(lowered)) {
+    return {std::string(language->iso1), std::string(language->name)};
+  }
+  return {"", "Other"};
 }
 
 Direction parse_direction(const std::string& text, const Corpus& corpus) {
@@ -341,7 +372,8 @@ std::vector<SentencePair> oriented_pairs(const Corpus& corpus, const Direction& 
 std::string describe(const Corpus& corpus) {
   const CorpusStats& stats = corpus.stats;
   std::string out = file_name(corpus.path) + ": " + std::to_string(corpus.pairs.size()) +
-                    " pairs (" + corpus.english.name + "/" + corpus.other.name + ")";
+                    " pairs (" + corpus.english.name + "/" + corpus.other.name +
+                    (corpus.language_from_text ? ", language detected from the text)" : ")");
   if (stats.skipped == 0) return out;
   std::string details;
   for (const CorpusProblem& problem : stats.first_problems) {

@@ -192,7 +192,9 @@ void load_adam_state(const SafetensorsReader& file, const std::string& prefix, t
 nlohmann::json TrainingPosition::to_json() const {
   return {{"step", step}, {"epoch", epoch}, {"batch_in_epoch", batch_in_epoch}, {"tokens_seen", tokens_seen},
           {"elapsed_seconds", elapsed_seconds}, {"best_metric", best_metric}, {"has_best", has_best},
-          {"bad_validations", bad_validations}};
+          {"bad_validations", bad_validations}, {"budget_seconds", budget_seconds},
+          {"budget_used_seconds", budget_used_seconds}, {"schedule_start_step", schedule_start_step},
+          {"budget_warmup_end", budget_warmup_end}};
 }
 
 namespace {
@@ -227,6 +229,11 @@ TrainingPosition TrainingPosition::from_json(const nlohmann::json& j) {
   if (!j.at("has_best").is_boolean()) throw std::invalid_argument("position.has_best: expected true or false");
   p.has_best = j.at("has_best").get<bool>();
   p.bad_validations = position_integer(j, "bad_validations");
+  // Written since the time budget came (checkpoints from before it have none).
+  if (j.contains("budget_seconds")) p.budget_seconds = position_number(j, "budget_seconds");
+  if (j.contains("budget_used_seconds")) p.budget_used_seconds = position_number(j, "budget_used_seconds");
+  if (j.contains("schedule_start_step")) p.schedule_start_step = position_integer(j, "schedule_start_step");
+  if (j.contains("budget_warmup_end")) p.budget_warmup_end = position_number(j, "budget_warmup_end");
   return p;
 }
 
@@ -238,12 +245,13 @@ CheckpointHeader read_checkpoint_header(const std::string& path) {
 }
 
 CheckpointHeader save_checkpoint(const std::string& path, const CheckpointMeta& meta, Transformer& model,
-                                 torch::optim::Optimizer* optimizer) {
+                                 torch::optim::Optimizer* optimizer, const NamedTensors* raw) {
   const nlohmann::json j = {{"format", meta.format}, {"config", meta.config.to_json()},
                             {"position", meta.position.to_json()}, {"corpus", meta.corpus_path},
                             {"pipeline", meta.pipeline}, {"metrics", meta.metrics}};
   NamedTensors tensors;
   append_module_state(tensors, "model.", *model);
+  if (raw) tensors.insert(tensors.end(), raw->begin(), raw->end());
   if (optimizer) {
     append_optimizer_state(tensors, "optimizer.", *optimizer);
     append_generator_state(tensors, "rng.cpu", at::detail::getDefaultCPUGenerator());
@@ -406,13 +414,23 @@ void load_training_state(const std::string& path, torch::optim::Optimizer& optim
 }
 
 CheckpointMeta load_for_resume(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
-                               bool restore_rng) {
+                               bool restore_rng, std::vector<at::Tensor>* averaged) {
   if (is_model_folder(path))
     fail(path, "is an exported model folder: it holds the weights only, no optimizer state to resume from "
                "(resume from the run's last.ckpt)");
   const auto file = CheckpointFile::open(path);
   auto meta = meta_from_json(file.meta(), path);
   file.load_module(model, "model.");
+  if (file.contains("raw." + model.named_parameters().begin()->key())) {
+    // Written with weight averaging: "model.*" is the average, "raw.*" the weights as trained.
+    if (averaged) {
+      averaged->clear();
+      for (const auto& p : model.parameters()) averaged->push_back(p.detach().to(at::kFloat).clone());
+    }
+    file.load_module(model, "raw.");
+  } else if (averaged) {
+    averaged->clear();
+  }
   load_training_state(file, optimizer, restore_rng);
   return meta;
 }

@@ -2,10 +2,14 @@
 // Experiment configuration: strict JSON round trip, overrides, validation and presets.
 #include "ts/train/config.h"
 
+#include <cctype>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "ts/text/utf8.h"
 
@@ -65,6 +69,9 @@ template <class V> void visit(TrainConfig& c, V& v) {
   v("max_steps", c.max_steps);
   v("max_epochs", c.max_epochs);
   v("max_minutes", c.max_minutes);
+  v("budget_minutes", c.budget_minutes);
+  v("budget_validations", c.budget_validations);
+  v("ema", c.ema);
   v("validate_every", c.validate_every);
   v("dev_max_sentences", c.dev_max_sentences);
   v("samples", c.samples);
@@ -287,7 +294,7 @@ std::vector<std::string> ExperimentConfig::problems() const {
   check_choice(p, "train.schedule", t.schedule, {"noam", "constant", "linear", "cosine"});
   check_choice(p, "train.best_metric", t.best_metric, {"bleu", "loss"});
   check_choice(p, "train.device", t.device, {"auto", "cpu", "cuda"});
-  check_choice(p, "train.precision", t.precision, {"fp32", "bf16", "fp16"});
+  check_choice(p, "train.precision", t.precision, {"fp32", "bf16", "fp16", "auto"});
   check_choice(p, "train.on_nonfinite", t.on_nonfinite, {"stop", "skip"});
   if (t.precision == "fp16" && t.device == "cpu")
     p.push_back("train.precision fp16 needs a CUDA GPU; on the CPU use bf16 (or fp32)");
@@ -298,8 +305,13 @@ std::vector<std::string> ExperimentConfig::problems() const {
   if (t.batch_tokens <= 0 && t.batch_sentences <= 0)
     p.push_back("train.batch_tokens or train.batch_sentences must be positive");
   if (t.batch_tokens < 0 || t.batch_sentences < 0 || t.max_steps < 0 || t.max_epochs < 0 ||
-      t.max_minutes < 0 || t.validate_every < 0 || t.threads < 0 || t.keep_last < 0 || t.patience < 0)
+      t.max_minutes < 0 || t.validate_every < 0 || t.threads < 0 || t.keep_last < 0 || t.patience < 0 ||
+      t.budget_validations < 0)
     p.push_back("train: counts and limits must not be negative");
+  // NaN fails every comparison, so the ranges are written to reject it.
+  if (!(t.budget_minutes >= 0 && t.budget_minutes <= 525600))
+    p.push_back("train.budget_minutes must be between 0 (no budget) and 525600 (a year)");
+  if (!(t.ema >= 0 && t.ema < 1)) p.push_back("train.ema must be in [0, 1) (0 = no weight averaging; Marian uses 1e-4)");
 
   const auto& d = decode;
   check_choice(p, "decode.mode", d.mode, {"greedy", "beam", "sample"});
@@ -342,6 +354,55 @@ ExperimentConfig load_config_file(const std::string& path) {
   } catch (const ConfigError& e) {
     throw ConfigError(path + ": " + e.what());
   }
+}
+
+double parse_budget_minutes(const std::string& text) {
+  const auto bad = [&] {
+    return ConfigError("budget \"" + text + "\": expected minutes (20) or a duration such as 20m, 90s, 1h30m");
+  };
+  double minutes = 0;
+  std::size_t i = 0, units = 0;
+  bool bare = false;
+  while (i < text.size()) {
+    if (text[i] == ' ') {
+      ++i;
+      continue;
+    }
+    std::size_t used = 0;
+    double value = 0;
+    try {
+      value = std::stod(text.substr(i), &used);
+    } catch (const std::exception&) {
+      throw bad();
+    }
+    // stod accepts "inf", "nan", hex and exponents: only plain decimals are durations.
+    for (std::size_t k = i; k < i + used; ++k)
+      if (!std::isdigit(static_cast<unsigned char>(text[k])) && text[k] != '.') throw bad();
+    i += used;
+    const char unit = i < text.size() ? static_cast<char>(std::tolower(static_cast<unsigned char>(text[i]))) : '\0';
+    if (unit == 'h') minutes += value * 60;
+    else if (unit == 'm') minutes += value;
+    else if (unit == 's') minutes += value / 60;
+    else if (unit == '\0' && units == 0) bare = true, minutes = value;
+    else throw bad();
+    if (unit != '\0') {
+      ++i;
+      if (i + 2 < text.size() + 1 && text.compare(i, 2, "in") == 0) i += 2;  // "20min"
+    }
+    ++units;
+    if (bare && i < text.size()) throw bad();
+  }
+  if (units == 0 || !(minutes > 0) || minutes > 525600) throw bad();
+  return minutes;
+}
+
+std::string minutes_text(double minutes) {
+  const auto seconds = static_cast<long long>(std::llround(minutes * 60));
+  if (seconds < 60) return fmt::format("{} s", seconds);
+  if (seconds < 3600 && seconds % 60 != 0) return fmt::format("{} min {} s", seconds / 60, seconds % 60);
+  const long long m = (seconds + 30) / 60;
+  if (m < 60) return fmt::format("{} min", m);
+  return m % 60 ? fmt::format("{} h {} min", m / 60, m % 60) : fmt::format("{} h", m / 60);
 }
 
 }  // namespace ts

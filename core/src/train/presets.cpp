@@ -12,6 +12,40 @@ struct PresetEntry {
   ExperimentConfig (*make)();
 };
 
+ExperimentConfig auto_base() {
+  // The starting point ts/train/auto_recipe.h fits to a corpus, a budget and a machine: shared
+  // subwords, tied and shared embeddings, pre-LN, token-budget batches, AdamW with a short warmup
+  // and linear decay to zero at the end of a 20-minute budget, weight averaging, bf16 where native.
+  ExperimentConfig c;
+  c.preset = "auto";
+  c.data.src_tokenizer.kind = c.data.tgt_tokenizer.kind = "unigram";
+  c.data.src_tokenizer.lowercase = c.data.tgt_tokenizer.lowercase = false;
+  c.data.src_tokenizer.vocab_size = c.data.tgt_tokenizer.vocab_size = 8000;
+  c.data.shared_vocab = true;
+  c.data.cjk_chars = false;
+  c.data.dev = 1000;
+  c.data.test = 1000;
+  c.model.encoder_layers = c.model.decoder_layers = 3;
+  c.model.d_model = 256;
+  c.model.heads = 4;
+  c.model.d_ff = 1024;
+  c.model.dropout = 0.1;
+  c.model.pre_norm = true;
+  c.model.tie_output = true;
+  c.model.share_embeddings = true;
+  c.train.optimizer = "adamw";
+  c.train.lr = 1e-3;
+  c.train.schedule = "linear";
+  c.train.warmup = 300;
+  c.train.batch_tokens = 2500;
+  c.train.budget_minutes = 20;
+  c.train.ema = 1e-4;
+  c.train.precision = "auto";
+  c.train.validate_every = 0;
+  c.train.dev_max_sentences = 500;
+  return c;
+}
+
 ExperimentConfig annotated() {
   // The Annotated Transformer, English-Chinese seed: 6+6 layers, d 256, ff 1024, 8 heads,
   // dropout 0.1, Noam warmup, batches of 64 length-sorted sentences, word-level source
@@ -144,6 +178,8 @@ ExperimentConfig tiny() {
 
 const std::map<std::string, PresetEntry>& registry() {
   static const std::map<std::string, PresetEntry> presets = {
+      {"auto", {"Fitted to the corpus, the time budget and this machine (the default): subwords or characters, "
+                 "model size for the budget, linear decay to zero at the deadline, weight averaging", auto_base}},
       {"annotated", {"Annotated Transformer (English-Chinese seed): 6+6 layers, d 256, ff 1024, 8 heads, Noam", annotated}},
       {"annotated-debug", {"Annotated Transformer, small: 3+3 layers, d 128, ff 256, 8 heads", annotated_debug}},
       {"nanogpt-deu", {"nanoGPT-style German-English seed: 1 layer, d 600, ff 2000, 6 heads, block 20, learned positions", nanogpt_deu}},

@@ -21,4 +21,14 @@ double learning_rate(const TrainConfig& c, std::int64_t step, std::int64_t total
   return floor + (c.lr - floor) * 0.5 * (1.0 + std::cos(M_PI * progress));
 }
 
+double budgeted_learning_rate(const TrainConfig& c, std::int64_t step, double warmup_end, double spent, int d_model) {
+  if (c.schedule == "noam" || c.schedule == "constant") return learning_rate(c, step, 0, d_model);
+  const double s = static_cast<double>(std::max<std::int64_t>(step, 1));
+  if (c.warmup > 0 && s < c.warmup) return c.lr * s / c.warmup;
+  const double start = std::clamp(warmup_end, 0.0, 0.99);
+  const double progress = std::clamp((spent - start) / (1.0 - start), 0.0, 1.0);
+  if (c.schedule == "linear") return c.lr * (1.0 - progress);
+  return c.lr * 0.5 * (1.0 + std::cos(M_PI * progress));
+}
+
 }  // namespace ts

@@ -28,11 +28,23 @@
 #include "ts/store/fault.h"
 #include "ts/train/optimizer.h"
 #include "ts/train/schedule.h"
+#include "ts/train/weight_average.h"
 
 namespace ts {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+std::string resolve_precision(const std::string& precision, const at::Device& device) {
+  if (precision != "auto") return precision;
+  if (device.is_cuda()) return "bf16";
+  return cpu_has_native_bf16() ? "bf16" : "fp32";
+}
+
+static int planned_budget_validations(const TrainConfig& c) {
+  if (c.budget_validations > 0) return c.budget_validations;
+  return std::clamp(static_cast<int>(std::ceil(c.budget_minutes / 5.0)), 2, 8);
+}
 
 at::Device resolve_device(const std::string& name) {
   if (name == "cpu") return at::Device(at::kCPU);
@@ -141,11 +153,20 @@ struct Trainer::State {
   std::unique_ptr<TokenBucketBatcher> batcher;
   TrainingPosition position;
   std::vector<std::string> step_checkpoints;
+  std::string precision = "fp32";       // train.precision with "auto" resolved for this machine
+  std::vector<at::Tensor> parameters;   // model->parameters(), in order
+  std::unique_ptr<WeightAverage> average;  // train.ema > 0
+  bool average_in_model = false;           // the model holds the averaged weights just now
 
   // The current session (one call of run()).
   TrainingSummary summary;
-  Clock::time_point session_start;
+  double session_start = 0;                      // now() at the start, moved on by the time paused
   double elapsed_before = 0, train_seconds = 0;  // training time, validation excluded
+  // The time budget (train.budget_minutes): its length, the part used before this session (a
+  // resumed run continuing the same budget), the time kept back for the final validation, the
+  // validations spread over it and the next one due.
+  double budget_s = 0, budget_used_before = 0, reserve_s = 0, shared_spent = 0;
+  int budget_validations = 0, next_validation = 1;
   std::int64_t session_tokens = 0, steps_at_start = 0;
   std::vector<std::vector<std::size_t>> plan;    // batches of the current epoch
   std::int64_t window_tokens = 0;
@@ -163,6 +184,34 @@ struct Trainer::State {
   bool shared_stop = false, shared_time_up = false;
 
   TrainingObserver& obs() { return observer && root ? *observer : null_observer; }
+  double now() const {
+    return options.clock ? options.clock() : std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+  }
+  double budget_used() const { return budget_used_before + (now() - session_start); }
+  // Fraction of the budget's training time spent (the final validation's reserve left out), 0..1.
+  double budget_spent() const {
+    if (parallel) return shared_spent;
+    return std::clamp(budget_used() / std::max(budget_s - reserve_s, 1e-9), 0.0, 1.0);
+  }
+  void start_budget();
+  double learning_rate_now();
+  // Puts the averaged weights into the model for its lifetime (nothing without averaging, or
+  // when they are in already); the weights as trained come back even when validation throws.
+  struct AverageInModel {
+    State& st;
+    bool swapped = false;
+    explicit AverageInModel(State& s) : st(s) {
+      if (!st.average || st.average_in_model) return;
+      st.average->swap_with(st.parameters);
+      st.average_in_model = swapped = true;
+    }
+    ~AverageInModel() {
+      if (!swapped) return;
+      st.average->swap_with(st.parameters);
+      st.average_in_model = false;
+    }
+  };
+  void validate_on_budget();
   std::string path(const std::string& name) const { return (fs::path(options.out_dir) / name).string(); }
 
   ValidationResult validate();
@@ -177,7 +226,7 @@ struct Trainer::State {
   bool unscale_gradients();
   TrainingProgress progress(double loss, double lr, double step_seconds, std::int64_t tokens);
   void save(const std::string& kind, const ValidationResult* v);
-  void validate_and_save();
+  void validate_and_save(bool final = false);
   void finish();
   void fill_summary();
   void wait_while_paused(Trainer& trainer);
@@ -204,8 +253,9 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
     s_->root = dp.rank() == 0;
   }
   s_->threads = configure_threads(c.train.threads);
-  check_precision(c.train.precision, s_->device);
-  if (c.train.precision == "fp16") s_->loss_scale = 65536.0;
+  s_->precision = resolve_precision(c.train.precision, s_->device);
+  check_precision(s_->precision, s_->device);
+  if (s_->precision == "fp16") s_->loss_scale = 65536.0;
   at::manual_seed(c.train.seed);
   const auto& p = s_->data.pipeline;
   if (s_->device.is_cpu())
@@ -227,9 +277,15 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
   }
   s_->optimizer = make_optimizer(c.train, s_->model);
   s_->batcher = std::make_unique<TokenBucketBatcher>(s_->data.train, c.train.batch_tokens, c.train.batch_sentences, c.train.seed);
+  s_->parameters = s_->model->parameters();
+  std::vector<at::Tensor> averaged;
   if (!s_->options.resume_checkpoint.empty()) {
     torch::NoGradGuard no_grad;
-    s_->position = load_for_resume(s_->options.resume_checkpoint, *s_->model, *s_->optimizer, /*restore_rng=*/true).position;
+    s_->position = load_for_resume(s_->options.resume_checkpoint, *s_->model, *s_->optimizer, /*restore_rng=*/true,
+                                   &averaged).position;
+  }
+  if (c.train.ema > 0) {
+    s_->average = std::make_unique<WeightAverage>(c.train.ema, averaged.empty() ? s_->parameters : averaged);
   }
 }
 
@@ -290,10 +346,14 @@ ValidationResult Trainer::State::validate() {
 
 void Trainer::State::start_session() {
   summary = TrainingSummary{};
-  if (config.train.precision == "bf16" && device.is_cpu() && !cpu_has_native_bf16())
+  if (precision == "bf16" && device.is_cpu() && !cpu_has_native_bf16())
     obs().on_log("precision bf16: this CPU has neither AMX nor AVX-512 BF16, so bf16 products are emulated and "
                  "slower than fp32 here (use --precision fp32)");
-  session_start = Clock::now();
+  if (config.train.precision == "auto")
+    obs().on_log(precision == "bf16" ? fmt::format("precision auto: bf16 autocast ({} computes bf16 natively)",
+                                                   device.is_cuda() ? "the GPU" : "this CPU")
+                                     : "precision auto: fp32 (this CPU has neither AMX nor AVX-512 BF16)");
+  session_start = now();
   elapsed_before = position.elapsed_seconds;
   train_seconds = 0;
   session_tokens = 0;
@@ -302,6 +362,7 @@ void Trainer::State::start_session() {
   window_seconds = tokens_per_s = smoothed_loss = 0;
   validated_now = false;
   plan = batcher->epoch_plan(position.epoch);
+  start_budget();
   obs().on_start({model->parameter_count(), device.str(), threads, data.train.size(), data.dev.size(), data.test.size(),
                   position.step, static_cast<std::int64_t>(plan.size())});
 }
@@ -318,14 +379,68 @@ bool Trainer::State::limit_reached() {
     summary.message = fmt::format("reached max_steps {}", tc.max_steps);
   } else if (parallel ? shared_time_up : time_up()) {
     summary.status = "finished";
-    summary.message = fmt::format("reached max_minutes {}", tc.max_minutes);
+    summary.message = budget_s > 0 && budget_used() + reserve_s >= budget_s
+                          ? fmt::format("time budget of {} used (the final validation takes the rest)", minutes_text(budget_s / 60))
+                          : fmt::format("reached max_minutes {}", tc.max_minutes);
   }
   return !summary.status.empty();
 }
 
 bool Trainer::State::time_up() const {
   const auto& tc = config.train;
-  return tc.max_minutes > 0 && std::chrono::duration<double>(Clock::now() - session_start).count() >= tc.max_minutes * 60;
+  if (budget_s > 0 && budget_used() + reserve_s >= budget_s) return true;
+  return tc.max_minutes > 0 && now() - session_start >= tc.max_minutes * 60;
+}
+
+// A budget of the same length as the checkpoint's, not used up, is continued where it stood;
+// any other budget starts a new schedule (a new warmup, then decay to zero at the new deadline).
+void Trainer::State::start_budget() {
+  const auto& tc = config.train;
+  budget_s = tc.budget_minutes * 60;
+  // A hard time limit before the deadline is the deadline: the schedule and validations follow it.
+  if (budget_s > 0 && tc.max_minutes > 0) budget_s = std::min(budget_s, tc.max_minutes * 60);
+  reserve_s = 0;
+  if (budget_s <= 0) return;
+  const bool continuing = position.step > 0 && std::abs(position.budget_seconds - budget_s) < 1e-6 &&
+                          position.budget_used_seconds < budget_s * 0.99;
+  if (continuing) {
+    budget_used_before = position.budget_used_seconds;
+  } else {
+    budget_used_before = 0;
+    position.budget_seconds = budget_s;
+    position.budget_used_seconds = 0;
+    position.budget_warmup_end = -1;
+    position.schedule_start_step = position.step;
+  }
+  // Until a validation has been timed, keep 2% of the budget (at most a minute) for the last one.
+  reserve_s = std::min(60.0, 0.02 * budget_s);
+  auto planned = tc;
+  planned.budget_minutes = budget_s / 60;
+  budget_validations = planned_budget_validations(planned);
+  next_validation = 1 + static_cast<int>(std::floor(budget_spent() * budget_validations));
+  obs().on_log(fmt::format("time budget: {}{}; learning rate: {} schedule over it, {} validations{}",
+                           minutes_text(budget_s / 60),
+                           continuing ? fmt::format(", {} of it left", minutes_text((budget_s - budget_used_before) / 60)) : "",
+                           tc.schedule, budget_validations, average ? ", weight averaging on" : ""));
+}
+
+double Trainer::State::learning_rate_now() {
+  const auto& tc = config.train;
+  if (budget_s <= 0) return learning_rate(tc, position.step + 1, tc.max_steps, config.model.d_model);
+  const auto step = position.step + 1 - position.schedule_start_step;
+  const double spent = budget_spent();
+  if (position.budget_warmup_end < 0 && step >= tc.warmup) position.budget_warmup_end = spent;
+  return budgeted_learning_rate(tc, step, std::max(0.0, position.budget_warmup_end), spent, config.model.d_model);
+}
+
+// Budgeted runs validate when the fraction spent passes k / validations (the last one at the end).
+void Trainer::State::validate_on_budget() {
+  if (budget_s <= 0 || next_validation >= budget_validations) return;
+  if (budget_spent() < static_cast<double>(next_validation) / budget_validations) return;
+  while (next_validation < budget_validations &&
+         budget_spent() >= static_cast<double>(next_validation) / budget_validations)
+    ++next_validation;
+  if (root) validate_and_save();
 }
 
 // Data-parallel, before the first step: the ranks must agree on the data and the model (a rank
@@ -372,10 +487,14 @@ void Trainer::State::synchronise_start() {
 // ranks and shares the stop decision. Returns the step's loss over the whole batch.
 double Trainer::State::synchronise_step(double loss) {
   parallel->all_reduce_gradients(model, 1.0);
-  std::vector<double> v{loss, options.stop && options.stop->load() ? 1.0 : 0.0, root && time_up() ? 1.0 : 0.0};
+  // Rank 0's clock decides the time limits and the budgeted learning rate for every rank.
+  double spent = 0;
+  if (root && budget_s > 0) spent = std::clamp(budget_used() / std::max(budget_s - reserve_s, 1e-9), 0.0, 1.0);
+  std::vector<double> v{loss, options.stop && options.stop->load() ? 1.0 : 0.0, root && time_up() ? 1.0 : 0.0, spent};
   parallel->all_reduce_sum(v);
   shared_stop = v[1] > 0;
   shared_time_up = v[2] > 0;
+  shared_spent = v[3];
   return v[0];
 }
 
@@ -384,7 +503,7 @@ double Trainer::State::synchronise_step(double loss) {
 bool Trainer::State::advance_epoch_if_done() {
   if (position.batch_in_epoch < static_cast<std::int64_t>(plan.size())) return false;
   const auto& tc = config.train;
-  if (tc.validate_every == 0 && !validated_now && root) validate_and_save();
+  if (tc.validate_every == 0 && budget_s <= 0 && !validated_now && root) validate_and_save();
   ++position.epoch;
   position.batch_in_epoch = 0;
   plan = batcher->epoch_plan(position.epoch);
@@ -442,7 +561,7 @@ double Trainer::State::train_step(std::int64_t& tokens) {
     }
     at::Tensor loss;
     {
-      AutocastScope autocast(tc.precision, device);  // forward only: backward follows the forward's dtypes
+      AutocastScope autocast(precision, device);  // forward only: backward follows the forward's dtypes
       loss = loss_sum(model, batch, tc.label_smoothing) / static_cast<double>(batch_tokens);
     }
     (loss * (loss_scale / tc.accumulate)).backward();
@@ -465,6 +584,7 @@ TrainingProgress Trainer::State::progress(double loss, double lr, double step_se
   }
   smoothed_loss = (pos.step == steps_at_start + 1) ? loss : 0.98 * smoothed_loss + 0.02 * loss;
   pos.elapsed_seconds = elapsed_before + train_seconds;
+  if (budget_s > 0) pos.budget_used_seconds = budget_used();
 
   TrainingProgress p;
   p.step = pos.step;
@@ -478,12 +598,16 @@ TrainingProgress Trainer::State::progress(double loss, double lr, double step_se
   p.average_tokens_per_s = session_tokens / std::max(train_seconds, 1e-9);
   p.elapsed_s = pos.elapsed_seconds;
   // Fraction done and ETA against the nearest limit.
-  const double wall = std::chrono::duration<double>(Clock::now() - session_start).count();
+  const double wall = now() - session_start;
   const double steps_per_s = (pos.step - steps_at_start) / std::max(wall, 1e-9);
   std::vector<std::pair<double, double>> limits;  // (fraction, eta)
   if (tc.max_steps > 0)
     limits.emplace_back(static_cast<double>(pos.step) / tc.max_steps, (tc.max_steps - pos.step) / std::max(steps_per_s, 1e-9));
   if (tc.max_minutes > 0) limits.emplace_back(wall / (tc.max_minutes * 60), tc.max_minutes * 60 - wall);
+  if (budget_s > 0) {
+    p.budget_left_s = std::max(0.0, budget_s - pos.budget_used_seconds);
+    limits.emplace_back(pos.budget_used_seconds / budget_s, p.budget_left_s);
+  }
   if (tc.max_epochs > 0) {
     const double done = pos.epoch + static_cast<double>(pos.batch_in_epoch) / std::max<std::size_t>(plan.size(), 1);
     limits.emplace_back(done / tc.max_epochs, (tc.max_epochs - done) * plan.size() / std::max(steps_per_s, 1e-9));
@@ -499,13 +623,23 @@ TrainingProgress Trainer::State::progress(double loss, double lr, double step_se
 
 void Trainer::State::save(const std::string& kind, const ValidationResult* v) {
   const std::string file = kind == "step" ? fmt::format("step-{}.ckpt", position.step) : kind + ".ckpt";
+  if (budget_s > 0) position.budget_used_seconds = budget_used();
   CheckpointMeta m;
   m.config = config;
   m.position = position;
   m.corpus_path = options.corpus_path;
   m.pipeline = data.pipeline.to_json();
   if (v) m.metrics = v->to_json();
-  const auto header = save_checkpoint(path(file), m, model, optimizer.get());
+  // With weight averaging the file's model weights are the average, and the weights as trained
+  // travel beside them for resuming.
+  AverageInModel averaged(*this);
+  NamedTensors raw;
+  if (average) {
+    std::size_t i = 0;
+    for (const auto& item : model->named_parameters()) raw.emplace_back("raw." + item.key(), average->average()[i++]);
+    for (const auto& item : model->named_buffers()) raw.emplace_back("raw." + item.key(), item.value());
+  }
+  const auto header = save_checkpoint(path(file), m, model, optimizer.get(), average ? &raw : nullptr);
   obs().on_checkpoint({path(file), kind, position.step, header.sha256, header.header_bytes + header.payload_bytes, m.metrics});
   if (kind == "last") summary.last_checkpoint = path(file);
   if (kind == "best") summary.best_checkpoint = path(file);
@@ -519,9 +653,19 @@ void Trainer::State::save(const std::string& kind, const ValidationResult* v) {
   }
 }
 
-void Trainer::State::validate_and_save() {
+void Trainer::State::validate_and_save(bool final) {
   const auto& tc = config.train;
+  const double t0 = now();
+  ValidationResult as_trained;
+  if (final && average && !data.dev.empty()) as_trained = validate();  // what the averaging adds, said once
+  AverageInModel averaged(*this);
   auto v = validate();
+  if (final && average && !data.dev.empty()) {
+    v.bleu_as_trained = as_trained.bleu;
+    v.chrf_as_trained = as_trained.chrf;
+    obs().on_log(fmt::format("weight averaging: dev BLEU {:.2f} (chrF {:.2f}) averaged, {:.2f} ({:.2f}) as trained",
+                             v.bleu, v.chrf, as_trained.bleu, as_trained.chrf));
+  }
   const double metric = tc.best_metric == "loss" ? v.loss : v.bleu;
   // Without dev pairs there is nothing to compare: the latest weights are the best we know (else
   // best.ckpt would stay at the first validation for the whole run).
@@ -542,6 +686,12 @@ void Trainer::State::validate_and_save() {
   save("last", &v);
   if (tc.keep_last > 0) save("step", &v);
   validated_now = true;
+  // A budgeted run keeps back what the final validation will take: this one's time (twice the
+  // decoding with averaging, which also scores the weights as trained), with a fifth to spare.
+  if (budget_s > 0 && !final) {
+    const double took = now() - t0;
+    reserve_s = std::min(0.25 * budget_s, 1.2 * (took + (average ? v.seconds : 0.0)));
+  }
 }
 
 // After the loop: a final validation when the run finished, else a last checkpoint.
@@ -550,7 +700,7 @@ void Trainer::State::finish() {
   const bool stepped = position.step > steps_at_start;
   if (summary.status != "failed" && stepped && !validated_now) {
     if (summary.status == "finished") {
-      validate_and_save();
+      validate_and_save(/*final=*/true);
     } else {
       save("last", summary.validated ? &summary.last_validation : nullptr);
     }
@@ -563,14 +713,14 @@ void Trainer::State::wait_while_paused(Trainer& trainer) {
   const auto stopped = [&] { return options.stop && options.stop->load(); };
   if (!options.pause || !options.pause->load() || stopped()) return;
   obs().on_log(fmt::format("paused at step {}", position.step));
-  const auto t0 = Clock::now();
+  const auto t0 = now();
   while (options.pause->load() && !stopped()) {
     if (options.between_steps) options.between_steps(trainer);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  const auto paused = Clock::now() - t0;
+  const auto paused = now() - t0;
   session_start += paused;
-  obs().on_log(fmt::format("resumed after {:.1f} s", std::chrono::duration<double>(paused).count()));
+  obs().on_log(fmt::format("resumed after {:.1f} s", paused));
 }
 
 void Trainer::State::fill_summary() {
@@ -594,7 +744,7 @@ TrainingSummary Trainer::run() {
       if (st.limit_reached() || st.advance_epoch_if_done()) break;
       if (st.plan.empty()) throw std::runtime_error("no training batches");
       st.validated_now = false;
-      const auto step_start = Clock::now();
+      const auto step_start = st.now();
       std::int64_t tokens = 0;
       double loss = st.train_step(tokens);
       if (fault_point("loss")) loss = std::numeric_limits<double>::quiet_NaN();  // tests/cli/fault_test.sh
@@ -615,13 +765,15 @@ TrainingSummary Trainer::run() {
       st.nonfinite_in_a_row = 0;
       if (!st.unscale_gradients()) continue;
       if (tc.clip_norm > 0) torch::nn::utils::clip_grad_norm_(st.model->parameters(), tc.clip_norm);
-      const double lr = learning_rate(tc, st.position.step + 1, tc.max_steps, st.config.model.d_model);
+      const double lr = st.learning_rate_now();
       set_lr(*st.optimizer, lr);
       if (!fused_adam_step(*st.optimizer)) st.optimizer->step();
       ++st.position.step;
       st.position.tokens_seen += tokens;
-      st.obs().on_step(st.progress(loss, lr, std::chrono::duration<double>(Clock::now() - step_start).count(), tokens));
-      if (tc.validate_every > 0 && st.position.step % tc.validate_every == 0) {
+      if (st.average) st.average->update(st.parameters, st.position.step);
+      st.obs().on_step(st.progress(loss, lr, st.now() - step_start, tokens));
+      st.validate_on_budget();
+      if (tc.validate_every > 0 && st.budget_s <= 0 && st.position.step % tc.validate_every == 0) {
         if (st.root) st.validate_and_save();
         bool early_stop = st.root && tc.patience > 0 && st.position.bad_validations >= tc.patience;
         if (st.parallel && tc.patience > 0) {  // rank 0's decision, for every rank

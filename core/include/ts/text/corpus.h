@@ -43,7 +43,8 @@ struct CorpusStats {
   std::uint64_t bytes = 0;      // size of the content, BOM included
 };
 
-/// A language as inferred from a file name: "deu.txt" -> {"de", "German"}.
+/// A language as inferred from a file name ("deu.txt" -> {"de", "German"}) or detected from the
+/// text (ts/text/language.h).
 struct Language {
   std::string code;  // ISO 639-1 where known ("en", "de", "zh", ...), else the file's stem
   std::string name;  // human name ("English", "German", "Chinese", ... or "Other")
@@ -61,13 +62,18 @@ struct CorpusReadOptions {
 struct Corpus {
   std::string path;         // as given ("<memory>" for parse_corpus)
   Language english{"en", "English"};
-  Language other;           // inferred from the file name
+  Language other;           // inferred from the file name, else detected from the text
+  bool language_from_text = false;  // `other` was detected from the text (the name said nothing)
   std::vector<CorpusPair> pairs;
   CorpusStats stats;
 };
 
 /// Reads a corpus file. Throws CorpusError when the file cannot be opened, is not text
 /// (zip/gzip/PDF magic, NUL bytes, mostly invalid UTF-8) or holds no valid pair.
+/// The non-English language comes from the file name (infer_language); when the name names none,
+/// it is detected from the second column (detect_language, at most 2,000 sentences read) and,
+/// if that is convincing and not English, `other` is set to it and `language_from_text` to true.
+/// Otherwise `other` stays {stem, "Other"}.
 Corpus read_corpus(const std::string& path, const CorpusReadOptions& options = {});
 
 /// Parses corpus content already in memory (same rules; `name` is used in messages and for
@@ -81,6 +87,11 @@ Corpus parse_corpus(std::string_view content, const std::string& name,
 /// 3-letter code, 2-letter code or English name of the language.
 Language infer_language(const std::string& path);
 
+/// The language of infer_language()'s table named by `token` (ISO 639-1 code, 3-letter code or
+/// English name, any case): known_language("de") == {"de", "German"}, "en" gives
+/// {"en", "English"}; an unknown token gives {"", "Other"}.
+Language known_language(std::string_view token);
+
 /// A translation direction over a corpus: which column is the source.
 struct Direction {
   std::string src_code;     // e.g. "de"
@@ -90,8 +101,9 @@ struct Direction {
 };
 
 /// Parses "en-de" / "de-en" against the corpus languages. Accepts the other side's code or its
-/// file stem ("deu-en" works for deu.txt) and language names ("German-English"), ignoring case.
-/// Throws std::invalid_argument naming the accepted values.
+/// file stem ("deu-en" works for deu.txt) and language names ("German-English"), ignoring case;
+/// when the language was detected from the text, the file's stem still works too
+/// ("pairs-en" for a German pairs.tsv). Throws std::invalid_argument naming the accepted values.
 Direction parse_direction(const std::string& text, const Corpus& corpus);
 
 /// A source/target sentence pair after a direction has been applied.
@@ -104,7 +116,8 @@ struct SentencePair {
 std::vector<SentencePair> oriented_pairs(const Corpus& corpus, const Direction& direction);
 
 /// Summary for humans, with the first problems:
-/// "deu.txt: 169813 pairs (English/German), 2 skipped (line 17: no tab separator; line 20: ...)".
+/// "deu.txt: 169813 pairs (English/German), 2 skipped (line 17: no tab separator; line 20: ...)";
+/// "pairs.tsv: 500 pairs (English/German, language detected from the text)" when it was.
 std::string describe(const Corpus& corpus);
 
 }  // namespace ts

@@ -51,6 +51,11 @@ struct TrainingPosition {
   double best_metric = 0;            // best dev BLEU (higher better) or loss (lower better)
   bool has_best = false;
   std::int64_t bad_validations = 0;  // for early stopping
+  // The time budget the learning-rate schedule belongs to (train.budget_minutes, in seconds; 0 =
+  // none), the part of it used, and the step its schedule started at (its warmup counts from there).
+  // budget_warmup_end: the fraction of it spent when the warmup ended (-1: not yet).
+  double budget_seconds = 0, budget_used_seconds = 0, budget_warmup_end = -1;
+  std::int64_t schedule_start_step = 0;
   nlohmann::json to_json() const;
   static TrainingPosition from_json(const nlohmann::json& j);
 };
@@ -76,8 +81,11 @@ struct CheckpointHeader {
 CheckpointHeader read_checkpoint_header(const std::string& path);
 
 /// Writes model (+ optimizer and RNG state when given) atomically to `path`; returns its header.
+/// With weight averaging (train.ema), `model` holds the averaged weights, which every reader of
+/// "model.*" (eval, translate, export) uses, and `raw` the weights as trained ("raw.<parameter>"),
+/// which only resuming reads.
 CheckpointHeader save_checkpoint(const std::string& path, const CheckpointMeta& meta, Transformer& model,
-                     torch::optim::Optimizer* optimizer);
+                                 torch::optim::Optimizer* optimizer, const NamedTensors* raw = nullptr);
 
 /// The state a checkpoint keeps, as named tensors: a module's parameters and buffers under
 /// `prefix`; an Adam/AdamW optimizer's moments and step counts under `prefix` (by parameter
@@ -139,7 +147,10 @@ void load_training_state(const std::string& path, torch::optim::Optimizer& optim
 /// Resumes training from one read of `path` (opened and SHA-256-verified once): the weights and
 /// buffers into `model`, which must have the checkpoint's shapes, the optimizer state into
 /// `optimizer`, and the default CPU generator's state when `restore_rng`. Returns the metadata.
+/// A checkpoint with weights as trained ("raw.*", written with weight averaging on) gives `model`
+/// those, and its averaged "model.*" weights to `averaged` (one tensor per model parameter, in
+/// order; left empty when the checkpoint has no average).
 CheckpointMeta load_for_resume(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
-                               bool restore_rng);
+                               bool restore_rng, std::vector<at::Tensor>* averaged = nullptr);
 
 }  // namespace ts

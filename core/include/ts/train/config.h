@@ -63,6 +63,15 @@ struct TrainConfig {
   int max_steps = 0;                     // 0 = no step limit
   int max_epochs = 0;                    // 0 = no epoch limit
   double max_minutes = 0;                // 0 = no time limit
+  /// A time budget in minutes of wall clock (validations included, paused time not): the linear
+  /// and cosine schedules decay to zero exactly at the deadline, validations are spread over the
+  /// budget, and the run ends on time with a final validation of the weights it keeps (0 = none).
+  double budget_minutes = 0;
+  int budget_validations = 0;            // validations in a budgeted run, the final one included (0 = by length)
+  /// Weight averaging (Marian's exponential smoothing): after each update the average moves this
+  /// far towards the weights, or 9/(10+t) at update t early on, whichever is larger. The average
+  /// (fp32) is what validation, best.ckpt, eval and translation use. 0 = off.
+  double ema = 0;
   int validate_every = 1000;             // steps; 0 = once per epoch
   int dev_max_sentences = 500;           // cap for BLEU/chrF decoding at each validation
   int samples = 3;                       // sample translations printed per validation
@@ -75,6 +84,7 @@ struct TrainConfig {
   std::string device = "auto";           // "auto" | "cpu" | "cuda"
   int threads = 0;                       // 0 = all cores
   std::string precision = "fp32";        // "fp32" | "bf16" (autocast; CPU with AMX or a GPU) | "fp16" (GPU)
+                                         // | "auto" (bf16 where the CPU or GPU computes it natively, else fp32)
 };
 
 struct DecodeConfig {
@@ -113,12 +123,19 @@ struct ExperimentConfig {
   void validate() const;
 };
 
-/// Named presets: "annotated", "annotated-debug", "nanogpt-deu", "scratch-bpe", "demo", "tiny".
+/// Named presets: "auto", "annotated", "annotated-debug", "nanogpt-deu", "scratch-bpe", "demo", "tiny".
+/// "auto" is a starting point that ts/train/auto_recipe.h fits to a corpus and a machine.
 std::vector<std::string> preset_names();
 /// One line per preset saying where it comes from.
 std::string preset_description(const std::string& name);
 /// Throws ConfigError listing the valid names for an unknown preset.
 ExperimentConfig preset(const std::string& name);
+
+/// A time budget as people write it: "20" (minutes), "20m", "90s", "1h30m", "1h 30m", "2h" ->
+/// minutes. Throws ConfigError naming the text for anything else, zero, or a negative value.
+double parse_budget_minutes(const std::string& text);
+/// Minutes as the logs say them: "45 s", "20 min", "1 h 30 min".
+std::string minutes_text(double minutes);
 
 /// Reads a JSON config file (throws ConfigError naming the file on I/O or parse errors).
 ExperimentConfig load_config_file(const std::string& path);

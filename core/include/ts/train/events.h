@@ -31,6 +31,7 @@ struct TrainingProgress {
   double elapsed_s = 0;          // training time, validation excluded, resumes included
   double eta_s = -1;             // -1 when no limit is set
   double fraction = -1;          // 0..1 of the nearest limit, -1 when none
+  double budget_left_s = -1;     // wall-clock seconds left in train.budget_minutes (-1: no budget)
 };
 
 struct SampleTranslation {
@@ -45,6 +46,9 @@ struct ValidationResult {
   std::vector<SampleTranslation> samples;
   bool improved = false;
   double seconds = 0;
+  /// With weight averaging on, the scores above are the averaged weights'; these are the weights
+  /// as trained, measured at the final validation only (-1 otherwise).
+  double bleu_as_trained = -1, chrf_as_trained = -1;
   /// When train.probe is set: that sentence greedily translated by the model at this step, with
   /// its cross-attention: {"source", "text", "source_tokens", "target_tokens",
   /// "cross": [layer][head][target][source]} (weights rounded to 4 decimals). Null otherwise.

@@ -16,4 +16,12 @@ namespace ts {
 /// cosine:   warmup, then cosine decay to 10% of lr at total_steps
 double learning_rate(const TrainConfig& config, std::int64_t step, std::int64_t total_steps, int d_model);
 
+/// With a time budget (train.budget_minutes): `step` counts from the start of the budget's
+/// schedule (1-based); `warmup_end` is the fraction of the budget spent when the warmup ended
+/// (read it at step == warmup), `spent` the fraction spent now (0..1).
+/// linear:   warmup over train.warmup steps, then lr * (1 - progress), zero at the deadline
+/// cosine:   warmup, then lr * (1 + cos(pi * progress)) / 2, zero at the deadline
+/// where progress = (spent - warmup_end) / (1 - warmup_end). Noam and constant ignore the budget.
+double budgeted_learning_rate(const TrainConfig& config, std::int64_t step, double warmup_end, double spent, int d_model);
+
 }  // namespace ts

@@ -38,6 +38,9 @@ struct TrainerOptions {
   /// validates, writes checkpoints and reports to the observer (other ranks report only
   /// on_finished); its stop, time-limit and early-stopping decisions are shared at each step.
   std::shared_ptr<DataParallel> parallel;
+  /// Seconds on a monotonic clock for the time limits, the time budget and the throughput; empty
+  /// = the steady clock. Tests pass a simulated clock (advanced in between_steps).
+  std::function<double()> clock;
 };
 
 class Trainer {
@@ -68,6 +71,9 @@ at::Device resolve_device(const std::string& name);
 int configure_threads(int threads);
 /// Teacher-forced mean negative log-likelihood per target token (no label smoothing) over `examples`.
 double evaluate_loss(Transformer& model, const std::vector<Example>& examples, const at::Device& device);
+/// train.precision for this device: "auto" becomes "bf16" where the CPU (AMX or AVX-512 BF16) or
+/// the GPU computes bf16 natively, else "fp32"; other values are returned as they are.
+std::string resolve_precision(const std::string& precision, const at::Device& device);
 /// BLEU tokenisation for a target language: "zh" for Chinese/Japanese, "13a" otherwise.
 std::string bleu_tokenize_for(const std::string& language_code);
 

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Time to quality: the default recipe (`train` with no --preset, i.e. `auto`) with a time budget, on
+# the seed corpora in both directions, scored on its 1,000 held-out test pairs by the independent
+# scorer ../shared/bench/bleu.py; optionally the peer (../shared/bench/peer_annotated.py) for the same
+# machine, run back to back. Not part of CI: each run takes its budget plus a minute or two.
+#
+#   bench/time_to_quality.sh [BUDGETS] [RUNS]
+#     BUDGETS  minutes, e.g. "5 20" (default "5 20")
+#     RUNS     corpus:direction pairs (default "deu:de-en deu:en-de cmn:en-zh cmn:zh-en")
+#   THREADS=2  threads for ours and the peer; PEER=MIN also trains the peer for MIN minutes on
+#   deu de-en and cmn en-zh; TAG=name keeps the results apart; EXTRA="--set k=v ..." goes to train.
+# Results: bench/results/time-to-quality[-TAG]/<corpus>-<direction>-<B>min/ (logs, hypotheses,
+# references, vmstat), summary.tsv, summary.md with the targets, and summary.svg (BLEU per run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+budgets=${1:-5 20}
+runs=${2:-deu:de-en deu:en-de cmn:en-zh cmn:zh-en}
+threads=${THREADS:-2}
+shared=$(cd .. && pwd)/shared
+cli=${CLI:-build/app/cli/transformer-studio-cli}
+root=bench/results/time-to-quality${TAG:+-$TAG}
+mkdir -p "$root"
+summary=$root/summary.tsv
+[ -f "$summary" ] || printf 'system\tcorpus\tdirection\tminutes\tbleu\tchrf\tdate\tcpu\n' > "$summary"
+cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $threads threads, $(grep -o -w 'amx_bf16\|avx512_bf16\|avx512f\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ' | sed 's/ $//')"
+
+score() {  # hyp ref direction -> "BLEU x chrF y" as bleu.py prints it
+  local zh=()
+  case "$3" in *-zh) zh=(--zh) ;; esac
+  /usr/bin/python3 "$shared/bench/bleu.py" "$1" "$2" "${zh[@]}"
+}
+
+record() {  # system corpus direction minutes scores
+  local bleu chrf
+  bleu=$(sed -n 's/.*BLEU[ =:]*\([0-9.]*\).*/\1/p' <<< "$5" | head -1)
+  chrf=$(sed -n 's/.*chrF[^0-9]*\([0-9.]*\).*/\1/p' <<< "$5" | head -1)
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$bleu" "$chrf" "$(date -u +%F)" "$cpu" >> "$summary"
+  echo "$1 $2 $3 ${4}min: $5"
+}
+
+for b in $budgets; do
+  for run in $runs; do
+    name=${run%%:*}
+    direction=${run#*:}
+    out=$root/$name-$direction-${b}min
+    rm -rf "$out"
+    mkdir -p "$out"
+    vmstat 10 > "$out/vmstat.log" &
+    vm=$!
+    # shellcheck disable=SC2086
+    "$cli" train --corpus "$shared/data/$name.txt" --direction "$direction" --budget "$b" --threads "$threads" \
+      --no-history ${EXTRA:-} --out "$out/run" > "$out/train.log" 2>&1
+    "$cli" eval --checkpoint "$out/run/best.ckpt" --threads "$threads" --hyp-out "$out/hyp.txt" \
+      --ref-out "$out/ref.txt" > "$out/eval.txt" 2>&1
+    kill "$vm" 2> /dev/null || true
+    record ours "$name" "$direction" "$b" "$(score "$out/hyp.txt" "$out/ref.txt" "$direction")"
+  done
+done
+
+if [ -n "${PEER:-}" ]; then
+  for run in deu:de-en cmn:en-zh; do
+    name=${run%%:*}
+    direction=${run#*:}
+    flags=(--reverse)
+    [ "$name" = cmn ] && flags=(--char_tgt)
+    out=$root/peer-$name-$direction-${PEER}min
+    mkdir -p "$out"
+    vmstat 10 > "$out/vmstat.log" &
+    vm=$!
+    /usr/bin/python3 "$shared/bench/peer_annotated.py" "$shared/data/$name.txt" "${flags[@]}" --threads "$threads" \
+      --minutes "$PEER" --test 1000 --out "$out/peer" > "$out/peer.log" 2>&1
+    kill "$vm" 2> /dev/null || true
+    record peer "$name" "$direction" "$PEER" "$(score "$out/peer.hyp" "$out/peer.ref" "$direction")"
+  done
+fi
+
+# The table with the targets of issue 21, and a bar chart.
+/usr/bin/python3 - "$summary" "$root" << 'EOF'
+import csv, sys, html
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+targets = {("de-en", "20"): 32, ("en-de", "20"): 25, ("en-zh", "20"): 32, ("zh-en", "20"): 20,
+           ("de-en", "5"): 20, ("en-zh", "5"): 20}
+latest = {}
+for r in rows:
+    latest[(r["system"], r["direction"], r["minutes"])] = r
+lines = ["| system | direction | budget | BLEU | chrF | target | date | machine |", "|---|---|---:|---:|---:|---:|---|---|"]
+for key in sorted(latest, key=lambda k: (k[0] != "ours", k[1], float(k[2]))):
+    r = latest[key]
+    t = targets.get((r["direction"], r["minutes"])) if r["system"] == "ours" else None
+    lines.append(f"| {r['system']} | {r['direction']} | {r['minutes']} min | {r['bleu']} | {r['chrf']} | "
+                 f"{'≥ ' + str(t) if t else ''} | {r['date']} | {r['cpu']} |")
+open(sys.argv[2] + "/summary.md", "w").write("\n".join(lines) + "\n")
+# SVG: one group per direction, one bar per (system, budget), target ticks.
+bars = sorted(latest.values(), key=lambda r: (r["direction"], r["system"] != "ours", float(r["minutes"])))
+w, h, pad = 60 + 46 * len(bars) + 20 * 4, 320, 40
+out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">',
+       f'<text x="{pad}" y="16" font-size="13">BLEU on 1,000 held-out pairs by time budget (ours: default recipe)</text>']
+scale = (h - 80) / 40.0
+for v in range(0, 41, 10):
+    y = h - 40 - v * scale
+    out.append(f'<line x1="{pad}" x2="{w - 10}" y1="{y}" y2="{y}" stroke="#ddd"/><text x="8" y="{y + 4}">{v}</text>')
+x, last = pad + 10, None
+for r in bars:
+    if last and r["direction"] != last:
+        x += 20
+    last = r["direction"]
+    bleu = float(r["bleu"] or 0)
+    colour = "#3b7dd8" if r["system"] == "ours" else "#d8833b"
+    y = h - 40 - bleu * scale
+    out.append(f'<rect x="{x}" y="{y}" width="38" height="{bleu * scale}" fill="{colour}"/>')
+    out.append(f'<text x="{x + 19}" y="{y - 3}" text-anchor="middle">{bleu:.1f}</text>')
+    out.append(f'<text x="{x + 19}" y="{h - 26}" text-anchor="middle">{html.escape(r["direction"])}</text>')
+    out.append(f'<text x="{x + 19}" y="{h - 12}" text-anchor="middle">{r["system"]} {r["minutes"]}m</text>')
+    t = targets.get((r["direction"], r["minutes"])) if r["system"] == "ours" else None
+    if t:
+        ty = h - 40 - t * scale
+        out.append(f'<line x1="{x - 3}" x2="{x + 41}" y1="{ty}" y2="{ty}" stroke="#c00" stroke-width="2"/>')
+    x += 46
+out.append(f'<text x="{w - 230}" y="34" fill="#c00">red line: target (issue 21)</text></svg>')
+open(sys.argv[2] + "/summary.svg", "w").write("\n".join(out))
+EOF
+cat "$root/summary.md"

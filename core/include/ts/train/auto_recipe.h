@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The `auto` recipe: a configuration fitted to a corpus, a direction, a time budget and a machine,
+// with a sentence saying why for every choice (shown in the CLI log and the Configuration panel).
+// No measurement happens here: the machine enters through MachineProfile (cores, CPU flags, GPU),
+// and the model size follows a formula fitted to measured step speeds (docs/benchmarks.md,
+// "Time to quality"). Pure and quick, so the app can call it whenever the corpus or budget changes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ts/text/corpus.h"
+#include "ts/train/config.h"
+
+namespace ts {
+
+/// What the recipe needs to know about the machine that will train.
+struct MachineProfile {
+  int cores = 1;              // threads training will use
+  bool cuda = false;          // a CUDA GPU will train
+  bool native_bf16 = false;   // the CPU computes bf16 products natively (AMX or AVX-512 BF16)
+  bool avx512 = false;        // AVX-512F (twice AVX2's fp32 width)
+  std::string cpu_model;      // for the log
+  /// This machine (LibTorch's device and threads as train.device/threads would pick them, /proc/cpuinfo).
+  static MachineProfile detect(const std::string& device = "auto", int threads = 0);
+  /// Estimated training throughput of the reference model (3+3 layers, d 256) in target tokens
+  /// per second, from the measured figures of docs/benchmarks.md scaled by cores and vector width.
+  double reference_tokens_per_second() const;
+  /// "AMD EPYC, 2 cores, AVX-512 BF16" (or "CUDA GPU").
+  std::string describe() const;
+};
+
+/// What the recipe saw in the corpus.
+struct CorpusShape {
+  std::size_t pairs = 0;
+  double src_chars_per_sentence = 0, tgt_chars_per_sentence = 0;
+  bool src_cjk = false, tgt_cjk = false;   // mostly Han/kana/Hangul characters
+  std::size_t src_distinct_chars = 0, tgt_distinct_chars = 0;
+};
+CorpusShape measure_corpus(const Corpus& corpus, const Direction& direction);
+
+struct RecipeChoice {
+  ExperimentConfig config;            // preset "auto", ready to train (overrides may follow)
+  std::vector<std::string> reasons;   // one sentence per choice, in the order the log prints them
+};
+
+/// Fits the `auto` preset to `corpus` in `direction` for a budget of `budget_minutes` (> 0) on
+/// `machine`. The result sets train.budget_minutes to the budget.
+RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, double budget_minutes,
+                         const MachineProfile& machine);
+
+}  // namespace ts

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The `auto` recipe (see ts/train/auto_recipe.h).
+#include "ts/train/auto_recipe.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "ts/model/precision.h"
+#include "ts/text/utf8.h"
+
+namespace ts {
+namespace {
+
+// Measured training throughput of the reference model (3+3 layers, d 256, ff 1024, shared 8k
+// vocabulary, 2,500-token batches) on one core of an AMD EPYC with AVX-512, fp32, in target tokens
+// per second (docs/benchmarks.md, "Time to quality": 2 cores gave about 2,300).
+constexpr double kReferenceTokensPerCore = 1150;
+constexpr double kBf16Speedup = 1.46;      // measured on that EPYC (AVX-512 BF16, no AMX)
+constexpr double kAvx2Factor = 0.6;        // half the vector width, some of it hidden by memory
+constexpr double kGpuTokensPerSecond = 40000;  // an estimate for one recent GPU; measure with bench/
+
+struct ModelSize {
+  const char* name;
+  int layers, d_model, heads, d_ff;
+  double lr;
+};
+
+// Candidates, smallest first. The cost of a token is roughly proportional to the weights it
+// passes through (12 d^2 + 2 d ff per decoder layer ...), which sets their relative speed.
+constexpr ModelSize kSizes[] = {
+    {"small", 2, 192, 4, 768, 1.5e-3},
+    {"base", 3, 256, 4, 1024, 1e-3},
+    {"large", 4, 384, 6, 1536, 8e-4},
+    {"x-large", 6, 512, 8, 2048, 7e-4},
+};
+constexpr int kReference = 1;  // "base", the size the throughput above was measured for
+
+double weights_per_token(const ModelSize& m, double vocab) {
+  const double d = m.d_model, ff = m.d_ff;
+  const double encoder = 4 * d * d + 2 * d * ff, decoder = 8 * d * d + 2 * d * ff;
+  return m.layers * (encoder + decoder) + d * vocab;
+}
+
+bool mostly_cjk(std::string_view s, std::set<char32_t>* chars) {
+  std::size_t pos = 0, cjk = 0, letters = 0;
+  while (pos < s.size()) {
+    const char32_t cp = next_code_point(s, pos);
+    if (chars) chars->insert(cp);
+    if (is_space(cp) || cp < 0x80) {
+      if ((cp >= 'A' && cp <= 'Z') || (cp >= 'a' && cp <= 'z')) ++letters;
+      continue;
+    }
+    ++letters;
+    if (is_cjk(cp) || (cp >= 0xAC00 && cp <= 0xD7AF)) ++cjk;  // Hangul syllables too
+  }
+  return letters > 0 && cjk * 2 > letters;
+}
+
+std::string thousands(double v) {
+  const auto n = static_cast<long long>(std::llround(v));
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// SentencePiece pieces for `pairs` sentence pairs: about 20 * sqrt(pairs), in thousands,
+// between 2,000 and 16,000 (8,000 for deu.txt's 170,000 pairs, 3,000 for cmn.txt's 29,000).
+int vocabulary_for(std::size_t pairs) {
+  const double raw = 20.0 * std::sqrt(static_cast<double>(pairs));
+  return static_cast<int>(std::clamp(std::round(raw / 1000.0) * 1000.0, 2000.0, 16000.0));
+}
+
+std::string read_cpu_flags(std::string* model) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, flags;
+  while (std::getline(in, line)) {
+    if (model && model->empty() && line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) *model = line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+    if (flags.empty() && line.rfind("flags", 0) == 0) flags = " " + line.substr(line.find(':') + 1) + " ";
+    if (!flags.empty() && (!model || !model->empty())) break;
+  }
+  return flags;
+}
+
+}  // namespace
+
+MachineProfile MachineProfile::detect(const std::string& device, int threads) {
+  MachineProfile m;
+  m.cores = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const auto flags = read_cpu_flags(&m.cpu_model);
+  m.avx512 = flags.find(" avx512f ") != std::string::npos;
+  m.native_bf16 = cpu_has_native_bf16();
+  // Whether a GPU will train is the trainer's call (train.device); the recipe only needs to know
+  // that one was asked for. "auto" on a machine with CUDA ends up there too, but the recipe keeps
+  // to the CPU's figures unless told: a smaller model is the safe side of the guess.
+  m.cuda = device == "cuda";
+  return m;
+}
+
+double MachineProfile::reference_tokens_per_second() const {
+  if (cuda) return kGpuTokensPerSecond;
+  // Threads scale less than linearly (memory bandwidth, the serial parts of a step).
+  double tps = kReferenceTokensPerCore * std::pow(std::max(cores, 1), 0.85);
+  if (!avx512) tps *= kAvx2Factor;
+  if (native_bf16) tps *= kBf16Speedup;
+  return tps;
+}
+
+std::string MachineProfile::describe() const {
+  if (cuda) return "a CUDA GPU";
+  std::string flags = avx512 ? "AVX-512" : "AVX2 or less";
+  if (native_bf16) flags += ", native bf16";
+  return fmt::format("{}{} core{}, {}", cpu_model.empty() ? "" : cpu_model + ", ", cores, cores == 1 ? "" : "s", flags);
+}
+
+CorpusShape measure_corpus(const Corpus& corpus, const Direction& direction) {
+  CorpusShape shape;
+  shape.pairs = corpus.pairs.size();
+  std::set<char32_t> src_chars, tgt_chars;
+  std::size_t src_cjk = 0, tgt_cjk = 0;
+  double src_len = 0, tgt_len = 0;
+  for (const auto& pair : corpus.pairs) {
+    const std::string& src = direction.english_is_source ? pair.english : pair.other;
+    const std::string& tgt = direction.english_is_source ? pair.other : pair.english;
+    src_cjk += mostly_cjk(src, &src_chars) ? 1 : 0;
+    tgt_cjk += mostly_cjk(tgt, &tgt_chars) ? 1 : 0;
+    src_len += static_cast<double>(code_point_count(src));
+    tgt_len += static_cast<double>(code_point_count(tgt));
+  }
+  const double n = std::max<double>(1, static_cast<double>(shape.pairs));
+  shape.src_chars_per_sentence = src_len / n;
+  shape.tgt_chars_per_sentence = tgt_len / n;
+  shape.src_cjk = src_cjk * 2 > shape.pairs;
+  shape.tgt_cjk = tgt_cjk * 2 > shape.pairs;
+  shape.src_distinct_chars = src_chars.size();
+  shape.tgt_distinct_chars = tgt_chars.size();
+  return shape;
+}
+
+RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, double budget_minutes,
+                         const MachineProfile& machine) {
+  RecipeChoice r;
+  auto& c = r.config;
+  c = preset("auto");
+  if (budget_minutes > 0) c.train.budget_minutes = budget_minutes;
+  const double minutes = c.train.budget_minutes;
+  const auto shape = measure_corpus(corpus, direction);
+  if (shape.pairs < 20000) c.data.dev = c.data.test = 0.05;  // 1,000 each would leave too little to train on
+  const std::string src_name = direction.english_is_source ? corpus.english.name : corpus.other.name;
+  const std::string tgt_name = direction.english_is_source ? corpus.other.name : corpus.english.name;
+  r.reasons.push_back(fmt::format("Corpus: {} pairs, {} to {}{}; {} budget on {}.", thousands(static_cast<double>(shape.pairs)),
+                                  src_name, tgt_name, corpus.language_from_text ? " (the language read from the text)" : "",
+                                  minutes_text(minutes), machine.describe()));
+
+  // Tokenisation.
+  auto& st = c.data.src_tokenizer;
+  auto& tt = c.data.tgt_tokenizer;
+  const int pieces = vocabulary_for(shape.pairs);
+  double tgt_tokens_per_sentence = shape.tgt_chars_per_sentence / 4.0;  // subword pieces average ~4 characters
+  int output_vocab = pieces;
+  if (!shape.src_cjk && !shape.tgt_cjk) {
+    st.kind = tt.kind = "unigram";
+    st.vocab_size = tt.vocab_size = pieces;
+    c.data.shared_vocab = true;
+    c.model.share_embeddings = c.model.tie_output = true;
+    r.reasons.push_back(fmt::format(
+        "Tokens: one SentencePiece unigram vocabulary of {} pieces for both sides (about 20 x sqrt(pairs)), so the "
+        "source embedding, target embedding and output layer are one matrix.", thousands(pieces)));
+  } else {
+    const bool both = shape.src_cjk && shape.tgt_cjk;
+    for (auto* side : {&st, &tt}) {
+      const bool cjk = side == &st ? shape.src_cjk : shape.tgt_cjk;
+      side->kind = cjk ? "char" : "unigram";
+      side->vocab_size = pieces;
+    }
+    c.data.shared_vocab = both;
+    c.model.share_embeddings = both;
+    c.model.tie_output = true;
+    const std::size_t distinct = shape.tgt_cjk ? shape.tgt_distinct_chars : shape.src_distinct_chars;
+    if (shape.tgt_cjk) {
+      tgt_tokens_per_sentence = shape.tgt_chars_per_sentence;
+      output_vocab = static_cast<int>(distinct);
+    }
+    r.reasons.push_back(fmt::format(
+        "Tokens: the {} side in characters ({} distinct: every sentence is covered, and characters are what zh "
+        "BLEU scores; on cmn.txt characters beat 8k subwords, docs/benchmarks.md){}; output embedding tied.",
+        shape.tgt_cjk ? tgt_name : src_name, thousands(static_cast<double>(distinct)),
+        both ? "" : fmt::format(", the other side a {}-piece SentencePiece unigram vocabulary", thousands(pieces))));
+  }
+
+  // Model size for the compute the budget buys on this machine.
+  const double train_seconds = minutes * 60 * 0.95;  // validations take a few percent
+  const double reference_tps = machine.reference_tokens_per_second();
+  const double reference_cost = weights_per_token(kSizes[kReference], output_vocab);
+  // The largest size that still sees at least 0.2 target tokens per weight a token passes
+  // through in the budget. On 2 cores (2,300 tokens/s for "base") that gives "small" for 5
+  // minutes and "base" for 20; "large" needs about 2 hours there, or a GPU.
+  int chosen = 0;
+  double chosen_tps = reference_tps * reference_cost / weights_per_token(kSizes[0], output_vocab);
+  for (int i = 1; i < static_cast<int>(std::size(kSizes)); ++i) {
+    const double cost = weights_per_token(kSizes[i], output_vocab);
+    const double tps = reference_tps * reference_cost / cost;
+    if (tps * train_seconds < 0.2 * cost) break;
+    chosen = i;
+    chosen_tps = tps;
+  }
+  const auto& m = kSizes[chosen];
+  c.model.encoder_layers = c.model.decoder_layers = m.layers;
+  c.model.d_model = m.d_model;
+  c.model.heads = m.heads;
+  c.model.d_ff = m.d_ff;
+  c.train.lr = m.lr;
+  const double tokens = chosen_tps * train_seconds;
+  r.reasons.push_back(fmt::format(
+      "Model: {} ({}+{} layers, d {}, ff {}, {} heads, pre-LN): at about {} target tokens/s here it sees about {} "
+      "million tokens in the budget, enough for this size and not for the next.",
+      m.name, m.layers, m.layers, m.d_model, m.d_ff, m.heads, thousands(chosen_tps), fmt::format("{:.1f}", tokens / 1e6)));
+
+  // Dropout for the passes over the data the budget allows.
+  const double epoch_tokens = std::max(1.0, tgt_tokens_per_sentence * static_cast<double>(shape.pairs) * 0.9);
+  const double passes = tokens / epoch_tokens;
+  c.model.dropout = passes < 1 ? 0.0 : passes < 3 ? 0.1 : passes < 8 ? 0.2 : 0.3;
+  r.reasons.push_back(fmt::format("Dropout {}: about {:.1f} passes over the training pairs{}.", c.model.dropout, passes,
+                                  passes < 1 ? " (every batch is new: nothing to overfit)"
+                                             : passes < 3 ? "" : " (many passes: regularise more)"));
+
+  // Schedule and batches.
+  c.train.batch_tokens = machine.cuda ? 8000 : 2500;
+  const double steps = tokens / c.train.batch_tokens;
+  c.train.warmup = static_cast<int>(std::clamp(std::round(steps * 0.08 / 10) * 10, 50.0, 300.0));
+  r.reasons.push_back(fmt::format(
+      "Training: AdamW at {} with {} warmup steps of about {}, then linear decay to zero at the deadline "
+      "(budgeted training, Li et al. 2020); {}-token batches; weight averaging on.",
+      c.train.lr, c.train.warmup, thousands(steps), thousands(c.train.batch_tokens)));
+  r.reasons.push_back(machine.cuda ? "Precision: bf16 autocast on the GPU."
+                      : machine.native_bf16
+                          ? "Precision: bf16 autocast (this CPU computes bf16 natively: 1.46x fp32 measured on AVX-512 BF16)."
+                          : "Precision: fp32 (this CPU has neither AMX nor AVX-512 BF16, where bf16 is emulated and slower).");
+  return r;
+}
+
+}  // namespace ts

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ts/train/auto_recipe.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "test_utils.h"
+#include "ts/text/utf8.h"
+#include "ts/train/data.h"
+
+namespace ts {
+namespace {
+
+// `n` distinct German-English pairs of ordinary length (made up here, not from Tatoeba).
+Corpus german(std::size_t n, const std::string& name = "deu.txt") {
+  const char* subjects[] = {"Der Hund", "Die Katze", "Mein Bruder", "Unsere Lehrerin", "Das Kind"};
+  const char* verbs[] = {"sieht", "kennt", "sucht", "findet"};
+  std::string text;
+  for (std::size_t i = 0; i < n; ++i)
+    text += "Sentence number " + std::to_string(i) + " is here.\t" + subjects[i % 5] + " " + verbs[i % 4] +
+            " das Haus Nummer " + std::to_string(i) + ".\n";
+  return parse_corpus(text, name);
+}
+
+Corpus chinese(std::size_t n) {
+  std::string text;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string zh;
+    for (int k = 0; k < 9; ++k) append_utf8(zh, static_cast<char32_t>(0x4E00 + (i * 7 + k * 131) % 2500));
+    text += "We have " + std::to_string(i) + " small cats.\t" + zh + "。\n";
+  }
+  return parse_corpus(text, "cmn.txt");
+}
+
+MachineProfile two_cores(bool bf16 = false) {
+  MachineProfile m;
+  m.cores = 2;
+  m.avx512 = true;
+  m.native_bf16 = bf16;
+  m.cpu_model = "Test CPU";
+  return m;
+}
+
+bool says(const RecipeChoice& r, const std::string& words) {
+  return std::any_of(r.reasons.begin(), r.reasons.end(), [&](const std::string& l) { return l.find(words) != std::string::npos; });
+}
+
+TEST(AutoRecipe, AnAlphabeticPairSharesOneSubwordVocabularyAndOneEmbedding) {
+  const auto corpus = german(3000);
+  const auto r = auto_recipe(corpus, parse_direction("de-en", corpus), 20, two_cores());
+  EXPECT_EQ(r.config.preset, "auto");
+  EXPECT_EQ(r.config.data.src_tokenizer.kind, "unigram");
+  EXPECT_EQ(r.config.data.tgt_tokenizer.kind, "unigram");
+  EXPECT_TRUE(r.config.data.shared_vocab);
+  EXPECT_TRUE(r.config.model.share_embeddings);
+  EXPECT_TRUE(r.config.model.tie_output);
+  EXPECT_TRUE(r.config.model.pre_norm);
+  EXPECT_GT(r.config.train.batch_tokens, 0);
+  EXPECT_DOUBLE_EQ(r.config.train.budget_minutes, 20);
+  EXPECT_GT(r.config.train.ema, 0);
+  EXPECT_EQ(r.config.train.precision, "auto");
+  EXPECT_TRUE(r.config.problems().empty());
+  EXPECT_TRUE(says(r, "3,000 pairs, German to English"));
+  EXPECT_TRUE(says(r, "SentencePiece unigram vocabulary of 2,000 pieces"));  // 20 * sqrt(3000) ~ 1,095 -> the floor
+  // The fitted configuration prepares the data as it is.
+  EXPECT_NO_THROW(prepare_data(corpus, parse_direction("de-en", corpus), r.config.data));
+}
+
+TEST(AutoRecipe, TheVocabularyGrowsWithTheCorpus) {
+  const auto small = german(3000), large = german(170000);
+  EXPECT_EQ(auto_recipe(large, parse_direction("en-de", large), 20, two_cores()).config.data.src_tokenizer.vocab_size, 8000);
+  EXPECT_EQ(auto_recipe(small, parse_direction("en-de", small), 20, two_cores()).config.data.src_tokenizer.vocab_size, 2000);
+}
+
+TEST(AutoRecipe, AChineseSideIsSplitIntoCharactersInEitherDirection) {
+  const auto corpus = chinese(3000);
+  for (const std::string direction : {"en-zh", "zh-en"}) {
+    const auto r = auto_recipe(corpus, parse_direction(direction, corpus), 20, two_cores());
+    const auto& zh = direction == "en-zh" ? r.config.data.tgt_tokenizer : r.config.data.src_tokenizer;
+    const auto& en = direction == "en-zh" ? r.config.data.src_tokenizer : r.config.data.tgt_tokenizer;
+    EXPECT_EQ(zh.kind, "char") << direction;
+    EXPECT_EQ(en.kind, "unigram") << direction;
+    EXPECT_FALSE(r.config.data.shared_vocab) << direction;
+    EXPECT_FALSE(r.config.model.share_embeddings) << direction;
+    EXPECT_TRUE(r.config.model.tie_output) << direction;
+    EXPECT_TRUE(says(r, "the Chinese side in characters")) << direction;
+    EXPECT_TRUE(r.config.problems().empty()) << direction;
+    EXPECT_NO_THROW(prepare_data(corpus, parse_direction(direction, corpus), r.config.data)) << direction;
+  }
+}
+
+TEST(AutoRecipe, TheModelGrowsWithTheComputeTheBudgetBuys) {
+  const auto corpus = german(170000);
+  const auto direction = parse_direction("de-en", corpus);
+  const auto d_model = [&](double minutes, const MachineProfile& m) {
+    return auto_recipe(corpus, direction, minutes, m).config.model.d_model;
+  };
+  EXPECT_EQ(d_model(5, two_cores()), 192);   // "small"
+  EXPECT_EQ(d_model(20, two_cores()), 256);  // "base", the size measured at 20 minutes
+  MachineProfile gpu;
+  gpu.cuda = true;
+  EXPECT_GT(d_model(20, gpu), 256);
+  EXPECT_LE(d_model(5, two_cores()), d_model(20, two_cores()));
+  EXPECT_LE(d_model(20, two_cores()), d_model(120, two_cores()));
+}
+
+TEST(AutoRecipe, DropoutFollowsThePassesOverTheData) {
+  // A few thousand pairs are seen many times in 20 minutes, 170,000 about once or twice.
+  const auto few = german(3000), many = german(170000);
+  const auto r_few = auto_recipe(few, parse_direction("de-en", few), 20, two_cores());
+  const auto r_many = auto_recipe(many, parse_direction("de-en", many), 20, two_cores());
+  EXPECT_DOUBLE_EQ(r_few.config.model.dropout, 0.3);
+  EXPECT_LT(r_many.config.model.dropout, r_few.config.model.dropout);
+  EXPECT_TRUE(says(r_few, "many passes"));
+}
+
+TEST(AutoRecipe, PrecisionIsSaidForTheMachine) {
+  const auto corpus = german(500);
+  const auto direction = parse_direction("de-en", corpus);
+  EXPECT_TRUE(says(auto_recipe(corpus, direction, 20, two_cores(true)), "bf16 autocast"));
+  EXPECT_TRUE(says(auto_recipe(corpus, direction, 20, two_cores(false)), "Precision: fp32"));
+  EXPECT_TRUE(says(auto_recipe(corpus, direction, 20, two_cores()), "Test CPU, 2 cores"));
+}
+
+}  // namespace
+}  // namespace ts

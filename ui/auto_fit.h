@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The `auto` recipe in the app: fitted to corpus, direction, budget and machine, refitted keeping the person's edits.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ts/text/corpus.h"
+#include "ts/train/config.h"
+
+// Qt-free: the training thread uses it as the Configuration panel does.
+namespace ts::ui {
+
+/// "Train for" until the person chooses otherwise, in minutes.
+inline constexpr double kDefaultBudgetMinutes = 20;
+/// The budget the recipe is sized for when a run has none ("until I stop it").
+inline constexpr double kFitMinutesWithoutBudget = 20;
+/// The largest budget train.budget_minutes accepts (a year).
+inline constexpr double kMaxBudgetMinutes = 525600;
+
+/// One fit of the `auto` preset.
+struct AutoFit {
+  std::string key;                   // auto_fit_key() of the inputs it was fitted for
+  ExperimentConfig config;           // preset "auto", fitted; device, threads and budget as in the inputs
+  std::vector<std::string> reasons;  // one sentence per choice, in the recipe's order
+  std::string machine;               // MachineProfile::describe() of the machine it was fitted for
+  std::string error;                 // why the recipe failed (config is then the plain preset)
+  bool ok() const { return error.empty(); }
+};
+
+/// What a fit depends on: the corpus (this very one), the direction, and train.budget_minutes,
+/// train.device and train.threads of `config`. Equal keys give equal fits.
+std::string auto_fit_key(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config);
+
+/// Fits the `auto` preset to `corpus` in `direction` for the budget, device and threads of `config`
+/// (ts::auto_recipe with ts::MachineProfile::detect). A budget of 0 is sized as for
+/// kFitMinutesWithoutBudget minutes and stays 0 in the result. It walks the corpus once (about 50 ms
+/// for 170k pairs): call it off the GUI thread. Never throws; a failure is in AutoFit::error.
+AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config);
+
+/// True when `config` is the plain `auto` preset as StudioState::applyPreset gives it (just chosen
+/// or reset, not fitted yet).
+bool is_plain_auto(const ExperimentConfig& config);
+
+/// `current` (preset auto) moved onto a new fit: the fit's values, except where the person edited
+/// `current` (the keys where it differs from what it was made from: the plain preset, or
+/// `previous_fit` when given and closer) and the fit's inputs (device, threads, budget), which stay
+/// `current`'s.
+ExperimentConfig refit_auto(const ExperimentConfig& current, const ExperimentConfig& fit,
+                            const ExperimentConfig* previous_fit = nullptr);
+
+}  // namespace ts::ui
