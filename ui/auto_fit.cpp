@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <exception>
-#include <sstream>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -48,13 +47,6 @@ void differences(const Json& a, const Json& b, const std::string& prefix, std::v
   }
 }
 
-// "20", "7.5".
-std::string minutes_text(double minutes) {
-  std::ostringstream out;
-  out << minutes;
-  return out.str();
-}
-
 std::vector<Json::json_pointer> differences(const Json& a, const Json& b) {
   std::vector<Json::json_pointer> out;
   differences(a, b, {}, out);
@@ -82,8 +74,8 @@ AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const Experim
     out.reasons = std::move(choice.reasons);
     if (budget <= 0)
       out.reasons.push_back("No time budget (\u201cuntil I stop it\u201d): the recipe is sized as for " +
-                            minutes_text(kFitMinutesWithoutBudget) +
-                            " minutes, the learning rate has no deadline to decay to, and the run goes on until you "
+                            ts::minutes_text(kFitMinutesWithoutBudget) +
+                            ", the learning rate has no deadline to decay to, and the run goes on until you "
                             "stop it or one of its own limits is reached.");
   } catch (const std::exception& e) {
     out.error = error_message(e);

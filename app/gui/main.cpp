@@ -44,7 +44,7 @@ bool has_cjk_font() {
 // speed on an idle machine and gives cores back at once. libgomp reads the setting when it is
 // loaded, before main(), so the app sets it and starts itself again, once. A setting already in
 // the environment (OMP_WAIT_POLICY or GOMP_SPINCOUNT) is respected.
-constexpr const char* kDesktopSpinCount = "10000";
+constexpr const char* kDesktopSpinCount = "1000";
 
 void choose_openmp_wait_policy(char** argv) {
   if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT") || std::getenv("TS_OPENMP_POLICY_SET")) return;
@@ -122,10 +122,16 @@ int main(int argc, char** argv) {
 
   if (!parser.positionalArguments().isEmpty()) {
     // Train only once the corpus is read.
-    QObject::connect(state, &ts::ui::StudioState::corpusChanged, &window, [&, start = parser.isSet(train)]() mutable {
-      if (start) window.trainingPanel()->start();
-      start = false;
-    });
+    // A corpus file without --preset switches to the `auto` recipe once it is read: the --set
+    // values (checked above) are applied again then, as edits the recipe keeps.
+    QStringList sets_after_open = parser.isSet(preset_opt) ? QStringList() : parser.values(set_opt);
+    QObject::connect(state, &ts::ui::StudioState::corpusChanged, &window,
+                     [&, start = parser.isSet(train), sets = sets_after_open]() mutable {
+                       for (const auto& assignment : sets) state->applySetting(assignment);
+                       sets.clear();
+                       if (start) window.trainingPanel()->start();
+                       start = false;
+                     });
     window.openCorpus(parser.positionalArguments().first());
   } else if (parser.isSet(train)) {
     QTimer::singleShot(0, window.trainingPanel(), &ts::ui::TrainingPanel::start);

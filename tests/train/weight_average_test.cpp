@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "test_utils.h"
@@ -62,19 +63,22 @@ double max_difference(const std::vector<at::Tensor>& a, const std::vector<at::Te
   return d;
 }
 
+std::vector<at::Tensor> live_weights(Trainer& trainer) {
+  std::vector<at::Tensor> out;
+  for (const auto& p : trainer.model()->parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+
 TEST(WeightAverage, CheckpointsHoldTheAverageForReadersAndTheWeightsForResuming) {
-  auto config = test::tiny_config(/*dev=*/2, /*test=*/0);
+  auto config = test::tiny_config();  // no dev pairs: nothing to compare, the average is kept
   config.train.max_steps = 30;
   config.train.ema = 0.05;
   const auto data = test::tiny_data(config);
   test::TempDir dir;
-  test::RecordingObserver observer;
-  Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer);
-  const auto summary = trainer.run();
-  ASSERT_EQ(summary.status, "finished");
+  Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr});
+  ASSERT_EQ(trainer.run().status, "finished");
   const auto file = CheckpointFile::open(dir.file("last.ckpt"));
-  std::vector<at::Tensor> live;
-  for (const auto& p : trainer.model()->parameters()) live.push_back(p.detach().clone());
+  const auto live = live_weights(trainer);
   const auto raw = tensors_of(file, "raw.", trainer.model());
   const auto averaged = tensors_of(file, "model.", trainer.model());
   EXPECT_EQ(max_difference(raw, live), 0.0) << "raw.* are the weights as trained";
@@ -84,11 +88,38 @@ TEST(WeightAverage, CheckpointsHoldTheAverageForReadersAndTheWeightsForResuming)
   std::vector<at::Tensor> loaded_weights;
   for (const auto& p : loaded.model->parameters()) loaded_weights.push_back(p.detach());
   EXPECT_EQ(max_difference(loaded_weights, averaged), 0.0);
-  // The final validation scores the average and says what it adds over the weights as trained.
-  ASSERT_FALSE(observer.validations.empty());
-  EXPECT_GE(observer.validations.back().bleu_as_trained, 0.0);
-  EXPECT_TRUE(std::any_of(observer.logs.begin(), observer.logs.end(),
-                          [](const std::string& l) { return l.rfind("weight averaging: dev BLEU", 0) == 0; }));
+}
+
+TEST(WeightAverage, TheFinalValidationScoresBothAndKeepsTheBetter) {
+  for (const double rate : {0.01, 0.5}) {
+    auto config = test::tiny_config(/*dev=*/2, /*test=*/0);
+    config.train.max_steps = 40;
+    config.train.ema = rate;
+    const auto data = test::tiny_data(config);
+    test::TempDir dir;
+    test::RecordingObserver observer;
+    Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer);
+    ASSERT_EQ(trainer.run().status, "finished");
+    ASSERT_FALSE(observer.validations.empty());
+    const auto& v = observer.validations.back();
+    ASSERT_GE(v.bleu_as_trained, 0.0);
+    const auto said = std::find_if(observer.logs.begin(), observer.logs.end(),
+                                   [](const std::string& l) { return l.rfind("weight averaging: dev BLEU", 0) == 0; });
+    ASSERT_NE(said, observer.logs.end());
+    const bool kept_trained = said->find("keeping the weights as trained") != std::string::npos;
+    const auto file = CheckpointFile::open(dir.file("last.ckpt"));
+    const auto saved = tensors_of(file, "model.", trainer.model());
+    const auto live = live_weights(trainer);
+    if (kept_trained) {
+      EXPECT_GE(v.bleu_as_trained, v.bleu);
+      EXPECT_DOUBLE_EQ(v.bleu, v.bleu_as_trained) << "the scores are the kept weights'";
+      EXPECT_EQ(max_difference(saved, live), 0.0) << rate;
+      EXPECT_FALSE(file.contains("raw." + trainer.model()->named_parameters().begin()->key()));
+    } else {
+      EXPECT_GE(v.bleu, v.bleu_as_trained);
+      EXPECT_GT(max_difference(saved, live), 0.0) << rate;
+    }
+  }
 }
 
 TEST(WeightAverage, ResumingGivesTheSameAverageAsTrainingStraightThrough) {

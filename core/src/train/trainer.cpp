@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <filesystem>
 #include <thread>
 
@@ -157,6 +158,7 @@ struct Trainer::State {
   std::vector<at::Tensor> parameters;   // model->parameters(), in order
   std::unique_ptr<WeightAverage> average;  // train.ema > 0
   bool average_in_model = false;           // the model holds the averaged weights just now
+  bool keep_as_trained = false;            // the final validation found the weights as trained better
 
   // The current session (one call of run()).
   TrainingSummary summary;
@@ -201,7 +203,7 @@ struct Trainer::State {
     State& st;
     bool swapped = false;
     explicit AverageInModel(State& s) : st(s) {
-      if (!st.average || st.average_in_model) return;
+      if (!st.average || st.average_in_model || st.keep_as_trained) return;
       st.average->swap_with(st.parameters);
       st.average_in_model = swapped = true;
     }
@@ -634,12 +636,12 @@ void Trainer::State::save(const std::string& kind, const ValidationResult* v) {
   // travel beside them for resuming.
   AverageInModel averaged(*this);
   NamedTensors raw;
-  if (average) {
+  if (average && !keep_as_trained) {
     std::size_t i = 0;
     for (const auto& item : model->named_parameters()) raw.emplace_back("raw." + item.key(), average->average()[i++]);
     for (const auto& item : model->named_buffers()) raw.emplace_back("raw." + item.key(), item.value());
   }
-  const auto header = save_checkpoint(path(file), m, model, optimizer.get(), average ? &raw : nullptr);
+  const auto header = save_checkpoint(path(file), m, model, optimizer.get(), raw.empty() ? nullptr : &raw);
   obs().on_checkpoint({path(file), kind, position.step, header.sha256, header.header_bytes + header.payload_bytes, m.metrics});
   if (kind == "last") summary.last_checkpoint = path(file);
   if (kind == "best") summary.best_checkpoint = path(file);
@@ -656,15 +658,27 @@ void Trainer::State::save(const std::string& kind, const ValidationResult* v) {
 void Trainer::State::validate_and_save(bool final) {
   const auto& tc = config.train;
   const double t0 = now();
+  // At the end of a run with weight averaging, both the average and the weights as trained are
+  // scored on the dev pairs, and the better is kept (at the end of a schedule that decays to zero
+  // the weights as trained are often as good: docs/benchmarks.md, "Time to quality").
+  const bool compare = final && average && !data.dev.empty();
   ValidationResult as_trained;
-  if (final && average && !data.dev.empty()) as_trained = validate();  // what the averaging adds, said once
-  AverageInModel averaged(*this);
+  if (compare) as_trained = validate();
+  std::optional<AverageInModel> averaged;
+  averaged.emplace(*this);
   auto v = validate();
-  if (final && average && !data.dev.empty()) {
+  if (compare) {
+    const bool trained_better = tc.best_metric == "loss" ? as_trained.loss < v.loss : as_trained.bleu > v.bleu;
+    obs().on_log(fmt::format("weight averaging: dev BLEU {:.2f} (chrF {:.2f}) averaged, {:.2f} ({:.2f}) as trained; "
+                             "keeping the {}", v.bleu, v.chrf, as_trained.bleu, as_trained.chrf,
+                             trained_better ? "weights as trained" : "average"));
+    if (trained_better) {
+      averaged.reset();  // the weights as trained go back into the model, and are what is saved
+      keep_as_trained = true;
+      v = as_trained;
+    }
     v.bleu_as_trained = as_trained.bleu;
     v.chrf_as_trained = as_trained.chrf;
-    obs().on_log(fmt::format("weight averaging: dev BLEU {:.2f} (chrF {:.2f}) averaged, {:.2f} ({:.2f}) as trained",
-                             v.bleu, v.chrf, as_trained.bleu, as_trained.chrf));
   }
   const double metric = tc.best_metric == "loss" ? v.loss : v.bleu;
   // Without dev pairs there is nothing to compare: the latest weights are the best we know (else

@@ -46,8 +46,9 @@ struct ValidationResult {
   std::vector<SampleTranslation> samples;
   bool improved = false;
   double seconds = 0;
-  /// With weight averaging on, the scores above are the averaged weights'; these are the weights
-  /// as trained, measured at the final validation only (-1 otherwise).
+  /// With weight averaging on, the scores above are the averaged weights', except at the final
+  /// validation, which scores both and keeps the better: there they are the kept weights', and
+  /// these the weights as trained (-1 at every other validation).
   double bleu_as_trained = -1, chrf_as_trained = -1;
   /// When train.probe is set: that sentence greedily translated by the model at this step, with
   /// its cross-attention: {"source", "text", "source_tokens", "target_tokens",
