@@ -9,7 +9,8 @@
 #     BUDGETS  minutes, e.g. "5 20" (default "5 20")
 #     RUNS     corpus:direction pairs (default "deu:de-en deu:en-de cmn:en-zh cmn:zh-en")
 #   THREADS=2  threads for ours and the peer; PEER=MIN also trains the peer for MIN minutes on
-#   deu de-en and cmn en-zh; TAG=name keeps the results apart; EXTRA="--set k=v ..." goes to train.
+#   deu de-en and cmn en-zh (PEER_RUNS="deu:de-en" for one); TAG=name keeps the results apart;
+#   EXTRA="--set k=v ..." goes to train.
 # Results: bench/results/time-to-quality[-TAG]/<corpus>-<direction>-<B>min/ (logs, hypotheses,
 # references, vmstat), summary.tsv, summary.md with the targets, and summary.svg (BLEU per run).
 set -euo pipefail
@@ -59,7 +60,7 @@ for b in $budgets; do
 done
 
 if [ -n "${PEER:-}" ]; then
-  for run in deu:de-en cmn:en-zh; do
+  for run in ${PEER_RUNS:-deu:de-en cmn:en-zh}; do
     name=${run%%:*}
     direction=${run#*:}
     flags=(--reverse)
@@ -93,7 +94,7 @@ for key in sorted(latest, key=lambda k: (k[0] != "ours", k[1], float(k[2]))):
 open(sys.argv[2] + "/summary.md", "w").write("\n".join(lines) + "\n")
 # SVG: one group per direction, one bar per (system, budget), target ticks.
 bars = sorted(latest.values(), key=lambda r: (r["direction"], r["system"] != "ours", float(r["minutes"])))
-w, h, pad = 60 + 46 * len(bars) + 20 * 4, 320, 40
+w, h, pad = max(560, 60 + 64 * len(bars) + 20 * 4), 320, 40
 out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">',
        f'<text x="{pad}" y="16" font-size="13">BLEU on 1,000 held-out pairs by time budget (ours: default recipe)</text>']
 scale = (h - 80) / 40.0
@@ -116,7 +117,7 @@ for r in bars:
     if t:
         ty = h - 40 - t * scale
         out.append(f'<line x1="{x - 3}" x2="{x + 41}" y1="{ty}" y2="{ty}" stroke="#c00" stroke-width="2"/>')
-    x += 46
+    x += 64
 out.append(f'<text x="{w - 230}" y="34" fill="#c00">red line: target (issue 21)</text></svg>')
 open(sys.argv[2] + "/summary.svg", "w").write("\n".join(out))
 EOF

@@ -46,6 +46,14 @@ ExperimentConfig budget_config(double minutes, const std::string& schedule = "li
   return c;
 }
 
+// A run straight through on the simulated clock, to compare an interrupted one with.
+BudgetObserver straight_run(const ExperimentConfig& config, const PreparedData& data, const std::string& dir) {
+  SimulatedRun sim;
+  BudgetObserver observer;
+  Trainer(config, data, sim.options(dir), &observer).run();
+  return observer;
+}
+
 TEST(Budget, TheRunEndsOnTimeWithTheLearningRateDecayedToZeroAtTheDeadline) {
   const auto config = budget_config(1.0);  // 60 simulated seconds
   const auto data = test::tiny_data(config);
@@ -98,9 +106,7 @@ TEST(Budget, PausedTimeDoesNotCountAndTheStepsAreTheSame) {
   const auto config = budget_config(1.0);
   const auto data = test::tiny_data(config);
   test::TempDir straight_dir, paused_dir;
-  SimulatedRun straight;
-  BudgetObserver a;
-  Trainer(config, data, straight.options(straight_dir.str()), &a).run();
+  const auto a = straight_run(config, data, straight_dir.str());
 
   SimulatedRun paused;
   int polls = 0;
@@ -148,9 +154,7 @@ TEST(Budget, ResumingTheSameBudgetContinuesItsScheduleWhereItStood) {
   const auto config = budget_config(1.0);
   const auto data = test::tiny_data(config);
   test::TempDir straight_dir, split_dir;
-  SimulatedRun straight;
-  BudgetObserver a;
-  Trainer(config, data, straight.options(straight_dir.str()), &a).run();
+  const auto a = straight_run(config, data, straight_dir.str());
 
   SimulatedRun first;
   first.hook = [](SimulatedRun& sim, Trainer&) {
