@@ -10,6 +10,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <torch/cuda.h>
 
 #include "ts/model/precision.h"
 #include "ts/text/utf8.h"
@@ -104,10 +105,8 @@ MachineProfile MachineProfile::detect(const std::string& device, int threads) {
   const auto flags = read_cpu_flags(&m.cpu_model);
   m.avx512 = flags.find(" avx512f ") != std::string::npos;
   m.native_bf16 = cpu_has_native_bf16();
-  // Whether a GPU will train is the trainer's call (train.device); the recipe only needs to know
-  // that one was asked for. "auto" on a machine with CUDA ends up there too, but the recipe keeps
-  // to the CPU's figures unless told: a smaller model is the safe side of the guess.
-  m.cuda = device == "cuda";
+  // The GPU the trainer will pick: "cuda", or "auto" where LibTorch sees one (resolve_device).
+  m.cuda = device == "cuda" || (device == "auto" && torch::cuda::is_available());
   return m;
 }
 
