@@ -8,7 +8,6 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QFile>
-#include <QLocale>
 #include <QSettings>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -192,12 +191,6 @@ QString format_duration(double seconds) {
   return QStringLiteral("%1 s").arg(s);
 }
 
-QString format_budget(double minutes) {
-  if (minutes >= 60 && minutes == std::floor(minutes)) {
-    const auto m = static_cast<long long>(minutes);
-    return m % 60 == 0 ? QStringLiteral("%1 h").arg(m / 60) : QStringLiteral("%1 h %2 min").arg(m / 60).arg(m % 60);
-  }
-  return QStringLiteral("%1 min").arg(QLocale().toString(minutes, 'g', 6));
-}
+QString format_budget(double minutes) { return QString::fromStdString(minutes_text(minutes)); }
 
 }  // namespace ts::ui

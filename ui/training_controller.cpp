@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <sstream>
 #include <stdexcept>
 
 #include <QCoreApplication>
@@ -92,9 +91,7 @@ void fit_auto_preset(TrainingRequest& request, const std::function<void(const st
   if (!fit.ok()) throw std::runtime_error("the auto preset could not be fitted to this corpus: " + fit.error);
   request.config = refit_auto(request.config, fit.config, previous ? &previous->config : nullptr);
   const double budget = request.config.train.budget_minutes;
-  std::ostringstream minutes;
-  minutes << budget;
-  log("preset auto, fitted for " + (budget > 0 ? minutes.str() + " min" : std::string("a run until stopped")) +
+  log("preset auto, fitted for " + (budget > 0 ? minutes_text(budget) : std::string("a run until stopped")) +
       (fit.machine.empty() ? std::string() : " on " + fit.machine) + " (fields you changed are kept):");
   for (const auto& reason : fit.reasons) log("  " + reason);
   request.config.validate();
