@@ -25,6 +25,7 @@
 
 #include "ts/decode/search.h"
 #include "ts/decode/translator.h"
+#include "ts/train/checkpoint.h"
 #include "ts/train/config.h"
 #include "ts/train/trainer.h"
 
@@ -101,7 +102,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> formats{"libtorch", "fp32", "bf16", "int8"};
   if (a.weights != "all") formats = {a.weights == "aten" ? "libtorch" : a.weights};
   if (!a.checkpoint.empty()) {
-    auto translator = ts::Translator::load(a.checkpoint, at::Device(at::kCPU));
+    auto translator = ts::load_translator(a.checkpoint, at::Device(at::kCPU));
     std::printf("checkpoint %s, %d threads, sentence: %s\n", a.checkpoint.c_str(), threads, a.sentence.c_str());
     for (const auto& weights : formats)
       for (auto [name, config] : {std::pair{"greedy + attention", greedy}, std::pair{"beam 5 + attention", beam}}) {

@@ -425,7 +425,7 @@ struct DecodeArgs {
 
 int cmd_translate(const DecodeArgs& a) {
   configure_threads(a.threads);
-  auto translator = Translator::load(checkpoint_path(a.checkpoint), resolve_device(a.device));
+  auto translator = load_translator(checkpoint_path(a.checkpoint), resolve_device(a.device));
   const auto config = a.config();
   std::ofstream attention;
   if (!a.attention_json.empty()) {
@@ -551,7 +551,7 @@ int cmd_demo(const TrainArgs& a) {
   d.checkpoint = best;
   d.threads = a.threads > 0 ? a.threads : 0;
   cmd_eval(d, {});
-  auto translator = Translator::load(best, at::Device(at::kCPU));
+  auto translator = load_translator(best, at::Device(at::kCPU));
   auto split = split_corpus(corpus, translator.pipeline().direction, config.data);
   fmt::print("\nsample translations from the held-out test pairs:\n");
   for (std::size_t i = 0; i < std::min<std::size_t>(8, split.test.size()); ++i) {

@@ -7,8 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "ts/train/legacy_checkpoint.h"
-#include "ts/train/model_export.h"
+#include "ts/lm/lm_export.h"
 
 namespace ts::cli {
 
@@ -30,7 +29,7 @@ bool ModelCommands::chosen() const { return export_->parsed() || upgrade_->parse
 
 int ModelCommands::dispatch() {
   if (upgrade_->parsed()) {
-    fmt::print("{}\n", upgrade_legacy_checkpoint(checkpoint_, out_.empty() ? checkpoint_ : out_));
+    fmt::print("{}\n", upgrade_legacy_checkpoint(checkpoint_, out_.empty() ? checkpoint_ : out_, {{"lm", legacy_language_model()}}));
     return 0;
   }
   std::string checkpoint = checkpoint_;
@@ -38,7 +37,7 @@ int ModelCommands::dispatch() {
     const auto best = fs::path(checkpoint) / "best.ckpt";
     checkpoint = (fs::exists(best) ? best : fs::path(checkpoint) / "last.ckpt").string();
   }
-  const auto summary = export_model(checkpoint, out_);
+  const auto summary = export_any_model(checkpoint, out_);
   fmt::print("exported {} ({} parameters) to {}:\n", checkpoint, summary.parameters, summary.dir);
   for (const auto& f : summary.files) fmt::print("  {}  {} bytes\n", f, fs::file_size(f));
   if (model_kind(summary.dir) == "lm")

@@ -15,17 +15,17 @@
 
 #include <unistd.h>
 
-#include "anatomy_panel.h"
-#include "beam_tree_view.h"
-#include "lm_service.h"
-#include "lm_window.h"
-#include "main_window.h"
-#include "probe_panel.h"
-#include "studio_state.h"
-#include "training_controller.h"
-#include "training_panel.h"
-#include "translate_panel.h"
-#include "translation_service.h"
+#include "anatomy/anatomy_panel.h"
+#include "beam_search/beam_tree_view.h"
+#include "services/lm_service.h"
+#include "language_model/lm_window.h"
+#include "shell/main_window.h"
+#include "attention_over_training/probe_panel.h"
+#include "shell/studio_state.h"
+#include "services/training_controller.h"
+#include "training/training_panel.h"
+#include "translate/translate_panel.h"
+#include "services/translation_service.h"
 
 namespace {
 

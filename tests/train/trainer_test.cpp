@@ -11,6 +11,7 @@
 
 #include "test_utils.h"
 #include "ts/decode/translator.h"
+#include "ts/train/checkpoint.h"
 
 namespace ts {
 namespace {
@@ -68,7 +69,7 @@ TEST(Trainer, SaveLoadTranslateGivesIdenticalOutput) {
   const auto summary = trainer.run();
   ASSERT_FALSE(summary.last_checkpoint.empty());
   Translator live(trainer.model(), data.pipeline);
-  auto loaded = Translator::load(summary.last_checkpoint, at::Device(at::kCPU));
+  auto loaded = load_translator(summary.last_checkpoint, at::Device(at::kCPU));
   DecodeConfig beam;
   beam.mode = "beam";
   beam.beam = 3;

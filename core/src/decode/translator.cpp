@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "ts/train/batcher.h"
+#include "ts/model/batch.h"
 
 namespace ts {
 namespace {
@@ -87,11 +87,6 @@ std::vector<std::string> greedy_translate_batched(Transformer& model, const Text
 }
 
 Translator::Translator(Transformer model, TextPipeline pipeline) : model_(std::move(model)), pipeline_(std::move(pipeline)) {}
-
-Translator Translator::load(const std::string& checkpoint, const at::Device& device) {
-  auto loaded = load_checkpoint(checkpoint, device);
-  return Translator(loaded.model, std::move(loaded.pipeline));
-}
 
 Translation Translator::translate(const std::string& text, const DecodeConfig& config, bool record_attention) {
   const auto t0 = std::chrono::steady_clock::now();

@@ -16,7 +16,7 @@
 #include "ts/model/size.h"
 #include "ts/store/sha256.h"
 #include "ts/train/checkpoint.h"
-#include "ts/train/model_export.h"
+#include "ts/lm/lm_export.h"
 #include "ts/train/run_recorder.h"
 #include "ts/train/trainer.h"
 

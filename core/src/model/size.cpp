@@ -2,18 +2,13 @@
 // Parameter count by formula (see ts/model/size.h); tests check it against build_model().
 #include "ts/model/size.h"
 
-#include <algorithm>
 #include <fstream>
 
 #include <fmt/format.h>
 
 namespace ts {
 
-ModelSize estimate_model_size(const ExperimentConfig& config, std::int64_t src_vocab, std::int64_t tgt_vocab,
-                              double avg_sentence_tokens) {
-  const auto& m = config.model;
-  // In doubles: exact for any model that fits in memory (< 2^53 parameters), and absurd sizes
-  // cannot overflow on their way to check_memory().
+double parameter_count(const ModelConfig& m, double src_vocab, double tgt_vocab) {
   const double D = m.d_model, F = m.d_ff;
   const double attention = 4 * D * D + 4 * D;              // fused qkv (or q + kv) and the output projection
   const double feed_forward = 2 * D * F + F + D;
@@ -21,29 +16,13 @@ ModelSize estimate_model_size(const ExperimentConfig& config, std::int64_t src_v
   const double encoder_layer = attention + feed_forward + 2 * norm;
   const double decoder_layer = 2 * attention + feed_forward + 3 * norm;
 
-  ModelSize size;
-  double p = static_cast<double>(src_vocab) * D;          // source embedding
-  if (!m.share_embeddings) p += static_cast<double>(tgt_vocab) * D;  // target embedding
+  double p = src_vocab * D;                                // source embedding
+  if (!m.share_embeddings) p += tgt_vocab * D;             // target embedding
   if (m.positions == "learned") p += m.max_positions * D;
   p += m.encoder_layers * encoder_layer + m.decoder_layers * decoder_layer;
   if (m.pre_norm) p += 2 * norm;                           // final encoder and decoder norms
-  if (!m.tie_output) p += static_cast<double>(tgt_vocab) * D;  // output projection
-  p += static_cast<double>(tgt_vocab);                     // output bias
-  constexpr double kMax = 9.0e18;                          // below INT64_MAX
-  size.parameters = static_cast<std::int64_t>(std::min(p, kMax));
-  size.weight_bytes = static_cast<std::int64_t>(std::min(4 * p, kMax));
-
-  // One batch of activations kept for the backward pass: per token and layer about 16 vectors of
-  // width D, two of width F, and the attention probabilities with their dropout masks.
-  const auto& t = config.train;
-  const double tokens = t.batch_tokens > 0 ? t.batch_tokens : t.batch_sentences * avg_sentence_tokens;
-  const double length = std::max(1.0, avg_sentence_tokens);
-  const double per_token_layer = 16.0 * D + 2.0 * F + 2.0 * m.heads * length;
-  const double layers = m.encoder_layers + 2.0 * m.decoder_layers;  // decoder layers attend twice
-  const double activations = tokens * (layers * per_token_layer + 3.0 * tgt_vocab) * 4;  // + logits, softmax, grad
-  size.batch_tokens = static_cast<std::int64_t>(tokens);
-  size.training_bytes = static_cast<std::int64_t>(std::min(16 * p + activations, kMax));  // weights, grads, 2 Adam moments
-  return size;
+  if (!m.tie_output) p += tgt_vocab * D;                   // output projection
+  return p + tgt_vocab;                                    // output bias
 }
 
 std::int64_t available_memory_bytes() {

@@ -315,17 +315,13 @@ Transformer copy_model(Transformer& model, const at::Device& device) {
 
 Transformer build_model(const ModelConfig& config, std::int64_t src_vocab, std::int64_t tgt_vocab,
                         std::int64_t pad_id, bool shared_vocab) {
-  ExperimentConfig check;
-  check.model = config;
-  check.data.shared_vocab = shared_vocab;
-  check.data.max_len = 1;  // only the model section is checked here, not how long the data may be
-  check.validate();
+  throw_if_problems(config.problems(shared_vocab));
   if (config.share_embeddings && src_vocab != tgt_vocab)
     throw ConfigError("model.share_embeddings needs one vocabulary for both sides (sizes " +
                       std::to_string(src_vocab) + " and " + std::to_string(tgt_vocab) + ")");
   // Refused before anything is allocated (a configuration, or a checkpoint's, may ask for terabytes).
-  check_memory(static_cast<double>(estimate_model_size(check, src_vocab, tgt_vocab).weight_bytes), "the model's weights",
-               "make model.d_model, model.d_ff or the layer counts smaller");
+  check_memory(4 * parameter_count(config, static_cast<double>(src_vocab), static_cast<double>(tgt_vocab)),
+               "the model's weights", "make model.d_model, model.d_ff or the layer counts smaller");
   return Transformer(config, src_vocab, tgt_vocab, pad_id);
 }
 

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <random>
 
-#include "ts/text/vocab.h"
-
 namespace ts {
 namespace {
 
@@ -14,9 +12,6 @@ namespace {
 template <class T> void shuffle_in_place(std::vector<T>& v, std::mt19937_64& rng) {
   for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng() % i]);
 }
-
-std::size_t src_len(const Example& e) { return e.src.size(); }
-std::size_t tgt_len(const Example& e) { return e.tgt.size() + 1; }
 
 }  // namespace
 
@@ -38,13 +33,13 @@ std::vector<std::vector<std::size_t>> TokenBucketBatcher::epoch_plan(std::int64_
     std::stable_sort(order.begin() + start, order.begin() + end, [&](std::size_t a, std::size_t b) {
       const auto& x = examples_[a];
       const auto& y = examples_[b];
-      return std::make_pair(src_len(x), tgt_len(x)) < std::make_pair(src_len(y), tgt_len(y));
+      return std::make_pair(source_positions(x), target_positions(x)) < std::make_pair(source_positions(y), target_positions(y));
     });
     std::vector<std::size_t> current;
     std::size_t max_src = 0, max_tgt = 0;
     for (std::size_t i = start; i < end; ++i) {
       const auto& e = examples_[order[i]];
-      const std::size_t s = std::max(max_src, src_len(e)), t = std::max(max_tgt, tgt_len(e));
+      const std::size_t s = std::max(max_src, source_positions(e)), t = std::max(max_tgt, target_positions(e));
       const bool full = batch_tokens_ > 0
                             ? (current.size() + 1) * std::max(s, t) > static_cast<std::size_t>(batch_tokens_)
                             : current.size() >= static_cast<std::size_t>(batch_sentences_);
@@ -54,8 +49,8 @@ std::vector<std::vector<std::size_t>> TokenBucketBatcher::epoch_plan(std::int64_
         max_src = max_tgt = 0;
       }
       current.push_back(order[i]);
-      max_src = std::max(max_src, src_len(e));
-      max_tgt = std::max(max_tgt, tgt_len(e));
+      max_src = std::max(max_src, source_positions(e));
+      max_tgt = std::max(max_tgt, target_positions(e));
     }
     if (!current.empty()) batches.push_back(std::move(current));
   }
@@ -68,49 +63,13 @@ double TokenBucketBatcher::padding_fraction(const std::vector<std::vector<std::s
   for (const auto& batch : plan) {
     std::size_t s = 0, t = 0;
     for (auto i : batch) {
-      s = std::max(s, src_len(examples_[i]));
-      t = std::max(t, tgt_len(examples_[i]));
-      real += src_len(examples_[i]) + tgt_len(examples_[i]);
+      s = std::max(s, source_positions(examples_[i]));
+      t = std::max(t, target_positions(examples_[i]));
+      real += source_positions(examples_[i]) + target_positions(examples_[i]);
     }
     slots += batch.size() * (s + t);
   }
   return slots == 0 ? 0.0 : 1.0 - static_cast<double>(real) / static_cast<double>(slots);
-}
-
-Batch make_batch(const std::vector<Example>& examples, const std::vector<std::size_t>& indices, const at::Device& device) {
-  std::size_t S = 0, T = 0;
-  for (auto i : indices) {
-    S = std::max(S, src_len(examples[i]));
-    T = std::max(T, tgt_len(examples[i]));
-  }
-  const auto B = static_cast<std::int64_t>(indices.size());
-  // For a GPU the batch is built in pinned (page-locked) host memory, so the copies below are truly
-  // asynchronous and overlap with the previous step's kernels.
-  const bool move = device.type() != at::kCPU;
-  const auto options = at::TensorOptions(at::kLong).pinned_memory(move && device.is_cuda());
-  auto src = at::full({B, static_cast<std::int64_t>(S)}, Vocab::kPad, options);
-  auto tgt_in = at::full({B, static_cast<std::int64_t>(T)}, Vocab::kPad, options);
-  auto tgt_out = at::full({B, static_cast<std::int64_t>(T)}, Vocab::kPad, options);
-  auto s_acc = src.accessor<std::int64_t, 2>();
-  auto i_acc = tgt_in.accessor<std::int64_t, 2>();
-  auto o_acc = tgt_out.accessor<std::int64_t, 2>();
-  Batch batch;
-  for (std::int64_t b = 0; b < B; ++b) {
-    const auto& e = examples[indices[b]];
-    for (std::size_t j = 0; j < e.src.size(); ++j) s_acc[b][j] = e.src[j];
-    i_acc[b][0] = Vocab::kBos;
-    for (std::size_t j = 0; j < e.tgt.size(); ++j) {
-      i_acc[b][j + 1] = e.tgt[j];
-      o_acc[b][j] = e.tgt[j];
-    }
-    o_acc[b][e.tgt.size()] = Vocab::kEos;
-    batch.src_tokens += static_cast<std::int64_t>(e.src.size());
-    batch.tgt_tokens += static_cast<std::int64_t>(e.tgt.size() + 1);
-  }
-  batch.src = move ? src.to(device, /*non_blocking=*/true) : src;
-  batch.tgt_in = move ? tgt_in.to(device, true) : tgt_in;
-  batch.tgt_out = move ? tgt_out.to(device, true) : tgt_out;
-  return batch;
 }
 
 }  // namespace ts

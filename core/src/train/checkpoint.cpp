@@ -3,6 +3,7 @@
 #include "ts/train/checkpoint.h"
 #include "ts/train/model_export.h"
 
+#include "ts/decode/translator.h"
 #include "ts/model/errors.h"
 #include "ts/store/atomic_file.h"
 #include "ts/store/fault.h"
@@ -397,6 +398,11 @@ LoadedModel load_checkpoint(const std::string& path, const at::Device& device) {
     fail(path, std::string("cannot rebuild the model: ") + error_message(e));
   }
   return loaded;
+}
+
+Translator load_translator(const std::string& path, const at::Device& device) {
+  auto loaded = load_checkpoint(path, device);
+  return Translator(loaded.model, std::move(loaded.pipeline));
 }
 
 namespace {

@@ -185,22 +185,6 @@ template <class Section> void section_from_json(const json& j, const std::string
   r.reject_unknown();
 }
 
-void check_choice(std::vector<std::string>& problems, const std::string& key, const std::string& value,
-                  std::initializer_list<const char*> allowed) {
-  std::string list;
-  for (const char* a : allowed) {
-    if (value == a) return;
-    list += list.empty() ? a : std::string(", ") + a;
-  }
-  // The value quoted as JSON: a NUL or control byte in it would otherwise cut validate()'s
-  // message (a C string) short and hide the problems after it (found by tests/fuzz/fuzz_config).
-  problems.push_back(key + " " + shown(json(value)) + " is not one of " + list);
-}
-
-void check_positive(std::vector<std::string>& problems, const std::string& key, double value) {
-  if (!(value > 0)) problems.push_back(key + " must be positive (is " + std::to_string(value) + ")");
-}
-
 }  // namespace
 
 json ExperimentConfig::to_json() const {
@@ -265,29 +249,13 @@ void ExperimentConfig::set(const std::string& assignment) {
 }
 
 std::vector<std::string> ExperimentConfig::problems() const {
-  std::vector<std::string> p;
-  const auto& m = model;
-  check_positive(p, "model.encoder_layers", m.encoder_layers);
-  check_positive(p, "model.decoder_layers", m.decoder_layers);
-  check_positive(p, "model.d_model", m.d_model);
-  check_positive(p, "model.heads", m.heads);
-  check_positive(p, "model.d_ff", m.d_ff);
-  check_positive(p, "model.max_positions", m.max_positions);
-  if (m.heads > 0 && m.d_model % m.heads != 0)
-    p.push_back("model.heads (" + std::to_string(m.heads) + ") must divide model.d_model (" +
-                std::to_string(m.d_model) + ")");
-  if (m.positions == "sinusoidal" && m.d_model % 2 != 0)
-    p.push_back("model.d_model must be even for sinusoidal positions");
-  if (m.dropout < 0 || m.dropout >= 1) p.push_back("model.dropout must be in [0, 1)");
-  check_choice(p, "model.positions", m.positions, {"sinusoidal", "learned"});
+  auto p = model.problems(data.shared_vocab);
   // A learned table has no row beyond max_positions: the longest training pair plus BOS/EOS must fit.
   // In 64 bits: data.max_len + 2 overflows an int for max_len near INT_MAX (undefined behaviour).
   const std::int64_t needed_positions = static_cast<std::int64_t>(data.max_len) + 2;
-  if (m.positions == "learned" && m.max_positions < needed_positions)
-    p.push_back("model.max_positions (" + std::to_string(m.max_positions) + ") must be at least data.max_len + 2 (" +
+  if (model.positions == "learned" && model.max_positions < needed_positions)
+    p.push_back("model.max_positions (" + std::to_string(model.max_positions) + ") must be at least data.max_len + 2 (" +
                 std::to_string(needed_positions) + ") with learned positions");
-  if (m.share_embeddings && !data.shared_vocab)
-    p.push_back("model.share_embeddings needs data.shared_vocab (one vocabulary for both sides)");
 
   const auto& t = train;
   check_choice(p, "train.optimizer", t.optimizer, {"adam", "adamw"});
@@ -326,13 +294,7 @@ std::vector<std::string> ExperimentConfig::problems() const {
   return p;
 }
 
-void ExperimentConfig::validate() const {
-  const auto list = problems();
-  if (list.empty()) return;
-  std::string message = "invalid configuration:";
-  for (const auto& item : list) message += "\n  - " + item;
-  throw ConfigError(message);
-}
+void ExperimentConfig::validate() const { throw_if_problems(problems()); }
 
 ExperimentConfig load_config_file(const std::string& path) {
   std::ifstream in(path);

@@ -14,9 +14,6 @@
 #include <torch/optim/adamw.h>
 #include <torch/serialize/input-archive.h>
 
-#include "ts/lm/gpt.h"
-#include "ts/lm/lm_config.h"
-#include "ts/lm/text_data.h"
 #include "ts/model/errors.h"
 #include "ts/store/sha256.h"
 #include "ts/text/files.h"
@@ -55,7 +52,8 @@ void add_rng(NamedTensors& tensors, torch::serialize::InputArchive& archive, con
 
 }  // namespace
 
-std::string upgrade_legacy_checkpoint(const std::string& input, const std::string& output) {
+std::string upgrade_legacy_checkpoint(const std::string& input, const std::string& output,
+                                      const std::map<std::string, LegacyModelBuilder>& other_kinds) {
   std::istringstream payload(read_version1_payload(input));
   torch::serialize::InputArchive archive;
   nlohmann::json meta;
@@ -85,15 +83,13 @@ std::string upgrade_legacy_checkpoint(const std::string& input, const std::strin
         append_optimizer_state(tensors, "optimizer.", optimizer);
       }
     };
-    if (meta.value("kind", "") == "lm") {
-      const auto config = LmConfig::from_json(meta.at("config"));
-      const auto codec = LmCodec::from_json(meta.at("codec"));
-      auto model = build_language_model(config, static_cast<std::int64_t>(codec.vocab().size()));
-      torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(config.lr).weight_decay(config.weight_decay));
-      convert(*model, optimizer);
-      add_rng(tensors, archive, "rng", "rng.cpu");
-      add_rng(tensors, archive, "batch_rng", "rng.batch");
-      what = "language model";
+    if (const std::string kind = meta.value("kind", ""); !kind.empty() && kind != "translation") {
+      const auto builder = other_kinds.find(kind);
+      if (builder == other_kinds.end()) fail(input, "holds a model of kind \"" + kind + "\", which this converter was not given");
+      const auto m = builder->second(meta);
+      convert(*m.module, *m.optimizer);
+      for (const auto& [old_name, new_name] : m.rngs) add_rng(tensors, archive, old_name.c_str(), new_name.c_str());
+      what = m.what;
     } else {
       const auto config = ExperimentConfig::from_json(meta.at("config"));
       const auto pipeline = TextPipeline::from_json(meta.at("pipeline"));

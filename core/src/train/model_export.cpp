@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "ts/lm/gpt.h"
 #include "ts/model/errors.h"
 #include "ts/model/safetensors.h"
 #include "ts/store/atomic_file.h"
@@ -23,15 +22,13 @@
 #include "ts/text/vocab.h"
 
 namespace ts {
-namespace {
 
 namespace fs = std::filesystem;
+using namespace model_folder;
 
-constexpr const char* kFormat = "transformer-studio-model";
-constexpr int kVersion = 1;
+namespace {
+
 constexpr std::uintmax_t kMaxConfigBytes = 1u << 30;  // vocabularies and SentencePiece models included
-
-[[noreturn]] void fail(const std::string& path, const std::string& what) { throw CheckpointError(path + ": " + what); }
 
 // Writes one file of the folder atomically (ts/store/atomic_file.h), failures as CheckpointError.
 void write_file(const fs::path& path, const std::function<void(int fd)>& body) {
@@ -76,7 +73,12 @@ void add_file(ExportSummary& summary, const fs::path& path) {
   summary.bytes += fs::file_size(path);
 }
 
-// Prepares `dir` and writes the weights of `module`: the start of every export.
+}  // namespace
+
+namespace model_folder {
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) { throw CheckpointError(path + ": " + what); }
+
 ExportSummary begin_export(const std::string& dir, const torch::nn::Module& module) {
   prepare_folder(dir);
   ExportSummary summary;
@@ -86,8 +88,6 @@ ExportSummary begin_export(const std::string& dir, const torch::nn::Module& modu
   return summary;
 }
 
-// Writes config.json, lists the `extra` files already written, and writes README.md: the end of
-// every export.
 void end_export(ExportSummary& summary, const nlohmann::json& config, const std::vector<fs::path>& extra,
                 const std::string& readme_text) {
   const fs::path folder(summary.dir);
@@ -98,20 +98,16 @@ void end_export(ExportSummary& summary, const nlohmann::json& config, const std:
   add_file(summary, folder / "README.md");
 }
 
-// The SHA-256 of the checkpoint an export came from (empty when it came from a folder).
 std::string source_sha256(const std::string& checkpoint) {
   return is_model_folder(checkpoint) ? "" : read_checkpoint_header(checkpoint).sha256;
 }
 
-// Writes a base64 SentencePiece model found at `tokenizer["model"]` as a plain file, for other readers.
 bool write_spm(const nlohmann::json& tokenizer, const fs::path& path) {
   if (!tokenizer.is_object() || !tokenizer.contains("model")) return false;
   write_file(path, base64_decode(tokenizer["model"].get<std::string>()));
   return true;
 }
 
-// The kind a model folder's config.json declares ("translation" or "lm"), after checking its
-// format and version; the parsed config goes to `out`.
 std::string read_folder_config(const std::string& dir, nlohmann::json& out) {
   const auto config_path = (fs::path(dir) / "config.json").string();
   const auto weights_path = (fs::path(dir) / "model.safetensors").string();
@@ -136,7 +132,6 @@ std::string read_folder_config(const std::string& dir, nlohmann::json& out) {
   return kind;
 }
 
-// The training step a folder was exported at (0 when `source.step` is missing or not a count).
 std::int64_t exported_step(const nlohmann::json& source) {
   const auto& step = source.contains("step") ? source["step"] : nlohmann::json();
   return step.is_number_integer() && step.get<std::int64_t>() >= 0 ? step.get<std::int64_t>() : 0;
@@ -150,23 +145,9 @@ SafetensorsReader read_weights(const std::string& dir) {
   }
 }
 
-std::string lm_readme(const LoadedLanguageModel& m, const std::string& checkpoint) {
-  const auto& c = m.meta.config;
-  const std::string architecture =
-      c.kind == "bigram" ? std::string("a bigram table")
-                         : fmt::format("{} layers, n_embd {}, {} heads, a context of {} tokens", c.n_layer, c.n_embd,
-                                       c.n_head, c.block_size);
-  return fmt::format(
-      "# A Transformer Studio language model ({}, {} tokens)\n\n"
-      "Exported from `{}` (step {}).\n\n"
-      "- `model.safetensors`: the weights ({}), by their names in the app (safetensors: any reader\n"
-      "  opens it, nothing in it is code).\n"
-      "- `config.json`: the configuration (`model`), the tokenizer and vocabulary (`codec`: token id i is\n"
-      "  `codec.vocab.tokens[i]`), and where the model came from (`source`).\n"
-      "- `tokenizer.spm` (when present): the SentencePiece model that splits text into the vocabulary's pieces.\n\n"
-      "Generate with the app: `transformer-studio-cli lm-generate --checkpoint <this folder>`.\n",
-      c.kind == "bigram" ? "bigram" : "GPT", m.meta.codec.kind(), checkpoint, m.meta.step, architecture);
-}
+}  // namespace model_folder
+
+namespace {
 
 std::string readme(const LoadedModel& m, const std::string& checkpoint) {
   const auto& c = m.meta.config.model;
@@ -202,7 +183,8 @@ std::string model_kind(const std::string& path) {
 }
 
 ExportSummary export_model(const std::string& checkpoint, const std::string& dir) {
-  if (model_kind(checkpoint) == "lm") return export_language_model(checkpoint, dir);
+  if (model_kind(checkpoint) == "lm")
+    fail(checkpoint, "holds a language model: export it with export_language_model (ts/lm/lm_export.h)");
   const auto loaded = load_checkpoint(checkpoint, at::Device(at::kCPU));
   auto summary = begin_export(dir, *loaded.model);
   const fs::path folder(dir);
@@ -237,36 +219,6 @@ ExportSummary export_model(const std::string& checkpoint, const std::string& dir
   return summary;
 }
 
-ExportSummary export_language_model(const std::string& checkpoint, const std::string& dir) {
-  const auto loaded = load_lm_checkpoint(checkpoint, at::Device(at::kCPU));
-  auto summary = begin_export(dir, *loaded.model);
-  const auto folder = fs::path(dir);
-  const auto codec = loaded.meta.codec.to_json();
-  const bool spm = write_spm(codec.value("tokenizer", nlohmann::json()), folder / "tokenizer.spm");
-  const auto& c = loaded.meta.config;
-  const nlohmann::json config = {
-      {"format", kFormat},
-      {"version", kVersion},
-      {"kind", "lm"},
-      {"model", c.to_json()},
-      {"vocab_size", loaded.meta.codec.vocab().size()},
-      {"block_size", c.block_size},
-      {"codec", codec},
-      {"source",
-       {{"checkpoint", checkpoint},
-        {"sha256", source_sha256(checkpoint)},
-        {"step", loaded.meta.step},
-        {"text", loaded.meta.text_path},
-        {"metrics", loaded.meta.metrics}}},
-      {"parameters", summary.parameters},
-      {"architecture", c.kind == "bigram" ? std::string("bigram table")
-                                          : fmt::format("GPT, {} layers, n_embd {}, {} heads, block {}", c.n_layer,
-                                                        c.n_embd, c.n_head, c.block_size)}};
-  end_export(summary, config, spm ? std::vector<fs::path>{folder / "tokenizer.spm"} : std::vector<fs::path>{},
-             lm_readme(loaded, checkpoint));
-  return summary;
-}
-
 LoadedModel import_model(const std::string& dir, const at::Device& device) {
   const auto config_path = (fs::path(dir) / "config.json").string();
   const auto weights_path = (fs::path(dir) / "model.safetensors").string();
@@ -298,36 +250,6 @@ LoadedModel import_model(const std::string& dir, const at::Device& device) {
   }
   load_module_state(*loaded.model, weights, "", weights_path);
   loaded.model->eval();  // as load_checkpoint
-  return loaded;
-}
-
-LoadedLanguageModel import_language_model(const std::string& dir, const at::Device& device) {
-  const auto config_path = (fs::path(dir) / "config.json").string();
-  const auto weights_path = (fs::path(dir) / "model.safetensors").string();
-  nlohmann::json config;
-  if (read_folder_config(dir, config) != "lm") fail(dir, "is a translation model folder, not a language model (use translate)");
-  LoadedLanguageModel loaded;
-  try {
-    loaded.meta.config = LmConfig::from_json(config.at("model"));
-    loaded.meta.codec = LmCodec::from_json(config.at("codec"));
-    const auto& source = config.value("source", nlohmann::json::object());
-    loaded.meta.text_path = source.value("text", "");
-    loaded.meta.metrics = source.value("metrics", nlohmann::json::object());
-    loaded.meta.step = exported_step(source);
-  } catch (const CheckpointError&) {
-    throw;
-  } catch (const std::exception& e) {
-    fail(config_path, "damaged model configuration: " + error_message(e));
-  }
-  const auto weights = read_weights(dir);
-  try {
-    loaded.model = build_language_model(loaded.meta.config, static_cast<std::int64_t>(loaded.meta.codec.vocab().size()));
-    loaded.model->to(device);
-  } catch (const std::exception& e) {
-    fail(config_path, "cannot build the model it describes: " + error_message(e));
-  }
-  load_module_state(*loaded.model, weights, "", weights_path);
-  loaded.model->eval();
   return loaded;
 }
 

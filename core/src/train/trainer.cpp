@@ -23,7 +23,7 @@
 #include "ts/metrics/bleu.h"
 #include "ts/model/errors.h"
 #include "ts/model/precision.h"
-#include "ts/model/size.h"
+#include "ts/train/model_size.h"
 #include "ts/train/batcher.h"
 #include "ts/train/distributed.h"
 #include "ts/store/fault.h"

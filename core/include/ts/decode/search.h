@@ -10,8 +10,8 @@
 
 #include <ATen/ATen.h>
 
+#include "ts/decode/decode_config.h"
 #include "ts/model/transformer.h"
-#include "ts/train/config.h"
 
 namespace ts {
 

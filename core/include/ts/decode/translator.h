@@ -9,7 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "ts/decode/search.h"
-#include "ts/train/checkpoint.h"
+#include "ts/model/transformer.h"
+#include "ts/text/pipeline.h"
 
 namespace ts {
 
@@ -47,8 +48,7 @@ std::vector<std::string> greedy_translate_batched(Transformer& model, const Text
 class Translator {
  public:
   Translator(Transformer model, TextPipeline pipeline);
-  /// Loads a checkpoint (throws CheckpointError with the path on failure).
-  static Translator load(const std::string& checkpoint, const at::Device& device);
+  // A checkpoint is loaded by load_translator (ts/train/checkpoint.h): checkpoints are training's format.
 
   Translation translate(const std::string& text, const DecodeConfig& config, bool record_attention = false);
   /// Best translation of each source; greedy decoding runs in length-sorted batches of `batch_size`.

@@ -1,26 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Model size and training memory from a configuration alone, without building the model: the
-// configuration panel shows these live while the user edits hyperparameters.
+// A model's parameter count from its configuration alone, without building it, and the memory
+// check that refuses, before anything is allocated, a model this machine cannot hold. The training
+// footprint (gradients, Adam moments, a batch of activations) is ts/train/model_size.h.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "ts/train/config.h"
+#include "ts/model/model_config.h"
 
 namespace ts {
 
-struct ModelSize {
-  std::int64_t parameters = 0;        // exactly what build_model() would allocate
-  std::int64_t weight_bytes = 0;      // fp32 weights
-  std::int64_t training_bytes = 0;    // weights + gradients + Adam moments + activations of one batch (estimate)
-  std::int64_t batch_tokens = 0;      // padded tokens per batch assumed for the activation estimate
-};
-
-/// `src_vocab`/`tgt_vocab` include the special tokens. `avg_sentence_tokens` is used when the
-/// batch is counted in sentences.
-ModelSize estimate_model_size(const ExperimentConfig& config, std::int64_t src_vocab, std::int64_t tgt_vocab,
-                              double avg_sentence_tokens = 12);
+/// Exactly what build_model() would allocate; `src_vocab`/`tgt_vocab` include the special tokens.
+/// A double: exact below 2^53 parameters, and absurd sizes cannot overflow on their way to
+/// check_memory().
+double parameter_count(const ModelConfig& model, double src_vocab, double tgt_vocab);
 
 /// Memory the system can still give (MemAvailable of /proc/meminfo), or 0 when unknown.
 std::int64_t available_memory_bytes();

@@ -17,7 +17,7 @@
 
 #include "ts/model/attention.h"
 #include "ts/model/packed_linear.h"
-#include "ts/train/config.h"
+#include "ts/model/model_config.h"
 
 namespace ts {
 

@@ -6,21 +6,10 @@
 #include <cstdint>
 #include <vector>
 
-#include <ATen/ATen.h>
-
+#include "ts/model/batch.h"
 #include "ts/train/data.h"
 
 namespace ts {
-
-/// Padded tensors for one batch. tgt_in = BOS + target, tgt_out = target + EOS.
-struct Batch {
-  at::Tensor src;      // [B, S] long
-  at::Tensor tgt_in;   // [B, T] long
-  at::Tensor tgt_out;  // [B, T] long
-  std::int64_t src_tokens = 0;  // non-pad source tokens (EOS included)
-  std::int64_t tgt_tokens = 0;  // non-pad target tokens predicted (EOS included)
-  std::int64_t size() const { return src.size(0); }
-};
 
 class TokenBucketBatcher {
  public:
@@ -40,8 +29,5 @@ class TokenBucketBatcher {
   int batch_tokens_, batch_sentences_;
   std::uint64_t seed_;
 };
-
-/// Builds the padded tensors for `indices` of `examples` on `device`.
-Batch make_batch(const std::vector<Example>& examples, const std::vector<std::size_t>& indices, const at::Device& device);
 
 }  // namespace ts

@@ -36,6 +36,8 @@ class Optimizer;
 
 namespace ts {
 
+class Translator;
+
 class CheckpointError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -140,6 +142,9 @@ struct LoadedModel {
 
 /// Rebuilds the model from a checkpoint (or an exported model folder) onto `device`, in eval mode.
 LoadedModel load_checkpoint(const std::string& path, const at::Device& device);
+
+/// The same, ready to translate (ts/decode/translator.h). Throws CheckpointError with the path.
+Translator load_translator(const std::string& path, const at::Device& device);
 
 /// Loads the optimizer state (and RNG) from a checkpoint into an existing optimizer.
 void load_training_state(const std::string& path, torch::optim::Optimizer& optimizer, bool restore_rng);

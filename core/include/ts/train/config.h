@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Typed experiment configuration: one struct per section, parsed and validated at one boundary.
+// Typed experiment configuration: one struct per section, parsed and validated at one boundary. The
+// model and decode sections are defined by their own layers (ts/model/model_config.h,
+// ts/decode/decode_config.h); the data and train sections here.
 // Unknown keys and wrong types are errors that name the key. Presets from the seed tutorials.
 #pragma once
 
@@ -9,15 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ts/decode/decode_config.h"
+#include "ts/model/model_config.h"
 #include "ts/text/tokenizer.h"
 
 namespace ts {
-
-/// Raised for a bad configuration: the message names the key and what is allowed.
-class ConfigError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
 
 struct DataConfig {
   TokenizerConfig src_tokenizer;
@@ -30,21 +28,6 @@ struct DataConfig {
   double test = 0.1;
   int max_len = 100;           // training pairs longer than this (tokens, either side) are dropped
   std::uint64_t split_seed = 1234;
-};
-
-struct ModelConfig {
-  int encoder_layers = 6;
-  int decoder_layers = 6;      // 0 later means decoder-only is handled elsewhere; must be >= 1 here
-  int d_model = 256;
-  int heads = 8;
-  int d_ff = 1024;
-  double dropout = 0.1;
-  bool pre_norm = false;       // pre-LN (norm before each sublayer) instead of post-LN
-  std::string positions = "sinusoidal";  // "sinusoidal" | "learned"
-  int max_positions = 512;
-  bool scale_embeddings = true;          // multiply embeddings by sqrt(d_model)
-  bool tie_output = false;               // target embedding shared with the output projection
-  bool share_embeddings = false;         // one embedding for source and target (needs shared vocab)
 };
 
 struct TrainConfig {
@@ -85,23 +68,6 @@ struct TrainConfig {
   int threads = 0;                       // 0 = all cores
   std::string precision = "fp32";        // "fp32" | "bf16" (autocast; CPU with AMX or a GPU) | "fp16" (GPU)
                                          // | "auto" (bf16 where the CPU or GPU computes it natively, else fp32)
-};
-
-struct DecodeConfig {
-  std::string mode = "greedy";           // "greedy" | "beam" | "sample"
-  int beam = 5;
-  double length_penalty = 0.6;           // GNMT alpha; 0 = raw log-probability
-  int nbest = 1;
-  double temperature = 1.0;
-  int top_k = 0;                         // 0 = off
-  double top_p = 1.0;                    // 1 = off
-  int max_len_a = 0;                     // max output length = a * source_len + b
-  int max_len_b = 0;                     // 0,0 -> 2 * source_len + 10
-  std::uint64_t seed = 0;                // sampling seed
-  /// How a few hypotheses at a time (one sentence: greedy, beam, sampling) are decoded on the CPU:
-  /// on packed "fp32", "bf16" or "int8" weights (ts/model/packed_decoder.h), or "libtorch", LibTorch's
-  /// operations on the model's own weights. Batched decoding and GPUs always use the latter.
-  std::string weights = "bf16";
 };
 
 struct ExperimentConfig {

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The desktop app end to end, driving the real widgets offscreen: open a corpus, change a
+// hyperparameter, train the tiny preset with live charts, pause/resume/stop, translate with the
+// trained model, find the run in the history and reload its checkpoint; the event loop stays
+// responsive throughout; closing during training stops it and keeps the checkpoint.
+#include <algorithm>
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSignalSpy>
+
+#include <optional>
+#include <QSpinBox>
+#include <QTest>
+#include <QTimer>
+#include <QToolBar>
+#include <QToolButton>
+#include <QMenu>
+
+#include <qcustomplot.h>
+
+#include "anatomy/anatomy_panel.h"
+#include "attention/attention_panel.h"
+#include "beam_search/beam_tree_view.h"
+#include "configuration/config_panel.h"
+#include "dataset/dataset_panel.h"
+#include "history/history_panel.h"
+#include "shell/main_window.h"
+#include "attention_over_training/probe_panel.h"
+#include "shell/studio_state.h"
+#include "services/training_controller.h"
+#include "training/training_panel.h"
+#include "translate/translate_panel.h"
+#include "services/translation_service.h"
+#include "ts/store/run_store.h"
+#include "ui_test_utils.h"
+
+using namespace ts::ui;
+
+namespace {
+
+// Measures how late a 10 ms timer fires: the event loop's responsiveness while training runs.
+class LatencyProbe : public QObject {
+ public:
+  LatencyProbe() {
+    timer_.setTimerType(Qt::PreciseTimer);
+    timer_.setInterval(10);
+    connect(&timer_, &QTimer::timeout, this, [this] {
+      const qint64 now = clock_.nsecsElapsed();
+      if (last_ >= 0) lateness_ms_.push_back((now - last_) / 1e6 - 10.0);
+      last_ = now;
+    });
+  }
+  void start() {
+    clock_.start();
+    last_ = -1;
+    timer_.start();
+  }
+  void stop() { timer_.stop(); }
+  double percentile(double q) const {
+    if (lateness_ms_.empty()) return 0;
+    auto v = lateness_ms_;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(q * v.size()))];
+  }
+  std::size_t samples() const { return lateness_ms_.size(); }
+
+ private:
+  QTimer timer_;
+  QElapsedTimer clock_;
+  qint64 last_ = -1;
+  std::vector<double> lateness_ms_;
+};
+
+
+}  // namespace
+
+class MainWindowTest : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("TransformerStudioTests")); }
+
+  void startsWithTheDemoCorpusAndEveryPanel() {
+    QTemporaryDir dir;
+    MainWindow w(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.state()->isDemo());
+    QVERIFY(w.windowTitle().contains(QStringLiteral("demo corpus")));
+    for (QWidget* panel : std::initializer_list<QWidget*>{w.datasetPanel(), w.configPanel(), w.trainingPanel(),
+                                                          w.translatePanel(), w.historyPanel(), w.anatomyPanel(),
+                                                          w.attentionPanel(), w.beamTreeView(), w.probePanel()})
+      QVERIFY(w.dockOf(panel) != nullptr);
+    auto* start = w.findChild<QPushButton*>(QStringLiteral("trainStart"));
+    QVERIFY(start && start->isEnabled());  // the demo corpus can be trained at once
+  }
+
+  void historyToolbarFitsAWindow1440PixelsWide() {
+    // Nine text buttons did not fit and Report… sat in the toolbar's overflow menu.
+    QTemporaryDir dir;
+    MainWindow w(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
+    w.resetLayout();
+    w.resize(1440, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.dockOf(w.historyPanel())->raise();
+    auto* toolbar = w.historyPanel()->findChild<QToolBar*>(QStringLiteral("historyToolbar"));
+    QVERIFY(toolbar);
+    QVERIFY(test::wait_until([&] { return toolbar->isVisible(); }));
+    auto* overflow = toolbar->findChild<QToolButton*>(QStringLiteral("qt_toolbar_ext_button"));
+    QVERIFY(overflow);
+    QApplication::processEvents();
+    QVERIFY2(!overflow->isVisible(), qPrintable(QStringLiteral("toolbar %1 px wide, needs %2 px")
+                                                     .arg(toolbar->width())
+                                                     .arg(toolbar->sizeHint().width())));
+    auto* exports = w.historyPanel()->findChild<QToolButton*>(QStringLiteral("historyExportButton"));
+    QVERIFY(exports && exports->menu());
+    QStringList names;
+    for (QAction* a : exports->menu()->actions()) names << a->objectName();
+    QCOMPARE(names, (QStringList{QStringLiteral("historyExportCsv"), QStringLiteral("historyExportReport"),
+                                 QStringLiteral("historyExportChart")}));
+  }
+
+  void trainPauseStopTranslateAndFindTheRun() {
+    QTemporaryDir dir;
+    const QString corpus = test::write_fixture_corpus(dir, 40, 1);
+    const QString db = QDir(dir.path()).filePath(QStringLiteral("runs.db"));
+    MainWindow w(db);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+
+    QSignalSpy loaded(w.state(), &StudioState::corpusChanged);
+    w.openCorpus(corpus);
+    QVERIFY(ts::ui::test::wait_for_signal(loaded));
+    QCOMPARE(w.state()->corpus()->pairs.size(), std::size_t(40));
+    QCOMPARE(QString::fromStdString(w.state()->config().preset), QStringLiteral("auto"));  // an opened corpus's default
+
+    w.state()->applyPreset(QStringLiteral("tiny"));
+    // "Train for": until stopped, so validations come every train.validate_every steps (a time budget
+    // spreads them over the budget instead).
+    auto* budget = w.findChild<QComboBox*>(QStringLiteral("trainBudget"));
+    QVERIFY(budget);
+    budget->setCurrentIndex(budget->findData(0.0));
+    QCOMPARE(w.state()->config().train.budget_minutes, 0.0);
+    QVERIFY(w.state()->applySetting(QStringLiteral("data.dev=6")));
+    QVERIFY(w.state()->applySetting(QStringLiteral("train.validate_every=100")));
+    QVERIFY(w.state()->applySetting(QStringLiteral("train.max_steps=100000")));
+    // A hyperparameter changed through the Configuration panel's own editor.
+    auto* d_model = w.findChild<QSpinBox*>(QStringLiteral("field.model.d_model"));
+    QVERIFY(d_model);
+    d_model->setValue(48);
+    QCOMPARE(w.state()->config().model.d_model, 48);
+    // A probe sentence typed into the Attention over training panel.
+    auto* probe_edit = w.probePanel()->findChild<QLineEdit*>(QStringLiteral("probeSentence"));
+    QVERIFY(probe_edit);
+    probe_edit->setText(QStringLiteral("I see a dog."));
+    Q_EMIT probe_edit->editingFinished();
+    QCOMPARE(QString::fromStdString(w.state()->config().train.probe), QStringLiteral("I see a dog."));
+
+    auto* controller = w.controller();
+    QSignalSpy progress(controller, &TrainingController::progress);
+    QSignalSpy validated(controller, &TrainingController::validated);
+    QSignalSpy finished(controller, &TrainingController::finished);
+    QSignalSpy snapshots(controller, &TrainingController::snapshotReady);
+    LatencyProbe probe;
+    probe.start();
+    w.findChild<QPushButton*>(QStringLiteral("trainStart"))->click();
+    QVERIFY(test::wait_until([&] { return progress.count() >= 3; }, 30000));
+    QVERIFY(w.trainingPanel()->lossChart()->graph(0)->dataCount() > 0);
+    QVERIFY(w.trainingPanel()->lrChart()->graph(0)->dataCount() > 0);
+    QVERIFY(!w.findChild<QPushButton*>(QStringLiteral("trainStart"))->isEnabled());
+
+    // Pause: no step runs while paused; Resume continues.
+    auto* pause = w.findChild<QPushButton*>(QStringLiteral("trainPause"));
+    QStringList logs;
+    const auto log_connection = connect(controller, &TrainingController::logLine, [&](const QString& l) { logs << l; });
+    pause->click();
+    QCOMPARE(controller->state(), TrainingController::State::Paused);
+    QCOMPARE(pause->text(), QStringLiteral("Resume"));
+    // The training thread says when it has parked: the step in flight, if any, was delivered before
+    // that line (the controller keeps events in order), so the chart is final from here on.
+    QVERIFY(test::wait_until([&] { return !logs.filter(QStringLiteral("paused at step")).isEmpty(); }));
+    const int points = w.trainingPanel()->lossChart()->graph(0)->dataCount();
+    const qint64 paused_step = logs.filter(QStringLiteral("paused at step")).first().section(QLatin1Char(' '), -1).toLongLong();
+    // While parked the training thread still serves requests between its looks at the pause flag:
+    // two snapshots, one after the other, both of the paused step, and no step between them (events,
+    // not an amount of time: the same on a fast machine and a slow one).
+    for (int i = 0; i < 2; ++i) {
+      controller->requestSnapshot();
+      QVERIFY(test::wait_for_signal(snapshots));
+      QCOMPARE(snapshots.last().at(0).value<ModelSnapshot>().step, paused_step);
+    }
+    QCOMPARE(w.trainingPanel()->lossChart()->graph(0)->dataCount(), points);
+    disconnect(log_connection);
+    pause->click();
+    QCOMPARE(controller->state(), TrainingController::State::Training);
+    QVERIFY(test::wait_until([&] { return w.trainingPanel()->lossChart()->graph(0)->dataCount() > points; }, 10000));
+
+    // Validations reach the charts (dev loss, BLEU and chrF points). Training goes on for at least
+    // three seconds of probing, so the latency figure covers steps, validations and checkpoints.
+    QVERIFY(test::wait_until([&] { return validated.count() >= 2 && probe.samples() >= 300; }, 60000));
+    QVERIFY(w.trainingPanel()->lossChart()->graph(2)->dataCount() >= 1);
+    QVERIFY(w.trainingPanel()->metricChart()->graph(0)->dataCount() >= 1);
+    // Every validation so far brought a probe frame.
+    QVERIFY(test::wait_until([&] { return w.probePanel()->frames().size() == validated.count(); }, 5000));
+
+    w.findChild<QPushButton*>(QStringLiteral("trainStop"))->click();
+    QVERIFY(test::wait_until([&] { return finished.count() == 1; }, 10000));
+    probe.stop();
+    const auto summary = finished.at(0).at(0).value<ts::TrainingSummary>();
+    QCOMPARE(QString::fromStdString(summary.status), QStringLiteral("stopped"));
+    QVERIFY(QFileInfo::exists(QDir(controller->outDir()).filePath(QStringLiteral("last.ckpt"))));
+    QVERIFY(test::wait_until([&] { return !controller->isRunning(); }, 10000));
+
+    // The event loop was not blocked during training, validation and checkpointing. The bound
+    // catches work done on the GUI thread (a validation or checkpoint there holds the loop for
+    // hundreds of ms), not speed: on a loaded 2-core machine p99 reached 53 ms with nothing blocking
+    // it. The measured figures are in docs/benchmarks.md ("Desktop app: responsiveness while training").
+    QVERIFY(probe.samples() >= 300);
+    const double p99 = probe.percentile(0.99);
+    qInfo("event-loop lateness: p50 %.1f ms, p99 %.1f ms over %zu ticks", probe.percentile(0.5), p99, probe.samples());
+    QVERIFY2(p99 < 250, qPrintable(QStringLiteral("p99 lateness %1 ms").arg(p99)));
+
+    // The trained model reaches the translation service and translates.
+    QVERIFY(test::wait_until([&] { return w.translation()->hasModel(); }, 10000));
+    QSignalSpy translated(w.translation(), &TranslationService::translated);
+    w.translatePanel()->translateText(QStringLiteral("I see a cat."));
+    QVERIFY(ts::ui::test::wait_for_signal(translated));
+    const auto result = translated.at(0).at(0).value<TranslationResult>();
+    QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+    QVERIFY(!result.text.isEmpty());
+    // The Attention panel explores the same translation: one thumbnail per layer and head, plus averages.
+    QCOMPARE(w.attentionPanel()->result().id, result.id);
+    const int heads = w.state()->config().model.heads;
+    QVERIFY(w.attentionPanel()->findChild<QWidget*>(QStringLiteral("attentionThumb_0_%1").arg(heads - 1)));
+    QVERIFY(w.attentionPanel()->findChild<QWidget*>(QStringLiteral("attentionThumb_0_-1")));
+
+    // The run is in the history, and its checkpoint loads into the translate panel.
+    const qint64 run = controller->runId();
+    QVERIFY(run > 0);
+    ts::RunStore store(db.toStdString());
+    const auto info = store.find_run(run);
+    QVERIFY(info.has_value());
+    QCOMPARE(QString::fromStdString(info->status), QStringLiteral("stopped"));
+    QVERIFY(!store.metric(run, "train_loss").empty());
+    QVERIFY(!store.checkpoints(run).empty());
+    const auto stored_probes = store.probes(run);
+    QVERIFY(!stored_probes.empty());
+    // Through the Run history panel: the run is listed, and its checkpoint goes to Translate.
+    w.showPanel(w.historyPanel());
+    w.historyPanel()->refresh();
+    w.historyPanel()->selectRun(run);
+    QCOMPARE(w.historyPanel()->selectedRunIds(), QList<qint64>{run});
+    // Replaying the run's probe from the history reads the frames the store kept.
+    auto* replay = w.historyPanel()->findChild<QAction*>(QStringLiteral("historyReplayProbe"));
+    QVERIFY(replay && replay->isEnabled());
+    QSignalSpy replayed(w.probePanel(), &ProbePanel::runLoaded);
+    replay->trigger();
+    QVERIFY(ts::ui::test::wait_for_signal(replayed));
+    QCOMPARE(w.probePanel()->frames().size(), static_cast<qsizetype>(stored_probes.size()));
+    QVERIFY(w.dockOf(w.probePanel())->isVisible());
+    QSignalSpy model_changed(w.translation(), &TranslationService::modelChanged);
+    QVERIFY(w.historyPanel()->loadSelectedCheckpoint());
+    QVERIFY(ts::ui::test::wait_for_signal(model_changed));
+    QVERIFY(!w.translation()->model().checkpoint.isEmpty());
+    QVERIFY(w.dockOf(w.translatePanel())->isVisible());
+    w.translatePanel()->translateText(QStringLiteral("The dog runs."));
+    QVERIFY(ts::ui::test::wait_for_signal(translated));
+    QCOMPARE(translated.last().at(0).value<TranslationResult>().model, w.translation()->model().label);
+
+    // File > Export Model, then File > Import Model Folder: the folder translates identically.
+    // (A model change re-translates the panel's text too, so results are matched by source.)
+    const auto result_for = [&](const QString& source, int from) -> std::optional<TranslationResult> {
+      for (int i = translated.count() - 1; i >= from; --i) {
+        const auto r = translated.at(i).at(0).value<TranslationResult>();
+        if (r.source == source) return r;
+      }
+      return std::nullopt;
+    };
+    const QString sentence = QStringLiteral("The dog runs.");
+    QVERIFY(test::wait_until([&] { return result_for(sentence, 0).has_value(); }, 10000));
+    const QString before = result_for(sentence, 0)->text;
+    const QString folder = QDir(dir.path()).filePath(QStringLiteral("exported"));
+    QSignalSpy exported(&w, &MainWindow::modelExported);
+    w.exportModel(w.translation()->model().checkpoint, folder);
+    QVERIFY(ts::ui::test::wait_for_signal(exported));
+    QVERIFY(QFileInfo(QDir(folder).filePath(QStringLiteral("model.safetensors"))).size() > 0);
+    QVERIFY(QFileInfo::exists(QDir(folder).filePath(QStringLiteral("config.json"))));
+    w.translation()->loadCheckpoint(folder);
+    QVERIFY(ts::ui::test::wait_for_signal(model_changed));
+    QCOMPARE(w.translation()->model().checkpoint, folder);
+    const int from = translated.count();
+    w.translatePanel()->translateText(sentence);
+    QVERIFY(test::wait_until([&] { return result_for(sentence, from).has_value(); }, 10000));
+    QCOMPARE(result_for(sentence, from)->model, w.translation()->model().label);
+    QCOMPARE(result_for(sentence, from)->text, before);
+    // Exporting into a folder with other files in it is refused by name, and nothing is written.
+    QFile other(QDir(dir.path()).filePath(QStringLiteral("busy/notes.txt")));
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("busy")) && other.open(QIODevice::WriteOnly));
+    other.close();
+    QSignalSpy failed(&w, &MainWindow::exportFailed);
+    w.hide();  // no message box
+    w.exportModel(folder, QDir(dir.path()).filePath(QStringLiteral("busy")));
+    QVERIFY(ts::ui::test::wait_for_signal(failed));
+    QVERIFY(failed.at(0).at(1).toString().contains(QStringLiteral("busy")));
+    QVERIFY(!QFileInfo::exists(QDir(dir.path()).filePath(QStringLiteral("busy/model.safetensors"))));
+  }
+
+  void closingDuringTrainingStopsAndKeepsTheCheckpoint() {
+    QTemporaryDir dir;
+    const QString corpus = test::write_fixture_corpus(dir, 40);
+    MainWindow w(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
+    w.show();
+    QSignalSpy loaded(w.state(), &StudioState::corpusChanged);
+    w.openCorpus(corpus);
+    QVERIFY(ts::ui::test::wait_for_signal(loaded));
+    w.state()->applyPreset(QStringLiteral("tiny"));
+    QVERIFY(w.state()->applySetting(QStringLiteral("train.max_steps=100000")));
+    QSignalSpy progress(w.controller(), &TrainingController::progress);
+    w.trainingPanel()->start();
+    QVERIFY(test::wait_until([&] { return progress.count() >= 2; }, 30000));
+
+    // Cancel keeps training and the window.
+    test::answer_next_message_box(QMessageBox::Cancel);
+    w.close();
+    QTest::qWait(200);
+    QVERIFY(w.isVisible());
+    QVERIFY(w.controller()->isRunning());
+
+    // Yes stops training, writes the checkpoint, then closes within a couple of seconds.
+    test::answer_next_message_box(QMessageBox::Yes);
+    QElapsedTimer clock;
+    clock.start();
+    w.close();
+    QVERIFY(test::wait_until([&] { return !w.isVisible(); }, 5000));
+    qInfo("closed %lld ms after the request", static_cast<long long>(clock.elapsed()));
+    QVERIFY(!w.controller()->isRunning());
+    QVERIFY(QFileInfo::exists(QDir(w.controller()->outDir()).filePath(QStringLiteral("last.ckpt"))));
+  }
+
+  void aCorpusThatCannotBeReadIsReportedAndTheOldOneStays() {
+    QTemporaryDir dir;
+    MainWindow w(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
+    w.show();
+    QSignalSpy failed(w.state(), &StudioState::corpusFailed);
+    w.openCorpus(QDir(dir.path()).filePath(QStringLiteral("missing-deu.txt")));
+    QVERIFY(ts::ui::test::wait_for_signal(failed));
+    QVERIFY(failed.at(0).at(1).toString().contains(QStringLiteral("missing-deu.txt")));
+    QVERIFY(w.state()->isDemo());
+    QVERIFY(test::wait_until([&] { return w.findChild<QMessageBox*>(QStringLiteral("errorBox")) != nullptr; }, 2000));
+  }
+
+  void layoutIsRestoredNextTime() {
+    QTemporaryDir dir;
+    const QString db = QDir(dir.path()).filePath(QStringLiteral("runs.db"));
+    {
+      MainWindow w(db);
+      w.show();
+      w.dockOf(w.historyPanel())->setFloating(true);
+      w.close();
+    }
+    MainWindow again(db);
+    again.show();
+    QVERIFY(again.dockOf(again.historyPanel())->isFloating());
+    again.resetLayout();
+    QVERIFY(!again.dockOf(again.historyPanel())->isFloating());
+  }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "main_window_test.moc"

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// TrainingPanel: "Train for" reaches the run's config, the budget left is shown, and `auto` runs train as fitted.
+#include <exception>
+
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "services/auto_fit.h"
+#include "shell/studio_state.h"
+#include "services/training_controller.h"
+#include "training/training_panel.h"
+#include "ui_test_utils.h"
+
+using namespace ts::ui;
+
+namespace {
+
+const QString kBudgetSetting = QStringLiteral("training/budgetMinutes");
+
+// A panel over a fixture corpus, recording into a temporary history.
+struct Fixture {
+  QTemporaryDir dir;
+  StudioState state;
+  TrainingController controller;
+  TrainingPanel panel{&state, &controller};
+  QStringList log;
+
+  Fixture() {
+    state.setDatabasePath(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
+    controller.setDeliveryInterval(20);
+    QObject::connect(&controller, &TrainingController::logLine, [this](const QString& line) { log << line; });
+  }
+  bool open(int pairs) {
+    QSignalSpy loaded(&state, &StudioState::corpusChanged);
+    state.loadCorpus(test::write_fixture_corpus(dir, pairs));
+    return test::wait_for_signal(loaded);
+  }
+  // Starts a run with the panel's Start, reads the config.json it wrote into its directory (before
+  // training began), then stops it. Returns an empty string, or what went wrong.
+  QString runOnce(ts::ExperimentConfig& config) {
+    QSignalSpy started(&controller, &TrainingController::started);
+    QSignalSpy failed(&controller, &TrainingController::failed);
+    panel.start();
+    if (!test::wait_until([&] { return started.count() > 0 || failed.count() > 0; })) return QStringLiteral("no start");
+    QString error;
+    if (failed.count() > 0) {
+      error = failed.at(0).at(0).toString();
+    } else {
+      try {
+        const QString file = QDir(controller.outDir()).filePath(QStringLiteral("config.json"));
+        config = ts::load_config_file(QFile::encodeName(file).toStdString());
+      } catch (const std::exception& e) {
+        error = QString::fromStdString(e.what());
+      }
+    }
+    controller.stop();
+    if (!test::wait_until([&] { return !controller.isRunning(); })) return QStringLiteral("did not stop");
+    return error;
+  }
+};
+
+}  // namespace
+
+class TrainingPanelTest : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() { QCoreApplication::setOrganizationName(QStringLiteral("TransformerStudioTests")); }
+  void cleanup() { QSettings().remove(kBudgetSetting); }
+
+  void trainForIs20MinutesAtFirstAndReachesTheRun() {
+    QSettings().remove(kBudgetSetting);  // a first start
+    Fixture f;
+    auto* budget = test::find_child<QComboBox>(&f.panel, "trainBudget");
+    auto* minutes = test::find_child<QDoubleSpinBox>(&f.panel, "trainBudgetMinutes");
+    QVERIFY(budget && minutes);
+    QCOMPARE(budget->currentText(), QStringLiteral("20 min"));
+    QCOMPARE(f.panel.budgetMinutes(), 20.0);
+    QCOMPARE(f.state.config().train.budget_minutes, 20.0);
+    QVERIFY(minutes->isHidden());
+    const QString tip = budget->toolTip();
+    QVERIFY2(tip.contains(QStringLiteral("deadline")) && tip.contains(QStringLiteral("paused")), qPrintable(tip));
+    for (const char* choice : {"5 min", "10 min", "30 min", "1 h", "2 h", "until I stop it"})
+      QVERIFY2(budget->findText(QString::fromUtf8(choice)) >= 0, choice);
+
+    QVERIFY(f.open(40));
+    QVERIFY(f.state.applyPreset(QStringLiteral("tiny")));
+    QCOMPARE(f.state.config().train.budget_minutes, 20.0);  // a preset keeps "Train for"
+    QVERIFY(f.state.applySetting(QStringLiteral("train.max_steps=100000")));
+    ts::ExperimentConfig run;
+    QString error = f.runOnce(run);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(run.train.budget_minutes, 20.0);
+
+    // "until I stop it": no budget, the preset's own limits.
+    budget->setCurrentIndex(budget->findData(0.0));
+    QCOMPARE(budget->currentText(), QStringLiteral("until I stop it"));
+    QCOMPARE(f.state.config().train.budget_minutes, 0.0);
+    error = f.runOnce(run);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(run.train.budget_minutes, 0.0);
+    QCOMPARE(run.train.max_steps, 100000);
+
+    // A custom number of minutes, remembered for the next session.
+    budget->setCurrentIndex(budget->findData(-1.0));
+    QVERIFY(!minutes->isHidden());
+    minutes->setValue(45);
+    QCOMPARE(f.state.config().train.budget_minutes, 45.0);
+    QCOMPARE(f.panel.budgetMinutes(), 45.0);
+    QCOMPARE(StudioState().budgetMinutes(), 45.0);
+    // A budget set elsewhere (a loaded file, the Configuration panel) shows in the control.
+    QVERIFY(f.state.applySetting(QStringLiteral("train.budget_minutes=60")));
+    QCOMPARE(budget->currentText(), QStringLiteral("1 h"));
+    QVERIFY(minutes->isHidden());
+    QVERIFY(f.state.applySetting(QStringLiteral("train.budget_minutes=7.5")));
+    QCOMPARE(budget->currentData().toDouble(), -1.0);
+    QCOMPARE(minutes->value(), 7.5);
+    QVERIFY(!minutes->isHidden());
+  }
+
+  // The panel alone (no Configuration panel): Start fits `auto` on the training thread, keeps the
+  // fields the person changed, writes that config and logs the recipe's reasons.
+  void anAutoRunTrainsAsFittedAndSaysWhy() {
+    Fixture f;
+    QVERIFY(f.open(200));
+    QVERIFY(f.state.applySetting(QStringLiteral("train.budget_minutes=20")));
+    QVERIFY(f.state.applyPreset(QStringLiteral("auto")));
+    QVERIFY(is_plain_auto(f.state.config()));
+    // Changes of one's own: a small word-level model with a short dev and test split.
+    for (const char* setting : {"data.src_tokenizer.kind=word", "model.encoder_layers=1", "model.decoder_layers=1",
+                                "data.dev=20", "data.test=20"})
+      QVERIFY2(f.state.applySetting(QString::fromLatin1(setting)), setting);
+    const AutoFit fit = fit_auto(*f.state.corpus(), f.state.direction(), f.state.config());
+    QVERIFY2(fit.ok(), fit.error.c_str());
+    QVERIFY(!fit.reasons.empty());
+    const ts::ExperimentConfig expected = refit_auto(f.state.config(), fit.config);
+    QCOMPARE(expected.model.encoder_layers, 1);
+    QCOMPARE(expected.data.src_tokenizer.kind, std::string("word"));
+    QCOMPARE(expected.train.ema, fit.config.train.ema);
+    QCOMPARE(expected.train.budget_minutes, 20.0);
+
+    ts::ExperimentConfig run;
+    const QString error = f.runOnce(run);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QVERIFY2(run.to_json() == expected.to_json(),
+             (run.to_json().dump() + "\nexpected " + expected.to_json().dump()).c_str());
+    for (const auto& reason : fit.reasons)
+      QVERIFY2(!f.log.filter(QString::fromStdString(reason)).isEmpty(), qPrintable(f.log.join(QLatin1Char('\n'))));
+  }
+
+  void progressShowsTheBudgetLeftAndTheWeightsAsTrained() {
+    StudioState state;
+    TrainingController controller;
+    TrainingPanel panel(&state, &controller);
+    auto* bar = test::find_child<QProgressBar>(&panel, "trainProgress");
+    auto* log = test::find_child<QPlainTextEdit>(&panel, "trainLog");
+    QVERIFY(bar && log);
+    ts::TrainingProgress p;
+    p.step = 120;
+    p.batch_in_epoch = 3;
+    p.batches_per_epoch = 10;
+    p.tokens_per_s = 1000;
+    p.eta_s = 754;
+    p.fraction = 0.25;
+    p.budget_left_s = 754;
+    Q_EMIT controller.progress({p});
+    QVERIFY2(bar->format().contains(QStringLiteral("12 min 34 s left in the budget")), qPrintable(bar->format()));
+    QVERIFY2(!bar->format().contains(QStringLiteral("ETA")), qPrintable(bar->format()));
+    QCOMPARE(bar->value(), 250);  // the bar follows the budget
+    p.budget_left_s = -1;  // no budget: the ETA as before
+    Q_EMIT controller.progress({p});
+    QVERIFY2(bar->format().contains(QStringLiteral("ETA 12 min 34 s")), qPrintable(bar->format()));
+    QVERIFY(!bar->format().contains(QStringLiteral("budget")));
+
+    ts::ValidationResult v;
+    v.step = 120;
+    v.bleu = 23.5;
+    v.chrf = 51;
+    v.bleu_as_trained = 22.25;
+    v.chrf_as_trained = 50.5;
+    Q_EMIT controller.validated(v);
+    QVERIFY2(log->toPlainText().contains(QStringLiteral("BLEU 23.50")), qPrintable(log->toPlainText()));
+    QVERIFY2(log->toPlainText().contains(QStringLiteral("(weights as trained: BLEU 22.25, chrF 50.50)")),
+             qPrintable(log->toPlainText()));
+    log->clear();
+    v.bleu_as_trained = v.chrf_as_trained = -1;  // no weight averaging, or not the final validation
+    Q_EMIT controller.validated(v);
+    QVERIFY(!log->toPlainText().contains(QStringLiteral("as trained")));
+  }
+};
+
+QTEST_MAIN(TrainingPanelTest)
+#include "training_panel_test.moc"

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ProbePanel, part: the probe sentence. The box that edits train.probe and follows it, the status
+// line saying what training will capture (or whose frames are replayed), and the button that picks
+// a medium-length sentence of the dev split. The rest of the panel is in probe_panel.cpp.
+#include "attention_over_training/probe_panel.h"
+
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "shell/studio_state.h"
+#include "ts/train/data.h"
+
+namespace ts::ui {
+
+namespace {
+
+bool is_cjk(char32_t c) {
+  const QChar::Script script = QChar::script(c);
+  return script == QChar::Script_Han || script == QChar::Script_Hiragana || script == QChar::Script_Katakana ||
+         script == QChar::Script_Hangul;
+}
+
+// Length in words; CJK text has no spaces, so its characters count as two thirds of a word each
+// (a 6–12 word sentence is then about 9–18 characters).
+double word_length(const QString& text) {
+  double words = 0;
+  for (const QString& chunk : text.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts)) {
+    int cjk = 0;
+    bool other = false;
+    for (char32_t c : chunk.toUcs4()) {
+      if (is_cjk(c)) ++cjk;
+      else if (QChar::isLetterOrNumber(c)) other = true;
+    }
+    words += cjk > 0 ? cjk * 2.0 / 3.0 + (other ? 1 : 0) : 1;
+  }
+  return words;
+}
+
+}  // namespace
+
+void ProbePanel::applyProbe() {
+  if (!state_) return;
+  const QString text = sentence_->text().trimmed();
+  if (text == QString::fromStdString(state_->config().train.probe)) {
+    updateStatus();
+    return;
+  }
+  // JSON-quoted so that a sentence such as "42" or "true" stays a string.
+  const QString assignment = QStringLiteral("train.probe=") + QString::fromStdString(nlohmann::json(text.toStdString()).dump());
+  QString error;
+  if (!state_->applySetting(assignment, &error)) {
+    status_->setForegroundRole(QPalette::WindowText);
+    status_->setText(tr("The probe sentence was not applied: %1").arg(error));
+    return;
+  }
+  updateStatus();
+}
+
+void ProbePanel::followConfig() {
+  if (!state_) return;
+  const QString probe = QString::fromStdString(state_->config().train.probe);
+  // Show the value in force, unless the person is typing a new one.
+  if (sentence_->text().trimmed() != probe && !(sentence_->hasFocus() && sentence_->isModified())) sentence_->setText(probe);
+  updateStatus();
+}
+
+void ProbePanel::updateStatus() {
+  if (!state_) return;
+  status_->setForegroundRole(QPalette::PlaceholderText);
+  const auto& train = state_->config().train;
+  const QString probe = QString::fromStdString(train.probe);
+  const QString when = train.validate_every > 0 ? tr("every validation (every %L1 steps)").arg(train.validate_every)
+                                                : tr("every validation (once per epoch)");
+  if (!replay_note_.isEmpty() && !running_) {
+    status_->setText(replay_note_);
+  } else if (running_ && probe != running_probe_) {
+    status_->setText(running_probe_.isEmpty()
+                         ? tr("Applies from the next training run: the current run captures no probe.")
+                         : tr("Applies from the next training run: the current run captures “%1”.").arg(running_probe_));
+  } else if (probe.isEmpty()) {
+    status_->setText(tr("No probe sentence: training captures no attention. Type one or use a dev sentence."));
+  } else {
+    status_->setText(running_ ? tr("This run translates the probe at %1 and records its cross-attention.").arg(when)
+                              : tr("The next training run will translate it at %1 and record its cross-attention.").arg(when));
+  }
+}
+
+QString ProbePanel::pickProbeSentence(const Corpus& corpus, const Direction& direction, const DataConfig& data) {
+  const auto pairs = oriented_pairs(corpus, direction);
+  if (pairs.empty()) return {};
+  std::vector<SentencePair> dev;
+  try {
+    dev = split_corpus(corpus, direction, data).dev;
+  } catch (const std::exception&) {
+    // A corpus too small to split: any sentence will do.
+  }
+  const auto& pool = dev.empty() ? pairs : dev;
+  // Closest to the 6–12 word range, then closest to 9 words, then first in the split: the same
+  // sentence every time for the same corpus and settings.
+  std::tuple<double, double, std::size_t> best{std::numeric_limits<double>::max(), 0, 0};
+  QString chosen;
+  for (std::size_t i = 0; i < pool.size(); ++i) {
+    const QString text = QString::fromStdString(pool[i].src).simplified();
+    if (text.isEmpty()) continue;
+    const double w = word_length(text);
+    const double outside = w < 6 ? 6 - w : (w > 12 ? w - 12 : 0);
+    const std::tuple<double, double, std::size_t> key{outside, std::abs(w - 9), i};
+    if (key < best) {
+      best = key;
+      chosen = text;
+    }
+  }
+  return chosen;
+}
+
+void ProbePanel::pickDevSentence() {
+  if (!state_ || !state_->corpus()) {
+    status_->setText(tr("Load a corpus first: the sentence is picked from its dev split."));
+    return;
+  }
+  pick_->setEnabled(false);
+  auto* watcher = new QFutureWatcher<QString>(this);
+  connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher] {
+    watcher->deleteLater();
+    pick_->setEnabled(true);
+    const QString sentence = watcher->result();
+    if (sentence.isEmpty()) {
+      status_->setText(tr("The corpus has no sentence to pick."));
+      return;
+    }
+    sentence_->setText(sentence);
+    applyProbe();
+  });
+  // Splitting a large corpus takes a moment: off the GUI thread.
+  watcher->setFuture(QtConcurrent::run([corpus = state_->corpus(), direction = state_->direction(),
+                                        data = state_->config().data] { return pickProbeSentence(*corpus, direction, data); }));
+}
+
+}  // namespace ts::ui
