@@ -60,8 +60,11 @@ TEST(AutoRecipe, AnAlphabeticPairSharesOneSubwordVocabularyAndOneEmbedding) {
   EXPECT_DOUBLE_EQ(r.config.train.budget_minutes, 20);
   EXPECT_GT(r.config.train.ema, 0);
   EXPECT_EQ(r.config.train.precision, "auto");
+  EXPECT_EQ(r.config.decode.mode, "beam");  // what eval, translate and the Translate panel use
+  EXPECT_GT(r.config.decode.beam, 1);
   EXPECT_TRUE(r.config.problems().empty());
   EXPECT_TRUE(says(r, "3,000 pairs, German to English"));
+  EXPECT_TRUE(says(r, "Translating: beam search of 4"));
   EXPECT_TRUE(says(r, "SentencePiece unigram vocabulary of 2,000 pieces"));  // 20 * sqrt(3000) ~ 1,095 -> the floor
   // The fitted configuration prepares the data as it is.
   EXPECT_NO_THROW(prepare_data(corpus, parse_direction("de-en", corpus), r.config.data));

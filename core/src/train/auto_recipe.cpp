@@ -237,14 +237,25 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
                                   passes < 1 ? " (every batch is new: nothing to overfit)"
                                              : passes < 3 ? "" : " (many passes: regularise more)"));
 
-  // Schedule and batches.
-  c.train.batch_tokens = machine.cuda ? 8000 : 2500;
+  // Schedule and batches. Small batches on a CPU: a budget buys few updates, and more of them
+  // learn more (German-English, 5 min on 2 cores: 16.2 BLEU with 1,000-token batches against 6.2
+  // with 2,500, at the same tokens per second).
+  c.train.batch_tokens = machine.cuda ? 8000 : 1000;
   const double steps = tokens / c.train.batch_tokens;
   c.train.warmup = static_cast<int>(std::clamp(std::round(steps * 0.08 / 10) * 10, 50.0, 300.0));
   r.reasons.push_back(fmt::format(
       "Training: AdamW at {} with {} warmup steps of about {}, then linear decay to zero at the deadline "
-      "(budgeted training, Li et al. 2020); {}-token batches; weight averaging on.",
-      c.train.lr, c.train.warmup, thousands(steps), thousands(c.train.batch_tokens)));
+      "(budgeted training, Li et al. 2020); {}-token batches{}; weight averaging on.",
+      c.train.lr, c.train.warmup, thousands(steps), thousands(c.train.batch_tokens),
+      machine.cuda ? "" : " (small, for more updates in the budget)"));
+  // Decoding: beam search where the model is used (eval, translate, the Translate panel); validation
+  // during training stays greedy and batched.
+  c.decode.mode = "beam";
+  c.decode.beam = 4;
+  c.decode.length_penalty = 1.0;
+  r.reasons.push_back(
+      "Translating: beam search of 4 with length penalty 1.0 (German-English, 20 min: 30.2 BLEU against 28.6 "
+      "greedy, docs/benchmarks.md \"Time to quality\"); validation during training decodes greedily.");
   r.reasons.push_back(machine.cuda ? "Precision: bf16 autocast on the GPU."
                       : machine.native_bf16
                           ? "Precision: bf16 autocast (this CPU computes bf16 natively: 1.46x fp32 measured on AVX-512 BF16)."
