@@ -15,6 +15,7 @@
 
 #include "help_commands.h"
 #include "lm_commands.h"
+#include "compare_commands.h"
 #include "model_commands.h"
 #include "runs_commands.h"
 #include "terminal_observer.h"
@@ -405,19 +406,27 @@ int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
 
 struct DecodeArgs {
   std::string checkpoint, attention_json, device = "auto", weights;  // weights: empty = the command's default
-  int beam = 1, top_k = 0, nbest = 1, threads = 0;
+  int beam = 0, top_k = 0, nbest = 1, threads = 0;  // beam 0: not given
   bool sample = false;
-  double temperature = 1.0, top_p = 1.0;
+  double temperature = 1.0, top_p = 1.0, length_penalty = -1;  // -1: not given
   std::uint64_t seed = 0;
-  DecodeConfig config() const {
-    DecodeConfig c;
-    c.mode = sample ? "sample" : (beam > 1 || nbest > 1 ? "beam" : "greedy");
-    c.beam = std::max({beam, nbest, 1});
+  /// The model's own decoding settings (`c`, the decode section of its configuration) with what the
+  /// command line gives on top: without --beam, --nbest or --sample the model's mode and beam stay.
+  DecodeConfig config(DecodeConfig c) const {
+    if (sample) {
+      c.mode = "sample";
+      c.temperature = temperature;
+      c.top_k = top_k;
+      c.top_p = top_p;
+      c.seed = seed;
+    } else if (beam > 0 || nbest > 1) {
+      c.beam = std::max({beam, nbest, 1});
+      c.mode = c.beam > 1 ? "beam" : "greedy";
+    } else if (c.mode == "sample") {
+      c.mode = "greedy";  // sampling is asked for on the command line, never inherited
+    }
     c.nbest = nbest;
-    c.temperature = temperature;
-    c.top_k = top_k;
-    c.top_p = top_p;
-    c.seed = seed;
+    if (length_penalty >= 0) c.length_penalty = length_penalty;
     if (!weights.empty()) c.weights = weights;
     return c;
   }
@@ -425,8 +434,9 @@ struct DecodeArgs {
 
 int cmd_translate(const DecodeArgs& a) {
   configure_threads(a.threads);
-  auto translator = load_translator(checkpoint_path(a.checkpoint), resolve_device(a.device));
-  const auto config = a.config();
+  auto loaded = load_checkpoint(checkpoint_path(a.checkpoint), resolve_device(a.device));
+  const auto config = a.config(loaded.meta.config.decode);
+  Translator translator(loaded.model, std::move(loaded.pipeline));
   std::ofstream attention;
   if (!a.attention_json.empty()) {
     attention.open(a.attention_json);
@@ -474,12 +484,8 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
     pairs = oriented_pairs(read_corpus(e.corpus), p.direction);
     what = fmt::format("all {} pairs of {}", pairs.size(), e.corpus);
   } else {
-    const auto& src = loaded.meta.corpus_path;
-    if (src.empty()) throw std::invalid_argument("the checkpoint names no corpus: pass --corpus FILE");
-    const auto corpus = src == "<demo>" ? demo_corpus() : read_corpus(src);
-    const auto& data = loaded.meta.config.data;
-    pairs = split_corpus(corpus, p.direction, data).test;
-    what = fmt::format("the {} test pairs of {}", pairs.size(), src);
+    pairs = checkpoint_split(loaded).test;
+    what = fmt::format("the {} test pairs of {}", pairs.size(), loaded.meta.corpus_path);
   }
   if (pairs.empty()) throw std::invalid_argument("nothing to evaluate: the test split is empty");
   std::vector<Example> examples;
@@ -501,14 +507,17 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
     refs.push_back(pair.tgt);
   }
   Translator translator(loaded.model, p);
-  auto config = a.config();
+  auto config = a.config(loaded.meta.config.decode);
   if (a.weights.empty()) config.weights = "fp32";  // the scores are the model's own unless asked otherwise
   const auto hyps = translator.translate_all(sources, config);
   write_lines(e.hyp_out, hyps);
   write_lines(e.ref_out, refs);
   const double loss = evaluate_loss(loaded.model, examples, device);
   const auto tok = bleu_tokenize_for(p.tgt_language.code);
-  fmt::print("evaluated {} ({})\nloss {:.4f} | ppl {:.2f}\n{}\n{}\n", what, p.direction.str(), loss, std::exp(loss),
+  const std::string decoding = config.mode == "beam" ? fmt::format("beam search of {}, length penalty {}", config.beam,
+                                                                    config.length_penalty)
+                              : config.mode == "sample" ? std::string("sampling") : std::string("greedy decoding");
+  fmt::print("evaluated {} ({}, {})\nloss {:.4f} | ppl {:.2f}\n{}\n{}\n", what, p.direction.str(), decoding, loss, std::exp(loss),
              corpus_bleu(hyps, {refs}, tok).to_string(), corpus_chrf(hyps, {refs}).to_string());
   return 0;
 }
@@ -589,7 +598,11 @@ void add_train_limits(CLI::App* cmd, TrainArgs& a) {
 
 void add_decode_options(CLI::App* cmd, DecodeArgs& d) {
   cmd->add_option("--checkpoint", d.checkpoint, "Checkpoint file or run directory (uses its last.ckpt)")->required();
-  cmd->add_option("--beam", d.beam, "Beam width (1 = greedy)")->check(CLI::Range(1, 256));
+  cmd->add_option("--beam", d.beam, "Beam width (1 = greedy; default: the model's own decode settings)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--length-penalty", d.length_penalty,
+                  "Beam search's length normalisation (GNMT alpha: 0 = raw log-probability, 1 = per token; default: the model's)")
+      ->check(CLI::Range(0.0, 5.0));
   cmd->add_flag("--sample", d.sample, "Sample instead of searching");
   cmd->add_option("--temperature", d.temperature, "Sampling temperature")->check(CLI::PositiveNumber);
   cmd->add_option("--top-k", d.top_k, "Sample among the k most likely tokens (0 = all)")->check(CLI::NonNegativeNumber);
@@ -671,6 +684,7 @@ int main(int argc, char** argv) {
   ts::cli::RunsCommands runs(app);
   ts::cli::LmCommands lm(app);
   ts::cli::ModelCommands models(app);
+  ts::cli::CompareCommand compare(app);
   ts::cli::HelpCommands help(app);
   ts::cli::document_defaults(app);
 
@@ -682,6 +696,7 @@ int main(int argc, char** argv) {
     if (*score) return cmd_score(hyp, refs, tokenize);
     if (*demo) return cmd_demo(demo_args);
     if (runs.chosen()) return runs.dispatch();
+    if (compare.chosen()) return compare.dispatch();
     if (lm.chosen()) return lm.dispatch();
     if (models.chosen()) return models.dispatch();
     if (help.chosen()) return help.dispatch();

@@ -87,18 +87,44 @@ check "beam search writes its tree" contains "$work/beam.jsonl" '"best_path"'
 check "eval exits 0" test $? -eq 0
 check "eval prints BLEU" contains "$work/eval.txt" "BLEU = "
 check "eval writes hypotheses" test "$(wc -l < "$work/hyp.txt")" -eq 16
+check "eval decodes as the model's configuration says (tiny: greedy)" contains "$work/eval.txt" "greedy decoding"
+"$cli" eval --checkpoint "$work/run/best.ckpt" --corpus "$work/deu.txt" --threads 1 --beam 2 --length-penalty 1 > "$work/eval-beam.txt"
+check "eval --beam 2 says it searched with a beam" contains "$work/eval-beam.txt" "beam search of 2, length penalty 1"
 
 # A model with learned positions cannot score a pair longer than its table: eval leaves such pairs
 # out and says so, as validation does (nanogpt-deu's 22 positions stopped eval on deu.txt's test split).
 "$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 5 --threads 1 --no-history \
   --set data.dev=2 --set model.positions=learned --set data.max_len=6 --set model.max_positions=8 \
-  --out "$work/learned" > "$work/learned.log" 2>&1
+  --set decode.mode=beam --set decode.beam=3 --out "$work/learned" > "$work/learned.log" 2>&1
 check "learned positions: train exits 0" test $? -eq 0
 printf 'I see the dog.\tIch sehe Hund.\nI see the dog and the cat and the house and the tree and the ball.\tIch sehe Hund und Katze und Haus und Baum und Ball und Tisch und Buch.\n' > "$work/long.txt"
 "$cli" eval --checkpoint "$work/learned/last.ckpt" --corpus "$work/long.txt" --threads 1 > "$work/learned-eval.txt" 2>&1
 check "learned positions: eval of a too-long pair exits 0" test $? -eq 0
 check "learned positions: eval says what it left out" contains "$work/learned-eval.txt" "1 of 2 pairs are longer than the model's 8 learned positions and are left out"
 check "learned positions: eval scores the rest" contains "$work/learned-eval.txt" "BLEU = "
+check "eval without --beam uses the model's own beam search" contains "$work/learned-eval.txt" "beam search of 3"
+
+# Compare: a system against itself has p = 1 and nothing that differs; models are translated on
+# their shared test split, and models tested on other sentences are refused by name.
+"$cli" compare --ref "$work/ref.txt" --hyp "$work/hyp.txt" --hyp "$work/hyp.txt" --name A --name B --json > "$work/compare.json"
+check "compare exits 0" test $? -eq 0
+check "compare: a system against itself gives p = 1" contains "$work/compare.json" '"p_value": 1.0'
+check "compare: against itself every output is identical" contains "$work/compare.json" '"identical": 16'
+for seed in 1 7; do
+  "$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 3 --threads 1 --no-history \
+    --set data.dev=2 --set data.test=4 --set data.split_seed=$seed --out "$work/split$seed" > /dev/null 2>&1
+done
+"$cli" compare --checkpoint "$work/split1/last.ckpt" --checkpoint "$work/split1" --resamples 100 --threads 1 > "$work/compare.txt" 2>&1
+check "compare of two models exits 0" test $? -eq 0
+check "compare prints the intervals" contains "$work/compare.txt" "BLEU (95% interval)"
+check "compare prints word accuracy by training frequency" contains "$work/compare.txt" "frequency in the training data"
+check "compare: the same model twice gives identical outputs" contains "$work/compare.txt" "4 of 4 outputs identical"
+"$cli" compare --checkpoint "$work/split1/last.ckpt" --checkpoint "$work/split7/last.ckpt" --threads 1 > "$work/compare-bad.txt" 2>&1
+check "compare refuses models tested on other sentences" test $? -ne 0
+check "compare names the model with the other test split" contains "$work/compare-bad.txt" "split7/last.ckpt was tested on other sentences"
+"$cli" compare --checkpoint "$work/run/best.ckpt" --threads 1 > "$work/compare-empty.txt" 2>&1
+check "compare refuses a model without test pairs" test $? -ne 0
+check "compare says the model has no test pairs" contains "$work/compare-empty.txt" "has no test pairs"
 "$cli" score --hyp "$work/ref.txt" --ref "$work/ref.txt" > "$work/score.txt"
 check "identical files score 100" contains "$work/score.txt" "BLEU = 100.00"
 

@@ -34,20 +34,21 @@ check "a path option completes file names" test "$candidates" = "$work/corpus-fi
 candidates=$(complete_line train --max-steps "")
 check "a value option completes nothing" test -z "$candidates"
 candidates=$(complete_line "")
-for sub in train translate eval score demo presets runs lm-train lm-generate export upgrade-checkpoint completion man; do
+for sub in train translate eval score demo presets runs lm-train lm-generate export upgrade-checkpoint compare completion man; do
   check "top level offers $sub" grep -qx -- "$sub" <<< "$candidates"
 done
 
 # Every option of every subcommand is in the man page and in --help, with its default.
 "$cli" man > "$work/man.1"
 check "man exits 0" test $? -eq 0
-for sub in train translate eval lm-train export; do
+for sub in train translate eval lm-train export compare; do
   "$cli" $sub --help > "$work/help-$sub.txt" 2>&1
   for opt in $(grep -oE '^  (-[a-z], )?--[a-z0-9-]+' "$work/help-$sub.txt" | grep -oE -- '--[a-z0-9-]+' | grep -v -- '--help'); do
     check "man page documents $sub $opt" grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" "$work/man.1"
   done
 done
-check "translate --help shows the default beam" grep -Eq -- '--beam .*=1$' "$work/help-translate.txt"
+check "translate --help says the beam defaults to the model's own" grep -Eq -- "--beam .*default: the model's own decode settings" "$work/help-translate.txt"
+check "translate --help shows no sentinel default" lacks "$work/help-translate.txt" "=-1"
 check "train --help shows the default preset" grep -q -- '--preset TEXT=auto' "$work/help-train.txt"
 check "sentinel defaults are not shown as -1" lacks "$work/help-train.txt" "=-1"
 check "the man page shows defaults" grep -q -- '\[default: auto\]' "$work/man.1"

@@ -194,8 +194,11 @@ TEST(CheckpointFormat, Version1IsRefusedAndUpgradedOnRequestToIdenticalTranslati
   torch::optim::Adam adam2(upgraded.model->parameters(), torch::optim::AdamOptions(1e-3));
   load_training_state(new_path, adam2, false);
   const auto a = payload_of(trained.checkpoint), b = payload_of(new_path);
-  for (const auto& [name, entry] : a.entries())
-    if (name.rfind("optimizer.", 0) == 0) EXPECT_TRUE(at::equal(a.tensor(name), b.tensor(name))) << name;
+  for (const auto& [name, entry] : a.entries()) {
+    if (name.rfind("optimizer.", 0) == 0) {
+      EXPECT_TRUE(at::equal(a.tensor(name), b.tensor(name))) << name;
+    }
+  }
   Translator before(loaded.model, loaded.pipeline), after(upgraded.model, upgraded.pipeline);
   for (const auto& pair : trained.data.text.train) EXPECT_EQ(before.translate(pair.src, DecodeConfig{}).text, after.translate(pair.src, DecodeConfig{}).text);
   // Upgrading in place works, and a current file has nothing to upgrade.

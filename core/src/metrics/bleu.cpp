@@ -370,17 +370,12 @@ TokenizeFn find_tokenizer(const std::string& name) {
                               "' (valid: 13a, zh, char, none)");
 }
 
-struct BleuCounts {
-  long sys_len = 0, ref_len = 0;
-  long counts[kMaxOrder] = {}, totals[kMaxOrder] = {};
-};
-
 // Per-sentence statistics; keeps its buffers between sentences.
 class BleuAccumulator {
  public:
   explicit BleuAccumulator(TokenizeFn tokenize) : tokenize_(tokenize) {}
   void add(const std::string& hyp, const std::vector<const std::string*>& refs);
-  BleuCounts stats;
+  BleuStats stats;
 
  private:
   void to_ids(const std::string& tokenized, std::vector<std::uint32_t>& ids);
@@ -433,8 +428,8 @@ void BleuAccumulator::add(const std::string& hyp, const std::vector<const std::s
   }
 }
 
-// sacreBLEU's BLEU.compute_bleu with smooth_method='exp' and effective_order=False.
-BleuScore make_score(const BleuCounts& c, const std::string& tokenize) {
+// sacreBLEU's BLEU.compute_bleu with smooth_method='exp' (effective_order: sentence_bleu's).
+BleuScore make_score(const BleuStats& c, const std::string& tokenize, bool effective_order) {
   BleuScore s;
   s.tokenize = tokenize;
   s.sys_len = c.sys_len;
@@ -451,14 +446,24 @@ BleuScore make_score(const BleuCounts& c, const std::string& tokenize) {
   if (std::all_of(c.counts, c.counts + kMaxOrder, [](long v) { return v == 0; })) return s;
 
   double smooth = 1.0;
+  int orders = kMaxOrder;
   for (int n = 0; n < kMaxOrder; ++n) {
-    if (c.totals[n] == 0) break;
+    if (c.totals[n] == 0) {
+      if (effective_order) orders = n;
+      break;
+    }
     if (c.counts[n] == 0) {
       smooth *= 2;
       s.precisions[n] = 100.0 / (smooth * static_cast<double>(c.totals[n]));
     } else {
       s.precisions[n] = 100.0 * static_cast<double>(c.counts[n]) / static_cast<double>(c.totals[n]);
     }
+  }
+  if (effective_order) {
+    double log_sum = 0.0;
+    for (int n = 0; n < orders; ++n) log_sum += std::log(s.precisions[n]);
+    s.score = orders > 0 ? s.bp * std::exp(log_sum / orders) : 0.0;
+    return s;
   }
   double log_sum = 0.0;  // sacreBLEU's my_log: log(0) counts as -9999999999
   for (const double p : s.precisions) log_sum += p == 0.0 ? -9999999999.0 : std::log(p);
@@ -511,7 +516,39 @@ BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
     detail::gather_references(reference_streams, i, refs);
     acc.add(hypotheses[i], refs);
   }
-  return make_score(acc.stats, tokenize);
+  return make_score(acc.stats, tokenize, false);
+}
+
+BleuStats& BleuStats::operator+=(const BleuStats& other) {
+  sys_len += other.sys_len;
+  ref_len += other.ref_len;
+  for (int n = 0; n < kOrders; ++n) {
+    counts[n] += other.counts[n];
+    totals[n] += other.totals[n];
+  }
+  return *this;
+}
+
+std::vector<BleuStats> sentence_bleu_stats(const std::vector<std::string>& hypotheses,
+                                           const std::vector<std::vector<std::string>>& reference_streams,
+                                           const std::string& tokenize) {
+  BleuAccumulator acc(find_tokenizer(tokenize));
+  detail::check_reference_streams(hypotheses.size(), reference_streams);
+  std::vector<const std::string*> refs;
+  std::vector<BleuStats> out;
+  out.reserve(hypotheses.size());
+  for (std::size_t i = 0; i < hypotheses.size(); ++i) {
+    detail::gather_references(reference_streams, i, refs);
+    acc.stats = {};
+    acc.add(hypotheses[i], refs);
+    out.push_back(acc.stats);
+  }
+  return out;
+}
+
+BleuScore bleu_from_stats(const BleuStats& stats, const std::string& tokenize, bool effective_order) {
+  find_tokenizer(tokenize);  // the name is checked as corpus_bleu checks it
+  return make_score(stats, tokenize, effective_order);
 }
 
 std::string BleuScore::to_string() const {

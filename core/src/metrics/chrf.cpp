@@ -201,16 +201,20 @@ void ChrfAccumulator::add(const std::string& hyp, const std::vector<const std::s
   for (std::size_t i = 0; best && i < totals.size(); ++i) totals[i] += (*best)[i];
 }
 
-}  // namespace
-
-ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
-                      const std::vector<std::vector<std::string>>& reference_streams,
-                      int char_order, int word_order, double beta) {
+void check_orders(int char_order, int word_order) {
   if (char_order < 0 || word_order < 0) {
     throw std::invalid_argument(
         fmt::format("chrF orders must be >= 0 (char_order {}, word_order {})", char_order,
                     word_order));
   }
+}
+
+}  // namespace
+
+ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
+                      const std::vector<std::vector<std::string>>& reference_streams,
+                      int char_order, int word_order, double beta) {
+  check_orders(char_order, word_order);
   detail::check_reference_streams(hypotheses.size(), reference_streams);
   ChrfAccumulator acc(char_order, word_order, beta);
   std::vector<const std::string*> refs;
@@ -225,6 +229,26 @@ ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
   s.beta = beta;
   return s;
 }
+
+std::vector<std::vector<long>> sentence_chrf_stats(const std::vector<std::string>& hypotheses,
+                                                   const std::vector<std::vector<std::string>>& reference_streams,
+                                                   int char_order, int word_order, double beta) {
+  check_orders(char_order, word_order);
+  detail::check_reference_streams(hypotheses.size(), reference_streams);
+  ChrfAccumulator acc(char_order, word_order, beta);
+  std::vector<const std::string*> refs;
+  std::vector<std::vector<long>> out;
+  out.reserve(hypotheses.size());
+  for (std::size_t i = 0; i < hypotheses.size(); ++i) {
+    detail::gather_references(reference_streams, i, refs);
+    std::fill(acc.totals.begin(), acc.totals.end(), 0L);
+    acc.add(hypotheses[i], refs);
+    out.push_back(acc.totals);
+  }
+  return out;
+}
+
+double chrf_from_stats(const std::vector<long>& stats, double beta) { return chrf_f_score(stats, beta); }
 
 std::string ChrfScore::to_string() const {
   // sacreBLEU's name: f'chrF{beta}' plus one '+' per word order ("chrF2++" for chrF++).

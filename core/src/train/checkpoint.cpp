@@ -8,6 +8,7 @@
 #include "ts/store/atomic_file.h"
 #include "ts/store/fault.h"
 #include "ts/store/sha256.h"
+#include "ts/text/demo_corpus.h"
 #include "ts/text/files.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -403,6 +404,13 @@ LoadedModel load_checkpoint(const std::string& path, const at::Device& device) {
 Translator load_translator(const std::string& path, const at::Device& device) {
   auto loaded = load_checkpoint(path, device);
   return Translator(loaded.model, std::move(loaded.pipeline));
+}
+
+DataSplit checkpoint_split(const LoadedModel& loaded) {
+  const auto& src = loaded.meta.corpus_path;
+  if (src.empty()) throw std::invalid_argument("the checkpoint names no corpus: pass --corpus FILE");
+  const auto corpus = src == "<demo>" ? demo_corpus() : read_corpus(src);
+  return split_corpus(corpus, loaded.pipeline.direction, loaded.meta.config.data);
 }
 
 namespace {

@@ -38,6 +38,26 @@ BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
                       const std::vector<std::vector<std::string>>& reference_streams,
                       const std::string& tokenize = "13a");
 
+/// BLEU's sufficient statistics, of one sentence or (added up) of a corpus: matched and total
+/// n-grams per order and the two lengths. Resampling these, computed once per sentence, is how
+/// sacreBLEU's paired bootstrap scores each resample without tokenising the text again.
+struct BleuStats {
+  static constexpr int kOrders = 4;
+  long sys_len = 0, ref_len = 0;
+  long counts[kOrders] = {}, totals[kOrders] = {};
+  BleuStats& operator+=(const BleuStats& other);
+};
+
+/// The statistics of each sentence, as corpus_bleu counts them (the same checks and references).
+std::vector<BleuStats> sentence_bleu_stats(const std::vector<std::string>& hypotheses,
+                                           const std::vector<std::vector<std::string>>& reference_streams,
+                                           const std::string& tokenize = "13a");
+
+/// BLEU from (summed) statistics: corpus_bleu's result for the sentences they add up. With
+/// `effective_order` (sacreBLEU's sentence_bleu) only the orders the hypothesis has n-grams of are
+/// averaged, so a three-word sentence can score above zero.
+BleuScore bleu_from_stats(const BleuStats& stats, const std::string& tokenize = "13a", bool effective_order = false);
+
 struct ChrfScore {
   double score = 0;  // 0..100
   int char_order = 6, word_order = 0;
@@ -53,6 +73,15 @@ struct ChrfScore {
 ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
                       const std::vector<std::vector<std::string>>& reference_streams,
                       int char_order = 6, int word_order = 0, double beta = 2.0);
+
+/// chrF's statistics of each sentence against its best-matching reference: [hypothesis n-grams,
+/// reference n-grams, matches] for each character order, then each word order (the totals
+/// corpus_chrf adds up). chrf_from_stats scores their sum.
+std::vector<std::vector<long>> sentence_chrf_stats(const std::vector<std::string>& hypotheses,
+                                                   const std::vector<std::vector<std::string>>& reference_streams,
+                                                   int char_order = 6, int word_order = 0, double beta = 2.0);
+/// chrF (0..100) of summed statistics.
+double chrf_from_stats(const std::vector<long>& stats, double beta = 2.0);
 
 namespace detail {
 // Internals shared by bleu.cpp and chrf.cpp; not part of the public API.

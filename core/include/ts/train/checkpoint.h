@@ -146,6 +146,11 @@ LoadedModel load_checkpoint(const std::string& path, const at::Device& device);
 /// The same, ready to translate (ts/decode/translator.h). Throws CheckpointError with the path.
 Translator load_translator(const std::string& path, const at::Device& device);
 
+/// The train/dev/test split of the corpus the model was trained on, as the trainer made it (the
+/// built-in demo corpus for "<demo>"). Throws std::invalid_argument when the checkpoint names no
+/// corpus; read_corpus's errors name the file.
+DataSplit checkpoint_split(const LoadedModel& loaded);
+
 /// Loads the optimizer state (and RNG) from a checkpoint into an existing optimizer.
 void load_training_state(const std::string& path, torch::optim::Optimizer& optimizer, bool restore_rng);
 
