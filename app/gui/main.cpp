@@ -17,6 +17,8 @@
 
 #include "anatomy/anatomy_panel.h"
 #include "beam_search/beam_tree_view.h"
+#include "compare/compare_panel.h"
+#include "compare/system_chooser.h"
 #include "services/lm_service.h"
 #include "language_model/lm_window.h"
 #include "shell/main_window.h"
@@ -78,6 +80,10 @@ int main(int argc, char** argv) {
   const QCommandLineOption set_opt({QStringLiteral("set")}, QStringLiteral("Hyperparameter, as section.key=value (repeatable)."), QStringLiteral("assignment"));
   const QCommandLineOption checkpoint({QStringLiteral("checkpoint")}, QStringLiteral("Load a checkpoint into the translate panel."), QStringLiteral("file"));
   const QCommandLineOption train({QStringLiteral("train")}, QStringLiteral("Start training at launch."));
+  const QCommandLineOption compare_opt({QStringLiteral("compare")},
+                                       QStringLiteral("Compare these models (checkpoints, run directories or model "
+                                                      "folders; repeatable, the first is the baseline) in the Compare panel."),
+                                       QStringLiteral("model"));
   const QCommandLineOption translate({QStringLiteral("translate")}, QStringLiteral("Translate this text once a model is available."), QStringLiteral("text"));
   const QCommandLineOption screenshots({QStringLiteral("screenshots")}, QStringLiteral("Save a PNG of each panel into this directory, then quit."), QStringLiteral("dir"));
   const QCommandLineOption delay({QStringLiteral("screenshot-delay")}, QStringLiteral("Seconds to wait before the screenshots (default 3)."), QStringLiteral("seconds"), QStringLiteral("3"));
@@ -96,7 +102,7 @@ int main(int argc, char** argv) {
                                          QStringLiteral("Load a language-model checkpoint to generate from."), QStringLiteral("file"));
   const QCommandLineOption lm_prompt({QStringLiteral("lm-prompt")},
                                      QStringLiteral("Generate from this prompt once a language model is there."), QStringLiteral("text"));
-  for (const auto& o : {db, reverse, preset_opt, set_opt, checkpoint, train, translate, screenshots, delay, replay, token,
+  for (const auto& o : {db, reverse, preset_opt, set_opt, checkpoint, train, compare_opt, translate, screenshots, delay, replay, token,
                         lm_text, lm_preset, lm_set, lm_train, lm_checkpoint, lm_prompt})
     parser.addOption(o);
   parser.process(app);
@@ -179,6 +185,18 @@ int main(int argc, char** argv) {
       QObject::connect(lm->controller(), &ts::ui::TrainingController::stateChanged, once, try_generate);
     }
     window.showLanguageModelWindow();
+  }
+  if (parser.isSet(compare_opt)) {
+    auto* panel = window.comparePanel();
+    panel->chooser()->uncheckAll();
+    for (const auto& model : parser.values(compare_opt)) {
+      if (!panel->chooser()->addModel(model, &error)) {
+        std::fprintf(stderr, "error: --compare %s: %s\n", qPrintable(model), qPrintable(error));
+        return 2;
+      }
+    }
+    window.showPanel(panel);
+    panel->compare();
   }
   if (parser.isSet(replay)) window.probePanel()->loadRun(window.state()->databasePath(), parser.value(replay).toLongLong());
   if (parser.isSet(screenshots)) {

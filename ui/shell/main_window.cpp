@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "shell/main_window.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -24,6 +26,7 @@
 #include "anatomy/anatomy_panel.h"
 #include "attention/attention_panel.h"
 #include "beam_search/beam_tree_view.h"
+#include "compare/compare_panel.h"
 #include "configuration/config_panel.h"
 #include "dataset/dataset_panel.h"
 #include "services/device_info.h"
@@ -55,6 +58,7 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
   training_ = new TrainingPanel(state_, controller_, this);
   translate_ = new TranslatePanel(state_, translation_, controller_, this);
   history_ = new HistoryPanel(state_, translation_, this);
+  compare_ = new ComparePanel(state_, this);
   anatomy_ = new AnatomyPanel(state_, this);
   anatomy_->setTranslationService(translation_);
   attention_ = new AttentionPanel(translation_, this);
@@ -110,6 +114,8 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
   connect(controller_, &TrainingController::snapshotReady, translation_, &TranslationService::setSnapshot);
   connect(controller_, &TrainingController::runRecorded, history_, &HistoryPanel::refresh);
   connect(controller_, &TrainingController::finished, history_, &HistoryPanel::refresh);
+  connect(controller_, &TrainingController::finished, compare_, &ComparePanel::refreshRuns);
+  connect(compare_, &ComparePanel::openSentence, this, &MainWindow::openSentence);
   connect(history_, &HistoryPanel::checkpointRequested, this, [this] { showPanel(translate_); });
   connect(history_, &HistoryPanel::languageModelCheckpointRequested, this, [this](const QString& path) {
     languageModelWindow()->openCheckpoint(path);
@@ -157,6 +163,7 @@ void MainWindow::createDocks() {
   auto* training = addPanel(training_, tr("Training"), QStringLiteral("dock.training"));
   auto* translate = addPanel(translate_, tr("Translate"), QStringLiteral("dock.translate"));
   auto* history = addPanel(history_, tr("Run history"), QStringLiteral("dock.history"));
+  auto* compare = addPanel(compare_, tr("Compare"), QStringLiteral("dock.compare"));
   auto* anatomy = addPanel(anatomy_, tr("Model anatomy"), QStringLiteral("dock.anatomy"));
   auto* attention = addPanel(attention_, tr("Attention"), QStringLiteral("dock.attention"));
   auto* beam = addPanel(beam_, tr("Beam search"), QStringLiteral("dock.beam"));
@@ -169,6 +176,7 @@ void MainWindow::createDocks() {
   addDockWidget(Qt::RightDockWidgetArea, history);
   tabifyDockWidget(training, translate);
   tabifyDockWidget(training, history);
+  tabifyDockWidget(history, compare);
   tabifyDockWidget(training, attention);
   tabifyDockWidget(training, probe);
   tabifyDockWidget(training, beam);
@@ -390,6 +398,31 @@ void MainWindow::showError(const QString& title, const QString& message) {
   box->open();  // window-modal, does not spin a nested event loop
 }
 
+void MainWindow::openSentence(const QString& source, const QString& checkpoint) {
+  DecodeConfig decode = state_->config().decode;
+  decode.mode = "beam";
+  decode.nbest = std::max(1, decode.beam);
+  const auto translate = [this, source, decode] {
+    translation_->translate(source, decode, /*record_attention=*/true);
+    showPanel(attention_);
+  };
+  if (translation_->hasModel() && QFileInfo(translation_->model().checkpoint) == QFileInfo(checkpoint)) return translate();
+  // Translate once the service holds this checkpoint; a failed load says why and translates nothing.
+  auto* pending = new QObject(this);
+  connect(translation_, &TranslationService::modelChanged, pending, [this, pending, checkpoint, translate](const ModelInfo& info) {
+    if (QFileInfo(info.checkpoint) != QFileInfo(checkpoint)) return;
+    translation_->disconnect(pending);
+    pending->deleteLater();
+    translate();
+  });
+  connect(translation_, &TranslationService::loadFailed, pending, [this, pending, checkpoint](const QString& path) {
+    if (path != checkpoint) return;
+    translation_->disconnect(pending);
+    pending->deleteLater();
+  });
+  translation_->loadCheckpoint(checkpoint);
+}
+
 void MainWindow::exportDialog() {
   QString checkpoint = translation_->hasModel() ? translation_->model().checkpoint : QString();
   if (checkpoint.isEmpty() || QFileInfo(checkpoint).isDir())
@@ -451,6 +484,7 @@ bool MainWindow::saveScreenshots(const QString& directory, QString* error) {
                                                 {training_, QStringLiteral("training")},
                                                 {translate_, QStringLiteral("translate")},
                                                 {history_, QStringLiteral("history")},
+                                                {compare_, QStringLiteral("compare")},
                                                 {attention_, QStringLiteral("attention")},
                                                 {probe_, QStringLiteral("attention-over-training")},
                                                 {beam_, QStringLiteral("beam-search")},

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The main window: dockable panels (Dataset, Configuration, Training, Translate, Run history, Model anatomy)
+// The main window: dockable panels (Dataset, Configuration, Training, Translate, Run history, Compare, Model anatomy)
 // that the user can rearrange, with the layout restored next time; menus with standard shortcuts,
 // recent files, drag-and-drop of corpus files, a status bar, and a close that never loses a run.
 #pragma once
@@ -22,6 +22,7 @@ class ConfigPanel;
 class TrainingPanel;
 class TranslatePanel;
 class HistoryPanel;
+class ComparePanel;
 class AnatomyPanel;
 class AttentionPanel;
 class BeamTreeView;
@@ -43,6 +44,7 @@ class MainWindow : public QMainWindow {
   TrainingPanel* trainingPanel() const { return training_; }
   TranslatePanel* translatePanel() const { return translate_; }
   HistoryPanel* historyPanel() const { return history_; }
+  ComparePanel* comparePanel() const { return compare_; }
   AnatomyPanel* anatomyPanel() const { return anatomy_; }
   AttentionPanel* attentionPanel() const { return attention_; }
   BeamTreeView* beamTreeView() const { return beam_; }
@@ -85,6 +87,9 @@ class MainWindow : public QMainWindow {
   void exportDialog();
   void showAbout();
   void showError(const QString& title, const QString& message);
+  /// Shows `source` translated by `checkpoint` (loaded first when another model is loaded) in the
+  /// Attention and Beam search panels: beam search with attention, which both listen to.
+  void openSentence(const QString& source, const QString& checkpoint);
   QDockWidget* addPanel(QWidget* panel, const QString& title, const QString& object_name);
 
   StudioState* state_;
@@ -95,6 +100,7 @@ class MainWindow : public QMainWindow {
   TrainingPanel* training_;
   TranslatePanel* translate_;
   HistoryPanel* history_;
+  ComparePanel* compare_;
   AnatomyPanel* anatomy_;
   AttentionPanel* attention_;
   BeamTreeView* beam_;

@@ -29,6 +29,7 @@
 #include "anatomy/anatomy_panel.h"
 #include "attention/attention_panel.h"
 #include "beam_search/beam_tree_view.h"
+#include "compare/compare_panel.h"
 #include "configuration/config_panel.h"
 #include "dataset/dataset_panel.h"
 #include "history/history_panel.h"
@@ -96,7 +97,8 @@ class MainWindowTest : public QObject {
     QVERIFY(w.windowTitle().contains(QStringLiteral("demo corpus")));
     for (QWidget* panel : std::initializer_list<QWidget*>{w.datasetPanel(), w.configPanel(), w.trainingPanel(),
                                                           w.translatePanel(), w.historyPanel(), w.anatomyPanel(),
-                                                          w.attentionPanel(), w.beamTreeView(), w.probePanel()})
+                                                          w.attentionPanel(), w.beamTreeView(), w.probePanel(),
+                                                          w.comparePanel()})
       QVERIFY(w.dockOf(panel) != nullptr);
     auto* start = w.findChild<QPushButton*>(QStringLiteral("trainStart"));
     QVERIFY(start && start->isEnabled());  // the demo corpus can be trained at once
