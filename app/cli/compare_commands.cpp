@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // compare (see compare_commands.h).
 #include "compare_commands.h"
+#include "text_lines.h"
 
 #include <chrono>
 #include <filesystem>
@@ -24,18 +25,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-std::vector<std::string> lines_of(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open");
-  std::vector<std::string> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(line);
-  }
-  return lines;
-}
 
 // "zh" when most characters of the references are Chinese or Japanese, else "13a".
 std::string tokenization_for(const std::vector<std::string>& refs) {
@@ -127,12 +116,12 @@ int CompareCommand::dispatch() {
   CompareInput in;
   if (text) {
     if (ref_.empty()) throw std::invalid_argument("compare: --hyp needs --ref");
-    in.references = lines_of(ref_);
+    in.references = read_text_lines(ref_);
     for (const auto& h : hyps_) {
-      in.systems.push_back(lines_of(h));
+      in.systems.push_back(read_text_lines(h));
       in.names.push_back(fs::path(h).filename().string());
     }
-    if (!src_.empty()) in.sources = lines_of(src_);
+    if (!src_.empty()) in.sources = read_text_lines(src_);
     in.tokenize = tokenize_.empty() ? tokenization_for(in.references) : tokenize_;
   } else {
     configure_threads(threads_);
@@ -154,7 +143,7 @@ int CompareCommand::dispatch() {
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     if (!tokenize_.empty()) in.tokenize = tokenize_;
   }
-  if (!train_.empty()) in.training_targets = lines_of(train_);
+  if (!train_.empty()) in.training_targets = read_text_lines(train_);
   if (!names_.empty()) {
     if (names_.size() != in.names.size())
       throw std::invalid_argument(fmt::format("compare: {} names for {} systems", names_.size(), in.names.size()));

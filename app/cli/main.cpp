@@ -16,6 +16,7 @@
 #include "help_commands.h"
 #include "lm_commands.h"
 #include "compare_commands.h"
+#include "text_lines.h"
 #include "model_commands.h"
 #include "runs_commands.h"
 #include "terminal_observer.h"
@@ -522,23 +523,11 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
   return 0;
 }
 
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open");
-  std::vector<std::string> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(line);
-  }
-  return lines;
-}
-
 int cmd_score(const std::string& hyp, const std::vector<std::string>& refs, const std::string& tokenize) {
-  const auto hyps = read_lines(hyp);
+  const auto hyps = ts::cli::read_text_lines(hyp);
   std::vector<std::vector<std::string>> streams;
   for (const auto& r : refs) {
-    streams.push_back(read_lines(r));
+    streams.push_back(ts::cli::read_text_lines(r));
     if (streams.back().size() != hyps.size())
       throw std::invalid_argument(fmt::format("{} has {} lines but {} has {}", r, streams.back().size(), hyp, hyps.size()));
   }

@@ -2,7 +2,6 @@
 // The Compare panel's sentence table model and its sort/search proxy (see sentence_table_model.h).
 #include "compare/sentence_table_model.h"
 
-#include <QRegularExpression>
 
 #include "compare/word_highlight.h"
 #include "widgets/plot_style.h"
@@ -174,35 +173,12 @@ QVariant SentenceTableModel::headerData(int section, Qt::Orientation orientation
   return {};
 }
 
-SentenceFilterProxy::SentenceFilterProxy(QObject* parent) : QSortFilterProxyModel(parent) {
-  setSortRole(SentenceTableModel::SortRole);
-  setDynamicSortFilter(true);
-}
-
-void SentenceFilterProxy::setSearch(const QString& text) {
-  words_ = text.toLower().split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
-  invalidateFilter();
-}
-
-bool SentenceFilterProxy::filterAcceptsRow(int source_row, const QModelIndex& source_parent) const {
-  if (words_.isEmpty() || source_parent.isValid()) return true;
-  const auto* model = qobject_cast<const SentenceTableModel*>(sourceModel());
-  if (!model) return true;
-  const QString& text = model->searchText(source_row);
-  for (const QString& w : words_)
-    if (!text.contains(w)) return false;
-  return true;
-}
-
-bool SentenceFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
-  const QVariant a = left.data(SentenceTableModel::SortRole), b = right.data(SentenceTableModel::SortRole);
-  if (a.typeId() == QMetaType::Double && b.typeId() == QMetaType::Double) {
-    if (a.toDouble() != b.toDouble()) return a.toDouble() < b.toDouble();
-  } else {
-    const int c = QString::localeAwareCompare(a.toString(), b.toString());
-    if (c != 0) return c < 0;
-  }
-  return left.row() < right.row();  // ties in test-set order
-}
+SentenceFilterProxy::SentenceFilterProxy(QObject* parent)
+    : WordFilterProxy(SentenceTableModel::SortRole, -1,
+                      [this](int row) {
+                        const auto* model = qobject_cast<const SentenceTableModel*>(sourceModel());
+                        return model ? model->searchText(row) : QString();
+                      },
+                      parent) {}
 
 }  // namespace ts::ui

@@ -10,10 +10,10 @@
 
 #include <QAbstractTableModel>
 #include <QColor>
-#include <QSortFilterProxyModel>
 #include <QStringList>
 
 #include "services/compare_service.h"
+#include "widgets/word_filter_proxy.h"
 
 namespace ts::ui {
 
@@ -71,18 +71,10 @@ class SentenceTableModel : public QAbstractTableModel {
 
 /// Sorts on SentenceTableModel::SortRole (ties by test-set order); every whitespace-separated word
 /// of the search must occur in the row's source, reference or an output (case-insensitive).
-class SentenceFilterProxy : public QSortFilterProxyModel {
+class SentenceFilterProxy : public WordFilterProxy {
   Q_OBJECT
  public:
   explicit SentenceFilterProxy(QObject* parent = nullptr);
-  void setSearch(const QString& text);
-
- protected:
-  bool filterAcceptsRow(int source_row, const QModelIndex& source_parent) const override;
-  bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
-
- private:
-  QStringList words_;
 };
 
 }  // namespace ts::ui

@@ -173,7 +173,7 @@ void HistoryPanel::buildUi() {
   });
   connect(model_, &RunTableModel::renameRequested, this, &HistoryPanel::rename);
   connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
-    proxy_->setFilterWords(text);
+    proxy_->setSearch(text);
     updateActions();
   });
   connect(proxy_, &QAbstractItemModel::rowsInserted, this, &HistoryPanel::updateActions);

@@ -8,7 +8,6 @@
 #include <QFileInfo>
 #include <QFont>
 #include <QPalette>
-#include <QRegularExpression>
 
 #include "shell/studio_state.h"
 
@@ -234,36 +233,12 @@ bool RunTableModel::setData(const QModelIndex& index, const QVariant& value, int
   return false;
 }
 
-RunFilterProxy::RunFilterProxy(QObject* parent) : QSortFilterProxyModel(parent) {
-  setSortRole(RunTableModel::SortRole);
-  setDynamicSortFilter(true);
-}
-
-void RunFilterProxy::setFilterWords(const QString& text) {
-  words_ = text.toLower().split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
-  invalidateFilter();
-}
-
-bool RunFilterProxy::filterAcceptsRow(int source_row, const QModelIndex& source_parent) const {
-  if (words_.isEmpty()) return true;
-  const auto* model = qobject_cast<const RunTableModel*>(sourceModel());
-  if (!model || source_parent.isValid()) return true;
-  const QString text = model->searchText(source_row);
-  for (const QString& w : words_)
-    if (!text.contains(w)) return false;
-  return true;
-}
-
-bool RunFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
-  const QVariant a = left.data(RunTableModel::SortRole), b = right.data(RunTableModel::SortRole);
-  if (a.typeId() == QMetaType::Double && b.typeId() == QMetaType::Double) {
-    if (a.toDouble() != b.toDouble()) return a.toDouble() < b.toDouble();
-  } else {
-    const int c = QString::localeAwareCompare(a.toString(), b.toString());
-    if (c != 0) return c < 0;
-  }
-  // Ties: older run first, so the order is stable across refreshes.
-  return left.data(RunTableModel::IdRole).toLongLong() < right.data(RunTableModel::IdRole).toLongLong();
-}
+RunFilterProxy::RunFilterProxy(QObject* parent)
+    : WordFilterProxy(RunTableModel::SortRole, RunTableModel::IdRole,
+                      [this](int row) {
+                        const auto* model = qobject_cast<const RunTableModel*>(sourceModel());
+                        return model ? model->searchText(row) : QString();
+                      },
+                      parent) {}
 
 }  // namespace ts::ui

@@ -8,10 +8,10 @@
 
 #include <QAbstractTableModel>
 #include <QColor>
-#include <QSortFilterProxyModel>
 #include <QStringList>
 
 #include "ts/store/run_store.h"
+#include "widgets/word_filter_proxy.h"
 
 namespace ts::ui {
 
@@ -59,20 +59,12 @@ class RunTableModel : public QAbstractTableModel {
   std::vector<RunInfo> runs_;
 };
 
-/// Sorts on RunTableModel::SortRole; every whitespace-separated word of the filter must occur in
-/// the row's name, corpus, direction, preset, tags or status.
-class RunFilterProxy : public QSortFilterProxyModel {
+/// Sorts on RunTableModel::SortRole (ties: the older run first); every whitespace-separated word of
+/// the filter must occur in the row's name, corpus, direction, preset, tags or status.
+class RunFilterProxy : public WordFilterProxy {
   Q_OBJECT
  public:
   explicit RunFilterProxy(QObject* parent = nullptr);
-  void setFilterWords(const QString& text);
-
- protected:
-  bool filterAcceptsRow(int source_row, const QModelIndex& source_parent) const override;
-  bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
-
- private:
-  QStringList words_;
 };
 
 }  // namespace ts::ui
