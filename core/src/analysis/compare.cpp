@@ -262,11 +262,11 @@ Comparison compare_systems(const CompareInput& input, const CompareOptions& opti
       chrf_r[s].push_back(chrf_of(stats[s], draw));
     }
   }
+  const double base_bleu = bleu_of(stats[0], all, input.tokenize), base_chrf = chrf_of(stats[0], all);
   for (std::size_t s = 0; s < k; ++s) {
     SystemResult r;
     r.name = input.names[s];
     const double bleu = bleu_of(stats[s], all, input.tokenize), chrf = chrf_of(stats[s], all);
-    const double base_bleu = bleu_of(stats[0], all, input.tokenize), base_chrf = chrf_of(stats[0], all);
     r.p_bleu = s == 0 ? 1.0 : paired_bootstrap_p_value(base_bleu, bleu, bleu_r[0], bleu_r[s]);
     r.p_chrf = s == 0 ? 1.0 : paired_bootstrap_p_value(base_chrf, chrf, chrf_r[0], chrf_r[s]);
     auto b = bleu_r[s], c = chrf_r[s];  // sorted by the estimates; the originals stay paired

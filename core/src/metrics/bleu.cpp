@@ -510,12 +510,8 @@ BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
                       const std::vector<std::vector<std::string>>& reference_streams,
                       const std::string& tokenize) {
   BleuAccumulator acc(find_tokenizer(tokenize));
-  detail::check_reference_streams(hypotheses.size(), reference_streams);
-  std::vector<const std::string*> refs;
-  for (std::size_t i = 0; i < hypotheses.size(); ++i) {
-    detail::gather_references(reference_streams, i, refs);
-    acc.add(hypotheses[i], refs);
-  }
+  detail::for_each_sentence(hypotheses, reference_streams,
+                            [&](const std::string& hyp, const std::vector<const std::string*>& refs) { acc.add(hyp, refs); });
   return make_score(acc.stats, tokenize, false);
 }
 
@@ -533,16 +529,14 @@ std::vector<BleuStats> sentence_bleu_stats(const std::vector<std::string>& hypot
                                            const std::vector<std::vector<std::string>>& reference_streams,
                                            const std::string& tokenize) {
   BleuAccumulator acc(find_tokenizer(tokenize));
-  detail::check_reference_streams(hypotheses.size(), reference_streams);
-  std::vector<const std::string*> refs;
   std::vector<BleuStats> out;
   out.reserve(hypotheses.size());
-  for (std::size_t i = 0; i < hypotheses.size(); ++i) {
-    detail::gather_references(reference_streams, i, refs);
-    acc.stats = {};
-    acc.add(hypotheses[i], refs);
-    out.push_back(acc.stats);
-  }
+  detail::for_each_sentence(hypotheses, reference_streams,
+                            [&](const std::string& hyp, const std::vector<const std::string*>& refs) {
+                              acc.stats = {};
+                              acc.add(hyp, refs);
+                              out.push_back(acc.stats);
+                            });
   return out;
 }
 

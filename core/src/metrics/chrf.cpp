@@ -215,13 +215,9 @@ ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
                       const std::vector<std::vector<std::string>>& reference_streams,
                       int char_order, int word_order, double beta) {
   check_orders(char_order, word_order);
-  detail::check_reference_streams(hypotheses.size(), reference_streams);
   ChrfAccumulator acc(char_order, word_order, beta);
-  std::vector<const std::string*> refs;
-  for (std::size_t i = 0; i < hypotheses.size(); ++i) {
-    detail::gather_references(reference_streams, i, refs);
-    acc.add(hypotheses[i], refs);
-  }
+  detail::for_each_sentence(hypotheses, reference_streams,
+                            [&](const std::string& hyp, const std::vector<const std::string*>& refs) { acc.add(hyp, refs); });
   ChrfScore s;
   s.score = chrf_f_score(acc.totals, beta);
   s.char_order = char_order;
@@ -234,17 +230,15 @@ std::vector<std::vector<long>> sentence_chrf_stats(const std::vector<std::string
                                                    const std::vector<std::vector<std::string>>& reference_streams,
                                                    int char_order, int word_order, double beta) {
   check_orders(char_order, word_order);
-  detail::check_reference_streams(hypotheses.size(), reference_streams);
   ChrfAccumulator acc(char_order, word_order, beta);
-  std::vector<const std::string*> refs;
   std::vector<std::vector<long>> out;
   out.reserve(hypotheses.size());
-  for (std::size_t i = 0; i < hypotheses.size(); ++i) {
-    detail::gather_references(reference_streams, i, refs);
-    std::fill(acc.totals.begin(), acc.totals.end(), 0L);
-    acc.add(hypotheses[i], refs);
-    out.push_back(acc.totals);
-  }
+  detail::for_each_sentence(hypotheses, reference_streams,
+                            [&](const std::string& hyp, const std::vector<const std::string*>& refs) {
+                              std::fill(acc.totals.begin(), acc.totals.end(), 0L);
+                              acc.add(hyp, refs);
+                              out.push_back(acc.totals);
+                            });
   return out;
 }
 

@@ -131,5 +131,18 @@ void check_reference_streams(std::size_t hypotheses,
 void gather_references(const std::vector<std::vector<std::string>>& streams, std::size_t i,
                        std::vector<const std::string*>& refs);
 
+/// Checks the streams, then calls add(hypothesis, its references) for each sentence in order: the
+/// loop every corpus and per-sentence score shares.
+template <class Add>
+void for_each_sentence(const std::vector<std::string>& hypotheses,
+                       const std::vector<std::vector<std::string>>& streams, Add&& add) {
+  check_reference_streams(hypotheses.size(), streams);
+  std::vector<const std::string*> refs;
+  for (std::size_t i = 0; i < hypotheses.size(); ++i) {
+    gather_references(streams, i, refs);
+    add(hypotheses[i], refs);
+  }
+}
+
 }  // namespace detail
 }  // namespace ts
