@@ -40,13 +40,6 @@ std::string tokenization_for(const std::vector<std::string>& refs) {
   return letters > 0 && 2 * cjk > letters ? "zh" : "13a";
 }
 
-// A run directory or --run means its best checkpoint, else its last.
-std::string model_of(const std::string& path) {
-  if (!fs::is_directory(path) || is_model_folder(path)) return path;
-  const auto best = fs::path(path) / "best.ckpt";
-  return (fs::exists(best) ? best : fs::path(path) / "last.ckpt").string();
-}
-
 std::string interval_text(const ScoreEstimate& e, int resamples) {
   if (resamples == 0) return fmt::format("{:6.2f}", e.score);
   return fmt::format("{:6.2f} ({:.2f}-{:.2f})", e.score, e.low, e.high);
@@ -73,6 +66,44 @@ json table_json(const BucketTable& t) {
   return {{"title", t.title}, {"value", t.value}, {"labels", t.labels}, {"values", t.values}, {"counts", t.counts}};
 }
 
+json confidence_json(const ConfidenceResult& r, const std::vector<double>& confidences) {
+  if (!r.available) return nullptr;
+  return {{"mean_log_prob", r.mean},           {"pearson", r.pearson},
+          {"spearman", r.spearman},            {"sentences", r.sentences},
+          {"fifth_log_prob", r.fifth_confidence}, {"fifth_score", r.fifth_score},
+          {"fifth_count", r.fifth_count},      {"least_confident", r.least_confident},
+          {"sentence_log_probs", confidences}};
+}
+
+// Does each model know when it is wrong? Its correlations, the mean score per confidence fifth,
+// and its least confident sentences.
+void print_confidence(const Comparison& c, const CompareInput& in, std::size_t examples) {
+  bool any = false;
+  for (const auto& r : c.confidence) any = any || r.available;
+  if (!any) return;
+  fmt::print("\nConfidence: each output's mean token log-probability against its sentence {} (does the model know "
+             "when it is wrong?)\n", c.sentence_metric);
+  fmt::print("  {:<24} {:>12} {:>10} {:>11}\n", "system", "mean log p", "Pearson r", "Spearman ρ");
+  for (std::size_t s = 0; s < c.systems.size(); ++s) {
+    const auto& r = c.confidence[s];
+    if (!r.available) continue;
+    fmt::print("  {:<24} {:>12.3f} {:>10.3f} {:>11.3f}\n", c.systems[s].name.substr(0, 24), r.mean, r.pearson, r.spearman);
+  }
+  print_table(c.by_confidence, in.names, false);
+  for (std::size_t s = 0; s < c.systems.size(); ++s) {
+    const auto& r = c.confidence[s];
+    if (!r.available || examples == 0) continue;
+    fmt::print("\nLeast confident outputs of {}:\n", c.systems[s].name);
+    for (std::size_t k = 0; k < std::min(examples, r.least_confident.size()); ++k) {
+      const auto i = r.least_confident[k];
+      fmt::print("    #{} log p {:.3f}, sentence {} {:.1f}\n", i + 1, in.confidences[s][i], c.sentence_metric,
+                 c.sentence_scores[s][i]);
+      if (!in.sources.empty()) fmt::print("      source:    {}\n", in.sources[i]);
+      fmt::print("      reference: {}\n      output:    {}\n", in.references[i], in.systems[s][i]);
+    }
+  }
+}
+
 json estimate_json(const ScoreEstimate& e) {
   return {{"score", e.score}, {"mean", e.mean}, {"low", e.low}, {"high", e.high}, {"plus_minus", e.half_width}};
 }
@@ -83,7 +114,8 @@ CompareCommand::CompareCommand(CLI::App& app) {
   auto* c = command_ = app.add_subcommand(
       "compare",
       "Compare two or more systems on one test set: BLEU and chrF with 95% intervals and p-values by paired bootstrap "
-      "resampling, word accuracy by frequency, sentence buckets, the n-grams and sentences where they differ");
+      "resampling, word accuracy by frequency, sentence buckets, the n-grams and sentences where they differ; models "
+      "also each output's confidence against its score");
   c->add_option("--ref", ref_, "References, one per line (with --hyp)")->check(CLI::ExistingFile);
   c->add_option("--hyp", hyps_, "A system's output, one line per reference (repeat; the first is the baseline)")
       ->check(CLI::ExistingFile);
@@ -126,13 +158,13 @@ int CompareCommand::dispatch() {
   } else {
     configure_threads(threads_);
     std::vector<ModelToCompare> models;
-    for (const auto& c : checkpoints_) models.push_back({c, model_of(c)});
+    for (const auto& c : checkpoints_) models.push_back({c, model_of_path(c)});
     if (!runs_.empty()) {
       RunStore store(db_.empty() ? RunStore::default_path() : db_);
       for (const auto id : runs_) {
         const auto run = store.find_run(id);
         if (!run) throw std::invalid_argument(fmt::format("compare: there is no run {} in {}", id, store.path()));
-        models.push_back({run->name.empty() ? fmt::format("run {}", id) : run->name, model_of(run->out_dir)});
+        models.push_back({run->name.empty() ? fmt::format("run {}", id) : run->name, model_of_path(run->out_dir)});
       }
     }
     const auto started = std::chrono::steady_clock::now();
@@ -165,11 +197,14 @@ int CompareCommand::dispatch() {
               {"word_accuracy", table_json(c.word_accuracy)},
               {"by_sentence_score", table_json(c.by_sentence_score)},
               {"by_reference_length", table_json(c.by_reference_length)},
-              {"by_length_difference", table_json(c.by_length_difference)}};
+              {"by_length_difference", table_json(c.by_length_difference)},
+              {"by_confidence", table_json(c.by_confidence)}};
     for (std::size_t s = 0; s < c.systems.size(); ++s) {
       const auto& r = c.systems[s];
       j["systems"].push_back({{"name", r.name}, {"bleu", estimate_json(r.bleu)}, {"chrf", estimate_json(r.chrf)},
-                              {"mean_sentence_score", r.mean_sentence_score}, {"sentence_scores", c.sentence_scores[s]}});
+                              {"mean_sentence_score", r.mean_sentence_score}, {"sentence_scores", c.sentence_scores[s]},
+                              {"confidence", confidence_json(c.confidence[s], s < in.confidences.size() ? in.confidences[s]
+                                                                                                        : std::vector<double>{})}});
     }
     for (const auto& p : c.pairs) {
       json pair = {{"a", c.systems[p.a].name},     {"b", c.systems[p.b].name},
@@ -209,6 +244,7 @@ int CompareCommand::dispatch() {
   print_table(c.by_reference_length, in.names, false);
   print_table(c.by_sentence_score, in.names, true);
   print_table(c.by_length_difference, in.names, true);
+  print_confidence(c, in, static_cast<std::size_t>(examples_));
   for (const auto& p : c.pairs) {
     const auto &a = in.names[p.a], &b = in.names[p.b];
     fmt::print("\n{} against {}: {} of {} outputs identical\n", b, a, p.identical, c.sentences);

@@ -19,6 +19,8 @@
 #include "ts/store/run_store.h"
 #include "ts/train/environment.h"
 #include "ts/train/checkpoint.h"
+#include "ts/train/model_comparison.h"
+#include "ts/train/trainer.h"
 
 namespace ts::cli {
 namespace {
@@ -206,9 +208,31 @@ int check_store(RunStore& store) {
   return integrity == "ok" ? 0 : 1;
 }
 
-int write_report(RunStore& store, std::int64_t id, std::string out) {
+// The model of a run in the history, named for the report.
+ModelToCompare run_model(const RunStore& store, std::int64_t id) {
+  const auto run = store.find_run(id);
+  if (!run) throw std::invalid_argument(fmt::format("runs report: there is no run {} in {}", id, store.path()));
+  if (run->out_dir.empty()) throw std::invalid_argument(fmt::format("runs report: run {} has no run directory", id));
+  return {run->name.empty() ? fmt::format("run {}", id) : fmt::format("run {} ({})", id, run->name),
+          model_of_path(run->out_dir)};
+}
+
+int write_report(RunStore& store, std::int64_t id, std::string out, const RunsArgs& args) {
   ReportOptions options;
   options.version = version_string();
+  CompareInput input;
+  Comparison comparison;
+  if (args.test || !args.compare_with.empty()) {
+    configure_threads(args.threads);
+    std::vector<ModelToCompare> models{run_model(store, id)};
+    for (const auto other : args.compare_with) models.push_back(run_model(store, other));
+    input = compare_input_from_models(models, [&](std::size_t i, std::size_t count, const std::string& name) {
+      fmt::print(stderr, "translating the test split with {} ({} of {})\n", name, i + 1, count);
+    });
+    comparison = compare_systems(input);
+    options.test_input = &input;
+    options.test_comparison = &comparison;
+  }
   const auto html = html_report(store, id, options);
   if (out.empty()) out = fmt::format("run-{}.html", id);
   write_file_atomically(out, html);  // throws FileWriteError naming the file
@@ -246,6 +270,14 @@ RunsCommands::RunsCommands(CLI::App& app) {
                                            "sample translations and attention, to share");
   report_->add_option("id", args_.id, "Run id")->required();
   report_->add_option("-o,--output", args_.out, "The HTML file to write (default: run-<id>.html)");
+  report_->add_flag("--test", args_.test,
+                    "Translate the run's held-out test pairs with its model and add a Test set section: scores with 95% "
+                    "intervals, word accuracy, sentence buckets, confidence against score, the worst sentences");
+  report_->add_option("--compare", args_.compare_with,
+                      "Another run to compare with on the same test pairs (repeat; implies --test): p-values, n-grams "
+                      "and sentences where each does better");
+  report_->add_option("--threads", args_.threads, "CPU threads for translating (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
   check_ = runs_->add_subcommand("check", "SQLite integrity check and the state of every checkpoint file");
   for (auto* sub : {list_, show_, compare_, export_, delete_, rename_, tag_, check_, report_})
     sub->add_option("--db", args_.db, "Run database (default: " + RunStore::default_path() + ")");
@@ -262,7 +294,7 @@ int RunsCommands::dispatch() {
   if (compare_->parsed()) return compare_runs(store, args_.ids);
   if (export_->parsed()) return export_run(store, first, args_.format, args_.out);
   if (delete_->parsed()) return delete_run(store, first, args_.yes);
-  if (report_->parsed()) return write_report(store, first, args_.out);
+  if (report_->parsed()) return write_report(store, first, args_.out, args_);
   if (rename_->parsed()) {
     store.rename_run(first, args_.name);
     fmt::print("run {} renamed to \"{}\"\n", first, args_.name);

@@ -85,6 +85,9 @@ int main(int argc, char** argv) {
                                                       "folders; repeatable, the first is the baseline) in the Compare panel."),
                                        QStringLiteral("model"));
   const QCommandLineOption translate({QStringLiteral("translate")}, QStringLiteral("Translate this text once a model is available."), QStringLiteral("text"));
+  const QCommandLineOption pick_token({QStringLiteral("pick-token")},
+                                      QStringLiteral("Before the screenshots, pick this output token (from 0) of the translation, as a click does."),
+                                      QStringLiteral("index"));
   const QCommandLineOption screenshots({QStringLiteral("screenshots")}, QStringLiteral("Save a PNG of each panel into this directory, then quit."), QStringLiteral("dir"));
   const QCommandLineOption delay({QStringLiteral("screenshot-delay")}, QStringLiteral("Seconds to wait before the screenshots (default 3)."), QStringLiteral("seconds"), QStringLiteral("3"));
   const QCommandLineOption replay({QStringLiteral("replay-probe")},
@@ -102,7 +105,7 @@ int main(int argc, char** argv) {
                                          QStringLiteral("Load a language-model checkpoint to generate from."), QStringLiteral("file"));
   const QCommandLineOption lm_prompt({QStringLiteral("lm-prompt")},
                                      QStringLiteral("Generate from this prompt once a language model is there."), QStringLiteral("text"));
-  for (const auto& o : {db, reverse, preset_opt, set_opt, checkpoint, train, compare_opt, translate, screenshots, delay, replay, token,
+  for (const auto& o : {db, reverse, preset_opt, set_opt, checkpoint, train, compare_opt, translate, pick_token, screenshots, delay, replay, token,
                         lm_text, lm_preset, lm_set, lm_train, lm_checkpoint, lm_prompt})
     parser.addOption(o);
   parser.process(app);
@@ -208,6 +211,10 @@ int main(int argc, char** argv) {
       if (window.translation()->hasModel() && !window.translatePanel()->result().source.isEmpty())
         window.beamTreeView()->decodeWithBeam();
     });
+    if (parser.isSet(pick_token))
+      QTimer::singleShot(std::max(0, ms - 1000), &window, [&window, index = parser.value(pick_token).toInt()] {
+        window.translatePanel()->focusToken(index);
+      });
     QTimer::singleShot(ms, &window, [&window, dir, language_model] {
       QString error;
       if (language_model) {

@@ -2,11 +2,14 @@
 // Comparing systems (ts/analysis/compare.h) against answers worked out by hand: the bootstrap's
 // p-value and interval on fixed vectors, resampled statistics against scoring the resampled text,
 // word accuracy per frequency bucket and the n-gram and sentence differences on tiny test sets,
-// and a system compared with itself (p = 1, no differences).
+// a system compared with itself (p = 1, no differences), and confidence against sentence score
+// (correlations and fifths worked out by hand).
 #include "ts/analysis/compare.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -185,6 +188,67 @@ TEST(CompareSystems, MismatchedInputNamesWhatDoesNotFit) {
   empty.names = {"A"};
   empty.systems = {{}};
   EXPECT_THROW(compare_systems(empty), std::invalid_argument);  // no sentences: nothing to compare
+}
+
+TEST(Confidence, CorrelationsWorkedOutByHand) {
+  // x = 1..5, y = {2, 4, 5, 4, 5}: centred x {-2, -1, 0, 1, 2}, y {-2, 0, 1, 0, 1};
+  // Sxy = 6, Sxx = 10, Syy = 6, r = 6 / sqrt(60).
+  const std::vector<double> x{1, 2, 3, 4, 5}, y{2, 4, 5, 4, 5};
+  EXPECT_NEAR(pearson_correlation(x, y), 6.0 / std::sqrt(60.0), 1e-12);
+  // Ranks of y: 2 -> 1, the two 4s share 2.5, the two 5s share 4.5.
+  EXPECT_EQ(average_ranks(y), (std::vector<double>{1, 2.5, 4.5, 2.5, 4.5}));
+  EXPECT_EQ(average_ranks({10, 20, 20, 5}), (std::vector<double>{2, 3.5, 3.5, 1}));
+  // Against ranks 1..5: centred {-2, -0.5, 1.5, -0.5, 1.5}, Sxy = 7, Sxx = 10, Syy = 9.
+  EXPECT_NEAR(spearman_correlation(x, y), 7.0 / std::sqrt(90.0), 1e-12);
+  // A constant series correlates with nothing; fewer than two values neither.
+  EXPECT_EQ(pearson_correlation(x, {3, 3, 3, 3, 3}), 0.0);
+  EXPECT_EQ(pearson_correlation({1}, {2}), 0.0);
+  // Perfectly reversed order.
+  EXPECT_NEAR(spearman_correlation(x, {50, 40, 30, 20, 10}), -1.0, 1e-12);
+}
+
+TEST(Confidence, LeastConfidentFirstAndFifthsCountedByHand) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> confidence{-0.5, -2.0, nan, -1.0, -0.1, -3.0};
+  const std::vector<double> scores{50, 10, 0, 30, 80, 5};
+  const auto r = analyse_confidence(confidence, scores);
+  EXPECT_TRUE(r.available);
+  EXPECT_EQ(r.sentences, 5u);  // the NaN is left out of the figures
+  EXPECT_NEAR(r.mean, -6.6 / 5, 1e-12);
+  // The non-finite one first, then by confidence.
+  EXPECT_EQ(r.least_confident, (std::vector<std::size_t>{2, 5, 1, 3, 0, 4}));
+  // Five finite sentences: one per fifth, in confidence order.
+  EXPECT_EQ(r.fifth_count, (std::vector<long>{1, 1, 1, 1, 1}));
+  EXPECT_EQ(r.fifth_score, (std::vector<double>{5, 10, 30, 50, 80}));
+  EXPECT_EQ(r.fifth_confidence, (std::vector<double>{-3, -2, -1, -0.5, -0.1}));
+  EXPECT_NEAR(r.spearman, 1.0, 1e-12);  // the more confident, the better every time
+  // Pearson by hand: centred confidences {0.82, -0.68, 0.32, 1.22, -1.68}, scores {15, -25, -5, 45, -30}:
+  // Sxy = 133, Sxx = 5.548, Syy = 3800.
+  EXPECT_NEAR(r.pearson, 133.0 / std::sqrt(5.548 * 3800.0), 1e-9);
+}
+
+TEST(Confidence, CompareSystemsAnalysesTheSystemsThatHaveConfidences) {
+  auto in = two_systems(kHyps, kHyps);
+  in.confidences = {{}, {-0.1, -0.2, -0.3, -0.4, -0.5}};
+  const auto c = compare_systems(in);
+  ASSERT_EQ(c.confidence.size(), 2u);
+  EXPECT_FALSE(c.confidence[0].available);
+  EXPECT_TRUE(c.confidence[1].available);
+  EXPECT_EQ(c.confidence[1].least_confident.front(), 4u);
+  // The fifths table: one sentence each for B, none for A; B's values are its sentence scores.
+  ASSERT_EQ(c.by_confidence.labels.size(), 5u);
+  for (std::size_t f = 0; f < 5; ++f) {
+    EXPECT_EQ(c.by_confidence.counts[f][0], 0);
+    EXPECT_EQ(c.by_confidence.counts[f][1], 1);
+    EXPECT_DOUBLE_EQ(c.by_confidence.values[f][1], c.sentence_scores[1][4 - f]);
+  }
+  in.confidences = {{}, {-0.1}};
+  try {
+    compare_systems(in);
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("B has 1 confidences but the references have 5"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -111,7 +111,7 @@ check "compare exits 0" test $? -eq 0
 check "compare: a system against itself gives p = 1" contains "$work/compare.json" '"p_value": 1.0'
 check "compare: against itself every output is identical" contains "$work/compare.json" '"identical": 16'
 for seed in 1 7; do
-  "$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 3 --threads 1 --no-history \
+  "$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 3 --threads 1 --db "$work/split.db" \
     --set data.dev=2 --set data.test=4 --set data.split_seed=$seed --out "$work/split$seed" > /dev/null 2>&1
 done
 "$cli" compare --checkpoint "$work/split1/last.ckpt" --checkpoint "$work/split1" --resamples 100 --threads 1 > "$work/compare.txt" 2>&1
@@ -119,6 +119,25 @@ check "compare of two models exits 0" test $? -eq 0
 check "compare prints the intervals" contains "$work/compare.txt" "BLEU (95% interval)"
 check "compare prints word accuracy by training frequency" contains "$work/compare.txt" "frequency in the training data"
 check "compare: the same model twice gives identical outputs" contains "$work/compare.txt" "4 of 4 outputs identical"
+check "compare of models gives each output's confidence" contains "$work/compare.txt" "Spearman ρ"
+check "compare lists the least confident outputs" contains "$work/compare.txt" "Least confident outputs of"
+"$cli" compare --checkpoint "$work/split1" --threads 1 --json > "$work/compare-one.json" 2> /dev/null
+check "compare --json of a model has its confidence correlations" contains "$work/compare-one.json" '"spearman"'
+# The run report's test section: the run's model on its test split, against another run's.
+"$cli" runs report 1 --db "$work/split.db" --test --threads 1 -o "$work/report-test.html" > /dev/null 2>&1
+check "runs report --test exits 0" test $? -eq 0
+check "runs report --test has a test section" contains "$work/report-test.html" '<section id="test">'
+check "runs report --test lists the least confident outputs" contains "$work/report-test.html" "Least confident outputs of"
+"$cli" runs report 1 --db "$work/split.db" --compare 2 --threads 1 -o "$work/report-bad.html" > "$work/report-bad.txt" 2>&1
+check "runs report --compare refuses a run tested on other sentences" test $? -ne 0
+check "runs report --compare names the other run's model" contains "$work/report-bad.txt" "split7"
+# A third run on split 1's test pairs (run 3): compared in the report with p-values.
+"$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 3 --threads 1 --db "$work/split.db" \
+  --set data.dev=2 --set data.test=4 --set data.split_seed=1 --set train.seed=5 --out "$work/split1b" > /dev/null 2>&1
+"$cli" runs report 1 --db "$work/split.db" --compare 3 --threads 1 -o "$work/report-compare.html" > /dev/null 2>&1
+check "runs report --compare exits 0" test $? -eq 0
+check "runs report --compare gives p-values" contains "$work/report-compare.html" "p (BLEU)"
+check "runs report --compare sets the runs side by side" contains "$work/report-compare.html" "against run 1"
 "$cli" compare --checkpoint "$work/split1/last.ckpt" --checkpoint "$work/split7/last.ckpt" --threads 1 > "$work/compare-bad.txt" 2>&1
 check "compare refuses models tested on other sentences" test $? -ne 0
 check "compare names the model with the other test split" contains "$work/compare-bad.txt" "split7/last.ckpt was tested on other sentences"

@@ -280,6 +280,50 @@ TEST(HtmlReport, SkipsAProbeWithoutReadableAttention) {
   EXPECT_EQ(count(html, "<svg class=\"heatmap\""), 0u);
 }
 
+TEST(HtmlReport, TestSectionComparesTheSystemsAndListsTheLeastConfidentFirst) {
+  TempDir dir;
+  RunStore store(dir.file("runs.db"));
+  const auto id = make_full_run(store);
+  CompareInput in;
+  in.references = {"the cat sat on the mat", "a dog barks", "<script>x</script> here", "it rains today"};
+  in.sources = {"die Katze", "ein Hund", "hier", "es regnet"};
+  in.names = {"run 1 <a>", "run 2"};
+  in.systems = {{"the cat sat on the mat", "a dog", "<script>x</script> here", "it snows"},
+                {"the cat sat", "a dog barks", "here", "it rains today"}};
+  in.confidences = {{-0.1, -0.9, -0.3, -2.5}, {}};
+  const auto comparison = compare_systems(in);
+  ReportOptions options;
+  options.test_input = &in;
+  options.test_comparison = &comparison;
+  const auto html = html_report(store, id, options);
+  // After the attention, before the configuration, and in the navigation.
+  const auto test = html.find("<section id=\"test\">");
+  ASSERT_NE(test, std::string::npos);
+  EXPECT_GT(test, html.find("id=\"attention\""));
+  EXPECT_LT(test, html.find("id=\"configuration\""));
+  EXPECT_NE(html.find("<a href=\"#test\">Test set</a>"), std::string::npos);
+  // Both systems with their p-values; names and outputs escaped.
+  EXPECT_NE(html.find("p (BLEU)"), std::string::npos);
+  EXPECT_NE(html.find("run 1 &lt;a&gt;"), std::string::npos);
+  EXPECT_EQ(lower(html).find("<script"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;x&lt;/script&gt; here"), std::string::npos);
+  // The first system's least confident output first (-2.5, "it snows"), then -0.9; the second
+  // system has no confidences and no such list.
+  const auto least = html.find("Least confident outputs of run 1 &lt;a&gt;");
+  ASSERT_NE(least, std::string::npos);
+  EXPECT_EQ(html.find("Least confident outputs of run 2"), std::string::npos);
+  const auto snows = html.find("it snows", least), barks = html.find("<td>a dog</td>", least);
+  ASSERT_NE(snows, std::string::npos);
+  ASSERT_NE(barks, std::string::npos);
+  EXPECT_LT(snows, barks);
+  EXPECT_NE(html.find("-2.500"), std::string::npos);
+  // The n-grams and sentences where each does better.
+  EXPECT_NE(html.find("run 2 against run 1 &lt;a&gt;"), std::string::npos);
+  EXPECT_NE(html.find("Where run 2 scores higher"), std::string::npos);
+  // Without the options there is no test section.
+  EXPECT_EQ(html_report(store, id).find("id=\"test\""), std::string::npos);
+}
+
 TEST(HtmlReport, RefusesAMissingRun) {
   TempDir dir;
   RunStore store(dir.file("runs.db"));

@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include "compare/bucket_view.h"
+#include "compare/confidence_view.h"
 #include "compare/ngram_view.h"
 #include "compare/sentence_browser.h"
 #include "compare/summary_table.h"
@@ -118,8 +119,14 @@ void ComparePanel::buildUi() {
 
   ngrams_ = new NgramView(tabs_);
   tabs_->addTab(ngrams_, tr("N-grams"));
+  confidence_ = new ConfidenceView(tabs_);
+  tabs_->addTab(confidence_, tr("Confidence"));
   sentences_ = new SentenceBrowser(tabs_);
   tabs_->addTab(sentences_, tr("Sentences"));
+  connect(confidence_, &ConfidenceView::leastConfidentRequested, this, [this](int system) {
+    tabs_->setCurrentWidget(sentences_);
+    sentences_->sortByConfidence(system);
+  });
   right_layout->addWidget(tabs_, 1);
 
   // The chooser's long labels must not claim the width the results need: the stretch factors decide.
@@ -191,6 +198,7 @@ void ComparePanel::showResult(const CompareResult& result) {
   word_accuracy_->setTable(c.word_accuracy, names, false);
   showBuckets(bucket_kind_->currentIndex());
   ngrams_->setComparison(c, names);
+  confidence_->setComparison(c, result.input, names);
   sentences_->setResult(result);
   const QString pairs = c.sentences == 1 ? tr("1 test pair") : tr("%1 test pairs").arg(c.sentences);
   if (names.size() == 1) {

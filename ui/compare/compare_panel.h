@@ -2,13 +2,13 @@
 // The Compare panel: choose systems (runs of the history or checkpoints), translate their shared
 // test split and compare them as MT research does. A summary of BLEU and chrF with 95% intervals
 // and paired-bootstrap p-values against the baseline, then tabs: word accuracy by word frequency,
-// sentence buckets, the n-grams each system matches more often, and every test sentence side by
-// side. With one system checked the sentence table is the held-out browser: the model's output for
+// sentence buckets, the n-grams each system matches more often, confidence against sentence score
+// (does the model know when it is wrong?), and every test sentence side by side. With one system checked the sentence table is the held-out browser: the model's output for
 // every test pair, worst first. A double-click on a sentence asks (openSentence) for it to be shown
 // in the Attention and Beam search panels with that system.
 //
 // The panel assembles its parts: SystemChooser (the list), SummaryTable, BucketView (the charts),
-// NgramView and SentenceBrowser; the work runs in its CompareService.
+// NgramView, ConfidenceView and SentenceBrowser; the work runs in its CompareService.
 #pragma once
 
 #include <QString>
@@ -29,6 +29,7 @@ class SystemChooser;
 class SummaryTable;
 class BucketView;
 class NgramView;
+class ConfidenceView;
 class SentenceBrowser;
 
 class ComparePanel : public QWidget {
@@ -60,6 +61,7 @@ class ComparePanel : public QWidget {
   BucketView* sentenceBuckets() const { return buckets_; }
   QComboBox* bucketChooser() const { return bucket_kind_; }
   NgramView* ngrams() const { return ngrams_; }
+  ConfidenceView* confidence() const { return confidence_; }
   SentenceBrowser* sentences() const { return sentences_; }
 
  public Q_SLOTS:
@@ -102,6 +104,7 @@ class ComparePanel : public QWidget {
   QComboBox* bucket_kind_ = nullptr;
   BucketView* buckets_ = nullptr;
   NgramView* ngrams_ = nullptr;
+  ConfidenceView* confidence_ = nullptr;
   SentenceBrowser* sentences_ = nullptr;
 };
 

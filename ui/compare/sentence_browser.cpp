@@ -77,9 +77,9 @@ void SentenceBrowser::setResult(const CompareResult& result) {
   auto* header = view_->horizontalHeader();
   const int text_width = std::max(160, view_->fontMetrics().averageCharWidth() * 36);
   for (int c = 0; c < model_->columnCount(); ++c) {
+    const int system = model_->systemOfColumn(c);
     const bool text = c == SentenceTableModel::Source || c == SentenceTableModel::Reference ||
-                      (model_->systemOfColumn(c) >= 0 && c != model_->differenceColumn() &&
-                       c != model_->scoreColumn(model_->systemOfColumn(c)));
+                      (system >= 0 && c == model_->outputColumn(system));
     if (text) {
       header->resizeSection(c, text_width);
     } else {
@@ -88,6 +88,11 @@ void SentenceBrowser::setResult(const CompareResult& result) {
     }
   }
   updateCount();
+}
+
+void SentenceBrowser::sortByConfidence(int system) {
+  const int column = model_->confidenceColumn(system);
+  if (column >= 0) view_->sortByColumn(column, Qt::AscendingOrder);
 }
 
 void SentenceBrowser::setSearch(const QString& text) {

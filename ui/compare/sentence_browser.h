@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Compare panel's "Sentences" tab: every test pair side by side with each system's output and
-// sentence score, sortable by any column (by default the last system's difference against the
+// sentence score (and, for models, confidence), sortable by any column (by default the last system's difference against the
 // baseline, or with one system its score, worst first), a search box over all the text, and the
 // words where the outputs differ marked. With one system it is the held-out browser: the model's
 // output for every test pair. A double-click opens the sentence with the system of the column
@@ -30,6 +30,8 @@ class SentenceBrowser : public QWidget {
   /// Shows a comparison's sentences; `models` gives each system's checkpoint.
   void setResult(const CompareResult& result);
   void clear();
+  /// Sorts by a system's confidence, least confident first (nothing without confidences).
+  void sortByConfidence(int system);
   /// Filters the rows (the search box's text).
   void setSearch(const QString& text);
   /// Opens the sentence of a view index as a double-click does: emits openSentence.

@@ -2,6 +2,8 @@
 // The Compare panel's sentence table model and its sort/search proxy (see sentence_table_model.h).
 #include "compare/sentence_table_model.h"
 
+#include <cmath>
+#include <limits>
 
 #include "compare/word_highlight.h"
 #include "widgets/plot_style.h"
@@ -23,6 +25,8 @@ void SentenceTableModel::clear() {
   references_.clear();
   outputs_.clear();
   scores_.clear();
+  confidences_.clear();
+  has_confidence_ = false;
   search_.clear();
   colors_.clear();
   endResetModel();
@@ -51,6 +55,13 @@ void SentenceTableModel::setResult(const CompareResult& result) {
     if (s < c.sentence_scores.size() && c.sentence_scores[s].size() == n) scores_[s] = c.sentence_scores[s];
     colors_.push_back(series_color(static_cast<int>(s)));
   }
+  confidences_.assign(in.systems.size(), {});
+  has_confidence_ = false;
+  for (std::size_t s = 0; s < in.systems.size() && s < in.confidences.size(); ++s)
+    if (in.confidences[s].size() == n) {
+      confidences_[s] = in.confidences[s];
+      has_confidence_ = true;
+    }
   search_.assign(n, QString());
   for (std::size_t i = 0; i < n; ++i) {
     QString text = sources_[i] + QLatin1Char('\n') + references_[i];
@@ -66,14 +77,24 @@ int SentenceTableModel::rowCount(const QModelIndex& parent) const {
 
 int SentenceTableModel::columnCount(const QModelIndex& parent) const {
   if (parent.isValid() || names_.isEmpty()) return 0;
-  return FixedColumns + 2 * systems() + (systems() > 1 ? 1 : 0);
+  return FixedColumns + perSystem() * systems() + (systems() > 1 ? 1 : 0);
 }
 
 int SentenceTableModel::systemOfColumn(int column) const {
   if (column < FixedColumns || names_.isEmpty()) return -1;
   if (column == differenceColumn()) return systems() - 1;
-  const int s = (column - FixedColumns) / 2;
+  const int s = (column - FixedColumns) / perSystem();
   return s < systems() ? s : -1;
+}
+
+int SentenceTableModel::kindOfColumn(int column) const {
+  if (column < FixedColumns || column == differenceColumn() || systemOfColumn(column) < 0) return -1;
+  return (column - FixedColumns) % perSystem();
+}
+
+double SentenceTableModel::confidence(int row, int system) const {
+  const auto& c = confidences_[static_cast<std::size_t>(system)];
+  return c.empty() ? std::numeric_limits<double>::quiet_NaN() : c[static_cast<std::size_t>(row)];
 }
 
 int SentenceTableModel::counterpart(int system) const {
@@ -99,9 +120,24 @@ QVariant SentenceTableModel::data(const QModelIndex& index, int role) const {
   const auto r = static_cast<std::size_t>(row);
   if (role == SentenceRole) return row;
   if (role == SystemRole) return systemOfColumn(col);
-  const bool is_output = col >= FixedColumns && col != differenceColumn() && (col - FixedColumns) % 2 == 0;
-  const bool is_score = col >= FixedColumns && col != differenceColumn() && (col - FixedColumns) % 2 == 1;
+  const int kind = kindOfColumn(col);
+  const bool is_output = kind == 0, is_score = kind == 1, is_confidence = kind == 2;
   const int system = systemOfColumn(col);
+
+  if (is_confidence) {
+    const double c = confidence(row, system);
+    if (role == SortRole) return std::isfinite(c) ? c : -std::numeric_limits<double>::infinity();
+    if (role == Qt::DisplayRole) return std::isfinite(c) ? QString::number(c, 'f', 2) : QStringLiteral("–");
+    if (role == Qt::BackgroundRole && std::isfinite(c)) return confidence_color(std::exp(c));
+    if (role == Qt::ForegroundRole && std::isfinite(c)) return QColor(0x1f, 0x29, 0x33);
+    if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole && std::isfinite(c))
+      return tr("%1's mean token log-probability on this output: %2 (a token probability of %3 on average, the geometric mean)")
+          .arg(names_[system])
+          .arg(c, 0, 'f', 3)
+          .arg(std::exp(c), 0, 'f', 2);
+    return {};
+  }
 
   if (role == Qt::DisplayRole || role == SortRole) {
     if (col == Index) return role == SortRole ? QVariant(static_cast<double>(row + 1)) : QVariant(row + 1);
@@ -149,7 +185,15 @@ QVariant SentenceTableModel::data(const QModelIndex& index, int role) const {
 QVariant SentenceTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || section < 0 || section >= columnCount()) return {};
   const int system = systemOfColumn(section);
-  const bool is_score = section >= FixedColumns && section != differenceColumn() && (section - FixedColumns) % 2 == 1;
+  const int kind = kindOfColumn(section);
+  const bool is_score = kind == 1;
+  if (kind == 2) {
+    if (role == Qt::DisplayRole) return tr("%1 log p").arg(names_[system]);
+    if (role == Qt::ToolTipRole)
+      return tr("%1's confidence: the mean token log-probability of its output (0 = certain; lower = less sure). Sort "
+                "ascending for the least confident sentences first").arg(names_[system]);
+    return {};
+  }
   if (role == Qt::DisplayRole) {
     if (section == Index) return tr("#");
     if (section == Source) return tr("Source");

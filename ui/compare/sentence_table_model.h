@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Compare panel's sentence table as a Qt item model: one row per test pair with its source, its
-// reference, and per system the output and its sentence score, then (two systems or more) the
+// reference, and per system the output, its sentence score and (models) its confidence, the mean
+// token log-probability, coloured from unsure to sure; then (two systems or more) the
 // difference of the last system's score against the baseline's. Outputs carry HTML that marks the
 // words the baseline's output lacks (the baseline's: the words the last system's lacks). The proxy
 // sorts numbers as numbers and keeps the rows whose text holds every word typed in the search box.
@@ -36,10 +37,14 @@ class SentenceTableModel : public QAbstractTableModel {
   void clear();
 
   int systems() const { return static_cast<int>(names_.size()); }
-  int outputColumn(int system) const { return FixedColumns + 2 * system; }
-  int scoreColumn(int system) const { return FixedColumns + 2 * system + 1; }
+  /// Whether the systems came with confidences (models do; text files do not).
+  bool hasConfidence() const { return has_confidence_; }
+  int outputColumn(int system) const { return FixedColumns + perSystem() * system; }
+  int scoreColumn(int system) const { return FixedColumns + perSystem() * system + 1; }
+  /// A system's confidence column; -1 without confidences.
+  int confidenceColumn(int system) const { return has_confidence_ ? FixedColumns + perSystem() * system + 2 : -1; }
   /// The column of the last system's score minus the baseline's; -1 with one system.
-  int differenceColumn() const { return systems() > 1 ? FixedColumns + 2 * systems() : -1; }
+  int differenceColumn() const { return systems() > 1 ? FixedColumns + perSystem() * systems() : -1; }
   /// The system of a column: its output or score column; the last system for the difference
   /// column; -1 for the index, source and reference.
   int systemOfColumn(int column) const;
@@ -47,6 +52,8 @@ class SentenceTableModel : public QAbstractTableModel {
   /// Sentence score of a system on a row; the difference last − baseline (0 with one system).
   double score(int row, int system) const;
   double difference(int row) const;
+  /// A system's confidence on a row (NaN when it has none).
+  double confidence(int row, int system) const;
   /// Lower-case text the search matches: source, reference and every output.
   const QString& searchText(int row) const { return search_[static_cast<std::size_t>(row)]; }
 
@@ -59,12 +66,17 @@ class SentenceTableModel : public QAbstractTableModel {
   QString output(int row, int system) const { return outputs_[static_cast<std::size_t>(system)][static_cast<std::size_t>(row)]; }
   /// The system whose output a system's words are compared with (-1: none).
   int counterpart(int system) const;
+  int perSystem() const { return has_confidence_ ? 3 : 2; }
+  /// What a column holds: 0 output, 1 score, 2 confidence; -1 for the others.
+  int kindOfColumn(int column) const;
 
   QStringList names_;
   QString metric_;                          // "BLEU" or "chrF"
   std::vector<QString> sources_, references_;
   std::vector<std::vector<QString>> outputs_;  // [system][row]
   std::vector<std::vector<double>> scores_;    // [system][row]
+  std::vector<std::vector<double>> confidences_;  // [system][row]; empty for a system without
+  bool has_confidence_ = false;
   std::vector<QString> search_;
   std::vector<QColor> colors_;                 // per system, as in the charts
 };

@@ -27,6 +27,7 @@
 #include "attention/attention_panel.h"
 #include "beam_search/beam_tree_view.h"
 #include "compare/compare_panel.h"
+#include "compare/confidence_view.h"
 #include "configuration/config_panel.h"
 #include "dataset/dataset_panel.h"
 #include "services/device_info.h"
@@ -500,6 +501,15 @@ bool MainWindow::saveScreenshots(const QString& directory, QString* error) {
     layout->setCurrentIndex(1);
     if (!save(QStringLiteral("beam-search-ranked"))) return false;
     layout->setCurrentIndex(was);
+  }
+  // The Compare panel's confidence tab, when a comparison of models is shown.
+  if (compare_->hasResult()) {
+    showPanel(compare_);
+    auto* tabs = compare_->tabs();
+    const int was = tabs->currentIndex();
+    tabs->setCurrentWidget(compare_->confidence());
+    if (!save(QStringLiteral("compare-confidence"))) return false;
+    tabs->setCurrentIndex(was);
   }
   // The decoder's self-attention, where the causal mask shows.
   showPanel(attention_);

@@ -2,6 +2,7 @@
 // The Translate panel's output: translation, figures, token probabilities and the n-best list.
 #include "translate/translate_output_box.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <QHBoxLayout>
@@ -13,6 +14,7 @@
 
 #include "services/translation_service.h"
 #include "widgets/attention_heatmap.h"
+#include "widgets/plot_style.h"
 
 namespace ts::ui {
 
@@ -66,9 +68,29 @@ TranslateOutputBox::TranslateOutputBox(QWidget* parent) : QGroupBox(tr("Translat
   tokens_->setSelectionMode(QAbstractItemView::NoSelection);
   tokens_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   tokens_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  tokens_->setToolTip(tr("Each output token with the probability the model gave it"));
+  tokens_->setToolTip(tr("Each output token with the probability the model gave it; click one to see which "
+                         "source tokens it read"));
   tokens_->setFixedHeight(2 * tokens_->verticalHeader()->defaultSectionSize() +
                           tokens_->horizontalScrollBar()->sizeHint().height() + 2 * tokens_->frameWidth() + 2);
+  connect(tokens_, &QTableWidget::cellClicked, this, [this](int, int column) { Q_EMIT tokenClicked(column); });
+
+  // The scale of the token colours, and the line a clicked token fills.
+  legend_ = new QLabel(this);
+  legend_->setObjectName(QStringLiteral("translateConfidenceLegend"));
+  QString legend = tr("p:") + QLatin1Char(' ');
+  for (double p : {0.05, 0.25, 0.5, 0.75, 0.95})
+    legend += QStringLiteral("<span style=\"background-color:%1; color:#1f2933\">&nbsp;%2&nbsp;</span> ")
+                  .arg(confidence_color(p).name())
+                  .arg(p, 0, 'f', 2);
+  legend_->setText(legend + tr("· unsure tokens are red; click one to see what it read"));
+  legend_->setTextFormat(Qt::RichText);
+  legend_->setForegroundRole(QPalette::PlaceholderText);
+  focus_ = new QLabel(this);
+  focus_->setObjectName(QStringLiteral("translateTokenFocus"));
+  focus_->setTextFormat(Qt::RichText);
+  focus_->setWordWrap(true);
+  focus_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  focus_->hide();
 
   nbest_table_ = new QTableWidget(0, 4, this);
   nbest_table_->setObjectName(QStringLiteral("translateNbestTable"));
@@ -93,6 +115,8 @@ TranslateOutputBox::TranslateOutputBox(QWidget* parent) : QGroupBox(tr("Translat
   v->addLayout(figures);
   v->addWidget(error_);
   v->addWidget(tokens_);
+  v->addWidget(legend_);
+  v->addWidget(focus_);
   v->addWidget(nbest_table_);
   v->addStretch(1);
 }
@@ -119,11 +143,14 @@ void TranslateOutputBox::clearResult() {
   score_->clear();
   latency_->clear();
   tokens_->setColumnCount(0);
+  focused_ = -1;
+  focus_->clear();
+  focus_->hide();
   nbest_table_->setRowCount(0);
   nbest_table_->hide();
 }
 
-void TranslateOutputBox::showResult(const TranslationResult& r, const QString& model, const QColor& highlight) {
+void TranslateOutputBox::showResult(const TranslationResult& r, const QString& model) {
   error_->hide();
   output_->setText(r.text.isEmpty() ? tr("(empty translation)") : r.text);
   score_->setText(tr("score %1 · log-probability %2 · p = %3")
@@ -131,18 +158,19 @@ void TranslateOutputBox::showResult(const TranslationResult& r, const QString& m
                       .arg(std::exp(r.log_prob), 0, 'g', 3));
   latency_->setText(tr("translated in %1 ms by %2").arg(format_ms(r.milliseconds), model));
 
-  // Per-token probabilities: the more certain, the stronger the highlight.
+  // Per-token probabilities, coloured from unsure (red) to sure (green); dark text on the pale colours.
+  focused_ = -1;
+  focus_->hide();
   tokens_->setColumnCount(r.target_tokens.size());
   for (int i = 0; i < r.target_tokens.size(); ++i) {
     const double lp = i < r.token_log_probs.size() ? r.token_log_probs[i] : 0;
     const double p = std::exp(lp);
     auto* token = new QTableWidgetItem(r.target_tokens[i]);
     auto* prob = new QTableWidgetItem(QString::number(p, 'f', 2));
-    QColor bg = highlight;
-    bg.setAlphaF(0.12 + 0.5 * p);
     for (auto* item : {token, prob}) {
       item->setTextAlignment(Qt::AlignCenter);
-      item->setBackground(bg);
+      item->setBackground(confidence_color(p));
+      item->setForeground(QColor(0x1f, 0x29, 0x33));
     }
     tokens_->setItem(0, i, token);
     tokens_->setItem(1, i, prob);
@@ -196,6 +224,50 @@ void TranslateOutputBox::updateTokenTips(const TranslationResult& result, const 
     for (int row = 0; row < 2; ++row)
       if (auto* item = tokens_->item(row, i)) item->setToolTip(tip);
   }
+}
+
+QString TranslateOutputBox::focusText() const { return focus_->isHidden() ? QString() : focus_->text(); }
+
+void TranslateOutputBox::showTokenFocus(int index, const AttentionHeatmap& heatmap) {
+  // The picked column in bold; the others as they were.
+  for (int i = 0; i < tokens_->columnCount(); ++i)
+    for (int row = 0; row < 2; ++row)
+      if (auto* item = tokens_->item(row, i)) {
+        QFont f = item->font();
+        f.setBold(i == index);
+        f.setUnderline(i == index && row == 0);
+        item->setFont(f);
+      }
+  focused_ = index >= 0 && index < tokens_->columnCount() ? index : -1;
+  if (focused_ < 0) {
+    focus_->hide();
+    return;
+  }
+  const QString token = tokens_->item(0, focused_) ? tokens_->item(0, focused_)->text() : QString();
+  if (focused_ >= heatmap.rowCount() || heatmap.columnCount() == 0) {
+    focus_->setText(tr("“%1”: no cross-attention to show for this token.").arg(token.toHtmlEscaped()));
+    focus_->show();
+    return;
+  }
+  double top = 0;
+  for (int c = 0; c < heatmap.columnCount(); ++c) top = std::max(top, heatmap.value(focused_, c));
+  QString line = tr("“%1” read:").arg(token.toHtmlEscaped()) + QLatin1Char(' ');
+  for (int c = 0; c < heatmap.columnCount(); ++c) {
+    const double w = heatmap.value(focused_, c);
+    // Blue over white, the stronger the more weight (opaque: rich text has no alpha).
+    const double a = top > 0 ? 0.08 + 0.8 * w / top : 0.08;
+    const QColor bg = QColor::fromRgbF(static_cast<float>(1 - a * (1 - 0x31 / 255.0)), static_cast<float>(1 - a * (1 - 0x82 / 255.0)),
+                                       static_cast<float>(1 - a * (1 - 0xbd / 255.0)));
+    const bool strong = top > 0 && w >= 0.5 * top;
+    line += QStringLiteral("<span style=\"background-color:%1; color:%2;%3\">&nbsp;%4&nbsp;</span> ")
+                .arg(bg.name(), a > 0.55 ? QStringLiteral("#ffffff") : QStringLiteral("#1f2933"),
+                     strong ? QStringLiteral(" font-weight:600") : QString())
+                .arg(heatmap.columnLabels().value(c).toHtmlEscaped());
+  }
+  focus_->setText(line);
+  focus_->setToolTip(tr("The source tokens output token “%1” attended to in the layer and head shown below: the darker, the "
+                        "more weight").arg(token));
+  focus_->show();
 }
 
 }  // namespace ts::ui

@@ -67,6 +67,7 @@ TranslatePanel::TranslatePanel(StudioState* state, TranslationService* service, 
   splitter_->setObjectName(QStringLiteral("translateSplitter"));
   splitter_->setChildrenCollapsible(false);
   output_box_ = new TranslateOutputBox(this);
+  connect(output_box_, &TranslateOutputBox::tokenClicked, this, &TranslatePanel::focusToken);
   splitter_->addWidget(output_box_);
   attention_box_ = new TranslateAttentionBox(this);
   splitter_->addWidget(attention_box_);
@@ -256,7 +257,8 @@ void TranslatePanel::showResult(const TranslationResult& r) {
   // The service answers in order on one thread, so the model it reported last is the one that
   // translated when the result does not name it.
   const QString model = r.model.isEmpty() ? service_->model().label : r.model;
-  output_box_->showResult(r, model, palette().color(QPalette::Highlight));
+  output_box_->showResult(r, model);
+  heatmap()->highlightRow(-1);  // a new sentence: no token picked
   fitOutput();
   attention_box_->followModel(r);
   showAttention();
@@ -292,6 +294,13 @@ void TranslatePanel::resizeEvent(QResizeEvent* event) {
 void TranslatePanel::showAttention() {
   attention_box_->showAttention(result_);
   output_box_->updateTokenTips(result_, *heatmap());
+  if (output_box_->focusedToken() >= 0) focusToken(output_box_->focusedToken());  // the new layer's or head's weights
+}
+
+void TranslatePanel::focusToken(int index) {
+  heatmap()->highlightRow(index);
+  output_box_->showTokenFocus(index, *heatmap());
+  fitOutput();
 }
 
 }  // namespace ts::ui

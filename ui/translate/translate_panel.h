@@ -40,6 +40,7 @@ class TranslatePanel : public QWidget {
   int attentionLayer() const;
   int attentionHead() const;
   AttentionHeatmap* heatmap() const;
+  TranslateOutputBox* outputBox() const { return output_box_; }
   /// The result shown (id 0 before any).
   const TranslationResult& result() const { return result_; }
 
@@ -48,6 +49,9 @@ class TranslatePanel : public QWidget {
   void translateText(const QString& text);
   /// Translates what the input box holds.
   void translate();
+  /// Picks output token `index` of the result shown (-1: none), as a click in the token strip does:
+  /// its row is outlined in the heatmap and the source tokens it read are tinted under the strip.
+  void focusToken(int index);
 
  protected:
   void showEvent(QShowEvent* event) override;

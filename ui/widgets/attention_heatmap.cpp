@@ -84,6 +84,11 @@ AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent) {
   hover_rect_->setBrush(Qt::NoBrush);
   hover_rect_->setVisible(false);
   hover_rect_->setSelectable(false);
+  row_rect_ = new QCPItemRect(plot_);
+  row_rect_->setPen(QPen(palette().color(QPalette::Highlight), 2, Qt::DashLine));
+  row_rect_->setBrush(Qt::NoBrush);
+  row_rect_->setVisible(false);
+  row_rect_->setSelectable(false);
 
   connect(plot_, &QCustomPlot::mouseMove, this, &AttentionHeatmap::onMouseMove);
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, &AttentionHeatmap::resetView);
@@ -128,6 +133,7 @@ void AttentionHeatmap::clear(const QString& message) {
   values_.clear();
   hover_text_.clear();
   hover_rect_->setVisible(false);
+  row_rect_->setVisible(false);
   map_->data()->clear();
   message_->setText(message.isEmpty() ? tr("No attention to show yet.") : message);
   stack_->setCurrentWidget(message_);
@@ -163,7 +169,18 @@ void AttentionHeatmap::setMatrix(const QStringList& row_labels, const QStringLis
   hover_text_.clear();
   hover_rect_->setVisible(false);
   stack_->setCurrentWidget(plot_);
+  highlightRow(highlighted_row_ < rowCount() ? highlighted_row_ : -1);
   resetView();
+}
+
+void AttentionHeatmap::highlightRow(int row) {
+  highlighted_row_ = row >= 0 && row < rowCount() ? row : -1;
+  row_rect_->setVisible(highlighted_row_ >= 0);
+  if (highlighted_row_ >= 0) {
+    row_rect_->topLeft->setCoords(-0.5, highlighted_row_ - 0.5);
+    row_rect_->bottomRight->setCoords(columnCount() - 0.5, highlighted_row_ + 0.5);
+  }
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 double AttentionHeatmap::value(int row, int column) const {
@@ -296,6 +313,7 @@ void AttentionHeatmap::changeEvent(QEvent* event) {
     for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) axis->grid()->setVisible(false);
     style_axis(scale_->axis(), plot_->palette());
     hover_rect_->setPen(QPen(palette().color(QPalette::Highlight), 2));
+    row_rect_->setPen(QPen(palette().color(QPalette::Highlight), 2, Qt::DashLine));
     plot_->replot(QCustomPlot::rpQueuedReplot);
   } else if (event->type() == QEvent::FontChange) {
     updateTickLabels();

@@ -48,6 +48,10 @@ class AttentionHeatmap : public QWidget {
   /// The text of the tooltip shown last (empty when the mouse left the cells).
   QString hoverText() const { return hover_text_; }
   QCustomPlot* plot() const { return plot_; }
+  /// Outlines one row (the output token picked elsewhere, e.g. a click in the Translate panel's
+  /// token strip); -1 removes the outline. A new matrix keeps the row when it still exists.
+  void highlightRow(int row);
+  int highlightedRow() const { return highlighted_row_; }
 
  Q_SIGNALS:
   /// The mouse moved onto a cell (-1, -1 when it left the map).
@@ -71,6 +75,8 @@ class AttentionHeatmap : public QWidget {
   QCPColorMap* map_ = nullptr;
   QCPColorScale* scale_ = nullptr;
   QCPItemRect* hover_rect_ = nullptr;
+  QCPItemRect* row_rect_ = nullptr;  // highlightRow's outline
+  int highlighted_row_ = -1;
   QStringList rows_, columns_;
   QVector<QVector<double>> values_;
   QString hover_text_;

@@ -40,6 +40,11 @@ QColor series_color(int i) {
   return colors[((i % 10) + 10) % 10];
 }
 
+QColor confidence_color(double p) {
+  const double t = p < 0 ? 0.0 : p > 1 ? 1.0 : p;  // NaN stays red
+  return QColor::fromHsvF(static_cast<float>(t / 3.0), 0.55f, 0.97f);  // hue 0° (red) to 120° (green)
+}
+
 QCPColorGradient viridis_gradient() {
   QCPColorGradient g;
   g.clearColorStops();

@@ -16,6 +16,9 @@ namespace ts::ui {
 void style_plot(QCustomPlot* plot);
 /// The i-th colour of a qualitative palette that reads on light and dark backgrounds.
 QColor series_color(int i);
+/// The colour of something the model gave probability `p`: red when unsure, through amber, to green
+/// when sure; pale, for dark text on it (the Translate panel's tokens, the Compare panel's confidences).
+QColor confidence_color(double p);
 /// Viridis: perceptually uniform, readable with colour-blindness and on light and dark themes
 /// (every heatmap uses it).
 QCPColorGradient viridis_gradient();

@@ -212,6 +212,85 @@ BucketTable word_accuracy_by_frequency(const std::vector<std::string>& reference
   return table;
 }
 
+double pearson_correlation(const std::vector<double>& x, const std::vector<double>& y) {
+  const std::size_t n = std::min(x.size(), y.size());
+  if (n < 2) return 0.0;
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    mx += x[i];
+    my += y[i];
+  }
+  mx /= static_cast<double>(n);
+  my /= static_cast<double>(n);
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+    syy += (y[i] - my) * (y[i] - my);
+  }
+  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0.0;
+}
+
+std::vector<double> average_ranks(const std::vector<double>& v) {
+  std::vector<std::size_t> order(v.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  std::vector<double> ranks(v.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    const double mean_rank = (static_cast<double>(i) + static_cast<double>(j)) / 2.0 + 1.0;
+    for (std::size_t t = i; t <= j; ++t) ranks[order[t]] = mean_rank;
+    i = j + 1;
+  }
+  return ranks;
+}
+
+double spearman_correlation(const std::vector<double>& x, const std::vector<double>& y) {
+  return pearson_correlation(average_ranks(x), average_ranks(y));
+}
+
+ConfidenceResult analyse_confidence(const std::vector<double>& confidences, const std::vector<double>& sentence_scores) {
+  ConfidenceResult r;
+  const std::size_t n = std::min(confidences.size(), sentence_scores.size());
+  r.available = true;
+  std::vector<double> conf, score;
+  std::vector<std::size_t> finite, other;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::isfinite(confidences[i])) {
+      finite.push_back(i);
+      conf.push_back(confidences[i]);
+      score.push_back(sentence_scores[i]);
+    } else {
+      other.push_back(i);
+    }
+  }
+  r.sentences = finite.size();
+  if (!conf.empty()) r.mean = std::accumulate(conf.begin(), conf.end(), 0.0) / static_cast<double>(conf.size());
+  r.pearson = pearson_correlation(conf, score);
+  r.spearman = spearman_correlation(conf, score);
+  std::stable_sort(finite.begin(), finite.end(), [&](std::size_t a, std::size_t b) { return confidences[a] < confidences[b]; });
+  r.least_confident = other;
+  r.least_confident.insert(r.least_confident.end(), finite.begin(), finite.end());
+  // Fifths of the finite ones, in confidence order: sentence i of m goes to fifth 5i/m.
+  r.fifth_confidence.assign(5, 0.0);
+  r.fifth_score.assign(5, 0.0);
+  r.fifth_count.assign(5, 0);
+  const std::size_t m = finite.size();
+  for (std::size_t i = 0; i < m; ++i) {
+    const std::size_t f = 5 * i / m;
+    r.fifth_confidence[f] += confidences[finite[i]];
+    r.fifth_score[f] += sentence_scores[finite[i]];
+    ++r.fifth_count[f];
+  }
+  for (std::size_t f = 0; f < 5; ++f) {
+    if (r.fifth_count[f] == 0) continue;
+    r.fifth_confidence[f] /= static_cast<double>(r.fifth_count[f]);
+    r.fifth_score[f] /= static_cast<double>(r.fifth_count[f]);
+  }
+  return r;
+}
+
 Comparison compare_systems(const CompareInput& input, const CompareOptions& options) {
   const std::size_t n = input.references.size(), k = input.systems.size();
   if (k == 0) throw std::invalid_argument("compare: no system to compare");
@@ -222,6 +301,13 @@ Comparison compare_systems(const CompareInput& input, const CompareOptions& opti
     if (input.systems[s].size() != n)
       throw std::invalid_argument("compare: " + input.names[s] + " has " + std::to_string(input.systems[s].size()) +
                                   " lines but the references have " + std::to_string(n));
+  if (input.confidences.size() > k)
+    throw std::invalid_argument("compare: confidences for " + std::to_string(input.confidences.size()) + " systems but " +
+                                std::to_string(k) + " systems");
+  for (std::size_t s = 0; s < input.confidences.size(); ++s)
+    if (!input.confidences[s].empty() && input.confidences[s].size() != n)
+      throw std::invalid_argument("compare: " + input.names[s] + " has " + std::to_string(input.confidences[s].size()) +
+                                  " confidences but the references have " + std::to_string(n));
   if (!input.sources.empty() && input.sources.size() != n)
     throw std::invalid_argument("compare: the sources have " + std::to_string(input.sources.size()) +
                                 " lines but the references have " + std::to_string(n));
@@ -311,6 +397,20 @@ Comparison compare_systems(const CompareInput& input, const CompareOptions& opti
   for (auto* t : {&out.by_sentence_score, &out.by_length_difference})
     for (std::size_t b = 0; b < t->labels.size(); ++b)
       for (std::size_t s = 0; s < k; ++s) t->values[b][s] = static_cast<double>(t->counts[b][s]);
+
+  // Confidence against sentence score, per system that has confidences.
+  out.by_confidence = make_table("Mean sentence " + out.sentence_metric + " by confidence fifth (mean token log-probability)",
+                                 out.sentence_metric,
+                                 {"least confident", "2nd fifth", "3rd fifth", "4th fifth", "most confident"}, k);
+  out.confidence.assign(k, ConfidenceResult{});
+  for (std::size_t s = 0; s < input.confidences.size(); ++s) {
+    if (input.confidences[s].empty()) continue;
+    out.confidence[s] = analyse_confidence(input.confidences[s], out.sentence_scores[s]);
+    for (std::size_t f = 0; f < 5; ++f) {
+      out.by_confidence.values[f][s] = out.confidence[s].fifth_score[f];
+      out.by_confidence.counts[f][s] = out.confidence[s].fifth_count[f];
+    }
+  }
 
   // Each other system against the first: n-grams and sentences.
   const auto matches = ngram_matches(refs, hyps, options.ngram_order);

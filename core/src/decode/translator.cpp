@@ -68,7 +68,8 @@ nlohmann::json Translation::probe_json(const std::string& source) const {
 
 std::vector<std::string> greedy_translate_batched(Transformer& model, const TextPipeline& pipeline,
                                                   const std::vector<std::vector<std::int64_t>>& sources,
-                                                  const DecodeConfig& config, std::size_t batch_size) {
+                                                  const DecodeConfig& config, std::size_t batch_size,
+                                                  std::vector<double>* confidences) {
   std::vector<Example> examples;
   examples.reserve(sources.size());
   for (const auto& src : sources) examples.push_back({src, {}});
@@ -77,11 +78,15 @@ std::vector<std::string> greedy_translate_batched(Transformer& model, const Text
   std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return sources[a].size() < sources[b].size(); });
   const auto device = model->parameters().front().device();
   std::vector<std::string> out(sources.size());
+  if (confidences) confidences->assign(sources.size(), 0.0);
   for (std::size_t start = 0; start < order.size(); start += batch_size) {
     const std::vector<std::size_t> chunk(order.begin() + start, order.begin() + std::min(order.size(), start + batch_size));
     const auto batch = make_batch(examples, chunk, device);
     const auto results = greedy_search(model, batch.src, config);
-    for (std::size_t k = 0; k < chunk.size(); ++k) out[chunk[k]] = pipeline.decode_target(results[k].ids);
+    for (std::size_t k = 0; k < chunk.size(); ++k) {
+      out[chunk[k]] = pipeline.decode_target(results[k].ids);
+      if (confidences) (*confidences)[chunk[k]] = mean_token_log_prob(results[k]);
+    }
   }
   return out;
 }
@@ -115,14 +120,19 @@ Translation Translator::translate(const std::string& text, const DecodeConfig& c
 }
 
 std::vector<std::string> Translator::translate_all(const std::vector<std::string>& sources, const DecodeConfig& config,
-                                                   std::size_t batch_size) {
+                                                   std::size_t batch_size, std::vector<double>* confidences) {
   if (config.mode == "greedy") {
     std::vector<std::vector<std::int64_t>> encoded;
     for (const auto& text : sources) encoded.push_back(pipeline_.encode_source(text));
-    return greedy_translate_batched(model_, pipeline_, encoded, config, batch_size);
+    return greedy_translate_batched(model_, pipeline_, encoded, config, batch_size, confidences);
   }
   std::vector<std::string> out;
-  for (const auto& text : sources) out.push_back(translate(text, config).text);
+  if (confidences) confidences->clear();
+  for (const auto& text : sources) {
+    auto t = translate(text, config);
+    out.push_back(std::move(t.text));
+    if (confidences) confidences->push_back(mean_token_log_prob(t.best));
+  }
   return out;
 }
 

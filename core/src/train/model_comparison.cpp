@@ -2,15 +2,25 @@
 // Models compared on their shared test split (see ts/train/model_comparison.h).
 #include "ts/train/model_comparison.h"
 
+#include <filesystem>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "ts/decode/translator.h"
 #include "ts/train/checkpoint.h"
+#include "ts/train/model_export.h"
 #include "ts/train/trainer.h"
 
 namespace ts {
+
+std::string model_of_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec) || is_model_folder(path)) return path;
+  const auto best = fs::path(path) / "best.ckpt";
+  return (fs::exists(best, ec) ? best : fs::path(path) / "last.ckpt").string();
+}
 
 CompareInput compare_input_from_models(const std::vector<ModelToCompare>& models, const CompareProgress& progress,
                                        const std::function<bool()>& stop) {
@@ -47,7 +57,9 @@ CompareInput compare_input_from_models(const std::vector<ModelToCompare>& models
     auto decode = loaded.meta.config.decode;
     decode.weights = "fp32";  // the model's own scores, as eval gives them
     Translator translator(loaded.model, std::move(loaded.pipeline));
-    in.systems.push_back(translator.translate_all(in.sources, decode));
+    std::vector<double> confidences;
+    in.systems.push_back(translator.translate_all(in.sources, decode, 64, &confidences));
+    in.confidences.push_back(std::move(confidences));
     in.names.push_back(models[m].name);
   }
   return in;

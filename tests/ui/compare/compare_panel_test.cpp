@@ -17,6 +17,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
@@ -26,6 +27,7 @@
 #include <qcustomplot.h>
 
 #include "compare/bucket_view.h"
+#include "compare/confidence_view.h"
 #include "compare/compare_panel.h"
 #include "compare/ngram_view.h"
 #include "compare/sentence_browser.h"
@@ -364,7 +366,8 @@ class ComparePanelTest : public QObject {
     auto* model = browser->model();
     QCOMPARE(model->systems(), 1);
     QCOMPARE(model->differenceColumn(), -1);
-    QCOMPARE(model->columnCount(), 5);  // #, source, reference, output, score
+    QCOMPARE(model->columnCount(), 6);  // #, source, reference, output, score, confidence
+    QVERIFY(model->hasConfidence());
     QCOMPARE(model->rowCount(), static_cast<int>(input.references.size()));
     auto* proxy = browser->view()->model();
     QVector<double> scores;
@@ -375,9 +378,30 @@ class ComparePanelTest : public QObject {
                QString::fromStdString(input.references[static_cast<std::size_t>(i)]));
       QCOMPARE(proxy->index(r, model->outputColumn(0)).data().toString(), QString::fromStdString(input.systems[0][static_cast<std::size_t>(i)]));
       scores << proxy->index(r, model->scoreColumn(0)).data(SentenceTableModel::SortRole).toDouble();
+      // The confidence is the output's mean token log-probability, as core computes it.
+      const double confidence = proxy->index(r, model->confidenceColumn(0)).data(SentenceTableModel::SortRole).toDouble();
+      QVERIFY(confidence <= 0);
+      QVERIFY(std::abs(confidence - input.confidences[0][static_cast<std::size_t>(i)]) < 1e-5);
     }
     QVERIFY(std::is_sorted(scores.begin(), scores.end()));  // worst first
     QCOMPARE(panel.ngrams()->pairChooser()->count(), 0);
+
+    // The Confidence tab: one point per sentence, the correlations in the caption; its button lists
+    // the least confident sentences first.
+    auto* confidence = panel.confidence();
+    QCOMPARE(confidence->plot()->graphCount(), 1);
+    QCOMPARE(confidence->plot()->graph(0)->dataCount(), model->rowCount());
+    QVERIFY2(confidence->caption()->text().contains(QStringLiteral("ρ")), qPrintable(confidence->caption()->text()));
+    const auto& result = panel.result().comparison.confidence.at(0);
+    QVERIFY(result.available);
+    QVERIFY2(confidence->caption()->text().contains(QString::number(result.spearman, 'f', 2)),
+             qPrintable(confidence->caption()->text()));
+    QVERIFY(confidence->leastConfidentButton()->isEnabled());
+    confidence->leastConfidentButton()->click();
+    QCOMPARE(panel.tabs()->currentWidget(), panel.sentences());
+    QVector<double> confidences = column_values(browser, model->confidenceColumn(0));
+    QVERIFY(std::is_sorted(confidences.begin(), confidences.end()));
+    QCOMPARE(proxy->index(0, 0).data(SentenceTableModel::SentenceRole).toInt(), static_cast<int>(result.least_confident.front()));
 
     QSignalSpy open(&panel, &ComparePanel::openSentence);
     Q_EMIT browser->view()->doubleClicked(proxy->index(0, SentenceTableModel::Reference));

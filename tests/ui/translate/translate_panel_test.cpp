@@ -7,6 +7,8 @@
 #include "test_utils.h"
 #include "ts/train/trainer.h"
 
+#include <cmath>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -21,6 +23,8 @@
 
 #include <qcustomplot.h>
 #include "widgets/attention_heatmap.h"
+#include "widgets/plot_style.h"
+#include "translate/translate_output_box.h"
 #include "shell/studio_state.h"
 #include "services/training_controller.h"
 #include "translate/translate_panel.h"
@@ -119,6 +123,38 @@ class TranslatePanelTest : public QObject {
     const double p = tokens->item(1, 0)->text().toDouble();
     QVERIFY(p > 0 && p <= 1);
     QCOMPARE(f.find<QTableWidget>("translateNbestTable")->rowCount(), 1);
+
+    // Coloured by probability: a token's colour is the confidence scale's for its probability.
+    for (int i = 0; i < tokens->columnCount(); ++i) {
+      const double pi = std::exp(f.panel.result().token_log_probs.value(i));
+      QCOMPARE(tokens->item(0, i)->background().color(), ts::ui::confidence_color(pi));
+    }
+    QVERIFY(ts::ui::confidence_color(0.05).hueF() < ts::ui::confidence_color(0.95).hueF());  // red .. green
+    // No token picked yet; clicking one outlines its heatmap row and names the source tokens it
+    // read, the one with the most weight in bold.
+    auto* focus = f.find<QLabel>("translateTokenFocus");
+    QVERIFY(focus->isHidden());
+    QCOMPARE(f.panel.heatmap()->highlightedRow(), -1);
+    const int last = tokens->columnCount() - 1;
+    Q_EMIT tokens->cellClicked(0, last);
+    QCOMPARE(f.panel.outputBox()->focusedToken(), last);
+    QCOMPARE(f.panel.heatmap()->highlightedRow(), last);
+    QVERIFY(!focus->isHidden());
+    auto* heatmap = f.panel.heatmap();
+    QVERIFY(heatmap->rowCount() > last);
+    int strongest = 0;
+    for (int c = 1; c < heatmap->columnCount(); ++c)
+      if (heatmap->value(last, c) > heatmap->value(last, strongest)) strongest = c;
+    const QString text = f.panel.outputBox()->focusText();
+    for (const auto& label : heatmap->columnLabels()) QVERIFY2(text.contains(label.toHtmlEscaped()), qPrintable(text));
+    const QString bold = QStringLiteral("font-weight:600\">&nbsp;%1&nbsp;").arg(heatmap->columnLabels()[strongest].toHtmlEscaped());
+    QVERIFY2(text.contains(bold), qPrintable(text));
+    // Another pick moves the outline; a new sentence drops it.
+    f.panel.focusToken(0);
+    QCOMPARE(heatmap->highlightedRow(), 0);
+    QVERIFY(f.typeAndTranslate(QStringLiteral("The cat sleeps.")));
+    QCOMPARE(heatmap->highlightedRow(), -1);
+    QVERIFY(focus->isHidden());
   }
 
   void enterWhileACheckpointLoadsTranslatesOnceLoaded() {

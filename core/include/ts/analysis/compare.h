@@ -23,6 +23,9 @@ struct CompareInput {
   /// Without it the references' own frequencies are used, and the result says so.
   std::vector<std::string> training_targets;
   std::string tokenize = "13a";  // sacreBLEU tokenisation of the target language ("zh" for Chinese)
+  /// Optional, per system: each output's mean token log-probability under the model that wrote it
+  /// (its confidence); an empty list for a system without them (text files).
+  std::vector<std::vector<double>> confidences;
 };
 
 struct CompareOptions {
@@ -47,6 +50,22 @@ struct SystemResult {
   /// least the real one (+1 smoothing). 1 for the first system itself and for identical output.
   double p_bleu = 1, p_chrf = 1;
   double mean_sentence_score = 0;  // of the sentence metric below
+};
+
+/// Does the model know when it is wrong? One system's sentence confidences (mean token
+/// log-probability) against its sentence scores.
+struct ConfidenceResult {
+  bool available = false;   // the system came with confidences
+  std::size_t sentences = 0;  // those with a finite confidence (the others are left out)
+  double mean = 0;          // mean confidence
+  double pearson = 0;       // linear correlation of confidence and sentence score
+  double spearman = 0;      // rank correlation (ties share their mean rank)
+  /// Sentence indices, least confident first (ties in test-set order); non-finite confidences first.
+  std::vector<std::size_t> least_confident;
+  /// The sentences cut into fifths by confidence, least confident fifth first: the mean
+  /// confidence and the mean sentence score of each fifth, and how many sentences it holds.
+  std::vector<double> fifth_confidence, fifth_score;
+  std::vector<long> fifth_count;
 };
 
 /// Rows of one analysis: a label per bucket, and per system a value and how many items it holds.
@@ -85,10 +104,14 @@ struct Comparison {
   BucketTable word_accuracy, by_sentence_score, by_reference_length, by_length_difference;
   std::vector<PairComparison> pairs;
   std::vector<std::vector<double>> sentence_scores;  // [system][sentence]
+  std::vector<ConfidenceResult> confidence;          // [system]; available = false without confidences
+  /// Mean sentence score by confidence fifth (least confident first), per system with confidences
+  /// (the others have 0 sentences in every bucket).
+  BucketTable by_confidence;
 };
 
-/// Throws std::invalid_argument naming what does not fit: no system, a system or the sources with
-/// another number of lines than the references, an unknown tokenisation, a negative count.
+/// Throws std::invalid_argument naming what does not fit: no system, a system, its confidences or the
+/// sources with another number of lines than the references, an unknown tokenisation, a negative count.
 Comparison compare_systems(const CompareInput& input, const CompareOptions& options = {});
 
 /// Word accuracy (compare-mt): per word type, sentence by sentence, matches = min(count in the
@@ -99,6 +122,17 @@ Comparison compare_systems(const CompareInput& input, const CompareOptions& opti
 BucketTable word_accuracy_by_frequency(const std::vector<std::string>& references,
                                        const std::vector<std::vector<std::string>>& systems,
                                        const std::vector<std::string>& frequency_text, const std::string& tokenize);
+
+/// Pearson's correlation of two equally long series; 0 when either is constant or they hold fewer
+/// than two values.
+double pearson_correlation(const std::vector<double>& x, const std::vector<double>& y);
+/// The ranks of `v` from 1 (the smallest), tied values sharing the mean of their ranks.
+std::vector<double> average_ranks(const std::vector<double>& v);
+/// Spearman's rank correlation: Pearson's over average_ranks of each series.
+double spearman_correlation(const std::vector<double>& x, const std::vector<double>& y);
+/// A system's confidence against its sentence scores (sentences with a non-finite confidence are
+/// left out of the figures and listed first in least_confident). Exposed for tests.
+ConfidenceResult analyse_confidence(const std::vector<double>& confidences, const std::vector<double>& sentence_scores);
 
 /// The resamples: `resamples` lists of `sentences` indices drawn with replacement from a seeded
 /// generator (the same for every system: the test is paired).

@@ -25,6 +25,12 @@ struct Hypothesis {
   std::int64_t node = -1;             // beam search: this hypothesis's last node in the BeamTree
 };
 
+/// The model's confidence in a hypothesis: its mean token log-probability (EOS included when
+/// produced); 0 for an empty one.
+inline double mean_token_log_prob(const Hypothesis& h) {
+  return h.token_log_probs.empty() ? 0.0 : h.log_prob / static_cast<double>(h.token_log_probs.size());
+}
+
 /// One candidate that beam search scored: the root (BOS), then one node per candidate extension.
 struct BeamNode {
   std::int64_t parent = -1;           // index into BeamTree::nodes; -1 for the root

@@ -40,10 +40,12 @@ struct Translation {
 };
 
 /// Greedy-decodes `sources` (already encoded, each ending with EOS) in length-sorted batches and
-/// returns the detokenised outputs in input order.
+/// returns the detokenised outputs in input order; with `confidences`, also each output's mean token
+/// log-probability (mean_token_log_prob), in input order.
 std::vector<std::string> greedy_translate_batched(Transformer& model, const TextPipeline& pipeline,
                                                   const std::vector<std::vector<std::int64_t>>& sources,
-                                                  const DecodeConfig& config, std::size_t batch_size = 64);
+                                                  const DecodeConfig& config, std::size_t batch_size = 64,
+                                                  std::vector<double>* confidences = nullptr);
 
 class Translator {
  public:
@@ -52,8 +54,9 @@ class Translator {
 
   Translation translate(const std::string& text, const DecodeConfig& config, bool record_attention = false);
   /// Best translation of each source; greedy decoding runs in length-sorted batches of `batch_size`.
+  /// With `confidences`, also each translation's mean token log-probability (mean_token_log_prob).
   std::vector<std::string> translate_all(const std::vector<std::string>& sources, const DecodeConfig& config,
-                                         std::size_t batch_size = 64);
+                                         std::size_t batch_size = 64, std::vector<double>* confidences = nullptr);
 
   const TextPipeline& pipeline() const { return pipeline_; }
   Transformer& model() { return model_; }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A run's report as one self-contained HTML5 file, for sharing results: header facts, a summary
 // of every metric, the curves as inline SVG charts, sample translations, the probe sentence's
-// cross-attention as SVG heatmaps, the configuration and checkpoints. No external references of
+// cross-attention as SVG heatmaps, the configuration and checkpoints, and (when given) the held-out
+// test set compared across models. No external references of
 // any kind (no scripts, fonts, stylesheets or images): everything is inline, everything the user
 // or the corpus provided is HTML-escaped, and long series are downsampled so the file stays small.
 #pragma once
@@ -10,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "ts/analysis/compare.h"
 #include "ts/store/run_store.h"
 
 namespace ts {
@@ -23,11 +25,22 @@ struct ReportOptions {
   std::size_t max_samples = 100;
   /// Probes with more source or target tokens than this are cut to it in the heatmaps.
   std::size_t max_heatmap_tokens = 80;
+  /// The run's held-out test pairs, translated and compared (`runs report --test`/`--compare`,
+  /// ts/train/model_comparison.h): the "Test set" section, the run's model first. Null: none.
+  const CompareInput* test_input = nullptr;
+  const Comparison* test_comparison = nullptr;
+  /// The most sentences in each of the test section's lists.
+  std::size_t max_test_sentences = 20;
 };
 
 /// The report of run `run_id` as one HTML5 document (UTF-8). Throws StoreError when there is no
 /// such run, or when the store cannot be read.
 std::string html_report(const RunStore& store, std::int64_t run_id, const ReportOptions& options = {});
+
+/// The "Test set" section alone: scores with intervals and p-values, compare-mt's buckets,
+/// confidence against sentence score with the least confident outputs, the first system's lowest
+/// sentence scores, and per pair the n-grams and sentences where each system does better.
+std::string html_test_section(const CompareInput& input, const Comparison& comparison, std::size_t max_sentences = 20);
 
 /// `text` with &, <, >, " and ' replaced by character references (usable in text and attributes).
 std::string html_escape(std::string_view text);
