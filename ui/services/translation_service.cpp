@@ -80,7 +80,9 @@ class TranslationService::Worker : public QObject {
       const auto step = static_cast<qint64>(loaded.meta.position.step);
       auto translator = std::make_shared<Translator>(loaded.model, std::move(loaded.pipeline));
       const QString label = QObject::tr("checkpoint %1 (step %2)").arg(QFileInfo(path).fileName()).arg(step);
-      const auto info = describe_model(*translator, label, path, step);
+      auto info = describe_model(*translator, label, path, step);
+      info.has_decode = true;
+      info.decode = loaded.meta.config.decode;
       set(std::move(translator), info);
     } catch (const std::exception& e) {
       post([path, m = QString::fromStdString(error_message(e))](TranslationService* s) { Q_EMIT s->loadFailed(path, m); });

@@ -86,7 +86,8 @@ TranslateOptionsBox::TranslateOptionsBox(StudioState* state, QWidget* parent)
   weights_->setToolTip(tr("How the CPU stores the weights while translating (a GPU always uses the model's own)"));
   auto* defaults = new QPushButton(tr("Defaults"), this);
   defaults->setObjectName(QStringLiteral("translateDefaults"));
-  defaults->setToolTip(tr("Back to the decoding settings of the configuration (decode section)"));
+  defaults->setToolTip(tr("Back to the loaded checkpoint's own decoding settings, or, for the model being trained, the "
+                          "configuration's (decode section)"));
 
   // The mode, then only the options that mode uses (the others are hidden and disabled): one row
   // for greedy and beam search, a second one for sampling's extra knobs, so the panel stays narrow.
@@ -120,16 +121,16 @@ TranslateOptionsBox::TranslateOptionsBox(StudioState* state, QWidget* parent)
 
   connect(mode_, qOverload<int>(&QComboBox::currentIndexChanged), this, &TranslateOptionsBox::updateModeOptions);
   connect(beam_, qOverload<int>(&QSpinBox::valueChanged), this, &TranslateOptionsBox::updateModeOptions);
-  connect(defaults, &QPushButton::clicked, this, [this] { applyDefaults(state_->config().decode); });
+  connect(defaults, &QPushButton::clicked, this, [this] { applyDefaults(this->defaults()); });
   connect(state_, &StudioState::configChanged, this, [this] {
     // Follow the Configuration panel's decoding defaults when they change, not on every edit
-    // elsewhere (that would undo the options set here).
-    if (!same_decode(state_->config().decode, applied_defaults_)) applyDefaults(state_->config().decode);
+    // elsewhere (that would undo the options set here); a checkpoint keeps its own.
+    if (!model_decode_ && !same_decode(state_->config().decode, applied_defaults_)) applyDefaults(state_->config().decode);
   });
 }
 
 DecodeConfig TranslateOptionsBox::decodeConfig() const {
-  DecodeConfig d = state_->config().decode;  // keeps max_len_a/b, which the panel does not show
+  DecodeConfig d = defaults();  // keeps max_len_a/b, which the panel does not show
   d.mode = mode_->currentData().toString().toStdString();
   d.beam = beam_->value();
   d.length_penalty = length_penalty_->value();
@@ -141,6 +142,15 @@ DecodeConfig TranslateOptionsBox::decodeConfig() const {
   d.seed = static_cast<std::uint64_t>(seed_->value());
   d.weights = weights_->currentData().toString().toStdString();
   return d;
+}
+
+DecodeConfig TranslateOptionsBox::defaults() const { return model_decode_ ? *model_decode_ : state_->config().decode; }
+
+void TranslateOptionsBox::setModelDecode(const std::optional<DecodeConfig>& d) {
+  const bool had = model_decode_.has_value();
+  model_decode_ = d;
+  if (d) applyDefaults(*d);
+  else if (had) applyDefaults(state_->config().decode);  // back to the configuration's rule
 }
 
 void TranslateOptionsBox::applyDefaults(const DecodeConfig& d) {

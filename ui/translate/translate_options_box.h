@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Translate panel's decoding options: the mode (greedy, beam search, sampling), then only the
 // knobs that mode uses (beam width, n-best, length penalty; temperature, top-k, top-p, seed), the
-// weight format, and a Defaults button. They follow the configuration's decode section when it
-// changes.
+// weight format, and a Defaults button. They start from the loaded checkpoint's own decode section
+// (the `auto` recipe writes beam search there), or, for the model being trained, follow the
+// configuration's when it changes.
 #pragma once
+
+#include <optional>
 
 #include <QGroupBox>
 #include <QHash>
@@ -28,6 +31,11 @@ class TranslateOptionsBox : public QGroupBox {
   DecodeConfig decodeConfig() const;
   /// Sets every option from `d` (and remembers it as the defaults in use).
   void applyDefaults(const DecodeConfig& d);
+  /// The decode section of the model now translating: a checkpoint's own (its options are applied,
+  /// and Defaults returns to them), or none for the model being trained (the configuration's rule).
+  void setModelDecode(const std::optional<DecodeConfig>& d);
+  /// The defaults in force: the checkpoint's decode section, else the configuration's.
+  DecodeConfig defaults() const;
 
  private:
   void updateModeOptions();
@@ -46,6 +54,7 @@ class TranslateOptionsBox : public QGroupBox {
   QWidget* sample_row_ = nullptr;
   QHash<QWidget*, QLabel*> option_labels_;
   DecodeConfig applied_defaults_;
+  std::optional<DecodeConfig> model_decode_;
 };
 
 }  // namespace ts::ui

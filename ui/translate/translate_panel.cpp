@@ -110,8 +110,11 @@ TranslatePanel::TranslatePanel(StudioState* state, TranslationService* service, 
     updateModelLine();
     updateEnabled();
   });
-  connect(service_, &TranslationService::modelChanged, this, [this](const ModelInfo&) {
+  connect(service_, &TranslationService::modelChanged, this, [this](const ModelInfo& info) {
     loading_ = false;
+    // A checkpoint translates as its configuration says (beam search for `auto`); the model being
+    // trained as the Configuration panel says.
+    options_box_->setModelDecode(info.has_decode ? std::optional<DecodeConfig>(info.decode) : std::nullopt);
     updateModelLine();
     updateDirectionHint();
     updateEnabled();

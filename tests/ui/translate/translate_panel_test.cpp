@@ -11,6 +11,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -84,6 +85,38 @@ class TranslatePanelTest : public QObject {
     QCOMPARE(QString::fromStdString(summary.status), QStringLiteral("finished"));
     checkpoint_ = dir_.filePath(QStringLiteral("last.ckpt"));
     QVERIFY(QFileInfo::exists(checkpoint_));
+    // The same model briefly, with beam search written into its decode section (as `auto` does).
+    config.decode.mode = "beam";
+    config.decode.beam = 3;
+    config.decode.length_penalty = 1.3;
+    config.train.max_steps = 5;
+    const QString beam_dir = dir_.filePath(QStringLiteral("beam"));
+    QVERIFY(QDir().mkpath(beam_dir));
+    const auto beam = ts::Trainer(config, ts::test::tiny_data(config, "en-de"), {beam_dir.toStdString(), "tiny-deu.txt", "", nullptr}).run();
+    QCOMPARE(QString::fromStdString(beam.status), QStringLiteral("finished"));
+    beam_checkpoint_ = QDir(beam_dir).filePath(QStringLiteral("last.ckpt"));
+  }
+
+  void aCheckpointTranslatesAsItsOwnDecodeSectionSays() {
+    Fixture f;
+    QVERIFY(f.load(beam_checkpoint_));
+    auto d = f.panel.decodeConfig();
+    QCOMPARE(d.mode, std::string("beam"));
+    QCOMPARE(d.beam, 3);
+    QCOMPARE(d.length_penalty, 1.3);
+    // The Configuration panel's decode section does not override a checkpoint's own...
+    auto config = f.state.config();
+    config.decode.mode = "greedy";
+    config.decode.length_penalty = 0.6;
+    f.state.setConfig(config);
+    QCOMPARE(f.panel.decodeConfig().mode, std::string("beam"));
+    // ...and Defaults returns to the checkpoint's settings.
+    f.find<QSpinBox>("translateBeam")->setValue(6);
+    f.find<QPushButton>("translateDefaults")->click();
+    QCOMPARE(f.panel.decodeConfig().beam, 3);
+    // Another checkpoint brings its own (greedy here).
+    QVERIFY(f.load(checkpoint_));
+    QCOMPARE(f.panel.decodeConfig().mode, std::string("greedy"));
   }
 
   void withoutAModelTranslatingSaysSo() {
@@ -414,6 +447,7 @@ class TranslatePanelTest : public QObject {
  private:
   QTemporaryDir dir_;
   QString checkpoint_;
+  QString beam_checkpoint_;  // the same model with beam search in its decode section
 };
 
 QTEST_MAIN(TranslatePanelTest)
