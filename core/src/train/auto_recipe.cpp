@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -170,7 +171,9 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   auto& st = c.data.src_tokenizer;
   auto& tt = c.data.tgt_tokenizer;
   const int pieces = vocabulary_for(shape.pairs);
-  const std::size_t tokens_reason = r.reasons.size();
+  // Its sentence for the log, written once the vocabulary's size is final: `used` pieces, and
+  // whether that is the corpus's own size (20 x sqrt(pairs)).
+  std::function<std::string(int used, bool corpus_size)> tokens_reason;
   double tgt_tokens_per_sentence = shape.tgt_chars_per_sentence / 4.0;  // subword pieces average ~4 characters
   int output_vocab = pieces;
   if (!shape.src_cjk && !shape.tgt_cjk) {
@@ -178,9 +181,11 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
     st.vocab_size = tt.vocab_size = pieces;
     c.data.shared_vocab = true;
     c.model.share_embeddings = c.model.tie_output = true;
-    r.reasons.push_back(fmt::format(
-        "Tokens: one SentencePiece unigram vocabulary of {} pieces for both sides (about 20 x sqrt(pairs)), so the "
-        "source embedding, target embedding and output layer are one matrix.", thousands(pieces)));
+    tokens_reason = [](int used, bool corpus_size) {
+      return fmt::format("Tokens: one SentencePiece unigram vocabulary of {} pieces for both sides{}, so the source "
+                         "embedding, target embedding and output layer are one matrix.",
+                         thousands(used), corpus_size ? " (about 20 x sqrt(pairs))" : "");
+    };
   } else {
     const bool both = shape.src_cjk && shape.tgt_cjk;
     for (auto* side : {&st, &tt}) {
@@ -196,11 +201,13 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
       tgt_tokens_per_sentence = shape.tgt_chars_per_sentence;
       output_vocab = static_cast<int>(distinct);
     }
-    r.reasons.push_back(fmt::format(
-        "Tokens: the {} side in characters ({} distinct: every sentence is covered, and characters are what zh "
-        "BLEU scores; on cmn.txt they beat subwords, docs/benchmarks.md \"Time to quality\"){}; output embedding tied.",
-        shape.tgt_cjk ? tgt_name : src_name, thousands(static_cast<double>(distinct)),
-        both ? "" : fmt::format(", the other side a {}-piece SentencePiece unigram vocabulary", thousands(pieces))));
+    tokens_reason = [&, both, distinct](int used, bool) {
+      return fmt::format(
+          "Tokens: the {} side in characters ({} distinct: every sentence is covered, and characters are what zh "
+          "BLEU scores; on cmn.txt they beat subwords, docs/benchmarks.md \"Time to quality\"){}; output embedding tied.",
+          shape.tgt_cjk ? tgt_name : src_name, thousands(static_cast<double>(distinct)),
+          both ? "" : fmt::format(", the other side a {}-piece SentencePiece unigram vocabulary", thousands(used)));
+    };
   }
 
   // Model size for the compute the budget buys on this machine.
@@ -227,15 +234,12 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   if (budget_pieces < pieces) {
     for (auto* side : {&st, &tt})
       if (side->kind == "unigram") side->vocab_size = budget_pieces;
-    auto& reason = r.reasons[tokens_reason];
-    const auto at = reason.find(thousands(pieces) + "-piece");
-    const auto shared_at = reason.find("of " + thousands(pieces) + " pieces");
-    if (at != std::string::npos) reason.replace(at, thousands(pieces).size(), thousands(budget_pieces));
-    if (shared_at != std::string::npos) reason.replace(shared_at + 3, thousands(pieces).size(), thousands(budget_pieces));
-    if (const auto rule = reason.find(" (about 20 x sqrt(pairs))"); rule != std::string::npos) reason.erase(rule, 25);
-    reason += fmt::format(" The budget caps the subwords at {} (one per 350 target tokens it buys; {} for the corpus alone): "
-                          "rare pieces are not learnt in {}.",
-                          thousands(budget_pieces), thousands(pieces), minutes_text(minutes));
+    r.reasons.push_back(tokens_reason(budget_pieces, false) +
+                        fmt::format(" The budget caps the subwords at {} (one per 350 target tokens it buys; {} for the "
+                                    "corpus alone): rare pieces are not learnt in {}.",
+                                    thousands(budget_pieces), thousands(pieces), minutes_text(minutes)));
+  } else {
+    r.reasons.push_back(tokens_reason(pieces, true));
   }
   const auto& m = kSizes[chosen];
   c.model.encoder_layers = c.model.decoder_layers = m.layers;
