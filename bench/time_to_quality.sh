@@ -10,9 +10,11 @@
 #     RUNS     corpus:direction pairs (default "deu:de-en deu:en-de cmn:en-zh cmn:zh-en")
 #   THREADS=2  threads for ours and the peer; PEER=MIN also trains the peer for MIN minutes on
 #   deu de-en and cmn en-zh (PEER_RUNS="deu:de-en" for one); TAG=name keeps the results apart;
-#   EXTRA="--set k=v ..." goes to train.
-# Results: bench/results/time-to-quality[-TAG]/<corpus>-<direction>-<B>min/ (logs, hypotheses,
-# references, vmstat), summary.tsv, summary.md with the targets, and summary.svg (BLEU per run).
+#   EXTRA="--set k=v ..." or "--preset annotated" goes to train; SYSTEM=name labels our runs in the summary
+#   (default "auto"; e.g. SYSTEM=annotated EXTRA="--preset annotated").
+# Results: bench/results/time-to-quality[-TAG]/<system>-<corpus>-<direction>-<B>min/ (logs, hypotheses,
+# references, vmstat), summary.tsv, summary.md with the targets and the CPU steal during each run, summary.svg
+# (BLEU per run) and budget.svg (BLEU against budget, one line per system and direction).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 budgets=${1:-5 20}
@@ -22,8 +24,9 @@ shared=$(cd .. && pwd)/shared
 cli=${CLI:-build/app/cli/transformer-studio-cli}
 root=bench/results/time-to-quality${TAG:+-$TAG}
 mkdir -p "$root"
+system=${SYSTEM:-auto}
 summary=$root/summary.tsv
-[ -f "$summary" ] || printf 'system\tcorpus\tdirection\tminutes\tbleu\tchrf\tdate\tcpu\n' > "$summary"
+[ -f "$summary" ] || printf 'system\tcorpus\tdirection\tminutes\tbleu\tchrf\tdate\tcpu\tsteal\n' > "$summary"
 cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $threads threads, $(grep -o -w 'amx_bf16\|avx512_bf16\|avx512f\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ' | sed 's/ $//')"
 
 score() {  # hyp ref direction -> "BLEU x chrF y" as bleu.py prints it
@@ -32,19 +35,25 @@ score() {  # hyp ref direction -> "BLEU x chrF y" as bleu.py prints it
   /usr/bin/python3 "$shared/bench/bleu.py" "$1" "$2" "${zh[@]}"
 }
 
-record() {  # system corpus direction minutes scores
+steal() {  # vmstat log -> mean and maximum CPU steal (%, column st) over its samples, the first (since boot) left out
+  awk '$1 ~ /^[0-9]+$/ { n++; if (n > 1) { s += $17; m = ($17 > m ? $17 : m); k++ } }
+       END { if (k) printf "%.1f (max %d)", s / k, m; else printf "n/a" }' "$1"
+}
+
+record() {  # system corpus direction minutes scores vmstat-log
   local bleu chrf
   bleu=$(sed -n 's/.*BLEU[ =:]*\([0-9.]*\).*/\1/p' <<< "$5" | head -1)
   chrf=$(sed -n 's/.*chrF[^0-9]*\([0-9.]*\).*/\1/p' <<< "$5" | head -1)
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$bleu" "$chrf" "$(date -u +%F)" "$cpu" >> "$summary"
-  echo "$1 $2 $3 ${4}min: $5"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$bleu" "$chrf" "$(date -u +%F)" "$cpu" \
+    "$(steal "$6")" >> "$summary"
+  echo "$1 $2 $3 ${4}min: $5, steal $(steal "$6")"
 }
 
 for b in $budgets; do
   for run in $runs; do
     name=${run%%:*}
     direction=${run#*:}
-    out=$root/$name-$direction-${b}min
+    out=$root/$system-$name-$direction-${b}min
     rm -rf "$out"
     mkdir -p "$out"
     vmstat 10 > "$out/vmstat.log" &
@@ -55,7 +64,7 @@ for b in $budgets; do
     "$cli" eval --checkpoint "$out/run/best.ckpt" --threads "$threads" --hyp-out "$out/hyp.txt" \
       --ref-out "$out/ref.txt" > "$out/eval.txt" 2>&1
     kill "$vm" 2> /dev/null || true
-    record ours "$name" "$direction" "$b" "$(score "$out/hyp.txt" "$out/ref.txt" "$direction")"
+    record "$system" "$name" "$direction" "$b" "$(score "$out/hyp.txt" "$out/ref.txt" "$direction")" "$out/vmstat.log"
   done
 done
 
@@ -72,7 +81,7 @@ if [ -n "${PEER:-}" ]; then
     /usr/bin/python3 "$shared/bench/peer_annotated.py" "$shared/data/$name.txt" "${flags[@]}" --threads "$threads" \
       --minutes "$PEER" --test 1000 --out "$out/peer" > "$out/peer.log" 2>&1
     kill "$vm" 2> /dev/null || true
-    record peer "$name" "$direction" "$PEER" "$(score "$out/peer.hyp" "$out/peer.ref" "$direction")"
+    record peer "$name" "$direction" "$PEER" "$(score "$out/peer.hyp" "$out/peer.ref" "$direction")" "$out/vmstat.log"
   done
 fi
 
@@ -85,15 +94,17 @@ targets = {("de-en", "20"): 32, ("en-de", "20"): 25, ("en-zh", "20"): 32, ("zh-e
 latest = {}
 for r in rows:
     latest[(r["system"], r["direction"], r["minutes"])] = r
-lines = ["| system | direction | budget | BLEU | chrF | target | date | machine |", "|---|---|---:|---:|---:|---:|---|---|"]
-for key in sorted(latest, key=lambda k: (k[0] != "ours", k[1], float(k[2]))):
+default = ("ours", "auto")  # our default recipe ("ours" in summaries written before SYSTEM existed)
+lines = ["| system | direction | budget | BLEU | chrF | target | CPU steal % | date | machine |",
+         "|---|---|---:|---:|---:|---:|---:|---|---|"]
+for key in sorted(latest, key=lambda k: (k[0] not in default, k[0], k[1], float(k[2]))):
     r = latest[key]
-    t = targets.get((r["direction"], r["minutes"])) if r["system"] == "ours" else None
+    t = targets.get((r["direction"], r["minutes"])) if r["system"] in default else None
     lines.append(f"| {r['system']} | {r['direction']} | {r['minutes']} min | {r['bleu']} | {r['chrf']} | "
-                 f"{'≥ ' + str(t) if t else ''} | {r['date']} | {r['cpu']} |")
+                 f"{'≥ ' + str(t) if t else ''} | {r.get('steal') or 'n/a'} | {r['date']} | {r['cpu']} |")
 open(sys.argv[2] + "/summary.md", "w").write("\n".join(lines) + "\n")
 # SVG: one group per direction, one bar per (system, budget), target ticks.
-bars = sorted(latest.values(), key=lambda r: (r["direction"], r["system"] != "ours", float(r["minutes"])))
+bars = sorted(latest.values(), key=lambda r: (r["direction"], r["system"] not in default, r["system"], float(r["minutes"])))
 w, h, pad = max(560, 60 + 64 * len(bars) + 20 * 4), 320, 40
 out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">',
        f'<text x="{pad}" y="16" font-size="13">BLEU on 1,000 held-out pairs by time budget (ours: default recipe)</text>']
@@ -107,18 +118,55 @@ for r in bars:
         x += 20
     last = r["direction"]
     bleu = float(r["bleu"] or 0)
-    colour = "#3b7dd8" if r["system"] == "ours" else "#d8833b"
+    colour = {"peer": "#d8833b", "annotated": "#5a9e4b"}.get(r["system"], "#3b7dd8")
     y = h - 40 - bleu * scale
     out.append(f'<rect x="{x}" y="{y}" width="38" height="{bleu * scale}" fill="{colour}"/>')
     out.append(f'<text x="{x + 19}" y="{y - 3}" text-anchor="middle">{bleu:.1f}</text>')
     out.append(f'<text x="{x + 19}" y="{h - 26}" text-anchor="middle">{html.escape(r["direction"])}</text>')
     out.append(f'<text x="{x + 19}" y="{h - 12}" text-anchor="middle">{r["system"]} {r["minutes"]}m</text>')
-    t = targets.get((r["direction"], r["minutes"])) if r["system"] == "ours" else None
+    t = targets.get((r["direction"], r["minutes"])) if r["system"] in default else None
     if t:
         ty = h - 40 - t * scale
         out.append(f'<line x1="{x - 3}" x2="{x + 41}" y1="{ty}" y2="{ty}" stroke="#c00" stroke-width="2"/>')
     x += 64
 out.append(f'<text x="{w - 230}" y="34" fill="#c00">red line: target (issue 21)</text></svg>')
 open(sys.argv[2] + "/summary.svg", "w").write("\n".join(out))
+# SVG: BLEU against budget (log scale), one line per system and direction with two budgets or more.
+series = {}
+for r in latest.values():
+    series.setdefault((r["system"], r["direction"]), []).append((float(r["minutes"]), float(r["bleu"] or 0)))
+series = {k: sorted(v) for k, v in series.items() if len(v) > 1}
+if series:
+    import math
+    minutes = sorted({m for v in series.values() for m, _ in v})
+    top = max(10, math.ceil(max(b for v in series.values() for _, b in v) / 10) * 10)
+    w, h, left, right, bottom = 640, 360, 48, 170, 44
+    lo, hi = math.log(minutes[0]), math.log(minutes[-1])
+    px = lambda m: left + (w - left - right) * ((math.log(m) - lo) / (hi - lo) if hi > lo else 0.5)
+    py = lambda b: h - bottom - (h - bottom - 44) * b / top
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">',
+           f'<text x="{left}" y="16" font-size="13">BLEU on 1,000 held-out pairs against the time budget</text>',
+           f'<text x="{left}" y="30" fill="#555">{html.escape("; ".join(sorted({r["cpu"] for r in latest.values()})))}; '
+           f'CPU steal: {html.escape(", ".join(sorted({(r.get("steal") or "n/a").split(" ")[0] + "%" for r in latest.values()})))}</text>']
+    for v in range(0, top + 1, 10):
+        out.append(f'<line x1="{left}" x2="{w - right}" y1="{py(v)}" y2="{py(v)}" stroke="#ddd"/>'
+                   f'<text x="{left - 6}" y="{py(v) + 4}" text-anchor="end">{v}</text>')
+    for m in minutes:
+        out.append(f'<text x="{px(m)}" y="{h - bottom + 16}" text-anchor="middle">{m:g}</text>')
+    out.append(f'<text x="{(left + w - right) / 2}" y="{h - 8}" text-anchor="middle">budget (minutes, log scale)</text>')
+    palette = ["#3b7dd8", "#5a9e4b", "#d8833b", "#9b59b6", "#c0392b", "#16a085", "#7f8c8d", "#d4ac0d"]
+    for i, (key, pts) in enumerate(sorted(series.items(), key=lambda kv: (kv[0][0] not in default, kv[0]))):
+        c = palette[i % len(palette)]
+        dash = "" if key[0] in default else ' stroke-dasharray="5,3"'
+        path = " ".join(f"{px(m):.1f},{py(b):.1f}" for m, b in pts)
+        out.append(f'<polyline points="{path}" fill="none" stroke="{c}" stroke-width="2"{dash}/>')
+        for m, b in pts:
+            out.append(f'<circle cx="{px(m):.1f}" cy="{py(b):.1f}" r="3" fill="{c}"/>'
+                       f'<text x="{px(m):.1f}" y="{py(b) - 6:.1f}" text-anchor="middle">{b:.1f}</text>')
+        y = 40 + 18 * i
+        out.append(f'<line x1="{w - right + 12}" x2="{w - right + 36}" y1="{y}" y2="{y}" stroke="{c}" stroke-width="2"{dash}/>'
+                   f'<text x="{w - right + 42}" y="{y + 4}">{html.escape(key[0] + " " + key[1])}</text>')
+    out.append("</svg>")
+    open(sys.argv[2] + "/budget.svg", "w").write("\n".join(out))
 EOF
 cat "$root/summary.md"
