@@ -95,8 +95,9 @@ check "eval --beam 2 says it searched with a beam" contains "$work/eval-beam.txt
 # out and says so, as validation does (nanogpt-deu's 22 positions stopped eval on deu.txt's test split).
 "$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 5 --threads 1 --no-history \
   --set data.dev=2 --set model.positions=learned --set data.max_len=6 --set model.max_positions=8 \
-  --set decode.mode=beam --set decode.beam=3 --out "$work/learned" > "$work/learned.log" 2>&1
+  --set decode.mode=beam --set decode.beam=3 --precision auto --out "$work/learned" > "$work/learned.log" 2>&1
 check "learned positions: train exits 0" test $? -eq 0
+check "--precision auto is accepted and says what it chose" contains "$work/learned.log" "precision auto: "
 printf 'I see the dog.\tIch sehe Hund.\nI see the dog and the cat and the house and the tree and the ball.\tIch sehe Hund und Katze und Haus und Baum und Ball und Tisch und Buch.\n' > "$work/long.txt"
 "$cli" eval --checkpoint "$work/learned/last.ckpt" --corpus "$work/long.txt" --threads 1 > "$work/learned-eval.txt" 2>&1
 check "learned positions: eval of a too-long pair exits 0" test $? -eq 0

@@ -95,6 +95,46 @@ TEST(Precision, Fp16OnTheCpuIsRefusedWithAClearMessage) {
   EXPECT_THROW(config.validate(), ConfigError);
 }
 
+// What `precision auto` picks on a GPU, from timings shaped like the GPU generations it meets.
+TEST(Precision, AutoOnAGpuPicksTheFastestLowPrecisionThatIsReallyFaster) {
+  const auto pick = [](double fp32, double bf16, double fp16) {
+    PrecisionTimings t;
+    t.fp32 = fp32, t.bf16 = bf16, t.fp16 = fp16, t.n = 2048;
+    return choose_gpu_precision(t);
+  };
+  EXPECT_EQ(pick(1.0, 0.10, 0.10), "bf16");  // Ampere, Hopper: both native, bf16 needs no loss scaling
+  EXPECT_EQ(pick(1.0, 0.105, 0.10), "bf16");  // within 10% of fp16
+  EXPECT_EQ(pick(1.0, 0.50, 0.10), "fp16");  // bf16 faster than fp32 but far behind fp16
+  EXPECT_EQ(pick(1.0, 0.95, 0.20), "fp16");  // Volta, Turing: bf16 emulated, fp16 tensor cores
+  EXPECT_EQ(pick(1.0, 0.0, 0.20), "fp16");   // no bf16 kernel at all
+  EXPECT_EQ(pick(1.0, 0.90, 0.85), "fp32");  // neither is 1.3x faster: not worth the rounding
+  EXPECT_EQ(pick(1.0, 0.0, 0.0), "fp32");
+  EXPECT_EQ(pick(0.0, 0.1, 0.1), "fp32");    // nothing to compare with: the safe choice
+  EXPECT_EQ(pick(1.0, 0.76, 0.0), "bf16");   // 1.32x faster
+  EXPECT_EQ(pick(1.0, 0.78, 0.0), "fp32");   // 1.28x: short of the bar
+  PrecisionTimings t;
+  t.fp32 = 0.004, t.bf16 = 0.0005, t.fp16 = 0, t.n = 2048;
+  const auto line = describe_gpu_precision(t);
+  EXPECT_NE(line.find("precision auto: bf16 autocast"), std::string::npos) << line;
+  EXPECT_NE(line.find("2048×2048"), std::string::npos) << line;
+  EXPECT_NE(line.find("fp32 4.00 ms, bf16 0.50 ms, fp16 failed"), std::string::npos) << line;
+}
+
+TEST(Precision, TheProductTimingRunsOnTheCpuAndAutoSaysWhatItChose) {
+  const auto t = time_precisions(at::Device(at::kCPU), 48, 2);
+  EXPECT_EQ(t.n, 48);
+  EXPECT_GT(t.fp32, 0.0);
+  EXPECT_GT(t.bf16, 0.0);  // LibTorch multiplies bf16 on any CPU (emulated where it must)
+  EXPECT_GE(t.fp16, 0.0);  // 0 where this LibTorch has no CPU half product
+
+  std::string why = "stale";
+  EXPECT_EQ(resolve_precision("fp32", at::Device(at::kCPU), &why), "fp32");
+  EXPECT_TRUE(why.empty());
+  const auto chosen = resolve_precision("auto", at::Device(at::kCPU), &why);
+  EXPECT_EQ(chosen, cpu_has_native_bf16() ? "bf16" : "fp32");
+  EXPECT_EQ(why.rfind("precision auto: " + chosen, 0), 0u) << why;
+}
+
 // The GPU cases run where LibTorch sees a CUDA device (the device machine) and skip elsewhere.
 TEST(PrecisionCuda, MixedPrecisionTrainsOnTheGpu) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
@@ -106,6 +146,17 @@ TEST(PrecisionCuda, MixedPrecisionTrainsOnTheGpu) {
     EXPECT_NEAR(low[0], fp32[0], 0.01 * fp32[0]) << precision;
     EXPECT_LT(low.back(), 0.7 * low.front()) << precision;
   }
+}
+
+TEST(PrecisionCuda, AutoTimesTheGpuAndPicksAPrecisionItCanTrainIn) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const at::Device gpu(at::kCUDA);
+  const auto t = time_precisions(gpu);
+  EXPECT_GT(t.fp32, 0.0);
+  std::string why;
+  const auto chosen = resolve_precision("auto", gpu, &why);
+  EXPECT_NO_THROW(check_precision(chosen, gpu));
+  EXPECT_NE(why.find("product on this GPU"), std::string::npos) << why;
 }
 
 }  // namespace

@@ -2,10 +2,13 @@
 // Mixed precision (see ts/model/precision.h).
 #include "ts/model/precision.h"
 
+#include <chrono>
 #include <fstream>
 #include <stdexcept>
 
+#include <ATen/ATen.h>
 #include <ATen/autocast_mode.h>
+#include <fmt/format.h>
 
 namespace ts {
 
@@ -21,6 +24,46 @@ bool cpu_has_native_bf16() {
     return false;
   }();
   return native;
+}
+
+PrecisionTimings time_precisions(const c10::Device& device, int n, int repeats) {
+  PrecisionTimings t;
+  t.n = n;
+  const auto time_one = [&](at::ScalarType type) -> double {
+    try {
+      const auto options = at::TensorOptions().dtype(type).device(device);
+      const auto a = at::randn({n, n}, options), b = at::randn({n, n}, options);
+      auto c = at::matmul(a, b);
+      c.sum().item<double>();  // warm-up; reading a value waits for the device
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < repeats; ++i) c = at::matmul(a, b);
+      c.sum().item<double>();
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / std::max(repeats, 1);
+    } catch (const std::exception&) {
+      return 0.0;  // no kernel for this type here
+    }
+  };
+  t.fp32 = time_one(at::kFloat);
+  t.bf16 = time_one(at::kBFloat16);
+  t.fp16 = time_one(at::kHalf);
+  return t;
+}
+
+std::string choose_gpu_precision(const PrecisionTimings& t) {
+  if (!(t.fp32 > 0)) return "fp32";
+  const bool bf16_fast = t.bf16 > 0 && t.fp32 >= 1.3 * t.bf16;
+  const bool fp16_fast = t.fp16 > 0 && t.fp32 >= 1.3 * t.fp16;
+  if (bf16_fast && (!fp16_fast || t.bf16 <= 1.1 * t.fp16)) return "bf16";
+  if (fp16_fast) return "fp16";
+  return "fp32";
+}
+
+std::string describe_gpu_precision(const PrecisionTimings& t) {
+  const auto ms = [](double s) { return s > 0 ? fmt::format("{:.2f} ms", 1000 * s) : std::string("failed"); };
+  const auto chosen = choose_gpu_precision(t);
+  return fmt::format("precision auto: {} (one {}×{} product on this GPU: fp32 {}, bf16 {}, fp16 {}){}",
+                     chosen == "fp32" ? "fp32" : chosen + " autocast", t.n, t.n, ms(t.fp32), ms(t.bf16), ms(t.fp16),
+                     chosen == "fp16" ? "; fp16 trains with loss scaling" : "");
 }
 
 void check_precision(const std::string& precision, const c10::Device& device) {

@@ -36,10 +36,19 @@ namespace ts {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::string resolve_precision(const std::string& precision, const at::Device& device) {
+std::string resolve_precision(const std::string& precision, const at::Device& device, std::string* why) {
+  if (why) why->clear();
   if (precision != "auto") return precision;
-  if (device.is_cuda()) return "bf16";
-  return cpu_has_native_bf16() ? "bf16" : "fp32";
+  if (device.is_cuda()) {
+    const auto timings = time_precisions(device);
+    if (why) *why = describe_gpu_precision(timings);
+    return choose_gpu_precision(timings);
+  }
+  const bool native = cpu_has_native_bf16();
+  if (why)
+    *why = native ? "precision auto: bf16 autocast (this CPU computes bf16 natively)"
+                  : "precision auto: fp32 (this CPU has neither AMX nor AVX-512 BF16)";
+  return native ? "bf16" : "fp32";
 }
 
 static int planned_budget_validations(const TrainConfig& c) {
@@ -155,6 +164,7 @@ struct Trainer::State {
   TrainingPosition position;
   std::vector<std::string> step_checkpoints;
   std::string precision = "fp32";       // train.precision with "auto" resolved for this machine
+  std::string precision_reason;         // what "auto" chose and why, for the log
   std::vector<at::Tensor> parameters;   // model->parameters(), in order
   std::unique_ptr<WeightAverage> average;  // train.ema > 0
   bool average_in_model = false;           // the model holds the averaged weights just now
@@ -255,7 +265,7 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
     s_->root = dp.rank() == 0;
   }
   s_->threads = configure_threads(c.train.threads);
-  s_->precision = resolve_precision(c.train.precision, s_->device);
+  s_->precision = resolve_precision(c.train.precision, s_->device, &s_->precision_reason);
   check_precision(s_->precision, s_->device);
   if (s_->precision == "fp16") s_->loss_scale = 65536.0;
   at::manual_seed(c.train.seed);
@@ -351,10 +361,7 @@ void Trainer::State::start_session() {
   if (precision == "bf16" && device.is_cpu() && !cpu_has_native_bf16())
     obs().on_log("precision bf16: this CPU has neither AMX nor AVX-512 BF16, so bf16 products are emulated and "
                  "slower than fp32 here (use --precision fp32)");
-  if (config.train.precision == "auto")
-    obs().on_log(precision == "bf16" ? fmt::format("precision auto: bf16 autocast ({} computes bf16 natively)",
-                                                   device.is_cuda() ? "the GPU" : "this CPU")
-                                     : "precision auto: fp32 (this CPU has neither AMX nor AVX-512 BF16)");
+  if (!precision_reason.empty()) obs().on_log(precision_reason);
   session_start = now();
   elapsed_before = position.elapsed_seconds;
   train_seconds = 0;

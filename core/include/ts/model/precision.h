@@ -17,6 +17,22 @@ bool is_valid_precision(const std::string& precision);
 /// True when this CPU multiplies bf16 matrices natively (AMX or AVX-512 BF16); without it bf16 is
 /// emulated and slower than fp32.
 bool cpu_has_native_bf16();
+/// Seconds one n×n matrix product took on a device in each precision; 0 where the product failed
+/// (no kernel for that type on the device) or was not run.
+struct PrecisionTimings {
+  double fp32 = 0, bf16 = 0, fp16 = 0;
+  int n = 0;  // the matrices' size
+};
+/// Times `repeats` n×n products on `device` in fp32, bf16 and fp16 after one warm-up each (well
+/// under a second on any GPU at the default size). Never throws: a failed precision reads 0.
+PrecisionTimings time_precisions(const c10::Device& device, int n = 2048, int repeats = 8);
+/// What `precision auto` picks on a GPU from those timings. bf16 when its products are at least
+/// 1.3× faster than fp32 (Ampere and later: native bf16, no loss scaling needed) and not more than
+/// 10% slower than fp16; otherwise fp16 when it is 1.3× faster (Volta and Turing have fp16 tensor
+/// cores but emulate bf16); otherwise fp32. A precision that failed (0) is never picked.
+std::string choose_gpu_precision(const PrecisionTimings& timings);
+/// One line for the training log: the timings and what they chose.
+std::string describe_gpu_precision(const PrecisionTimings& timings);
 /// Throws std::invalid_argument with a clear message when `precision` cannot run on `device`.
 void check_precision(const std::string& precision, const c10::Device& device);
 

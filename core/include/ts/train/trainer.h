@@ -71,9 +71,11 @@ at::Device resolve_device(const std::string& name);
 int configure_threads(int threads);
 /// Teacher-forced mean negative log-likelihood per target token (no label smoothing) over `examples`.
 double evaluate_loss(Transformer& model, const std::vector<Example>& examples, const at::Device& device);
-/// train.precision for this device: "auto" becomes "bf16" where the CPU (AMX or AVX-512 BF16) or
-/// the GPU computes bf16 natively, else "fp32"; other values are returned as they are.
-std::string resolve_precision(const std::string& precision, const at::Device& device);
+/// train.precision for this device: "auto" becomes "bf16" where the CPU computes bf16 natively (AMX
+/// or AVX-512 BF16), else "fp32"; on a GPU, what a short timing of fp32/bf16/fp16 products picks
+/// (choose_gpu_precision). Other values are returned as they are. `why`, when given, receives one
+/// line for the log saying what "auto" chose and why (empty for other values).
+std::string resolve_precision(const std::string& precision, const at::Device& device, std::string* why = nullptr);
 /// BLEU tokenisation for a target language: "zh" for Chinese/Japanese, "13a" otherwise.
 std::string bleu_tokenize_for(const std::string& language_code);
 
