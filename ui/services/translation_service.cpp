@@ -81,7 +81,6 @@ class TranslationService::Worker : public QObject {
       auto translator = std::make_shared<Translator>(loaded.model, std::move(loaded.pipeline));
       const QString label = QObject::tr("checkpoint %1 (step %2)").arg(QFileInfo(path).fileName()).arg(step);
       auto info = describe_model(*translator, label, path, step);
-      info.has_decode = true;
       info.decode = loaded.meta.config.decode;
       set(std::move(translator), info);
     } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include <QMetaType>
 #include <QObject>
@@ -62,8 +63,7 @@ struct ModelInfo {
   qint64 step = 0;
   qint64 parameters = 0;
   int encoder_layers = 0, decoder_layers = 0, heads = 0;
-  bool has_decode = false;            // a checkpoint: its configuration's decode section below
-  DecodeConfig decode;
+  std::optional<DecodeConfig> decode;  // a checkpoint's own decode section; none for the model being trained
 };
 
 /// The 2-D PCA projection of one side's most frequent tokens (see TranslationService::requestTables).

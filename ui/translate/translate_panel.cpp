@@ -114,7 +114,7 @@ TranslatePanel::TranslatePanel(StudioState* state, TranslationService* service, 
     loading_ = false;
     // A checkpoint translates as its configuration says (beam search for `auto`); the model being
     // trained as the Configuration panel says.
-    options_box_->setModelDecode(info.has_decode ? std::optional<DecodeConfig>(info.decode) : std::nullopt);
+    options_box_->setModelDecode(info.decode);
     updateModelLine();
     updateDirectionHint();
     updateEnabled();
