@@ -17,6 +17,7 @@ PACKAGES=(
   qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6
   xvfb xauth fonts-noto-cjk
   python3  # the malformed-input test holds a database lock from another process with it
+  debootstrap  # scripts/check-libtorch2.sh builds and tests in a Debian 13 root with LibTorch 2.6
 )
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}"

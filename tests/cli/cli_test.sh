@@ -98,6 +98,12 @@ check "eval --beam 2 says it searched with a beam" contains "$work/eval-beam.txt
   --set decode.mode=beam --set decode.beam=3 --precision auto --out "$work/learned" > "$work/learned.log" 2>&1
 check "learned positions: train exits 0" test $? -eq 0
 check "--precision auto is accepted and says what it chose" contains "$work/learned.log" "precision auto: "
+# A bf16 training log holds no LibTorch warnings about our calls (2.x deprecated the per-device
+# autocast functions and warns on every call: tens of thousands of lines in a 3-minute run).
+"$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 8 --threads 1 --no-history \
+  --set data.dev=2 --set train.validate_every=4 --precision bf16 --out "$work/bf16" > "$work/bf16.log" 2>&1
+check "bf16: train exits 0" test $? -eq 0
+check "bf16: the log has no LibTorch warning lines" lacks_match "$work/bf16.log" '^\[W|Warning: '
 printf 'I see the dog.\tIch sehe Hund.\nI see the dog and the cat and the house and the tree and the ball.\tIch sehe Hund und Katze und Haus und Baum und Ball und Tisch und Buch.\n' > "$work/long.txt"
 "$cli" eval --checkpoint "$work/learned/last.ckpt" --corpus "$work/long.txt" --threads 1 > "$work/learned-eval.txt" 2>&1
 check "learned positions: eval of a too-long pair exits 0" test $? -eq 0

@@ -12,6 +12,7 @@ check() {  # check NAME CONDITION...
 }
 contains() { grep -q -- "$2" "$1"; }
 lacks() { ! grep -q -- "$2" "$1"; }
+lacks_match() { ! grep -Eq -- "$2" "$1"; }  # no line matches the extended regular expression
 
 # Waiting for what a background command prints, without looking at the clock:
 #   start_logged LOG CMD...   runs CMD in the background (its pid in $pid, CMD itself, not a shell

@@ -130,7 +130,7 @@ TEST(Safetensors, WritingRefusesRepeatedNames) {
 
 // Found by fuzz_checkpoint: metadata that is not UTF-8 escaped as nlohmann's type_error 316.
 TEST(Safetensors, WritingRefusesTextThatIsNotUtf8WithItsOwnError) {
-  const std::string latin1 = "Stra\xdfe";  // Latin-1, not UTF-8
+  const std::string latin1 = "Stra\xdf" "e";  // Latin-1, not UTF-8
   for (const auto& write : std::vector<std::function<void()>>{
            [&] { to_bytes({}, {{"note", latin1}}); }, [&] { to_bytes({{latin1, at::ones({1})}}); }}) {
     try {

@@ -152,7 +152,9 @@ TEST(ConfigFiles, EachFileEqualsItsPresetExceptWhereItsHeaderSays) {
     const auto base = preset(c.preset).to_json();
     const auto declared = declared_changes(read_text(file.string()));
     EXPECT_EQ(changed_keys(base, c.to_json()), declared);
-    if (declared.empty()) EXPECT_EQ(c.to_json(), base);
+    if (declared.empty()) {
+      EXPECT_EQ(c.to_json(), base);
+    }
   }
 }
 

@@ -44,6 +44,8 @@ std::vector<std::shared_ptr<DataParallel>> connect_ranks(int world) {
     dp->connect({world, r, "127.0.0.1", port, /*timeout_s=*/60}, at::Device(at::kCPU));
     ranks[r] = dp;
   });
+  for (const auto& rank : ranks)
+    if (!rank) return {};  // a rank failed to connect (on_ranks said why): callers assert the size
   return ranks;
 }
 
@@ -125,6 +127,8 @@ DataParallelRun train_two_ranks(const ExperimentConfig& config, const PreparedDa
   DataParallelRun run;
   run.summaries.resize(2);
   run.observers.resize(2);
+  run.weights.resize(2);
+  if (ranks.size() != 2) return run;  // the failure is reported; the caller's checks then fail, not crash
   std::vector<std::unique_ptr<Trainer>> trainers;
   for (int r = 0; r < 2; ++r) {
     TrainerOptions options{dirs[r], "tiny-deu.txt", "", stops[r]};
@@ -132,10 +136,8 @@ DataParallelRun train_two_ranks(const ExperimentConfig& config, const PreparedDa
     trainers.push_back(std::make_unique<Trainer>(configs.empty() ? config : configs[r], data, options, &run.observers[r]));
   }
   on_ranks(2, [&](int r) { run.summaries[r] = trainers[r]->run(); });
-  for (auto& t : trainers) {
-    run.weights.emplace_back();
-    for (const auto& p : t->model()->parameters()) run.weights.back().push_back(p.detach().clone());
-  }
+  for (int r = 0; r < 2; ++r)
+    for (const auto& p : trainers[r]->model()->parameters()) run.weights[r].push_back(p.detach().clone());
   return run;
 }
 

@@ -4,10 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include <ATen/autocast_mode.h>
 #include <torch/cuda.h>
 
 #include "test_utils.h"
+#include "ts/model/torch_compat.h"
 #include "ts/train/trainer.h"
 
 namespace ts {
@@ -36,25 +36,25 @@ std::vector<double> train_losses(const std::string& precision, const std::string
 TEST(Precision, AutocastScopeRunsProductsInBf16AndRestoresTheState) {
   const auto x = at::randn({3, 8});
   const auto w = at::randn({5, 8});
-  ASSERT_FALSE(at::autocast::is_cpu_enabled());
+  ASSERT_FALSE(torch_compat::autocast_enabled(at::kCPU));
   const auto reference = x.matmul(w.t());
   {
     AutocastScope scope("bf16", at::Device(at::kCPU));
-    EXPECT_TRUE(at::autocast::is_cpu_enabled());
+    EXPECT_TRUE(torch_compat::autocast_enabled(at::kCPU));
     EXPECT_EQ(at::linear(x, w).scalar_type(), at::kBFloat16);
     {
       AutocastScope inner("bf16", at::Device(at::kCPU));  // nesting keeps it on
       EXPECT_EQ(at::linear(x, w).scalar_type(), at::kBFloat16);
     }
-    EXPECT_TRUE(at::autocast::is_cpu_enabled());
+    EXPECT_TRUE(torch_compat::autocast_enabled(at::kCPU));
     // The product itself agrees with fp32 to bf16's ~3 significant digits.
     EXPECT_TRUE(at::allclose(at::linear(x, w).to(at::kFloat), reference, 0.05, 0.1));
   }
-  EXPECT_FALSE(at::autocast::is_cpu_enabled());
+  EXPECT_FALSE(torch_compat::autocast_enabled(at::kCPU));
   EXPECT_EQ(at::linear(x, w).scalar_type(), at::kFloat);
   {
     AutocastScope none("fp32", at::Device(at::kCPU));
-    EXPECT_FALSE(at::autocast::is_cpu_enabled());
+    EXPECT_FALSE(torch_compat::autocast_enabled(at::kCPU));
     EXPECT_EQ(at::linear(x, w).scalar_type(), at::kFloat);
   }
 }
@@ -78,7 +78,7 @@ TEST(Precision, Bf16TrainingTracksFp32OnATinyModel) {
   EXPECT_LT(bf16.back(), 0.7 * bf16.front());
   // Master weights stay fp32: autocast only lowers the products.
   for (const auto& p : bf16_model->parameters()) EXPECT_EQ(p.scalar_type(), at::kFloat);
-  EXPECT_FALSE(at::autocast::is_cpu_enabled());
+  EXPECT_FALSE(torch_compat::autocast_enabled(at::kCPU));
 }
 
 TEST(Precision, Fp16OnTheCpuIsRefusedWithAClearMessage) {

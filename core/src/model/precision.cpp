@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Mixed precision (see ts/model/precision.h).
 #include "ts/model/precision.h"
+#include "ts/model/torch_compat.h"
 
 #include <chrono>
 #include <fstream>
 #include <stdexcept>
 
 #include <ATen/ATen.h>
-#include <ATen/autocast_mode.h>
 #include <fmt/format.h>
 
 namespace ts {
@@ -77,18 +77,11 @@ AutocastScope::AutocastScope(const std::string& precision, const c10::Device& de
   if (precision == "fp32") return;
   const auto dtype = precision == "fp16" ? at::kHalf : at::kBFloat16;
   active_ = true;
-  cuda_ = device.is_cuda();
-  if (cuda_) {
-    previous_enabled_ = at::autocast::is_enabled();
-    previous_dtype_ = at::autocast::get_autocast_gpu_dtype();
-    at::autocast::set_autocast_gpu_dtype(dtype);
-    at::autocast::set_enabled(true);
-  } else {
-    previous_enabled_ = at::autocast::is_cpu_enabled();
-    previous_dtype_ = at::autocast::get_autocast_cpu_dtype();
-    at::autocast::set_autocast_cpu_dtype(dtype);
-    at::autocast::set_cpu_enabled(true);
-  }
+  device_type_ = device.type();
+  previous_enabled_ = torch_compat::autocast_enabled(device_type_);
+  previous_dtype_ = torch_compat::autocast_dtype(device_type_);
+  torch_compat::set_autocast_dtype(device_type_, dtype);
+  torch_compat::set_autocast_enabled(device_type_, true);
   at::autocast::increment_nesting();
 }
 
@@ -97,13 +90,8 @@ AutocastScope::~AutocastScope() {
   // The cache holds the low-precision copies of the weights for one forward pass: drop it when
   // the outermost scope closes, as torch.autocast does, so the next step sees updated weights.
   if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-  if (cuda_) {
-    at::autocast::set_enabled(previous_enabled_);
-    at::autocast::set_autocast_gpu_dtype(previous_dtype_);
-  } else {
-    at::autocast::set_cpu_enabled(previous_enabled_);
-    at::autocast::set_autocast_cpu_dtype(previous_dtype_);
-  }
+  torch_compat::set_autocast_enabled(device_type_, previous_enabled_);
+  torch_compat::set_autocast_dtype(device_type_, previous_dtype_);
 }
 
 }  // namespace ts

@@ -5,6 +5,7 @@
 
 #include "ts/decode/translator.h"
 #include "ts/model/errors.h"
+#include "ts/model/torch_compat.h"
 #include "ts/store/atomic_file.h"
 #include "ts/store/fault.h"
 #include "ts/store/sha256.h"
@@ -137,7 +138,7 @@ template <class State>
 bool append_adam_state(NamedTensors& out, const std::string& prefix, const torch::optim::Optimizer& optimizer) {
   const auto params = optimizer_parameters(optimizer);
   for (std::size_t i = 0; i < params.size(); ++i) {
-    const auto it = optimizer.state().find(c10::guts::to_string(params[i].unsafeGetTensorImpl()));
+    const auto it = optimizer.state().find(torch_compat::optimizer_state_key(params[i]));
     if (it == optimizer.state().end()) continue;  // never stepped
     const auto* state = dynamic_cast<const State*>(it->second.get());
     if (!state) return false;
@@ -185,7 +186,7 @@ void load_adam_state(const SafetensorsReader& file, const std::string& prefix, t
     state->exp_avg(moment("exp_avg"));
     state->exp_avg_sq(moment("exp_avg_sq"));
     if (file.contains(name + "max_exp_avg_sq")) state->max_exp_avg_sq(moment("max_exp_avg_sq"));
-    optimizer.state()[c10::guts::to_string(p.unsafeGetTensorImpl())] = std::move(state);
+    optimizer.state()[torch_compat::optimizer_state_key(p)] = std::move(state);
   }
 }
 

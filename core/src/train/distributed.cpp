@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Data-parallel collectives on c10d (see ts/train/distributed.h).
 #include "ts/train/distributed.h"
+#include "ts/model/torch_compat.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -195,6 +196,7 @@ void DataParallel::connect(const DistributedConfig& config, const at::Device& de
     options.numWorkers = static_cast<std::size_t>(config.world_size);
     options.waitWorkers = true;  // rank 0 returns once every rank has reached the store
     options.timeout = timeout;
+    torch_compat::use_classic_tcp_store(options);
     s.store = c10::make_intrusive<c10d::TCPStore>(config.master_addr, options);
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("data-parallel rendezvous at {} failed for rank {} of {} ({}): {}", where,

@@ -2,11 +2,11 @@
 // Fused Adam/AdamW (see ts/train/optimizer.h). The arithmetic follows LibTorch 1.13's Adam::step and
 // AdamW::step term by term, in fp32 as they compute it.
 #include "ts/train/optimizer.h"
+#include "ts/model/torch_compat.h"
 
 #include <cmath>
 
 #include <ATen/Parallel.h>
-#include <c10/util/string_utils.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
 
@@ -30,8 +30,7 @@ void step_all(torch::optim::Optimizer& optimizer, bool decoupled_decay) {
     const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      const auto key = c10::guts::to_string(p.unsafeGetTensorImpl());
-      auto& slot = optimizer.state()[key];
+      auto& slot = optimizer.state()[torch_compat::optimizer_state_key(p)];
       if (!slot) {
         auto fresh = std::make_unique<State>();
         fresh->step(0);

@@ -45,7 +45,8 @@ class AutocastScope {
   AutocastScope& operator=(const AutocastScope&) = delete;
 
  private:
-  bool active_ = false, cuda_ = false, previous_enabled_ = false;
+  bool active_ = false, previous_enabled_ = false;
+  c10::DeviceType device_type_ = c10::DeviceType::CPU;
   c10::ScalarType previous_dtype_ = c10::ScalarType::Float;
 };
 

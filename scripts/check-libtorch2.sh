@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Builds the headless part (core, the CLI and their tests; -DBUILD_GUI=OFF) against LibTorch 2.x and
+# runs its tests: Debian 13 (trixie)'s libtorch-dev 2.6, in a trixie root made with debootstrap from
+# Debian's package registry. Debian 12's LibTorch 1.13 is what scripts/build-and-test.sh builds
+# against; CI (.ci/run) runs both, so neither generation can break unseen.
+#
+# It also fails on a compiler warning in our own sources and on a LibTorch warning in a bf16
+# training log (deprecated calls warn on every use in 2.x).
+#
+#   bash scripts/check-libtorch2.sh            # needs root (or sudo) for debootstrap and chroot
+#
+# The root is kept between runs (TS_TRIXIE_ROOT, default ~/.cache/transformer-studio/trixie-root,
+# about 2 GB) with a ccache inside it, so a second run rebuilds only what changed.
+# Environment: TS_TRIXIE_ROOT, DEBIAN_MIRROR (default http://deb.debian.org/debian), JOBS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SOURCE=$PWD
+ROOT=${TS_TRIXIE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/transformer-studio/trixie-root}
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+JOBS=${JOBS:-$(nproc)}
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+# What core and the CLI build and test with (scripts/install-deps.sh's list without the GUI and
+# packaging tools), from trixie.
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config git
+  libtorch-dev libopenblas0-openmp libgloo-dev
+  libsentencepiece-dev libicu-dev libopencc-dev
+  nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
+  libsqlite3-dev libsqlitecpp-dev libssl-dev
+  libgtest-dev libgmock-dev
+  python3
+)
+step() { printf '\n== check-libtorch2: %s\n' "$*"; }
+
+if ! command -v debootstrap > /dev/null; then
+  echo "check-libtorch2: debootstrap is not installed (scripts/install-deps.sh installs it)" >&2
+  exit 1
+fi
+
+# 1. The trixie root, made once; the package list is re-applied when it changes.
+if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
+  step "debootstrap trixie into $ROOT"
+  $SUDO rm -rf "$ROOT"
+  $SUDO mkdir -p "$ROOT"
+  $SUDO debootstrap --variant=minbase trixie "$ROOT" "$MIRROR"
+fi
+wanted="${PACKAGES[*]}"
+if [ "$($SUDO cat "$ROOT/.ts-packages" 2> /dev/null || true)" != "$wanted" ]; then
+  step "install the build dependencies in the root"
+  $SUDO cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+  $SUDO chroot "$ROOT" apt-get update -qq
+  $SUDO chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}" > /dev/null
+  $SUDO chroot "$ROOT" apt-get clean
+  echo "$wanted" | $SUDO tee "$ROOT/.ts-packages" > /dev/null
+fi
+
+# 2. The working tree (tracked files and untracked ones git does not ignore) into /src. Unchanged
+#    files keep their times, so the build in /build recompiles only what changed.
+step "copy the working tree to $ROOT/src"
+$SUDO rm -rf "$ROOT/src"
+$SUDO mkdir -p "$ROOT/src"
+if git -C "$SOURCE" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+  git -C "$SOURCE" ls-files -z --cached --others --exclude-standard |
+    (cd "$SOURCE" && xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh) |
+    tar -C "$SOURCE" --null -T - -cf - | $SUDO tar -C "$ROOT/src" -xf -
+else
+  tar -C "$SOURCE" --exclude=./build --exclude='./build-*' --exclude=./.device-kit -cf - . |
+    $SUDO tar -C "$ROOT/src" -xf -
+fi
+
+# 3. /proc for the tests (CPU flags, thread counts); unmounted however this script ends.
+mounted=()
+cleanup() {
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do $SUDO umount -l "${mounted[i]}" 2> /dev/null || true; done
+}
+trap cleanup EXIT
+$SUDO mount -t proc proc "$ROOT/proc" && mounted+=("$ROOT/proc")
+if $SUDO mount --bind /sys "$ROOT/sys" 2> /dev/null; then mounted+=("$ROOT/sys"); fi
+
+in_root() {
+  $SUDO chroot "$ROOT" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    LANG=C.UTF-8 CCACHE_DIR=/root/.ccache TERM=dumb CI="${CI:-}" bash -c "$1"
+}
+
+step "LibTorch $(in_root "sed -n 's/^#define TORCH_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' /usr/include/torch/csrc/api/include/torch/version.h | paste -sd.")"
+step "configure and build (headless)"
+in_root "cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON -DBUILD_GUI=OFF \
+           -DTS_BUILD_BENCH=OFF > /build-configure.log 2>&1 || { cat /build-configure.log; exit 1; }"
+in_root "set -o pipefail; cmake --build /build -j $JOBS 2>&1 | tee /build.log | { grep -v '^\[' || true; }"
+# No warnings: the same code must build cleanly on both generations (a warning that LibTorch's or
+# the C++ library's headers raise inside our code counts too, and is silenced where it arises).
+if grep -q 'warning:' "$ROOT/build.log"; then
+  echo "check-libtorch2: the build warns:" >&2
+  grep -B12 -A3 'warning:' "$ROOT/build.log" >&2
+  exit 1
+fi
+
+step "tests: core, text, CLI"
+# package_deb needs the desktop app; everything else of the headless build runs.
+in_root "ctest --test-dir /build --output-on-failure -j $JOBS --timeout 900 -E '^package_deb$'"
+
+step "LibTorch 2.x: passed"
