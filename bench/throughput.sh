@@ -7,7 +7,9 @@
 # the model-FLOPs utilisation against this machine's measured matrix-product limit.
 #
 #   bench/throughput.sh [STEPS] [THREADS]        (defaults 60 and 2)
-# Environment: CLI (our binary), CORPUS (default ../shared/data/cmn.txt), SKIP_BF16=1, SKIP_NPROC=1.
+# Environment: CLI (our binary), CORPUS (default ../shared/data/cmn.txt), SKIP_BF16=1, SKIP_NPROC=1,
+# DEVICE=cuda (both programs train on the GPU, the limit is the GPU's 4096^3 product; the peer's bf16
+# is CPU autocast only, so on a GPU it runs fp32 alone).
 # Ours reports the average over all its steps (start-up included); the peer times STEPS steps after 5
 # warm-up steps, so the comparison is conservative for ours.
 set -euo pipefail
@@ -17,13 +19,14 @@ threads=${2:-2}
 shared=$(cd .. && pwd)/shared
 cli=${CLI:-build/app/cli/transformer-studio-cli}
 corpus=${CORPUS:-$shared/data/cmn.txt}
-out=bench/results/throughput
+device=${DEVICE:-cpu}
+out=${OUT_DIR:-bench/results/throughput}
 mkdir -p "$out"
-py=/usr/bin/python3
+py=${PYTHON:-/usr/bin/python3}
 
 ours() {  # ours NAME ARGS... -> tokens/s
   local name=$1; shift
-  "$cli" train --corpus "$corpus" --direction en-zh --preset annotated --max-steps "$steps" \
+  "$cli" train --corpus "$corpus" --direction en-zh --preset annotated --max-steps "$steps" --device "$device" \
     --set train.validate_every=0 --set data.dev=500 --set data.test=1000 --no-history --out "$out/$name" "$@" \
     >"$out/$name.log" 2>&1
   rm -rf "${out:?}/$name"  # checkpoints: hundreds of MB each, not needed here
@@ -31,39 +34,44 @@ ours() {  # ours NAME ARGS... -> tokens/s
 }
 peer() {  # peer NAME ARGS... -> tokens/s
   local name=$1; shift
-  "$py" "$shared/bench/peer_annotated.py" "$corpus" --char_tgt --threads "$threads" --steps "$steps" "$@" \
+  "$py" "$shared/bench/peer_annotated.py" "$corpus" --char_tgt --threads "$threads" --steps "$steps" --device "$device" "$@" \
     >"$out/$name.log" 2>&1
   "$py" -c 'import json,sys; print(round(json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][0])["tgt_tokens_per_s"]))' "$out/$name.log"
 }
-limit() {  # limit DTYPE -> GFLOP/s of a 2048^3 matrix product on $threads threads (same LibTorch)
-  "$py" - "$1" "$threads" <<'PY'
+limit() {  # limit DTYPE -> GFLOP/s of an n^3 matrix product (n 2048 on $threads CPU threads, 4096 on a GPU)
+  "$py" - "$1" "$threads" "$device" <<'PY'
 import sys, time, torch
-torch.set_num_threads(int(sys.argv[2]))
-dt = getattr(torch, sys.argv[1]); a = torch.randn(2048, 2048).to(dt); b = torch.randn(2048, 2048).to(dt)
-a @ b; t = time.perf_counter(); n = 5
-for _ in range(n): a @ b
-print(round(2 * 2048 ** 3 * n / (time.perf_counter() - t) / 1e9))
+torch.set_num_threads(int(sys.argv[2])); dev = sys.argv[3]; n = 4096 if dev == "cuda" else 2048
+sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
+dt = getattr(torch, sys.argv[1]); a = torch.randn(n, n, device=dev).to(dt); b = torch.randn(n, n, device=dev).to(dt)
+a @ b; sync(); t = time.perf_counter(); k = 20 if dev == "cuda" else 5
+for _ in range(k): a @ b
+sync(); print(round(2 * n ** 3 * k / (time.perf_counter() - t) / 1e9))
 PY
 }
 
+[ "$device" = cuda ] && echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores;" \
      "native bf16: $(grep -qw -e amx_bf16 -e avx512_bf16 /proc/cpuinfo && echo yes || echo 'no (bf16 is emulated)')"
 echo "date: $(date -u +%F), steps: $steps, threads: $threads"
 lim32=$(limit float32); lim16=$(limit bfloat16)
-echo "2048^3 matrix product: fp32 $lim32 GFLOP/s, bf16 $lim16 GFLOP/s"
+echo "matrix product on $device: fp32 $lim32 GFLOP/s, bf16 $lim16 GFLOP/s"
 p32=$(peer peer-fp32); o32=$(ours ours-fp32 --threads "$threads" --precision fp32)
 params=$(grep -o 'model: [0-9.]* M parameters' "$out/ours-fp32.log" | grep -o '[0-9.]*')
 mfu() { awk -v t="$1" -v p="$params" -v l="$2" 'BEGIN { printf "%.1f%%", 100 * 6 * p * 1e6 * t / (l * 1e9) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
 printf '%-34s %8s tok/s\n' "peer fp32" "$p32"
 printf '%-34s %8s tok/s  %s of peer fp32, MFU %s of fp32 limit\n' "ours fp32" "$o32" "$(ratio "$o32" "$p32")" "$(mfu "$o32" "$lim32")"
-if [ "${SKIP_BF16:-0}" != 1 ]; then
+if [ "${SKIP_BF16:-0}" != 1 ] && [ "$device" = cuda ]; then
+  o16=$(ours ours-bf16 --threads "$threads" --precision bf16)
+  printf '%-34s %8s tok/s  %s of peer fp32, MFU %s of bf16 limit\n' "ours bf16" "$o16" "$(ratio "$o16" "$p32")" "$(mfu "$o16" "$lim16")"
+elif [ "${SKIP_BF16:-0}" != 1 ]; then
   p16=$(peer peer-bf16 --bf16); o16=$(ours ours-bf16 --threads "$threads" --precision bf16)
   printf '%-34s %8s tok/s\n' "peer bf16" "$p16"
   printf '%-34s %8s tok/s  %s of peer fp32, %s of peer bf16, MFU %s of bf16 limit\n' "ours bf16" "$o16" \
     "$(ratio "$o16" "$p32")" "$(ratio "$o16" "$p16")" "$(mfu "$o16" "$lim16")"
 fi
-if [ "${SKIP_NPROC:-0}" != 1 ] && [ "$threads" -ge 2 ]; then
+if [ "${SKIP_NPROC:-0}" != 1 ] && [ "$threads" -ge 2 ] && [ "$device" = cpu ]; then
   od=$(ours ours-nproc2 --nproc 2 --threads 1 --precision fp32)
   printf '%-34s %8s tok/s  %s of peer fp32\n' "ours fp32, 2 processes x 1 thread" "$od" "$(ratio "$od" "$p32")"
 fi

@@ -33,6 +33,21 @@ std::vector<double> train_losses(const std::string& precision, const std::string
   return observer.losses;
 }
 
+// A low-precision loss curve against fp32's: the first step sees the same weights and batch, so
+// only rounding differs; the curves stay together (mean of 10-step windows within 5%, plus an
+// absolute floor for the small losses at the end), and the low-precision run actually learns.
+void expect_tracks(const std::vector<double>& low, const std::vector<double>& fp32, const std::string& what) {
+  ASSERT_EQ(low.size(), fp32.size()) << what;
+  ASSERT_FALSE(low.empty()) << what;
+  EXPECT_NEAR(low[0], fp32[0], 0.01 * fp32[0]) << what;
+  for (std::size_t w = 0; w + 10 <= low.size(); w += 10) {
+    double a = 0, b = 0;
+    for (std::size_t i = w; i < w + 10; ++i) a += fp32[i] / 10, b += low[i] / 10;
+    EXPECT_NEAR(b, a, 0.05 * a + 0.02) << what << ", steps " << w + 1 << "-" << w + 10;
+  }
+  EXPECT_LT(low.back(), 0.7 * low.front()) << what;
+}
+
 TEST(Precision, AutocastScopeRunsProductsInBf16AndRestoresTheState) {
   const auto x = at::randn({3, 8});
   const auto w = at::randn({5, 8});
@@ -66,16 +81,7 @@ TEST(Precision, Bf16TrainingTracksFp32OnATinyModel) {
   const auto bf16 = train_losses("bf16", "cpu", steps, &bf16_model);
   ASSERT_EQ(fp32.size(), static_cast<std::size_t>(steps));
   ASSERT_EQ(bf16.size(), static_cast<std::size_t>(steps));
-  // The first step sees the same weights and batch: only rounding differs.
-  EXPECT_NEAR(bf16[0], fp32[0], 0.01 * fp32[0]);
-  // The curves stay together (mean of 10-step windows within 5%, plus an absolute floor for the
-  // small losses at the end), and both actually learn.
-  for (int w = 0; w + 10 <= steps; w += 10) {
-    double a = 0, b = 0;
-    for (int i = w; i < w + 10; ++i) a += fp32[i] / 10, b += bf16[i] / 10;
-    EXPECT_NEAR(b, a, 0.05 * a + 0.02) << "steps " << w + 1 << "-" << w + 10;
-  }
-  EXPECT_LT(bf16.back(), 0.7 * bf16.front());
+  expect_tracks(bf16, fp32, "bf16");
   // Master weights stay fp32: autocast only lowers the products.
   for (const auto& p : bf16_model->parameters()) EXPECT_EQ(p.scalar_type(), at::kFloat);
   EXPECT_FALSE(torch_compat::autocast_enabled(at::kCPU));
@@ -140,12 +146,8 @@ TEST(PrecisionCuda, MixedPrecisionTrainsOnTheGpu) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
   const int steps = 60;
   const auto fp32 = train_losses("fp32", "cuda", steps);
-  for (const std::string precision : {"bf16", "fp16"}) {
-    const auto low = train_losses(precision, "cuda", steps);
-    ASSERT_EQ(low.size(), static_cast<std::size_t>(steps)) << precision;
-    EXPECT_NEAR(low[0], fp32[0], 0.01 * fp32[0]) << precision;
-    EXPECT_LT(low.back(), 0.7 * low.front()) << precision;
-  }
+  ASSERT_EQ(fp32.size(), static_cast<std::size_t>(steps));
+  for (const std::string precision : {"bf16", "fp16"}) expect_tracks(train_losses(precision, "cuda", steps), fp32, precision);
 }
 
 TEST(PrecisionCuda, AutoTimesTheGpuAndPicksAPrecisionItCanTrainIn) {

@@ -216,7 +216,7 @@ QWidget* ConfigPanel::createEditor(Editor& e) {
         for (const QString& device : available_devices()) {
           const QString text = device == QLatin1String("auto")
                                    ? tr("auto: %1").arg(default_device_description())
-                                   : device;
+                                   : device_description(device);
           combo->addItem(text, device);
         }
       } else {

@@ -25,8 +25,24 @@ QString libtorch_version() { return QStringLiteral(TORCH_VERSION); }
 
 int cpu_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
+QString gpu_name() {
+  const auto& devices = gpu_report().devices;
+  return devices.empty() || devices.front().name.empty() ? QStringLiteral("GPU")
+                                                          : QString::fromStdString(devices.front().name);
+}
+
+QString device_description(const QString& device) {
+  if (device == QLatin1String("cuda")) {
+    const auto& devices = gpu_report().devices;
+    return devices.empty() ? QStringLiteral("cuda: GPU")
+                           : QStringLiteral("cuda: %1").arg(QString::fromStdString(describe_gpu(devices.front())));
+  }
+  if (device == QLatin1String("cpu")) return QStringLiteral("cpu: %1 cores").arg(cpu_cores());
+  return device;
+}
+
 QString default_device_description() {
-  if (cuda_available()) return QStringLiteral("CUDA GPU");
+  if (cuda_available()) return QStringLiteral("CUDA: %1").arg(gpu_name());
   return QStringLiteral("CPU (%1 cores)").arg(cpu_cores());
 }
 

@@ -12,8 +12,11 @@ QStringList available_devices();
 bool cuda_available();
 /// LibTorch's version string ("1.13.1").
 QString libtorch_version();
-/// Human description of what "auto" resolves to: "CPU (2 threads)" or "CUDA: NVIDIA H100".
+/// Human description of what "auto" resolves to: "CPU (2 cores)" or "CUDA: NVIDIA H100".
 QString default_device_description();
+/// What the device list shows for one of available_devices(): "cpu: 16 cores", "cuda: NVIDIA H200
+/// (139.8 GiB, compute 9.0)" (the first GPU, which "cuda" means), the name itself otherwise.
+QString device_description(const QString& device);
 /// Logical cores of this machine.
 int cpu_cores();
 /// "0.1.0 (commit 2ac6dc3a1b2c)".

@@ -139,7 +139,7 @@ struct LmTrainer::State {
     NamedTensors tensors;
     append_module_state(tensors, "model.", *model);
     append_optimizer_state(tensors, "optimizer.", *optimizer);
-    append_generator_state(tensors, "rng.cpu", at::detail::getDefaultCPUGenerator());  // dropout's masks
+    append_dropout_generators(tensors, device);
     append_generator_state(tensors, "rng.batch", batch_generator);
     const auto header = write_checkpoint_file(path, meta_to_json(meta()), tensors);
     if (observer) {
@@ -164,7 +164,7 @@ struct LmTrainer::State {
     file.load_module(*model, "model.");
     if (!file.contains("rng.cpu")) fail(path, "holds no optimizer state");
     file.load_optimizer(*optimizer, "optimizer.");
-    file.load_generator(at::detail::getDefaultCPUGenerator(), "rng.cpu");
+    file.load_dropout_generators(device);
     file.load_generator(batch_generator, "rng.batch");
     step = m.step;
     elapsed = m.elapsed_seconds;

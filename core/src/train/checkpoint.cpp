@@ -247,6 +247,11 @@ CheckpointHeader read_checkpoint_header(const std::string& path) {
   return parse_header(path, in);
 }
 
+static at::Device first_parameter_device(const torch::nn::Module& module) {
+  const auto parameters = module.parameters();
+  return parameters.empty() ? at::Device(at::kCPU) : parameters.front().device();
+}
+
 CheckpointHeader save_checkpoint(const std::string& path, const CheckpointMeta& meta, Transformer& model,
                                  torch::optim::Optimizer* optimizer, const NamedTensors* raw) {
   const nlohmann::json j = {{"format", meta.format}, {"config", meta.config.to_json()},
@@ -257,7 +262,7 @@ CheckpointHeader save_checkpoint(const std::string& path, const CheckpointMeta& 
   if (raw) tensors.insert(tensors.end(), raw->begin(), raw->end());
   if (optimizer) {
     append_optimizer_state(tensors, "optimizer.", *optimizer);
-    append_generator_state(tensors, "rng.cpu", at::detail::getDefaultCPUGenerator());
+    append_dropout_generators(tensors, first_parameter_device(*model));
   }
   return write_checkpoint_file(path, j, tensors);
 }
@@ -277,6 +282,11 @@ void append_optimizer_state(NamedTensors& out, const std::string& prefix, const 
 void append_generator_state(NamedTensors& out, const std::string& name, at::Generator generator) {
   std::lock_guard<std::mutex> lock(generator.mutex());
   out.emplace_back(name, generator.get_state());
+}
+
+void append_dropout_generators(NamedTensors& out, const at::Device& model_device) {
+  append_generator_state(out, "rng.cpu", at::detail::getDefaultCPUGenerator());
+  if (model_device.is_cuda()) append_generator_state(out, "rng.cuda", at::globalContext().defaultGenerator(model_device));
 }
 
 CheckpointHeader write_checkpoint_file(const std::string& path, const nlohmann::json& meta, const NamedTensors& tensors) {
@@ -377,6 +387,12 @@ void CheckpointFile::load_generator(at::Generator generator, const std::string& 
   }
 }
 
+void CheckpointFile::load_dropout_generators(const at::Device& model_device) const {
+  load_generator(at::detail::getDefaultCPUGenerator(), "rng.cpu");
+  if (model_device.is_cuda() && contains("rng.cuda"))
+    load_generator(at::globalContext().defaultGenerator(model_device), "rng.cuda");
+}
+
 CheckpointMeta read_checkpoint_meta(const std::string& path) { return meta_from_json(CheckpointFile::open(path).meta(), path); }
 
 LoadedModel load_checkpoint(const std::string& path, const at::Device& device) {
@@ -419,7 +435,10 @@ namespace {
 void load_training_state(const CheckpointFile& file, torch::optim::Optimizer& optimizer, bool restore_rng) {
   if (!file.contains("rng.cpu")) fail(file.path(), "holds no optimizer state (a model-only export?)");
   file.load_optimizer(optimizer, "optimizer.");
-  if (restore_rng) file.load_generator(at::detail::getDefaultCPUGenerator(), "rng.cpu");
+  if (restore_rng) {
+    const auto& params = optimizer.param_groups().front().params();
+    file.load_dropout_generators(params.empty() ? at::Device(at::kCPU) : params.front().device());
+  }
 }
 
 }  // namespace

@@ -95,6 +95,9 @@ CheckpointHeader save_checkpoint(const std::string& path, const CheckpointMeta& 
 void append_module_state(NamedTensors& out, const std::string& prefix, const torch::nn::Module& module);
 void append_optimizer_state(NamedTensors& out, const std::string& prefix, const torch::optim::Optimizer& optimizer);
 void append_generator_state(NamedTensors& out, const std::string& name, at::Generator generator);
+/// The dropout generators of a run: the CPU's as "rng.cpu" and, when the model is on a GPU, that
+/// GPU's as "rng.cuda" (dropout there draws from it), so a resumed GPU run draws the same masks.
+void append_dropout_generators(NamedTensors& out, const at::Device& model_device);
 
 /// Copies the `prefix` tensors of `file` into `module`'s parameters and buffers (on their devices),
 /// refusing (CheckpointError naming `path`) a tensor that is missing, left over, or of another
@@ -122,6 +125,9 @@ class CheckpointFile {
   void load_optimizer(torch::optim::Optimizer& optimizer, const std::string& prefix) const;
   /// Restores a CPU generator's state written by append_generator_state.
   void load_generator(at::Generator generator, const std::string& name) const;
+  /// Restores what append_dropout_generators wrote: "rng.cpu", and "rng.cuda" into the GPU the run
+  /// resumes on (a GPU checkpoint resumed on the CPU, or the other way round, draws new GPU masks).
+  void load_dropout_generators(const at::Device& model_device) const;
 
  private:
   CheckpointFile() = default;

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The GPU path, checked where LibTorch sees a CUDA device (the GPU machine; skipped elsewhere):
+// checkpoints move between the GPU and the CPU, a resumed GPU run continues the same losses, and
+// greedy translation on the GPU equals the CPU's in fp32. Mixed precision on the GPU is in
+// precision_test.cpp, the GPU's name in environment_test.cpp.
+#include <gtest/gtest.h>
+
+#include <torch/cuda.h>
+
+#include "test_utils.h"
+#include "ts/decode/translator.h"
+#include "ts/train/checkpoint.h"
+#include "ts/train/trainer.h"
+
+namespace ts {
+namespace {
+
+using RecordingObserver = test::RecordingObserver;
+
+#define SKIP_WITHOUT_CUDA() \
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device"
+
+ExperimentConfig gpu_config(int steps) {
+  auto config = test::tiny_config();
+  config.train.device = "cuda";
+  config.train.precision = "fp32";
+  config.train.max_steps = steps;
+  return config;
+}
+
+TEST(Cuda, ACheckpointWrittenOnTheGpuTranslatesAlikeOnTheCpu) {
+  SKIP_WITHOUT_CUDA();
+  auto config = gpu_config(40);
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr});
+  const auto summary = trainer.run();
+  ASSERT_EQ(summary.status, "finished") << summary.message;
+  ASSERT_FALSE(summary.last_checkpoint.empty());
+  EXPECT_TRUE(trainer.model()->parameters().front().device().is_cuda());
+  auto on_cpu = load_translator(summary.last_checkpoint, at::Device(at::kCPU));
+  auto on_gpu = load_translator(summary.last_checkpoint, at::Device(at::kCUDA));
+  DecodeConfig beam;
+  beam.mode = "beam";
+  beam.beam = 3;
+  for (const auto& pair : data.text.train)
+    for (const auto& decode : {DecodeConfig{}, beam}) {
+      const auto a = on_cpu.translate(pair.src, decode), b = on_gpu.translate(pair.src, decode);
+      EXPECT_EQ(a.text, b.text) << pair.src << " (" << decode.mode << ")";
+      EXPECT_NEAR(a.best.score, b.best.score, 1e-3) << pair.src;
+    }
+}
+
+// A run stopped and resumed on the GPU continues the loss curve of a run that never stopped: the
+// weights, Adam's moments and the GPU's dropout generator all come back from the checkpoint. GPU
+// kernels that sum with atomics (the embedding gradient) may round differently from run to run,
+// hence a tolerance instead of equality.
+TEST(Cuda, AResumedGpuRunContinuesTheSameLosses) {
+  SKIP_WITHOUT_CUDA();
+  auto config = gpu_config(12);
+  config.model.dropout = 0.1;  // masks drawn on the GPU: its generator must be restored
+  config.train.batch_sentences = 3;
+  auto data = test::tiny_data(config);
+  test::TempDir straight_dir, split_dir;
+  RecordingObserver straight, first, second;
+  Trainer(config, data, {straight_dir.str(), "tiny-deu.txt", "", nullptr}, &straight).run();
+  config.train.max_steps = 5;
+  Trainer(config, data, {split_dir.str(), "tiny-deu.txt", "", nullptr}, &first).run();
+  config.train.max_steps = 12;
+  const auto summary =
+      Trainer(config, data, {split_dir.str(), "tiny-deu.txt", split_dir.file("last.ckpt"), nullptr}, &second).run();
+  EXPECT_EQ(summary.steps, 12);
+  ASSERT_EQ(straight.losses.size(), 12u);
+  ASSERT_EQ(second.losses.size(), 7u);
+  for (std::size_t i = 0; i < 7; ++i)
+    EXPECT_NEAR(second.losses[i], straight.losses[i + 5], 1e-4 * straight.losses[i + 5]) << "step " << i + 6;
+}
+
+TEST(Cuda, GreedyTranslationOnTheGpuEqualsTheCpusInFp32) {
+  SKIP_WITHOUT_CUDA();
+  auto config = test::tiny_config();
+  config.train.device = "cpu";
+  config.train.max_steps = 60;
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr});
+  const auto summary = trainer.run();
+  ASSERT_FALSE(summary.last_checkpoint.empty());
+  auto on_cpu = load_translator(summary.last_checkpoint, at::Device(at::kCPU));
+  auto on_gpu = load_translator(summary.last_checkpoint, at::Device(at::kCUDA));
+  for (const auto& pair : data.text.train) {
+    const auto a = on_cpu.translate(pair.src, DecodeConfig{}), b = on_gpu.translate(pair.src, DecodeConfig{});
+    EXPECT_EQ(a.text, b.text) << pair.src;
+    EXPECT_NEAR(a.best.score, b.best.score, 1e-3) << pair.src;
+  }
+}
+
+}  // namespace
+}  // namespace ts

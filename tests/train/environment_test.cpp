@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What a build runs with: the driver's version from /proc, the GPUs by name, the report's rows.
+#include "ts/train/environment.h"
+
+#include <gtest/gtest.h>
+
+#include <torch/cuda.h>
+
+namespace ts {
+namespace {
+
+TEST(Environment, ReadsTheDriverVersionFromBothKernelModules) {
+  // The proprietary module and the open one word the line differently.
+  EXPECT_EQ(nvidia_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 19:39:15 "
+                                  "UTC 2024\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"),
+            "535.183.01");
+  EXPECT_EQ(nvidia_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  "
+                                  "(dvs-builder@U16-I3-B03-4-3)  Tue Sep 23 09:46:32 UTC 2025\n"),
+            "580.95.05");
+  EXPECT_EQ(nvidia_driver_version(""), "");
+  EXPECT_EQ(nvidia_driver_version("NVRM version: something else entirely\n"), "");
+}
+
+TEST(Environment, DescribesAGpuByNameMemoryAndComputeCapability) {
+  GpuDevice d;
+  d.name = "NVIDIA H200";
+  d.memory_bytes = 150'000'000'000;
+  d.compute_major = 9;
+  d.compute_minor = 0;
+  EXPECT_EQ(describe_gpu(d), "NVIDIA H200 (139.7 GiB, compute 9.0)");
+  d.name.clear();
+  EXPECT_EQ(describe_gpu(d).rfind("unnamed GPU", 0), 0u);
+}
+
+// On a GPU machine the report names every GPU LibTorch can use; elsewhere it says there is none.
+TEST(Environment, TheCudaRowNamesTheGpusOrSaysThereAreNone) {
+  std::string cuda_row;
+  for (const auto& [what, value] : environment_report())
+    if (what == "CUDA") cuda_row = value;
+  ASSERT_FALSE(cuda_row.empty());
+  const auto& report = gpu_report();
+  if (!torch::cuda::is_available()) {
+    EXPECT_EQ(cuda_row.rfind("not available", 0), 0u) << cuda_row;
+    return;
+  }
+  ASSERT_EQ(report.devices.size(), static_cast<std::size_t>(torch::cuda::device_count()));
+  for (const auto& d : report.devices) {
+    EXPECT_FALSE(d.name.empty());
+    EXPECT_GT(d.memory_bytes, 0);
+    EXPECT_GE(d.compute_major, 3);
+    EXPECT_NE(cuda_row.find(d.name), std::string::npos) << cuda_row;
+  }
+  EXPECT_NE(cuda_row.find("driver"), std::string::npos) << cuda_row;
+}
+
+}  // namespace
+}  // namespace ts
