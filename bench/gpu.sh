@@ -38,7 +38,7 @@ section tests
 grep -E 'tests passed|\*\*\*|Failed|Cuda|Environment' "$out/tests.log" | tail -n 30
 
 section throughput
-DEVICE=$device SKIP_NPROC=1 OUT_DIR="$out/throughput" CLI="$cli" PYTHON=python3 \
+DEVICE=$device SKIP_NPROC=1 OUT_DIR="$out/throughput" CLI="$cli" PYTHON=${PYTHON:-python3} \
   timeout 240 bash bench/throughput.sh "${STEPS:-300}" "$(nproc)" > "$out/throughput.txt" 2>&1
 cat "$out/throughput.txt"
 

@@ -192,7 +192,7 @@ int CompareCommand::dispatch() {
 
   if (json_) {
     json j = {{"sentences", c.sentences},   {"resamples", c.resamples}, {"seed", seed_},
-              {"tokenize", in.tokenize},    {"sentence_metric", c.sentence_metric},
+              {"tokenize", in.tokenize},    {"sentence_metric", c.sentence_metric}, {"split", in.split},
               {"systems", json::array()},   {"pairs", json::array()},
               {"word_accuracy", table_json(c.word_accuracy)},
               {"by_sentence_score", table_json(c.by_sentence_score)},
@@ -226,6 +226,7 @@ int CompareCommand::dispatch() {
     return 0;
   }
 
+  if (!in.split.empty()) fmt::print("test split: {}\n", in.split);
   fmt::print("{} sentences, {} systems, tokenisation {}; ", c.sentences, c.systems.size(), in.tokenize);
   if (c.resamples > 0)
     fmt::print("95% intervals and p-values against {} by paired bootstrap ({} resamples, seed {}, {:.2f} s)\n",

@@ -50,6 +50,7 @@ namespace {
 std::atomic<bool> g_stop{false};
 bool g_quiet_signals = false;  // data-parallel ranks other than 0: rank 0 says it once
 std::vector<std::string> g_args;  // the command line, for --nproc to start the other ranks
+double g_command_start = -1;      // when this command started: a --budget counts from here
 
 void on_sigint(int) {
   if (g_stop.exchange(true)) std::_Exit(130);  // second Ctrl-C: leave at once
@@ -173,6 +174,7 @@ int run_training(ExperimentConfig config, const Corpus& corpus, const Direction&
   ObserverList observers(list);
   TrainerOptions options{out, corpus.path, resume, &g_stop};
   options.parallel = parallel;
+  options.budget_start = g_command_start;
   Trainer trainer(std::move(config), std::move(data), options, &observers);
   std::signal(SIGINT, on_sigint);
   std::signal(SIGTERM, on_sigint);
@@ -485,8 +487,10 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
     pairs = oriented_pairs(read_corpus(e.corpus), p.direction);
     what = fmt::format("all {} pairs of {}", pairs.size(), e.corpus);
   } else {
-    pairs = checkpoint_split(loaded).test;
-    what = fmt::format("the {} test pairs of {}", pairs.size(), loaded.meta.corpus_path);
+    const auto split = checkpoint_split(loaded);
+    pairs = split.test;
+    what = fmt::format("the {} test pairs of {} (split {})", pairs.size(), loaded.meta.corpus_path,
+                       describe_split(split.stats));
   }
   if (pairs.empty()) throw std::invalid_argument("nothing to evaluate: the test split is empty");
   std::vector<Example> examples;
@@ -611,6 +615,7 @@ void add_decode_options(CLI::App* cmd, DecodeArgs& d) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  g_command_start = steady_seconds();
   g_args.assign(argv, argv + argc);
   CLI::App app{"Transformer Studio: train and explore Transformer translation models"};
   // The version, commit, LibTorch, devices and threads (what a bug report needs), then the licence

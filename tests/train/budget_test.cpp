@@ -218,5 +218,31 @@ TEST(Budget, PreciseBudgetsAreParsedAndSaid) {
   EXPECT_EQ(minutes_text(1.5), "1 min 30 s");
 }
 
+// The budget starts with the command: what came before the trainer (20 simulated seconds of reading
+// and preparing) is spent already, so training gets the rest, and the log says where the time went.
+TEST(Budget, TimeSpentBeforeTheTrainerCountsAgainstTheBudget) {
+  const auto config = budget_config(1.0);  // 60 simulated seconds
+  const auto data = test::tiny_data(config);
+  test::TempDir dir;
+  SimulatedRun sim;
+  auto options = sim.options(dir.str());
+  options.budget_start = sim.clock - 20;
+  BudgetObserver observer;
+  const auto summary = Trainer(config, data, options, &observer).run();
+  EXPECT_EQ(summary.status, "finished");
+  ASSERT_GE(observer.steps.size(), 37u);  // 60 - 20 - the final validation's 2% reserve
+  EXPECT_LE(observer.steps.size(), 40u);
+  EXPECT_LE(sim.clock - options.budget_start, 60.0);
+  EXPECT_NEAR(observer.steps[0].budget_left_s, 40.0, 1e-9);
+  EXPECT_NEAR(observer.steps[0].fraction, 20.0 / 60, 1e-9);
+  const auto has = [&](const std::string& text) {
+    return std::any_of(observer.logs.begin(), observer.logs.end(),
+                       [&](const std::string& l) { return l.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(has("20.0 s of it spent reading and preparing the data and building the model"));
+  EXPECT_TRUE(has("time budget of 1 min spent: 20.0 s (33.3%) before training"));
+  EXPECT_TRUE(has("s inside the budget"));
+}
+
 }  // namespace
 }  // namespace ts

@@ -62,6 +62,30 @@ TEST(Config, UnknownKeysAndWrongTypesNameTheKey) {
   }
 }
 
+// A run saved before grouped splits (its data section has no "split") keeps the split it was trained
+// and tested with; a configuration file without the key gets the preset's grouped split.
+TEST(Config, SavedConfigsWithoutASplitKeepTheShuffledPairsSplit) {
+  auto c = preset("tiny");
+  EXPECT_EQ(c.data.split, SplitMethod::kGroupedBySource);
+  auto j = c.to_json();
+  EXPECT_EQ(j["data"]["split"], "grouped");
+  EXPECT_EQ(ExperimentConfig::from_saved_json(j).data.split, SplitMethod::kGroupedBySource);
+  j["data"].erase("split");
+  EXPECT_EQ(ExperimentConfig::from_saved_json(j).data.split, SplitMethod::kShuffledPairs);
+  EXPECT_EQ(ExperimentConfig::from_json(j).data.split, SplitMethod::kGroupedBySource);
+  c.set("data.split=pairs");
+  EXPECT_EQ(c.data.split, SplitMethod::kShuffledPairs);
+  EXPECT_EQ(c.to_json()["data"]["split"], "pairs");
+  j["data"]["split"] = "random";
+  try {
+    ExperimentConfig::from_json(j);
+    FAIL() << "unknown split accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("data.split: unknown split \"random\" (use grouped or pairs)"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Config, SetOverridesNestedValuesStrictly) {
   auto c = preset("annotated");
   c.set("train.lr=0.5");

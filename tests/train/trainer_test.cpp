@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "test_utils.h"
@@ -58,6 +59,43 @@ TEST(Trainer, ResumeContinuesTheSameLossTrajectory) {
   ASSERT_EQ(second.losses.size(), 7u);
   for (std::size_t i = 0; i < 5; ++i) EXPECT_DOUBLE_EQ(first.losses[i], straight.losses[i]) << "step " << i + 1;
   for (std::size_t i = 0; i < 7; ++i) EXPECT_NEAR(second.losses[i], straight.losses[i + 5], 1e-6) << "step " << i + 6;
+}
+
+// The run directory holds the split it trained on: anyone can check that no dev or test source
+// (here, German sentences with several English translations) occurs in training.
+TEST(Trainer, WritesItsSplitWithAlternateTranslationsKeptTogether) {
+  auto corpus = test::tiny_corpus();
+  for (const char* english : {"I can see the dog.", "I'm looking at the dog.", "I see that dog."})
+    corpus.pairs.push_back({english, "Ich sehe den Hund."});
+  corpus.pairs.push_back({"Do you see the cat?", "Siehst du die Katze?"});
+  corpus.pairs.push_back({"Can you see the cat?", "Siehst du die Katze?"});
+  auto config = test::tiny_config(/*dev=*/3, /*test=*/3);
+  config.train.max_steps = 2;
+  test::TempDir dir;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {  // some seeds put the repeated sources into dev or test
+    config.data.split_seed = seed;
+    auto data = prepare_data(corpus, parse_direction("de-en", corpus), config.data);
+    const auto out = dir.file("run" + std::to_string(seed));
+    Trainer(config, data, {out, "tiny-deu.txt", "", nullptr}).run();
+    std::ifstream in(out + "/split.json");
+    ASSERT_TRUE(in) << "no split.json in " << out;
+    const auto j = nlohmann::json::parse(in);
+    EXPECT_EQ(j.at("method"), "grouped");
+    EXPECT_EQ(j.at("seed"), seed);
+    EXPECT_EQ(j.at("direction"), "de-en");
+    EXPECT_EQ(j.at("pairs"), corpus.pairs.size());
+    EXPECT_EQ(j.at("sources"), corpus.pairs.size() - 4);  // 4 Hund pairs are one source, 2 Katze pairs another
+    EXPECT_EQ(j.at("corpus_sha256"), "");  // no such file: nothing to hash
+    EXPECT_EQ(j.at("train"), data.text.train.size());
+    std::set<std::string> train_sources;
+    for (const auto& p : data.text.train) train_sources.insert(p.src);
+    for (const char* part : {"dev", "test"}) {
+      ASSERT_EQ(j.at(part).size(), 3u) << part;
+      for (const auto& pair : j.at(part)) EXPECT_EQ(train_sources.count(pair.at(0).get<std::string>()), 0u) << pair;
+    }
+    EXPECT_EQ(j.at("test")[0][0], data.text.test[0].src);
+    EXPECT_EQ(j.at("test")[0][1], data.text.test[0].tgt);
+  }
 }
 
 TEST(Trainer, SaveLoadTranslateGivesIdenticalOutput) {

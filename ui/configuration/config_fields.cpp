@@ -90,6 +90,11 @@ std::vector<ConfigField> build_fields() {
   add_row(Row("data.split_seed", "Split seed", FieldKind::Seed)
               .help("Seed of the shuffle that assigns pairs to train/dev/test. The same seed and corpus give "
                     "the same split on every machine."));
+  add_row(Row("data.split", "Split", FieldKind::Choice)
+              .values({QStringLiteral("grouped"), QStringLiteral("pairs")})
+              .help("grouped: pairs that share a source sentence (Tatoeba's alternate translations) go to the same "
+                    "part, so no dev or test source occurs in training. pairs: each pair on its own, the split of "
+                    "runs made before 2026-11-26 (a dev or test source may then occur in training)."));
   add_row(Row("data.max_len", "Max sentence length", FieldKind::Integer)
               .range(1, 100000, 10)
               .help("Training pairs with more tokens than this on either side (end-of-sentence included) are "

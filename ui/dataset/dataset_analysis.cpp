@@ -61,17 +61,21 @@ void analyse(QPromise<DatasetAnalysis>& promise, const std::shared_ptr<const Cor
   const auto src_tok = build_tokenizer(src_side.config);
   const auto tgt_tok = build_tokenizer(tgt_side.config);
 
-  // Which pairs are in the training split: split_pairs shuffles positions from the seed alone,
-  // so splitting the pair numbers gives the same partition as splitting the pairs.
+  // Which pairs are in the training split: the split depends on the sources (pairs sharing one stay
+  // together) and the seed, not on the targets, so each pair's number can ride in place of its target.
   std::vector<char> in_train(n, 1);
   out.train = n;
   try {
     std::vector<SentencePair> numbered(n);
-    for (std::size_t i = 0; i < n; ++i) numbered[i].src = std::to_string(i);
-    const DataSplit split = split_pairs(numbered, SplitConfig{data.dev, data.test, data.split_seed});
+    for (std::size_t i = 0; i < n; ++i)
+      numbered[i] = {english_is_source ? pairs[i].english : pairs[i].other, std::to_string(i)};
+    const DataSplit split = split_pairs(numbered, SplitConfig{data.dev, data.test, data.split_seed, data.split});
     std::fill(in_train.begin(), in_train.end(), 0);
-    for (const auto& p : split.train) in_train[std::stoul(p.src)] = 1;
+    for (const auto& p : split.train) in_train[std::stoul(p.tgt)] = 1;
     out.train = split.train.size();
+    out.dev = split.dev.size();
+    out.test = split.test.size();
+    out.split = split.stats;
   } catch (const std::exception& e) {
     out.split_ok = false;  // the vocabulary is then counted over every pair
     out.error = QString::fromStdString(e.what());

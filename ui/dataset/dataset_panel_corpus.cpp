@@ -108,7 +108,9 @@ QWidget* DatasetPanel::buildCorpusBox(QWidget* parent) {
   split_ = new QLabel(corpus_box);
   split_->setObjectName(QStringLiteral("datasetSplit"));
   split_->setWordWrap(true);
-  split_->setToolTip(tr("Deterministic shuffle from data.split_seed; the vocabularies are built from the training pairs only"));
+  split_->setToolTip(tr("Deterministic shuffle from data.split_seed. With data.split grouped (the default), pairs that "
+                        "share a source sentence (alternate translations) stay in one part, so no dev or test source "
+                        "occurs in training. The vocabularies are built from the training pairs only."));
   held_out->addSpacing(6);
   held_out->addWidget(split_, 1);
   corpus_form->addRow(tr("Split:"), held_out);

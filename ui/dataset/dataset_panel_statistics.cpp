@@ -35,7 +35,7 @@ QString DatasetPanel::analysisKey() const {
   return QStringLiteral("%1|%2|%3|%4|%5|%6|%7|%8|%9")
       .arg(QString::number(reinterpret_cast<quintptr>(corpus.get())), ens ? QStringLiteral("en") : QStringLiteral("other"),
            QString::fromStdString(src.config.to_json().dump()), QString::fromStdString(tgt.config.to_json().dump()),
-           QStringLiteral("%1/%2/%3").arg(d.dev).arg(d.test).arg(d.split_seed),
+           QStringLiteral("%1/%2/%3/%4").arg(d.dev).arg(d.test).arg(d.split_seed).arg(split_method_name(d.split)),
            QStringLiteral("%1/%2").arg(d.min_freq).arg(d.max_vocab), QString::number(d.max_len),
            d.shared_vocab ? QStringLiteral("shared") : QStringLiteral("separate"),
            d.cjk_chars ? QStringLiteral("cjk") : QStringLiteral("nocjk"));
@@ -136,6 +136,9 @@ void DatasetPanel::showAnalysis(const DatasetAnalysis& a) {
   };
   const TokenizerConfig& src_configured = data.src_tokenizer;
   const TokenizerConfig& tgt_configured = data.shared_vocab ? data.src_tokenizer : data.tgt_tokenizer;
+  if (a.split_ok)  // the exact sizes (grouping can move a few pairs) and how the pairs were dealt
+    split_->setText(tr("train %1 · dev %2 · test %3 pairs\n%4")
+                        .arg(number(a.train), number(a.dev), number(a.test), QString::fromStdString(describe_split(a.split))));
   show_vocab(src_vocab_, src, src_configured, a.src);
   show_vocab(tgt_vocab_, tgt, tgt_configured, a.tgt);
 

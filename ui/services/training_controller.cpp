@@ -255,6 +255,7 @@ QString TrainingController::historyWaitSummary(const QString& line) {
 // The training thread: data preparation, history, trainer. Nothing here touches Qt objects;
 // everything goes through the queue.
 void TrainingController::work(TrainingRequest request) {
+  const double started = steady_seconds();  // a time budget counts from here: preparation is part of it
   auto queue = queue_;
   Observer observer(queue);
   const auto log = [&observer](const std::string& line) { observer.log(line); };
@@ -297,6 +298,7 @@ void TrainingController::work(TrainingRequest request) {
     };
 
     TrainerOptions options{out, request.corpus_path.toStdString(), resume, &stop_, &pause_};
+    options.budget_start = started;
     options.between_steps = [&](Trainer& trainer) {
       if (snapshot_requested_.exchange(false))
         snapshot(trainer, counter.step, tr("training model at step %1").arg(counter.step));

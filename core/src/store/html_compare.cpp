@@ -93,6 +93,7 @@ std::string html_test_section(const CompareInput& in, const Comparison& c, std::
   const std::size_t k = c.systems.size();
   o += "<p class=\"note\">" + std::to_string(c.sentences) + " held-out pairs, each model translating with its own decoding "
        "settings; scored with sacreBLEU's tokenisation <code>" + esc(in.tokenize) + "</code>. " +
+       (in.split.empty() ? std::string() : "Split: " + esc(in.split) + ". ") +
        (c.resamples > 0 ? "95% intervals and p-values against " + esc(names.front()) + " by paired bootstrap resampling (" +
                               std::to_string(c.resamples) + " resamples, Koehn 2004)."
                         : std::string("No resampling.")) +

@@ -11,6 +11,11 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
+
+#include <unicode/normalizer2.h>
+#include <unicode/uchar.h>
+#include <unicode/unistr.h>
 
 namespace ts {
 
@@ -62,6 +67,59 @@ std::size_t resolve_split_size(double value, std::size_t total) {
   return std::max<std::size_t>(rounded, 1);
 }
 
+const char* split_method_name(SplitMethod method) {
+  return method == SplitMethod::kShuffledPairs ? "pairs" : "grouped";
+}
+
+SplitMethod parse_split_method(const std::string& name) {
+  if (name == "grouped") return SplitMethod::kGroupedBySource;
+  if (name == "pairs") return SplitMethod::kShuffledPairs;
+  throw std::invalid_argument("unknown split \"" + name + "\" (use grouped or pairs)");
+}
+
+namespace {
+std::string thousands(std::size_t n) {
+  auto digits = std::to_string(n);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
+  return digits;
+}
+}  // namespace
+
+std::string describe_split(const SplitStats& stats) {
+  if (stats.method == SplitMethod::kShuffledPairs)
+    return "pairs shuffled one by one (the split of runs made before 2026-11-26): a dev or test source may also "
+           "occur in training";
+  return "grouped by source sentence: " + thousands(stats.shared_pairs) + " of " + thousands(stats.pairs) +
+         " pairs share their source with another pair (" + thousands(stats.sources) +
+         " distinct sources); no dev or test source occurs in training";
+}
+
+std::string source_key(const std::string& source) {
+  UErrorCode status = U_ZERO_ERROR;
+  const icu::Normalizer2* nfkc_cf = icu::Normalizer2::getNFKCCasefoldInstance(status);
+  const auto text = icu::UnicodeString::fromUTF8(source);
+  icu::UnicodeString folded = U_SUCCESS(status) ? nfkc_cf->normalize(text, status) : text;
+  if (U_FAILURE(status)) folded = text;
+  icu::UnicodeString kept;
+  bool space = false;
+  for (int32_t i = 0; i < folded.length();) {
+    const UChar32 c = folded.char32At(i);
+    i += U16_LENGTH(c);
+    if (u_isUWhiteSpace(c)) {
+      space = !kept.isEmpty();
+      continue;
+    }
+    const auto category = U_GET_GC_MASK(c);
+    if (category & (U_GC_P_MASK | U_GC_S_MASK)) continue;  // punctuation, symbols
+    if (space) kept.append(static_cast<UChar>(' '));
+    space = false;
+    kept.append(c);
+  }
+  std::string out;
+  kept.toUTF8String(out);
+  return out;
+}
+
 DataSplit split_pairs(const std::vector<SentencePair>& pairs, const SplitConfig& config) {
   const std::size_t total = pairs.size();
   const std::size_t test_size = resolve_split_size(config.test, total);
@@ -72,15 +130,39 @@ DataSplit split_pairs(const std::vector<SentencePair>& pairs, const SplitConfig&
                                 " of " + std::to_string(total) +
                                 " pairs; lower the dev/test sizes or use a larger corpus");
   }
-  const std::vector<std::size_t> order = shuffled_indices(total, config.seed);
+  // Groups in order of first occurrence; each pair its own group for the shuffled-pairs method.
+  std::vector<std::vector<std::size_t>> groups;
+  if (config.method == SplitMethod::kShuffledPairs) {
+    groups.resize(total);
+    for (std::size_t i = 0; i < total; ++i) groups[i] = {i};
+  } else {
+    std::unordered_map<std::string, std::size_t> group_of;
+    group_of.reserve(total);
+    for (std::size_t i = 0; i < total; ++i) {
+      const auto [it, added] = group_of.emplace(source_key(pairs[i].src), groups.size());
+      if (added) groups.emplace_back();
+      groups[it->second].push_back(i);
+    }
+  }
   DataSplit split;
+  split.stats.method = config.method;
+  split.stats.pairs = total;
+  split.stats.sources = groups.size();
+  for (const auto& g : groups)
+    if (g.size() > 1) split.stats.shared_pairs += g.size();
   split.test.reserve(test_size);
   split.dev.reserve(dev_size);
   split.train.reserve(total - test_size - dev_size);
-  for (std::size_t k = 0; k < total; ++k) {
-    auto& part = k < test_size ? split.test : k < test_size + dev_size ? split.dev : split.train;
-    part.push_back(pairs[order[k]]);
+  for (const std::size_t g : shuffled_indices(groups.size(), config.seed)) {
+    const auto& members = groups[g];
+    auto& part = split.test.size() + members.size() <= test_size  ? split.test
+                 : split.dev.size() + members.size() <= dev_size ? split.dev
+                                                                 : split.train;
+    for (const std::size_t i : members) part.push_back(pairs[i]);
   }
+  if (split.train.empty())
+    throw std::invalid_argument("split leaves no training pair: every source sentence went to dev or test; "
+                                "lower the dev/test sizes or use a larger corpus");
   return split;
 }
 

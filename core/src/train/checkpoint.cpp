@@ -111,7 +111,7 @@ CheckpointMeta meta_from_json(const nlohmann::json& j, const std::string& path) 
     if (!j.at("format").is_number_integer()) fail(path, "damaged checkpoint metadata: format is not an integer");
     meta.format = j.at("format").get<std::int64_t>();
     if (meta.format != 1) fail(path, "checkpoint format " + std::to_string(meta.format) + " is newer than this program");
-    meta.config = ExperimentConfig::from_json(j.at("config"));
+    meta.config = ExperimentConfig::from_saved_json(j.at("config"));
     meta.position = TrainingPosition::from_json(j.at("position"));
     meta.corpus_path = j.value("corpus", "");
     meta.pipeline = j.at("pipeline");

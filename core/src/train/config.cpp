@@ -34,6 +34,7 @@ template <class V> void visit(DataConfig& c, V& v) {
   v("test", c.test);
   v("max_len", c.max_len);
   v("split_seed", c.split_seed);
+  v("split", c.split);
 }
 
 template <class V> void visit(ModelConfig& c, V& v) {
@@ -102,6 +103,7 @@ template <class V> void visit(DecodeConfig& c, V& v) {
 struct Writer {
   json& out;
   void operator()(const char* key, TokenizerConfig& value) { out[key] = value.to_json(); }
+  void operator()(const char* key, SplitMethod& value) { out[key] = split_method_name(value); }
   template <class T> void operator()(const char* key, T& value) { out[key] = value; }
 };
 
@@ -165,6 +167,16 @@ struct Reader {
     if (!is_valid_utf8(in.at(key).get_ref<const std::string&>())) fail(key, "not valid UTF-8, got " + shown(in.at(key)));
     value = in.at(key).get<std::string>();
   }
+  void operator()(const char* key, SplitMethod& value) {
+    if (!take(key)) return;
+    std::string name;
+    (*this)(key, name);
+    try {
+      value = parse_split_method(name);
+    } catch (const std::invalid_argument& e) {
+      fail(key, e.what());
+    }
+  }
   void reject_unknown() const {
     for (const auto& item : in.items())
       if (!seen.count(item.key())) fail(item.key(), "unknown key");
@@ -212,6 +224,13 @@ ExperimentConfig ExperimentConfig::from_json(const json& j) {
     else if (key == "decode") section_from_json(item.value(), key, c.decode);
     else throw ConfigError(key + ": unknown section (expected data, model, train, decode)");
   }
+  return c;
+}
+
+ExperimentConfig ExperimentConfig::from_saved_json(const json& j) {
+  auto c = from_json(j);
+  const bool says_split = j.is_object() && j.contains("data") && j.at("data").is_object() && j.at("data").contains("split");
+  if (!says_split) c.data.split = SplitMethod::kShuffledPairs;  // saved before grouped splits existed
   return c;
 }
 

@@ -3,10 +3,14 @@
 #include "ts/train/data.h"
 
 #include <chrono>
+#include <filesystem>
 #include <future>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "ts/store/atomic_file.h"
+#include "ts/store/sha256.h"
 
 namespace ts {
 namespace {
@@ -35,7 +39,38 @@ std::vector<Example> encode_all(const TextPipeline& p, const std::vector<Sentenc
 }  // namespace
 
 DataSplit split_corpus(const Corpus& corpus, const Direction& direction, const DataConfig& config) {
-  return split_pairs(oriented_pairs(corpus, direction), SplitConfig{config.dev, config.test, config.split_seed});
+  return split_pairs(oriented_pairs(corpus, direction), SplitConfig{config.dev, config.test, config.split_seed, config.split});
+}
+
+void write_split_file(const std::string& path, const PreparedData& data, const DataConfig& config,
+                      const std::string& corpus_path) {
+  using nlohmann::json;
+  const auto dump = [](const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); };
+  // One pair per line: readable, and a diff of two split files shows the pairs that differ.
+  const auto pairs = [&](const std::vector<SentencePair>& part) {
+    std::string list = "[";
+    for (std::size_t i = 0; i < part.size(); ++i)
+      list += (i ? ",\n  " : "\n  ") + dump(json::array({part[i].src, part[i].tgt}));
+    return list + (part.empty() ? "]" : "\n ]");
+  };
+  std::error_code ec;
+  const bool on_disk = !corpus_path.empty() && std::filesystem::is_regular_file(corpus_path, ec);
+  const auto& stats = data.text.stats;
+  const std::vector<std::pair<std::string, json>> header = {
+      {"format", 1},
+      {"corpus", corpus_path},
+      {"corpus_sha256", on_disk ? sha256_file(corpus_path) : ""},
+      {"direction", data.pipeline.src_language.code + "-" + data.pipeline.tgt_language.code},
+      {"method", split_method_name(stats.method)},
+      {"seed", config.split_seed},
+      {"pairs", stats.pairs},
+      {"sources", stats.sources},
+      {"shared_pairs", stats.shared_pairs},
+      {"train", data.text.train.size()}};
+  std::string text = "{\n";
+  for (const auto& [key, value] : header) text += " " + dump(key) + ": " + dump(value) + ",\n";
+  text += " \"dev\": " + pairs(data.text.dev) + ",\n \"test\": " + pairs(data.text.test) + "\n}\n";
+  write_file_atomically(path, text);
 }
 
 PreparedData prepare_data(const Corpus& corpus, const Direction& direction, const DataConfig& config,
@@ -44,7 +79,8 @@ PreparedData prepare_data(const Corpus& corpus, const Direction& direction, cons
   const auto t0 = std::chrono::steady_clock::now();
   PreparedData out;
   out.text = split_corpus(corpus, direction, config);
-  say(fmt::format("split: {} train, {} dev, {} test pairs", out.text.train.size(), out.text.dev.size(), out.text.test.size()));
+  say(fmt::format("split: {} train, {} dev, {} test pairs; {}", out.text.train.size(), out.text.dev.size(),
+                  out.text.test.size(), describe_split(out.text.stats)));
   // Legal, but almost certainly not what was meant (a header line only, the wrong file).
   if (out.text.train.size() < 100)
     say(fmt::format("warning: only {} training pair{}: far too few to learn a translation (Tatoeba files hold "

@@ -91,7 +91,7 @@ std::string upgrade_legacy_checkpoint(const std::string& input, const std::strin
       for (const auto& [old_name, new_name] : m.rngs) add_rng(tensors, archive, old_name.c_str(), new_name.c_str());
       what = m.what;
     } else {
-      const auto config = ExperimentConfig::from_json(meta.at("config"));
+      const auto config = ExperimentConfig::from_saved_json(meta.at("config"));
       const auto pipeline = TextPipeline::from_json(meta.at("pipeline"));
       auto model = build_model(config.model, static_cast<std::int64_t>(pipeline.src_vocab->size()),
                                static_cast<std::int64_t>(pipeline.tgt_vocab->size()), Vocab::kPad, pipeline.shared_vocab);

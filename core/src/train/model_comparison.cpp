@@ -47,6 +47,7 @@ CompareInput compare_input_from_models(const std::vector<ModelToCompare>& models
       in.references = std::move(references);
       for (const auto& pair : split.train) in.training_targets.push_back(pair.tgt);
       in.tokenize = bleu_tokenize_for(loaded.pipeline.tgt_language.code);
+      in.split = describe_split(split.stats);
     } else if (sources != in.sources || references != in.references) {
       throw std::invalid_argument(fmt::format(
           "{} was tested on other sentences than {} ({} test pairs of {} against {} of {}): compare needs one test "

@@ -226,7 +226,7 @@ LoadedModel import_model(const std::string& dir, const at::Device& device) {
   if (read_folder_config(dir, config) == "lm") fail(dir, "is a language-model folder: use lm-generate");
   LoadedModel loaded;
   try {
-    loaded.meta.config = ExperimentConfig::from_json(config.at("experiment"));
+    loaded.meta.config = ExperimentConfig::from_saved_json(config.at("experiment"));
     loaded.meta.pipeline = config.at("pipeline");
     const auto& source = config.value("source", nlohmann::json::object());
     loaded.meta.corpus_path = source.value("corpus", "");

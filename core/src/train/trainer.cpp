@@ -34,6 +34,8 @@
 namespace ts {
 
 namespace fs = std::filesystem;
+
+double steady_seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 using Clock = std::chrono::steady_clock;
 
 std::string resolve_precision(const std::string& precision, const at::Device& device, std::string* why) {
@@ -196,9 +198,11 @@ struct Trainer::State {
   bool shared_stop = false, shared_time_up = false;
 
   TrainingObserver& obs() { return observer && root ? *observer : null_observer; }
-  double now() const {
-    return options.clock ? options.clock() : std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
-  }
+  double now() const { return options.clock ? options.clock() : steady_seconds(); }
+  // Where the budget went (logged at the end of a budgeted run): before the trainer started
+  // (reading, tokenizers, encoding, the model), in validations with their checkpoints.
+  double before_training_s = 0, validating_s = 0;
+  int validations_done = 0;
   double budget_used() const { return budget_used_before + (now() - session_start); }
   // Fraction of the budget's training time spent (the final validation's reserve left out), 0..1.
   double budget_spent() const {
@@ -206,6 +210,7 @@ struct Trainer::State {
     return std::clamp(budget_used() / std::max(budget_s - reserve_s, 1e-9), 0.0, 1.0);
   }
   void start_budget();
+  std::string budget_breakdown() const;
   double learning_rate_now();
   // Puts the averaged weights into the model for its lifetime (nothing without averaging, or
   // when they are in already); the weights as trained come back even when validation throws.
@@ -278,6 +283,17 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
   s_->model = build_model(c.model, static_cast<std::int64_t>(p.src_vocab->size()),
                           static_cast<std::int64_t>(p.tgt_vocab->size()), Vocab::kPad, p.shared_vocab);
   s_->model->to(s_->device);
+  if (s_->root && s_->options.resume_checkpoint.empty()) {
+    // The split as dealt (before validation leaves out pairs too long for a learned table), for
+    // anyone to check that no dev or test source occurs in training.
+    const auto split_path = s_->path("split.json");
+    try {
+      fs::create_directories(s_->options.out_dir);
+      write_split_file(split_path, s_->data, c.data, s_->options.corpus_path);
+    } catch (const std::exception& e) {
+      s_->obs().on_log(fmt::format("warning: the split was not written to {}: {}", split_path, e.what()));
+    }
+  }
   if (c.model.positions == "learned") {
     // A learned table has no row past model.max_positions: held-out pairs longer than that cannot
     // be scored (the sinusoidal table is computed for any length, so nothing is dropped there).
@@ -415,7 +431,10 @@ void Trainer::State::start_budget() {
   if (continuing) {
     budget_used_before = position.budget_used_seconds;
   } else {
-    budget_used_before = 0;
+    // The budget began with the command (or the Train button): what came before this trainer
+    // (reading the corpus, training the tokenizers, encoding, building the model) is spent already.
+    before_training_s = options.budget_start >= 0 ? std::max(0.0, session_start - options.budget_start) : 0.0;
+    budget_used_before = before_training_s;
     position.budget_seconds = budget_s;
     position.budget_used_seconds = 0;
     position.budget_warmup_end = -1;
@@ -429,7 +448,11 @@ void Trainer::State::start_budget() {
   next_validation = 1 + static_cast<int>(std::floor(budget_spent() * budget_validations));
   obs().on_log(fmt::format("time budget: {}{}; learning rate: {} schedule over it, {} validations{}",
                            minutes_text(budget_s / 60),
-                           continuing ? fmt::format(", {} of it left", minutes_text((budget_s - budget_used_before) / 60)) : "",
+                           continuing ? fmt::format(", {} of it left", minutes_text((budget_s - budget_used_before) / 60))
+                           : before_training_s > 0
+                               ? fmt::format(" from the start of the command, {:.1f} s of it spent reading and preparing the data "
+                                             "and building the model", before_training_s)
+                               : "",
                            tc.schedule, budget_validations, average ? ", weight averaging on" : ""));
 }
 
@@ -709,10 +732,26 @@ void Trainer::State::validate_and_save(bool final) {
   validated_now = true;
   // A budgeted run keeps back what the final validation will take: this one's time (twice the
   // decoding with averaging, which also scores the weights as trained), with a fifth to spare.
-  if (budget_s > 0 && !final) {
-    const double took = now() - t0;
-    reserve_s = std::min(0.25 * budget_s, 1.2 * (took + (average ? v.seconds : 0.0)));
-  }
+  const double took = now() - t0;
+  validating_s += took;
+  ++validations_done;
+  if (budget_s > 0 && !final) reserve_s = std::min(0.25 * budget_s, 1.2 * (took + (average ? v.seconds : 0.0)));
+}
+
+// One line on where a budgeted run's time went, against the budget.
+std::string Trainer::State::budget_breakdown() const {
+  const double used = budget_used();
+  const double training = std::max(0.0, used - budget_used_before - validating_s);
+  const auto share = [&](double s) { return fmt::format("{:.1f} s ({:.1f}%)", s, 100 * s / budget_s); };
+  return fmt::format("time budget of {} spent: {} before training (data, tokenizers, model){}, {} training, {} in {} "
+                     "validation{} with their checkpoints; {:.1f} s in all, {}",
+                     minutes_text(budget_s / 60), share(before_training_s),
+                     budget_used_before > before_training_s + 1e-9
+                         ? fmt::format(", {:.1f} s in earlier sessions", budget_used_before - before_training_s)
+                         : "",
+                     share(training), share(validating_s), validations_done, validations_done == 1 ? "" : "s", used,
+                     used <= budget_s ? fmt::format("{:.1f} s inside the budget", budget_s - used)
+                                      : fmt::format("{:.1f} s over it", used - budget_s));
 }
 
 // After the loop: a final validation when the run finished, else a last checkpoint.
@@ -816,6 +855,7 @@ TrainingSummary Trainer::run() {
     st.summary.message = error_message(e);
   }
   st.fill_summary();
+  if (st.root && st.budget_s > 0) st.obs().on_log(st.budget_breakdown());
   if (st.observer) st.observer->on_finished(st.summary);  // every rank, so each can report its end
   return st.summary;
 }

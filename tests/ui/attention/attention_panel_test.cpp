@@ -710,12 +710,14 @@ class AttentionPanelTest : public QObject {
     QVERIFY(ts::ui::test::wait_for_signal(loaded));
     QVERIFY(state.applySetting(QStringLiteral("data.dev=7")));
     QVERIFY(state.applySetting(QStringLiteral("data.test=3")));
+    // The fixture repeats each of its 10 pairs: split grouped by source, groups of 4 cannot make 7.
+    QVERIFY(state.applySetting(QStringLiteral("data.split=pairs")));
     Fixture f;
     f.panel.followDevSplit(&state);
     auto* dev = f.find<QComboBox>("attentionDevPair");
     // The same 7 held-out pairs the trainer will use, computed in the background.
     QVERIFY(ts::ui::test::wait_until([&] { return dev->count() == 8; }, 5000));
-    const auto split = ts::split_pairs(ts::oriented_pairs(*state.corpus(), state.direction()), ts::SplitConfig{7, 3, 1234});
+    const auto split = ts::split_pairs(ts::oriented_pairs(*state.corpus(), state.direction()), ts::SplitConfig{7, 3, 1234, ts::SplitMethod::kShuffledPairs});
     for (int i = 0; i < 7; ++i)
       QCOMPARE(dev->itemData(i + 1).toString(), QString::fromStdString(split.dev[static_cast<std::size_t>(i)].src));
     // Changing the split changes the list.

@@ -26,6 +26,8 @@ struct CompareInput {
   /// Optional, per system: each output's mean token log-probability under the model that wrote it
   /// (its confidence); an empty list for a system without them (text files).
   std::vector<std::vector<double>> confidences;
+  /// How the test pairs were held out (describe_split), when they come from a run's split.
+  std::string split;
 };
 
 struct CompareOptions {

@@ -13,6 +13,7 @@
 
 #include "ts/decode/decode_config.h"
 #include "ts/model/model_config.h"
+#include "ts/text/split.h"
 #include "ts/text/tokenizer.h"
 
 namespace ts {
@@ -28,6 +29,7 @@ struct DataConfig {
   double test = 0.1;
   int max_len = 100;           // training pairs longer than this (tokens, either side) are dropped
   std::uint64_t split_seed = 1234;
+  SplitMethod split = SplitMethod::kGroupedBySource;  // "grouped" (pairs sharing a source stay together) or "pairs"
 };
 
 struct TrainConfig {
@@ -80,6 +82,10 @@ struct ExperimentConfig {
   nlohmann::json to_json() const;
   /// Strict: unknown keys and wrong types throw ConfigError naming the key ("train.lr: expected a number").
   static ExperimentConfig from_json(const nlohmann::json& j);
+  /// A configuration a run saved (checkpoint, model folder): as from_json, except that a data
+  /// section without "split" was written before grouped splits existed and so means "pairs", the
+  /// split that run was trained and tested with.
+  static ExperimentConfig from_saved_json(const nlohmann::json& j);
   /// Applies "section.key=value" (value parsed as JSON, falling back to a string).
   void set(const std::string& assignment);
   /// Checks combinations (heads divide d_model, shared embeddings need a shared vocab, ...).

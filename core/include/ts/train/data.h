@@ -32,6 +32,13 @@ struct PreparedData {
 /// this so they always mean the trainer's.
 DataSplit split_corpus(const Corpus& corpus, const Direction& direction, const DataConfig& config);
 
+/// Writes the split a run trains on to `path` (JSON, written atomically), for anyone to check:
+/// {"format": 1, "corpus", "corpus_sha256" (empty for the built-in demo corpus), "direction",
+/// "method" ("grouped" or "pairs"), "seed", "pairs", "sources", "shared_pairs", "train" (a count),
+/// "dev" and "test" ([source, target] pairs in the order used)}.
+void write_split_file(const std::string& path, const PreparedData& data, const DataConfig& config,
+                      const std::string& corpus_path);
+
 /// Applies `config.data` to a corpus. When `existing` is given (resume), its tokenizers and
 /// vocabularies are reused instead of being trained again. `log` receives progress lines.
 PreparedData prepare_data(const Corpus& corpus, const Direction& direction, const DataConfig& config,

@@ -41,7 +41,15 @@ struct TrainerOptions {
   /// Seconds on a monotonic clock for the time limits, the time budget and the throughput; empty
   /// = the steady clock. Tests pass a simulated clock (advanced in between_steps).
   std::function<double()> clock;
+  /// When the time budget (train.budget_minutes) began, in seconds on that clock (steady_seconds()
+  /// for the steady clock): the moment the command started or Train was pressed, so that reading
+  /// the corpus, training the tokenizers, encoding and building the model count against the budget
+  /// as well. Negative: the budget starts with the trainer. A resumed budget ignores it.
+  double budget_start = -1;
 };
+
+/// Seconds on the steady clock the trainer uses when TrainerOptions::clock is empty.
+double steady_seconds();
 
 class Trainer {
  public:
