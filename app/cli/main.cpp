@@ -482,15 +482,15 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
   auto loaded = load_checkpoint(checkpoint_path(a.checkpoint), device);
   const auto& p = loaded.pipeline;
   std::vector<SentencePair> pairs;
-  std::string what;
+  std::string what, split_line;
   if (!e.corpus.empty()) {
     pairs = oriented_pairs(read_corpus(e.corpus), p.direction);
     what = fmt::format("all {} pairs of {}", pairs.size(), e.corpus);
   } else {
     const auto split = checkpoint_split(loaded);
     pairs = split.test;
-    what = fmt::format("the {} test pairs of {} (split {})", pairs.size(), loaded.meta.corpus_path,
-                       describe_split(split.stats));
+    what = fmt::format("the {} test pairs of {}", pairs.size(), loaded.meta.corpus_path);
+    split_line = "split: " + describe_split(split.stats) + "\n";
   }
   if (pairs.empty()) throw std::invalid_argument("nothing to evaluate: the test split is empty");
   std::vector<Example> examples;
@@ -522,7 +522,8 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
   const std::string decoding = config.mode == "beam" ? fmt::format("beam search of {}, length penalty {}", config.beam,
                                                                     config.length_penalty)
                               : config.mode == "sample" ? std::string("sampling") : std::string("greedy decoding");
-  fmt::print("evaluated {} ({}, {})\nloss {:.4f} | ppl {:.2f}\n{}\n{}\n", what, p.direction.str(), decoding, loss, std::exp(loss),
+  fmt::print("evaluated {} ({}, {})\n{}loss {:.4f} | ppl {:.2f}\n{}\n{}\n", what, p.direction.str(), decoding, split_line, loss,
+             std::exp(loss),
              corpus_bleu(hyps, {refs}, tok).to_string(), corpus_chrf(hyps, {refs}).to_string());
   return 0;
 }

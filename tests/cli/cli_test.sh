@@ -29,6 +29,13 @@ check "validation printed with BLEU and chrF" contains "$work/train.log" "BLEU"
 check "final summary with tok/s" contains "$work/train.log" "tok/s on average"
 check "best checkpoint written" test -s "$work/run/best.ckpt"
 check "config saved" test -s "$work/run/config.json"
+check "the run directory holds its split" grep -q '"method": "grouped"' "$work/run/split.json"
+check "the split file names the corpus's SHA-256" grep -q "\"corpus_sha256\": \"$(sha256sum "$work/deu.txt" | cut -d' ' -f1)\"" "$work/run/split.json"
+check "the log says how the split was made" contains "$work/train.log" "grouped by source sentence"
+"$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --max-steps 5 --threads 1 --no-history \
+  --set data.dev=2 --set data.test=2 --out "$work/with-test" > /dev/null 2>&1
+"$cli" eval --checkpoint "$work/with-test/last.ckpt" --threads 1 > "$work/eval-test.txt" 2>&1
+check "eval on the test split says which split it is" contains "$work/eval-test.txt" "split: grouped by source sentence"
 
 # Resume continues the step count.
 "$cli" train --resume "$work/run" --max-steps 80 --threads 1 > "$work/resume.log" 2>&1
