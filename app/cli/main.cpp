@@ -28,6 +28,7 @@
 #include "ts/store/run_store.h"
 #include "ts/store/sha256.h"
 #include "ts/train/auto_recipe.h"
+#include "ts/train/calibration.h"
 #include "ts/train/distributed.h"
 #include "ts/train/environment.h"
 #include "ts/train/model_export.h"
@@ -395,8 +396,10 @@ int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
   } else if (a.preset.empty() || a.preset == "auto") {
     // The default: fitted to this corpus, direction, budget and machine, saying why.
     const double budget = a.budget.empty() || a.budget == "0" || a.budget == "none" ? 0 : parse_budget_minutes(a.budget);
-    auto choice = auto_recipe(corpus, direction, budget, MachineProfile::detect(a.device.empty() ? "auto" : a.device,
-                                                                                   std::max(a.threads, 0)));
+    // Fitted to this machine's measured speed: a few seconds of the budget, which starts with the command.
+    const auto machine = measure_machine(a.device.empty() ? "auto" : a.device, std::max(a.threads, 0),
+                                         a.precision.empty() ? "auto" : a.precision);
+    auto choice = auto_recipe(corpus, direction, budget, machine);
     config = std::move(choice.config);
     reasons = std::move(choice.reasons);
   } else {

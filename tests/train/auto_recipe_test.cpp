@@ -134,6 +134,32 @@ TEST(AutoRecipe, TheModelGrowsWithTheComputeTheBudgetBuys) {
   EXPECT_LE(d_model(20, two_cores()), d_model(120, two_cores()));
 }
 
+// The recipe follows the throughput measured on the machine, not constants: the same CPU flags with
+// a measured speed 6x the estimate (a faster machine, or a GPU the constants know nothing of) get a
+// larger model for the same budget, and the reasons say what was measured and what was predicted.
+TEST(AutoRecipe, AMachineMeasuredSixTimesFasterGetsALargerModel) {
+  const auto corpus = german(170000);
+  const auto direction = parse_direction("de-en", corpus);
+  auto slow = two_cores(true);
+  slow.measured_tokens_per_second = slow.estimated_tokens_per_second();
+  slow.measured_seconds = 2.5;
+  auto fast = slow;
+  fast.measured_tokens_per_second = 6 * slow.estimated_tokens_per_second();
+  const auto r_slow = auto_recipe(corpus, direction, 5, slow), r_fast = auto_recipe(corpus, direction, 5, fast);
+  const auto weights = [](const ModelConfig& m) { return m.encoder_layers * m.d_model * m.d_ff; };
+  EXPECT_GT(weights(r_fast.config.model), weights(r_slow.config.model));
+  EXPECT_EQ(r_slow.config.model.d_model, 192);
+  EXPECT_TRUE(says(r_fast, "measured here: the reference model trained"));
+  EXPECT_TRUE(says(r_fast, "in a 2.5 s test, where constants from another machine predicted"));
+  // Measured as slow as the constants say: the same choice as without a measurement.
+  EXPECT_EQ(r_slow.config.model.d_model, auto_recipe(corpus, direction, 5, two_cores(true)).config.model.d_model);
+  EXPECT_TRUE(says(auto_recipe(corpus, direction, 5, two_cores(true)), "not measured on this machine"));
+  // A measured speed far below the estimate (a busy or throttled machine) gives the smallest model.
+  auto crawling = slow;
+  crawling.measured_tokens_per_second = slow.estimated_tokens_per_second() / 6;
+  EXPECT_EQ(auto_recipe(corpus, direction, 20, crawling).config.model.d_model, 192);
+}
+
 TEST(AutoRecipe, DropoutFollowsThePassesOverTheData) {
   // A few thousand pairs are seen many times in 20 minutes, 170,000 about once or twice.
   const auto few = german(3000), many = german(170000);

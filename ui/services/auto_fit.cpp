@@ -10,6 +10,7 @@
 
 #include "ts/model/errors.h"
 #include "ts/train/auto_recipe.h"
+#include "ts/train/calibration.h"
 
 namespace ts::ui {
 
@@ -59,15 +60,23 @@ std::string auto_fit_key(const Corpus& corpus, const Direction& direction, const
   return std::to_string(reinterpret_cast<std::uintptr_t>(&corpus)) + '|' + corpus.path + '|' +
          std::to_string(corpus.pairs.size()) + '|' + direction.str() +
          (direction.english_is_source ? "|en|" : "|xx|") + Json(config.train.budget_minutes).dump() + '|' +
-         config.train.device + '|' + std::to_string(config.train.threads);
+         config.train.device + '|' + std::to_string(config.train.threads) + '|' + config.train.precision;
 }
 
-AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config) {
+AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config, bool measure) {
   AutoFit out;
   out.key = auto_fit_key(corpus, direction, config);
   const double budget = config.train.budget_minutes;
   try {
-    const MachineProfile machine = MachineProfile::detect(config.train.device, config.train.threads);
+    const auto& t = config.train;
+    MachineProfile machine = measure ? measure_machine(t.device, t.threads, t.precision)
+                                     : MachineProfile::detect(t.device, t.threads);
+    if (!measure) {
+      const auto cached = cached_reference_throughput(t.device, t.threads, t.precision, auto_batch_tokens(machine));
+      machine.measured_tokens_per_second = cached.tokens_per_second;
+      machine.measured_seconds = cached.seconds;
+    }
+    out.measured = machine.measured_tokens_per_second > 0;
     out.machine = machine.describe();
     RecipeChoice choice = auto_recipe(corpus, direction, budget > 0 ? budget : kFitMinutesWithoutBudget, machine);
     out.config = std::move(choice.config);

@@ -24,19 +24,22 @@ struct AutoFit {
   ExperimentConfig config;           // preset "auto", fitted; device, threads and budget as in the inputs
   std::vector<std::string> reasons;  // one sentence per choice, in the recipe's order
   std::string machine;               // MachineProfile::describe() of the machine it was fitted for
+  bool measured = false;             // fitted to this machine's measured throughput (else constants)
   std::string error;                 // why the recipe failed (config is then the plain preset)
   bool ok() const { return error.empty(); }
 };
 
 /// What a fit depends on: the corpus (this very one), the direction, and train.budget_minutes,
-/// train.device and train.threads of `config`. Equal keys give equal fits.
+/// train.device, train.threads and train.precision of `config`. Equal keys give equal fits.
 std::string auto_fit_key(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config);
 
 /// Fits the `auto` preset to `corpus` in `direction` for the budget, device and threads of `config`
-/// (ts::auto_recipe with ts::MachineProfile::detect). A budget of 0 is sized as for
+/// (ts::auto_recipe with ts::MachineProfile::detect, and the throughput this process measured for
+/// those settings if it has: ts::cached_reference_throughput; with `measure`, measuring it first if
+/// not, which takes a few seconds: the training thread does). A budget of 0 is sized as for
 /// kFitMinutesWithoutBudget minutes and stays 0 in the result. It walks the corpus once (about 50 ms
 /// for 170k pairs): call it off the GUI thread. Never throws; a failure is in AutoFit::error.
-AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config);
+AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config, bool measure = false);
 
 /// True when `config` is the plain `auto` preset as StudioState::applyPreset gives it (just chosen
 /// or reset, not fitted yet).

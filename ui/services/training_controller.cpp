@@ -84,10 +84,12 @@ namespace {
 void fit_auto_preset(TrainingRequest& request, const std::function<void(const std::string&)>& log) {
   const AutoFit* previous = request.auto_fit && request.auto_fit->ok() ? request.auto_fit.get() : nullptr;
   AutoFit fit;
-  if (previous && previous->key == auto_fit_key(*request.corpus, request.direction, request.config))
+  // The run is fitted to this machine's measured speed (a few seconds, inside the budget, once per
+  // session and settings); the panel's fit used it only if an earlier run had measured it.
+  if (previous && previous->measured && previous->key == auto_fit_key(*request.corpus, request.direction, request.config))
     fit = *previous;
   else
-    fit = fit_auto(*request.corpus, request.direction, request.config);
+    fit = fit_auto(*request.corpus, request.direction, request.config, /*measure=*/true);
   if (!fit.ok()) throw std::runtime_error("the auto preset could not be fitted to this corpus: " + fit.error);
   request.config = refit_auto(request.config, fit.config, previous ? &previous->config : nullptr);
   const double budget = request.config.train.budget_minutes;

@@ -41,6 +41,7 @@ constexpr ModelSize kSizes[] = {
     {"x-large", 6, 512, 8, 2048, 7e-4},
 };
 constexpr int kReference = 1;  // "base", the size the throughput above was measured for
+constexpr double kReferenceVocab = 8000;  // the vocabulary a measurement (ts/train/calibration.h) uses
 
 // The cost of a token: the weights it passes through, plus a fixed part (batching, attention
 // scores, softmax, the optimizer's pass over the embeddings) worth about 2.9 million weights. Fitted
@@ -112,6 +113,12 @@ MachineProfile MachineProfile::detect(const std::string& device, int threads) {
 }
 
 double MachineProfile::reference_tokens_per_second() const {
+  return measured_tokens_per_second > 0 ? measured_tokens_per_second : estimated_tokens_per_second();
+}
+
+int auto_batch_tokens(const MachineProfile& machine) { return machine.cuda ? 8000 : 1000; }
+
+double MachineProfile::estimated_tokens_per_second() const {
   if (cuda) return kGpuTokensPerSecond;
   // Threads scale less than linearly (memory bandwidth, the serial parts of a step).
   double tps = kReferenceTokensPerCore * std::pow(std::max(cores, 1), 0.85);
@@ -212,8 +219,11 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
 
   // Model size for the compute the budget buys on this machine.
   const double train_seconds = minutes * 60 * 0.95;  // validations take a few percent
+  const bool measured = machine.measured_tokens_per_second > 0;
   const double reference_tps = machine.reference_tokens_per_second();
-  const double reference_cost = weights_per_token(kSizes[kReference], output_vocab);
+  // A measurement is of the reference model with its own vocabulary; the estimate is taken to hold
+  // at this corpus's.
+  const double reference_cost = weights_per_token(kSizes[kReference], measured ? kReferenceVocab : output_vocab);
   // The largest size that still sees at least 0.2 target tokens per weight a token passes
   // through in the budget. On 2 cores (2,300 tokens/s for "base") that gives "small" for 5
   // minutes and "base" for 20; "large" needs about 2 hours there, or a GPU.
@@ -248,10 +258,19 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   c.model.d_ff = m.d_ff;
   c.train.lr = m.lr;
   const double tokens = chosen_tps * train_seconds;
+  const std::string speed_source =
+      measured ? fmt::format("measured here: the reference model trained {} target tokens/s in a {:.1f} s test, where "
+                             "constants from another machine predicted {}",
+                             thousands(machine.measured_tokens_per_second), machine.measured_seconds,
+                             thousands(machine.estimated_tokens_per_second()))
+               : fmt::format("estimated from constants measured on one AMD EPYC type ({} for the reference model), "
+                             "not measured on this machine",
+                             thousands(machine.estimated_tokens_per_second()));
   r.reasons.push_back(fmt::format(
-      "Model: {} ({}+{} layers, d {}, ff {}, {} heads, pre-LN): at about {} target tokens/s here it sees about {} "
+      "Model: {} ({}+{} layers, d {}, ff {}, {} heads, pre-LN): at about {} target tokens/s ({}) it sees about {} "
       "million tokens in the budget, enough for this size and not for the next.",
-      m.name, m.layers, m.layers, m.d_model, m.d_ff, m.heads, thousands(chosen_tps), fmt::format("{:.1f}", tokens / 1e6)));
+      m.name, m.layers, m.layers, m.d_model, m.d_ff, m.heads, thousands(chosen_tps), speed_source,
+      fmt::format("{:.1f}", tokens / 1e6)));
 
   // Dropout for the passes over the data the budget allows.
   const double epoch_tokens = std::max(1.0, tgt_tokens_per_sentence * static_cast<double>(shape.pairs) * 0.9);
@@ -268,7 +287,7 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   // Schedule and batches. Small batches on a CPU: a budget buys few updates, and more of them
   // learn more (German-English, 5 min on 2 cores: 16.2 BLEU with 1,000-token batches against 6.2
   // with 2,500, at the same tokens per second).
-  c.train.batch_tokens = machine.cuda ? 8000 : 1000;
+  c.train.batch_tokens = auto_batch_tokens(machine);
   const double steps = tokens / c.train.batch_tokens;
   c.train.warmup = static_cast<int>(std::clamp(std::round(steps * 0.08 / 10) * 10, 50.0, 300.0));
   r.reasons.push_back(fmt::format(

@@ -744,12 +744,13 @@ std::string Trainer::State::budget_breakdown() const {
   const double training = std::max(0.0, used - budget_used_before - validating_s);
   const auto share = [&](double s) { return fmt::format("{:.1f} s ({:.1f}%)", s, 100 * s / budget_s); };
   return fmt::format("time budget of {} spent: {} before training (data, tokenizers, model){}, {} training, {} in {} "
-                     "validation{} with their checkpoints; {:.1f} s in all, {}",
+                     "validation{} with {} checkpoints; {:.1f} s in all, {}",
                      minutes_text(budget_s / 60), share(before_training_s),
                      budget_used_before > before_training_s + 1e-9
                          ? fmt::format(", {:.1f} s in earlier sessions", budget_used_before - before_training_s)
                          : "",
-                     share(training), share(validating_s), validations_done, validations_done == 1 ? "" : "s", used,
+                     share(training), share(validating_s), validations_done, validations_done == 1 ? "" : "s",
+                     validations_done == 1 ? "its" : "their", used,
                      used <= budget_s ? fmt::format("{:.1f} s inside the budget", budget_s - used)
                                       : fmt::format("{:.1f} s over it", used - budget_s));
 }

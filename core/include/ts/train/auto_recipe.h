@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The `auto` recipe: a configuration fitted to a corpus, a direction, a time budget and a machine,
 // with a sentence saying why for every choice (shown in the CLI log and the Configuration panel).
-// No measurement happens here: the machine enters through MachineProfile (cores, CPU flags, GPU),
-// and the model size follows a formula fitted to measured step speeds (docs/benchmarks.md,
-// "Time to quality"). Pure and quick, so the app can call it whenever the corpus or budget changes.
+// No measurement happens here: the machine enters through MachineProfile (cores, CPU flags, GPU and,
+// from ts/train/calibration.h, the measured throughput of the reference model on this machine), and
+// the model size follows from that throughput and each size's cost per token. Without a measurement
+// the throughput is estimated from constants measured on one machine type, and the reasons say so.
+// Pure and quick, so the app can call it whenever the corpus or budget changes.
 #pragma once
 
 #include <string>
@@ -21,11 +23,18 @@ struct MachineProfile {
   bool native_bf16 = false;   // the CPU computes bf16 products natively (AMX or AVX-512 BF16)
   bool avx512 = false;        // AVX-512F (twice AVX2's fp32 width)
   std::string cpu_model;      // for the log
+  /// Measured training throughput of the reference model (ts/train/calibration.h) in target tokens
+  /// per second on this device, threads and precision, with auto_batch_tokens() batches; 0: not measured.
+  double measured_tokens_per_second = 0;
+  double measured_seconds = 0;  // what measuring took
   /// This machine (LibTorch's device and threads as train.device/threads would pick them, /proc/cpuinfo).
   static MachineProfile detect(const std::string& device = "auto", int threads = 0);
-  /// Estimated training throughput of the reference model (3+3 layers, d 256) in target tokens
-  /// per second, from the measured figures of docs/benchmarks.md scaled by cores and vector width.
+  /// Training throughput of the reference model (3+3 layers, d 256, an 8,000-token vocabulary) in
+  /// target tokens per second: the measurement when there is one, else estimated_tokens_per_second().
   double reference_tokens_per_second() const;
+  /// The estimate from constants (docs/benchmarks.md: one AMD EPYC type's figures, scaled by cores,
+  /// vector width and bf16; a guess for a GPU). VMs of one type already differ from it by a third.
+  double estimated_tokens_per_second() const;
   /// "AMD EPYC, 2 cores, AVX-512 BF16" (or "CUDA GPU").
   std::string describe() const;
 };
@@ -43,6 +52,10 @@ struct RecipeChoice {
   ExperimentConfig config;            // preset "auto", ready to train (overrides may follow)
   std::vector<std::string> reasons;   // one sentence per choice, in the order the log prints them
 };
+
+/// The batch size the recipe trains with on this machine, in target tokens (1,000 on a CPU: more
+/// updates in a short budget; 8,000 on a GPU).
+int auto_batch_tokens(const MachineProfile& machine);
 
 /// Fits the `auto` preset to `corpus` in `direction` for a budget of `budget_minutes` (> 0) on
 /// `machine`. The result sets train.budget_minutes to the budget.

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Measuring the machine: how fast this device, with these threads and this precision, trains the
+// `auto` recipe's reference model. The recipe sizes the model from the measurement instead of
+// throughput constants fitted on one machine (VMs of one CPU type differ by a third; a GPU by 50x).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "ts/train/auto_recipe.h"
+
+namespace ts {
+
+/// One measurement of training throughput.
+struct ThroughputMeasurement {
+  double tokens_per_second = 0;  // target tokens per second of training steps
+  int steps = 0;                 // timed steps (after one warm-up step)
+  double timed_seconds = 0;      // the timed steps
+  double seconds = 0;            // what the measurement took in all, model building included
+  std::string device, precision; // as resolved ("cpu", "cuda:0"; "fp32", "bf16", "fp16")
+  int threads = 0;
+  int batch_tokens = 0;
+};
+
+/// Times full training steps (forward under the precision's autocast, backward, clipping, Adam) of
+/// the reference model (3+3 layers, d 256, ff 1024, 4 heads, a shared 8,000-token vocabulary; "base"
+/// in ts/train/auto_recipe.h) on random 10-token sentences in batches of `batch_tokens` target
+/// tokens: one warm-up step, then steps until `seconds` have passed and at least 3 ran. `device`,
+/// `threads` and `precision` as train.device/threads/precision take them ("auto" included).
+/// Leaves LibTorch's thread count as configure_threads(threads) sets it, like the trainer.
+ThroughputMeasurement measure_reference_throughput(const std::string& device, int threads, const std::string& precision,
+                                                   int batch_tokens, double seconds = 2.0);
+
+/// measure_reference_throughput once per process for each device, threads, precision and batch:
+/// later calls return the first measurement (the app refits its recipe often). `measure` replaces
+/// the measurement in tests.
+using ThroughputProbe = std::function<ThroughputMeasurement(const std::string& device, int threads,
+                                                            const std::string& precision, int batch_tokens)>;
+ThroughputMeasurement reference_throughput(const std::string& device, int threads, const std::string& precision,
+                                           int batch_tokens, const ThroughputProbe& measure = {});
+/// The measurement reference_throughput() has made for these settings, or an empty one (0 tokens/s).
+ThroughputMeasurement cached_reference_throughput(const std::string& device, int threads, const std::string& precision,
+                                                  int batch_tokens);
+
+/// MachineProfile::detect with the reference model's throughput measured (once per process and
+/// settings, reference_throughput) at the batch size the recipe will use: what `auto` is fitted to
+/// when a run starts. `precision` as train.precision takes it.
+MachineProfile measure_machine(const std::string& device, int threads, const std::string& precision,
+                               const ThroughputProbe& measure = {});
+
+}  // namespace ts

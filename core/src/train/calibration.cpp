@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Measuring training throughput (see ts/train/calibration.h).
+#include "ts/train/calibration.h"
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include <torch/nn/utils/clip_grad.h>
+#include <torch/optim/adamw.h>
+
+#include "ts/model/batch.h"
+#include "ts/model/precision.h"
+#include "ts/model/transformer.h"
+#include "ts/text/pipeline.h"
+#include "ts/text/vocab.h"
+#include "ts/train/optimizer.h"
+#include "ts/train/config.h"
+#include "ts/train/trainer.h"
+
+namespace ts {
+
+namespace {
+
+constexpr int kReferenceVocab = 8000;
+constexpr int kSentenceTokens = 10;  // deu.txt's sentences average 8 to 9 subwords a side
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+ThroughputMeasurement measure_reference_throughput(const std::string& device_name, int threads,
+                                                   const std::string& precision_name, int batch_tokens,
+                                                   double seconds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ThroughputMeasurement m;
+  const auto device = resolve_device(device_name);
+  m.threads = configure_threads(threads);
+  m.precision = resolve_precision(precision_name, device);
+  check_precision(m.precision, device);
+  m.device = device.str();
+  m.batch_tokens = batch_tokens;
+  // The auto recipe's model for a subword vocabulary, at the reference size.
+  auto config = preset("auto");
+  config.model.encoder_layers = config.model.decoder_layers = 3;
+  config.model.d_model = 256;
+  config.model.heads = 4;
+  config.model.d_ff = 1024;
+  config.model.dropout = 0.1;
+  config.model.share_embeddings = config.model.tie_output = true;
+  at::manual_seed(0);
+  auto model = build_model(config.model, kReferenceVocab, kReferenceVocab, Vocab::kPad, /*shared_vocab=*/true);
+  model->to(device);
+  model->train();
+  torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(1e-4).betas({0.9, 0.98}).eps(1e-9));
+  // Random sentences of the usual length: the ids do not matter to the speed.
+  const int sentences = std::max(1, batch_tokens / kSentenceTokens);
+  std::vector<Example> examples(static_cast<std::size_t>(sentences));
+  std::vector<std::size_t> indices(examples.size());
+  const auto ids = at::randint(Vocab::kEos + 1, kReferenceVocab, {sentences, 2, kSentenceTokens - 1}, at::kLong);
+  const auto* id = ids.data_ptr<std::int64_t>();
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    indices[i] = i;
+    examples[i].src.assign(id, id + kSentenceTokens - 1);
+    examples[i].tgt.assign(id + kSentenceTokens - 1, id + 2 * (kSentenceTokens - 1));
+    id += 2 * (kSentenceTokens - 1);
+  }
+  const auto batch = make_batch(examples, indices, device);
+  const auto step = [&] {
+    optimizer.zero_grad();
+    at::Tensor loss;
+    {
+      AutocastScope autocast(m.precision, device);
+      auto logits = model->forward(batch.src, batch.tgt_in);
+      loss = at::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}).to(at::kFloat), batch.tgt_out.reshape({-1}),
+                                    {}, at::Reduction::Sum, Vocab::kPad, 0.1) /
+             static_cast<double>(batch.tgt_tokens);
+    }
+    loss.backward();
+    torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
+    if (!fused_adam_step(optimizer)) optimizer.step();
+    return loss.item<double>();  // waits for a GPU to finish the step
+  };
+  step();  // warm-up: allocations, kernel selection
+  const auto timed = std::chrono::steady_clock::now();
+  while (m.steps < 3 || seconds_since(timed) < seconds) {
+    step();
+    ++m.steps;
+  }
+  m.timed_seconds = seconds_since(timed);
+  m.tokens_per_second = static_cast<double>(batch.tgt_tokens) * m.steps / m.timed_seconds;
+  m.seconds = seconds_since(t0);
+  return m;
+}
+
+namespace {
+using Key = std::tuple<std::string, int, std::string, int>;
+std::mutex cache_mutex;
+std::map<Key, ThroughputMeasurement>& cache() {
+  static std::map<Key, ThroughputMeasurement> measured;
+  return measured;
+}
+}  // namespace
+
+ThroughputMeasurement reference_throughput(const std::string& device, int threads, const std::string& precision,
+                                           int batch_tokens, const ThroughputProbe& measure) {
+  const Key key{device, threads, precision, batch_tokens};
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    if (const auto it = cache().find(key); it != cache().end()) return it->second;
+  }
+  auto m = measure ? measure(device, threads, precision, batch_tokens)
+                   : measure_reference_throughput(device, threads, precision, batch_tokens);
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  cache()[key] = m;
+  return m;
+}
+
+ThroughputMeasurement cached_reference_throughput(const std::string& device, int threads, const std::string& precision,
+                                                  int batch_tokens) {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  const auto it = cache().find(Key{device, threads, precision, batch_tokens});
+  return it == cache().end() ? ThroughputMeasurement{} : it->second;
+}
+
+MachineProfile measure_machine(const std::string& device, int threads, const std::string& precision,
+                               const ThroughputProbe& measure) {
+  auto machine = MachineProfile::detect(device, threads);
+  const auto m = reference_throughput(device, threads, precision, auto_batch_tokens(machine), measure);
+  machine.measured_tokens_per_second = m.tokens_per_second;
+  machine.measured_seconds = m.seconds;
+  return machine;
+}
+
+}  // namespace ts
