@@ -7,13 +7,14 @@
 #
 #   bench/time_to_quality.sh [BUDGETS] [RUNS]
 #     BUDGETS  minutes, e.g. "5 20" (default "5 20")
-#     RUNS     corpus:direction pairs (default "deu:de-en deu:en-de cmn:en-zh cmn:zh-en")
+#     RUNS     corpus:direction pairs (default "deu:de-en deu:en-de cmn:en-zh cmn:zh-en"; fra:fr-en, ara:ar-en too)
 #   THREADS=2  threads for ours and the peer; PEER=MIN also trains the peer for MIN minutes on
 #   deu de-en and cmn en-zh (PEER_RUNS="deu:de-en" for one); TAG=name keeps the results apart;
 #   EXTRA="--set k=v ..." or "--preset annotated" goes to train; SYSTEM=name labels our runs in the summary
 #   (default "auto"; e.g. SYSTEM=annotated EXTRA="--preset annotated").
 # Results: bench/results/time-to-quality[-TAG]/<system>-<corpus>-<direction>-<B>min/ (logs, hypotheses,
-# references, vmstat), summary.tsv, summary.md with the targets and the CPU steal during each run, summary.svg
+# references, vmstat), summary.tsv, summary.md with the targets (issue 33's, for runs on the grouped split), the
+# whole train command's wall time, the commit, the split (method, corpus SHA-256) and the CPU steal, summary.svg
 # (BLEU per run) and budget.svg (BLEU against budget, one line per system and direction).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +27,8 @@ root=bench/results/time-to-quality${TAG:+-$TAG}
 mkdir -p "$root"
 system=${SYSTEM:-auto}
 summary=$root/summary.tsv
-[ -f "$summary" ] || printf 'system\tcorpus\tdirection\tminutes\tbleu\tchrf\tdate\tcpu\tsteal\n' > "$summary"
+[ -f "$summary" ] || printf 'system\tcorpus\tdirection\tminutes\tbleu\tchrf\tdate\tcpu\tsteal\twall_s\tcommit\tsplit\n' > "$summary"
+commit=$(git rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
 cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $threads threads, $(grep -o -w 'amx_bf16\|avx512_bf16\|avx512f\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ' | sed 's/ $//')"
 
 score() {  # hyp ref direction -> "BLEU x chrF y" as bleu.py prints it
@@ -40,13 +42,13 @@ steal() {  # vmstat log -> mean and maximum CPU steal (%, column st) over its sa
        END { if (k) printf "%.1f (max %d)", s / k, m; else printf "n/a" }' "$1"
 }
 
-record() {  # system corpus direction minutes scores vmstat-log
+record() {  # system corpus direction minutes scores vmstat-log [wall-seconds split]
   local bleu chrf
   bleu=$(sed -n 's/.*BLEU[ =:]*\([0-9.]*\).*/\1/p' <<< "$5" | head -1)
   chrf=$(sed -n 's/.*chrF[^0-9]*\([0-9.]*\).*/\1/p' <<< "$5" | head -1)
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$bleu" "$chrf" "$(date -u +%F)" "$cpu" \
-    "$(steal "$6")" >> "$summary"
-  echo "$1 $2 $3 ${4}min: $5, steal $(steal "$6")"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$bleu" "$chrf" "$(date -u +%F)" "$cpu" \
+    "$(steal "$6")" "${7:-}" "$commit" "${8:-}" >> "$summary"
+  echo "$1 $2 $3 ${4}min: $5, steal $(steal "$6"), whole command ${7:-?} s"
 }
 
 for b in $budgets; do
@@ -58,13 +60,18 @@ for b in $budgets; do
     mkdir -p "$out"
     vmstat 10 > "$out/vmstat.log" &
     vm=$!
+    start=$(date +%s.%N)
     # shellcheck disable=SC2086
     "$cli" train --corpus "$shared/data/$name.txt" --direction "$direction" --budget "$b" --threads "$threads" \
       --no-history ${EXTRA:-} --out "$out/run" > "$out/train.log" 2>&1
+    wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
+    split=$(/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["method"], j["corpus_sha256"][:12], "seed", j["seed"])' \
+      "$out/run/split.json" 2> /dev/null || echo "old split")
     "$cli" eval --checkpoint "$out/run/best.ckpt" --threads "$threads" --hyp-out "$out/hyp.txt" \
       --ref-out "$out/ref.txt" > "$out/eval.txt" 2>&1
     kill "$vm" 2> /dev/null || true
-    record "$system" "$name" "$direction" "$b" "$(score "$out/hyp.txt" "$out/ref.txt" "$direction")" "$out/vmstat.log"
+    record "$system" "$name" "$direction" "$b" "$(score "$out/hyp.txt" "$out/ref.txt" "$direction")" "$out/vmstat.log" \
+      "$wall" "$split"
   done
 done
 
@@ -89,19 +96,21 @@ fi
 /usr/bin/python3 - "$summary" "$root" << 'EOF'
 import csv, sys, html
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-targets = {("de-en", "20"): 32, ("en-de", "20"): 25, ("en-zh", "20"): 32, ("zh-en", "20"): 20,
-           ("de-en", "5"): 20, ("en-zh", "5"): 20}
+# Issue 33's targets on the clean split (grouped by source); rows of the old split have no target.
+targets = {("de-en", "20"): 40, ("en-zh", "20"): 36, ("fr-en", "20"): 40, ("de-en", "5"): 25}
 latest = {}
 for r in rows:
     latest[(r["system"], r["direction"], r["minutes"])] = r
 default = ("ours", "auto")  # our default recipe ("ours" in summaries written before SYSTEM existed)
-lines = ["| system | direction | budget | BLEU | chrF | target | CPU steal % | date | machine |",
-         "|---|---|---:|---:|---:|---:|---:|---|---|"]
+lines = ["| system | direction | budget | BLEU | chrF | target | whole command (s) | CPU steal % | date | commit | split | machine |",
+         "|---|---|---:|---:|---:|---:|---:|---:|---|---|---|---|"]
 for key in sorted(latest, key=lambda k: (k[0] not in default, k[0], k[1], float(k[2]))):
     r = latest[key]
-    t = targets.get((r["direction"], r["minutes"])) if r["system"] in default else None
+    clean = (r.get("split") or "").startswith("grouped")
+    t = targets.get((r["direction"], r["minutes"])) if r["system"] in default and clean else None
     lines.append(f"| {r['system']} | {r['direction']} | {r['minutes']} min | {r['bleu']} | {r['chrf']} | "
-                 f"{'≥ ' + str(t) if t else ''} | {r.get('steal') or 'n/a'} | {r['date']} | {r['cpu']} |")
+                 f"{'≥ ' + str(t) if t else ''} | {r.get('wall_s') or ''} | {r.get('steal') or 'n/a'} | {r['date']} | "
+                 f"{r.get('commit') or ''} | {r.get('split') or 'old split'} | {r['cpu']} |")
 open(sys.argv[2] + "/summary.md", "w").write("\n".join(lines) + "\n")
 # SVG: one group per direction, one bar per (system, budget), target ticks.
 bars = sorted(latest.values(), key=lambda r: (r["direction"], r["system"] not in default, r["system"], float(r["minutes"])))
@@ -124,12 +133,12 @@ for r in bars:
     out.append(f'<text x="{x + 19}" y="{y - 3}" text-anchor="middle">{bleu:.1f}</text>')
     out.append(f'<text x="{x + 19}" y="{h - 26}" text-anchor="middle">{html.escape(r["direction"])}</text>')
     out.append(f'<text x="{x + 19}" y="{h - 12}" text-anchor="middle">{r["system"]} {r["minutes"]}m</text>')
-    t = targets.get((r["direction"], r["minutes"])) if r["system"] in default else None
+    t = targets.get((r["direction"], r["minutes"])) if r["system"] in default and (r.get("split") or "").startswith("grouped") else None
     if t:
         ty = h - 40 - t * scale
         out.append(f'<line x1="{x - 3}" x2="{x + 41}" y1="{ty}" y2="{ty}" stroke="#c00" stroke-width="2"/>')
     x += 64
-out.append(f'<text x="{w - 230}" y="34" fill="#c00">red line: target (issue 21)</text></svg>')
+out.append(f'<text x="{w - 230}" y="34" fill="#c00">red line: target (issue 33)</text></svg>')
 open(sys.argv[2] + "/summary.svg", "w").write("\n".join(out))
 # SVG: BLEU against budget (log scale), one line per system and direction with two budgets or more.
 series = {}

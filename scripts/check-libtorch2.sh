@@ -5,7 +5,7 @@
 # Debian's package registry. Debian 12's LibTorch 1.13 is what scripts/build-and-test.sh builds
 # against; CI (.ci/run) runs both, so neither generation can break unseen.
 #
-# It also fails on a compiler warning in our own sources and on a LibTorch warning in a bf16
+# It also fails on any compiler warning and on a LibTorch warning in a bf16
 # training log (deprecated calls warn on every use in 2.x).
 #
 #   bash scripts/check-libtorch2.sh            # needs root (or sudo) for debootstrap and chroot
@@ -19,8 +19,8 @@ SOURCE=$PWD
 ROOT=${TS_TRIXIE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/transformer-studio/trixie-root}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 JOBS=${JOBS:-$(nproc)}
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+# debootstrap, chroot and mount need root.
+if [ "$(id -u)" -ne 0 ]; then exec sudo -E bash "$0" "$@"; fi
 # What core and the CLI build and test with (scripts/install-deps.sh's list without the GUI and
 # packaging tools), from trixie.
 PACKAGES=(
@@ -42,46 +42,59 @@ fi
 # 1. The trixie root, made once; the package list is re-applied when it changes.
 if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
   step "debootstrap trixie into $ROOT"
-  $SUDO rm -rf "$ROOT"
-  $SUDO mkdir -p "$ROOT"
-  $SUDO debootstrap --variant=minbase trixie "$ROOT" "$MIRROR"
+  rm -rf "$ROOT"
+  mkdir -p "$ROOT"
+  debootstrap --variant=minbase trixie "$ROOT" "$MIRROR"
 fi
 wanted="${PACKAGES[*]}"
-if [ "$($SUDO cat "$ROOT/.ts-packages" 2> /dev/null || true)" != "$wanted" ]; then
+if [ "$(cat "$ROOT/.ts-packages" 2> /dev/null || true)" != "$wanted" ]; then
   step "install the build dependencies in the root"
-  $SUDO cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
-  $SUDO chroot "$ROOT" apt-get update -qq
-  $SUDO chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive \
+  cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+  chroot "$ROOT" apt-get update -qq
+  chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}" > /dev/null
-  $SUDO chroot "$ROOT" apt-get clean
-  echo "$wanted" | $SUDO tee "$ROOT/.ts-packages" > /dev/null
+  chroot "$ROOT" apt-get clean
+  echo "$wanted" | tee "$ROOT/.ts-packages" > /dev/null
 fi
 
-# 2. The working tree (tracked files and untracked ones git does not ignore) into /src. Unchanged
-#    files keep their times, so the build in /build recompiles only what changed.
-step "copy the working tree to $ROOT/src"
-$SUDO rm -rf "$ROOT/src"
-$SUDO mkdir -p "$ROOT/src"
+# 2. The working tree (tracked files and untracked ones git does not ignore) into /src. Only files whose
+#    content changed are written (with a new time), and files gone are removed, so the build in /build
+#    recompiles exactly what changed, whatever the files' own times say.
+step "update $ROOT/src from the working tree"
+stage=$(mktemp -d)
 if git -C "$SOURCE" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
   git -C "$SOURCE" ls-files -z --cached --others --exclude-standard |
-    (cd "$SOURCE" && xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh) |
-    tar -C "$SOURCE" --null -T - -cf - | $SUDO tar -C "$ROOT/src" -xf -
+    (cd "$SOURCE" && xargs -0 -r sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh) |
+    tar -C "$SOURCE" --null -T - -cf - | tar -C "$stage" -xf -
 else
-  tar -C "$SOURCE" --exclude=./build --exclude='./build-*' --exclude=./.device-kit -cf - . |
-    $SUDO tar -C "$ROOT/src" -xf -
+  tar -C "$SOURCE" --exclude=./build --exclude='./build-*' --exclude=./.device-kit -cf - . | tar -C "$stage" -xf -
 fi
+mkdir -p "$ROOT/src"
+changed=0
+while IFS= read -r -d '' f; do
+  if ! cmp -s "$stage/$f" "$ROOT/src/$f"; then
+    mkdir -p "$(dirname "$ROOT/src/$f")"
+    cp "$stage/$f" "$ROOT/src/$f"
+    changed=$((changed + 1))
+  fi
+done < <(cd "$stage" && find . -type f -print0)
+while IFS= read -r -d '' f; do
+  [ -e "$stage/$f" ] || rm -f "$ROOT/src/$f"
+done < <(cd "$ROOT/src" && find . -type f -print0)
+rm -rf "$stage"
+echo "$changed files new or changed"
 
 # 3. /proc for the tests (CPU flags, thread counts); unmounted however this script ends.
 mounted=()
 cleanup() {
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do $SUDO umount -l "${mounted[i]}" 2> /dev/null || true; done
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" 2> /dev/null || true; done
 }
 trap cleanup EXIT
-$SUDO mount -t proc proc "$ROOT/proc" && mounted+=("$ROOT/proc")
-if $SUDO mount --bind /sys "$ROOT/sys" 2> /dev/null; then mounted+=("$ROOT/sys"); fi
+mount -t proc proc "$ROOT/proc" && mounted+=("$ROOT/proc")
+if mount --bind /sys "$ROOT/sys" 2> /dev/null; then mounted+=("$ROOT/sys"); fi
 
 in_root() {
-  $SUDO chroot "$ROOT" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+  chroot "$ROOT" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     LANG=C.UTF-8 CCACHE_DIR=/root/.ccache TERM=dumb CI="${CI:-}" bash -c "$1"
 }
 
