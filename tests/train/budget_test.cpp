@@ -239,7 +239,7 @@ TEST(Budget, TimeSpentBeforeTheTrainerCountsAgainstTheBudget) {
     return std::any_of(observer.logs.begin(), observer.logs.end(),
                        [&](const std::string& l) { return l.find(text) != std::string::npos; });
   };
-  EXPECT_TRUE(has("20.0 s of it spent reading and preparing the data and building the model"));
+  EXPECT_TRUE(has("20.0 s of it spent before training (reading and preparing the data, fitting the recipe"));
   EXPECT_TRUE(has("time budget of 1 min spent: 20.0 s (33.3%) before training"));
   EXPECT_TRUE(has("s inside the budget"));
 }

@@ -450,8 +450,8 @@ void Trainer::State::start_budget() {
                            minutes_text(budget_s / 60),
                            continuing ? fmt::format(", {} of it left", minutes_text((budget_s - budget_used_before) / 60))
                            : before_training_s > 0
-                               ? fmt::format(" from the start of the command, {:.1f} s of it spent reading and preparing the data "
-                                             "and building the model", before_training_s)
+                               ? fmt::format(" from the start of the command, {:.1f} s of it spent before training (reading and "
+                                             "preparing the data, fitting the recipe, building the model)", before_training_s)
                                : "",
                            tc.schedule, budget_validations, average ? ", weight averaging on" : ""));
 }
@@ -743,7 +743,7 @@ std::string Trainer::State::budget_breakdown() const {
   const double used = budget_used();
   const double training = std::max(0.0, used - budget_used_before - validating_s);
   const auto share = [&](double s) { return fmt::format("{:.1f} s ({:.1f}%)", s, 100 * s / budget_s); };
-  return fmt::format("time budget of {} spent: {} before training (data, tokenizers, model){}, {} training, {} in {} "
+  return fmt::format("time budget of {} spent: {} before training (data, tokenizers, recipe, model){}, {} training, {} in {} "
                      "validation{} with {} checkpoints; {:.1f} s in all, {}",
                      minutes_text(budget_s / 60), share(before_training_s),
                      budget_used_before > before_training_s + 1e-9
