@@ -21,17 +21,9 @@ MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 JOBS=${JOBS:-$(nproc)}
 # debootstrap, chroot and mount need root.
 if [ "$(id -u)" -ne 0 ]; then exec sudo -E bash "$0" "$@"; fi
-# What core and the CLI build and test with (scripts/install-deps.sh's list without the GUI and
-# packaging tools), from trixie.
-PACKAGES=(
-  build-essential cmake ninja-build ccache pkg-config git
-  libtorch-dev libopenblas0-openmp libgloo-dev
-  libsentencepiece-dev libicu-dev libopencc-dev
-  nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-  libsqlite3-dev libsqlitecpp-dev libssl-dev
-  libgtest-dev libgmock-dev
-  python3
-)
+# What core and the CLI build and test with, from trixie.
+source "$SOURCE/scripts/packages.sh"
+PACKAGES=("${HEADLESS_PACKAGES[@]}")
 step() { printf '\n== check-libtorch2: %s\n' "$*"; }
 
 if ! command -v debootstrap > /dev/null; then
