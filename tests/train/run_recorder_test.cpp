@@ -74,9 +74,14 @@ TEST(RunRecorder, ALockedStoreDoesNotStopTrainingAndCatchesUpAfterwards) {
     RunRecorder recorder(f.db, f.run_id, &stop, {0.05, 3600, true, /*busy_timeout_ms=*/20});
     WriteLockHolder blocker(f.db);  // another process holds the write lock
     bool released_while_waiting = false;
-    recorder.set_log([&](const std::string& line) {
-      logs.push_back(line);
-      if (line.rfind(kRecorderWaitingPrefix, 0) == 0 && blocker.held()) {
+    recorder.set_log([&](const std::string& line) { logs.push_back(line); });
+    std::vector<HistoryWait> waits;
+    recorder.set_wait_observer([&](const HistoryWait& w) {
+      waits.push_back(w);
+      if (w.state == HistoryWaitState::kWaiting && blocker.held()) {
+        EXPECT_EQ(w.problem, StoreProblem::kLocked);
+        EXPECT_TRUE(w.in_recovery_file);
+        EXPECT_EQ(w.words, logs.back());  // the same as the log says
         released_while_waiting = true;
         recovery = recorder.recovery_file();  // written before it started waiting
         EXPECT_TRUE(std::filesystem::exists(recovery)) << recovery;
@@ -87,6 +92,8 @@ TEST(RunRecorder, ALockedStoreDoesNotStopTrainingAndCatchesUpAfterwards) {
     EXPECT_EQ(summary.status, "finished");
     EXPECT_TRUE(released_while_waiting) << "the lock was not held when training ended";
     EXPECT_EQ(recorder.recovery_file(), "");
+    ASSERT_FALSE(waits.empty());
+    EXPECT_EQ(waits.back().state, HistoryWaitState::kStoredAfterWaiting);  // typed: nobody reads the words
   }
   bool warned = false, stored = false;
   for (const auto& line : logs) {
@@ -162,8 +169,8 @@ TEST(RunRecorder, AFailedRunIsRecordedThroughALockToo) {
   {
     RunRecorder recorder(f.db, f.run_id, &stop, {0.05, 3600, true, /*busy_timeout_ms=*/20});
     WriteLockHolder blocker(f.db);
-    recorder.set_log([&](const std::string& line) {
-      if (line.rfind(kRecorderWaitingPrefix, 0) == 0) blocker.release();
+    recorder.set_wait_observer([&](const HistoryWait& w) {
+      if (w.state == HistoryWaitState::kWaiting) blocker.release();
     });
     summary = Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
     ASSERT_EQ(summary.status, "failed") << summary.message;

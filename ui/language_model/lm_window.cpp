@@ -129,7 +129,7 @@ LmWindow::LmWindow(const QString& database, const QString& runs_directory, QWidg
   connect(controller_, &TrainingController::logLine, this, &LmWindow::log);
   // A locked run history at the end of a run: the window says that it waits, and how that ended.
   connect(controller_, &TrainingController::historyWaiting, this,
-          [this](const QString& line) { statusBar()->showMessage(TrainingController::historyWaitSummary(line)); });
+          [this](const QString& summary, const QString&, bool) { statusBar()->showMessage(summary); });
   connect(controller_, &TrainingController::started, this, &LmWindow::onStarted);
   connect(controller_, &TrainingController::progress, this, &LmWindow::onProgress);
   connect(controller_, &TrainingController::validated, this, &LmWindow::onValidated);

@@ -65,10 +65,12 @@ class TrainingController::Observer : public TrainingObserver {
     queue_->push([e](TrainingController* c) { Q_EMIT c->finished(e); });
   }
   void log(const std::string& line) {
-    const bool wait_note = is_history_wait_note(line);
-    queue_->push([l = QString::fromStdString(line), wait_note](TrainingController* c) {
-      Q_EMIT c->logLine(l);
-      if (wait_note) Q_EMIT c->historyWaiting(l);
+    queue_->push([l = QString::fromStdString(line)](TrainingController* c) { Q_EMIT c->logLine(l); });
+  }
+  void history_wait(const HistoryWait& w) {
+    queue_->push([w](TrainingController* c) {
+      Q_EMIT c->historyWaiting(TrainingController::historyWaitSummary(w), QString::fromStdString(w.words),
+                               w.state == HistoryWaitState::kWaiting);
     });
   }
 
@@ -243,15 +245,23 @@ void TrainingController::deliver() {
   }
 }
 
-QString TrainingController::historyWaitSummary(const QString& line) {
-  if (line.startsWith(QLatin1String(kRecorderWaitingPrefix)))
-    return tr("Waiting for the run history to store the end of this run: %1. Nothing is lost meanwhile (Training \u25b8 Log has "
-              "the details).")
-        .arg(line.contains(QLatin1String("locked")) ? tr("another program holds it locked") : tr("it refuses writes"));
-  if (line.startsWith(QLatin1String("run history: gave up waiting")))
-    return tr("The run history did not accept the end of this run in time: it is kept in a recovery file, stored the next "
-              "time the history is opened (Training \u25b8 Log has the details).");
-  return line.isEmpty() ? line : line.at(0).toUpper() + line.mid(1);  // "Run history: stored after waiting 3.5 s"
+QString TrainingController::historyWaitSummary(const HistoryWait& w) {
+  switch (w.state) {
+    case HistoryWaitState::kWaiting:
+      return tr("Waiting for the run history to store the end of this run: %1. Nothing is lost meanwhile (Training \u25b8 "
+                "Log has the details).")
+          .arg(w.problem == StoreProblem::kLocked ? tr("another program holds it locked") : tr("it refuses writes"));
+    case HistoryWaitState::kStoredAfterWaiting:
+      return tr("Run history: stored after waiting %1 s.").arg(w.seconds, 0, 'f', 1);
+    case HistoryWaitState::kGaveUp:
+      return w.in_recovery_file
+                 ? tr("The run history did not accept the end of this run in time: it is kept in a recovery file, stored "
+                      "the next time the history is opened (Training \u25b8 Log has the details).")
+                 : tr("The run history did not accept the end of this run in time, and no recovery file could be written: "
+                      "the history ends at its last commit; the checkpoints are complete (Training \u25b8 Log has the "
+                      "details).");
+  }
+  return {};
 }
 
 // The training thread: data preparation, history, trainer. Nothing here touches Qt objects;
@@ -276,9 +286,10 @@ void TrainingController::work(TrainingRequest request) {
     write_run_directory(out, request.config.to_json(), request.config.preset, log);
     std::unique_ptr<RunRecorder> recorder;
     if (!request.database.isEmpty()) {
-      recorder = start_recording({request.database.toStdString(), request.name.toStdString(), resume,
-                                  previous.meta.position.step, &stop_, log},
-                                 request.config, *request.corpus, request.direction, out);
+      RecordingRequest recording{request.database.toStdString(), request.name.toStdString(), resume,
+                                 previous.meta.position.step, &stop_, log};
+      recording.on_wait = [&observer](const HistoryWait& w) { observer.history_wait(w); };
+      recorder = start_recording(recording, request.config, *request.corpus, request.direction, out);
       if (recorder) announceRun(*queue, recorder->run_id());
     }
     // The step count, kept on the training thread for snapshot labels.
@@ -333,8 +344,10 @@ void TrainingController::workLanguageModel(LmTrainingRequest request) {
     write_run_directory(out, request.config.to_json(), request.config.preset, log);
     std::unique_ptr<RunRecorder> recorder;
     if (!request.database.isEmpty()) {
-      recorder = start_recording({request.database.toStdString(), request.name.toStdString(), resume, previous.step, &stop_, log},
-                                 describe_lm_run(request.config, data, text, out, request.name.toStdString()));
+      RecordingRequest recording{request.database.toStdString(), request.name.toStdString(), resume, previous.step,
+                                 &stop_, log};
+      recording.on_wait = [&observer](const HistoryWait& w) { observer.history_wait(w); };
+      recorder = start_recording(recording, describe_lm_run(request.config, data, text, out, request.name.toStdString()));
       if (recorder) announceRun(*queue, recorder->run_id());
     }
     std::vector<TrainingObserver*> list{&observer};

@@ -23,6 +23,7 @@
 #include "ts/text/corpus.h"
 #include "ts/train/config.h"
 #include "ts/train/events.h"
+#include "ts/train/run_recorder.h"
 
 namespace ts {
 class Translator;
@@ -59,9 +60,9 @@ class TrainingController : public QObject {
   Q_ENUM(State)
 
   explicit TrainingController(QObject* parent = nullptr);
-  /// A status-bar sentence for a historyWaiting() line (the line itself, long and with paths, goes to
-  /// the log and the tooltip).
-  static QString historyWaitSummary(const QString& line);
+  /// The status-bar sentence for the end of a run waiting for the run history (the recorder's own
+  /// lines, long and with paths, go to the log).
+  static QString historyWaitSummary(const HistoryWait& wait);
   /// Stops a running training and waits for it (the checkpoint is written first).
   ~TrainingController() override;
 
@@ -92,8 +93,10 @@ class TrainingController : public QObject {
  Q_SIGNALS:
   void stateChanged(ts::ui::TrainingController::State state);
   void logLine(const QString& line);
-  /// The end of a run waits for a locked run history, or has stopped waiting (the line says which).
-  void historyWaiting(const QString& line);
+  /// The end of a run waits for the run history (`waiting`), or has stopped waiting: stored after
+  /// all, or given up (the rows are in the recovery file); `summary` says it for the status bar,
+  /// `words` is the recorder's own log line, with the paths.
+  void historyWaiting(const QString& summary, const QString& words, bool waiting);
   void started(const ts::TrainingStart& start);
   /// `steps` holds every step since the previous signal, oldest first; the last one is the latest.
   void progress(const QVector<ts::TrainingProgress>& steps);

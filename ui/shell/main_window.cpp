@@ -104,9 +104,9 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
     if (s.status == "failed") showError(tr("Training failed"), QString::fromStdString(s.message));
   });
   // A locked run history at the end of a run: say that the app waits for it, and how it ended.
-  connect(controller_, &TrainingController::historyWaiting, this, [this](const QString& line) {
-    status_label_->setText(TrainingController::historyWaitSummary(line));
-    status_label_->setToolTip(line);
+  connect(controller_, &TrainingController::historyWaiting, this, [this](const QString& summary, const QString& words, bool) {
+    status_label_->setText(summary);
+    status_label_->setToolTip(words);
   });
   connect(controller_, &TrainingController::stateChanged, this, [this](TrainingController::State st) {
     updateTitle();

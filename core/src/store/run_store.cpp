@@ -62,16 +62,19 @@ static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == RunStore::kSchemaV
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       // SQLiteCpp words a busy step "Statement needs to be reseted"; SQLite's own words say more.
-      throw StoreError(path + ": the run database is locked by another process (" + sqlite3_errstr(e.getErrorCode()) + ")");
+      throw StoreError(path + ": the run database is locked by another process (" + sqlite3_errstr(e.getErrorCode()) + ")",
+                       StoreProblem::kLocked);
     case SQLITE_READONLY:
-      throw StoreError(path + ": the run database is read-only here (" + e.what() + ")");
+      throw StoreError(path + ": the run database is read-only here (" + e.what() + ")", StoreProblem::kReadOnly);
     case SQLITE_FULL:
-      throw StoreError(path + ": the disk is full (" + e.what() + ")");
+      throw StoreError(path + ": the disk is full (" + e.what() + ")", StoreProblem::kDiskFull);
     case SQLITE_NOTADB:
     case SQLITE_CORRUPT:
-      throw StoreError(path + ": not a Transformer Studio run database, or damaged (" + e.what() + ")");
+      throw StoreError(path + ": not a Transformer Studio run database, or damaged (" + e.what() + ")",
+                       StoreProblem::kNotADatabase);
     case SQLITE_CANTOPEN:
-      throw StoreError(path + ": cannot open the run database (missing directory or no permission)");
+      throw StoreError(path + ": cannot open the run database (missing directory or no permission)",
+                       StoreProblem::kCannotOpen);
     default:
       throw StoreError(path + ": " + e.what());
   }

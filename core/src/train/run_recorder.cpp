@@ -26,12 +26,6 @@ double seconds_now() {
 
 }  // namespace
 
-bool is_history_wait_note(const std::string& line) {
-  for (const char* prefix : {kRecorderWaitingPrefix, "run history: stored after waiting", "run history: gave up waiting"})
-    if (line.rfind(prefix, 0) == 0) return true;
-  return false;
-}
-
 std::string machine_description() {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
@@ -188,9 +182,26 @@ void RunRecorder::finish(const TrainingSummary& s) {
     rows = pending_.rows();
   }
   const bool saved = save_recovery(error);
-  log(fmt::format("{} up to {:.0f} s for the run database to store the last {} row{} and how the run ended: {}{}",
-                  kRecorderWaitingPrefix, options_.give_up_seconds, rows, rows == 1 ? "" : "s", error,
-                  saved ? fmt::format(". Meanwhile they are safe in {}", recovery_path_) : std::string()));
+  // Says it in the log, and to the wait observer as a typed event.
+  const auto tell = [&](HistoryWaitState state, bool in_recovery_file, const std::string& words) {
+    log(words);
+    if (!on_wait_) return;
+    HistoryWait w;
+    w.words = words;
+    w.state = state;
+    w.seconds = seconds_now() - start;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      w.problem = last_problem_;
+    }
+    w.in_recovery_file = in_recovery_file;
+    on_wait_(w);
+  };
+  tell(HistoryWaitState::kWaiting, saved,
+       fmt::format("run history: waiting up to {:.0f} s for the run database to store the last {} row{} and how the run "
+                   "ended: {}{}",
+                   options_.give_up_seconds, rows, rows == 1 ? "" : "s", error,
+                   saved ? fmt::format(". Meanwhile they are safe in {}", recovery_path_) : std::string()));
   if (fault == "busy") fault_lock.reset();  // the other writer lets go once the recorder has said it waits
   double delay = 0.05, next_note = 10;
   while (true) {
@@ -200,25 +211,26 @@ void RunRecorder::finish(const TrainingSummary& s) {
     delay = std::min(delay * 2, 1.0);
     if (commit_pending(&error)) {
       report_warnings();
-      log(fmt::format("run history: stored after waiting {:.1f} s", seconds_now() - start));
+      tell(HistoryWaitState::kStoredAfterWaiting, false,
+           fmt::format("run history: stored after waiting {:.1f} s", seconds_now() - start));
       return;
     }
     if (seconds_now() - start >= next_note) {
-      log(fmt::format("{} for the run database: {:.0f} s of {:.0f} s ({})", kRecorderWaitingPrefix, seconds_now() - start,
-                      options_.give_up_seconds, error));
+      tell(HistoryWaitState::kWaiting, saved,
+           fmt::format("run history: waiting for the run database: {:.0f} s of {:.0f} s ({})", seconds_now() - start,
+                       options_.give_up_seconds, error));
       next_note += 10;
     }
   }
   fault_lock.reset();
-  if (saved || save_recovery(error)) {
-    log(fmt::format("run history: gave up waiting after {:.0f} s; the last {} row{} and how the run ended are kept in {}, "
-                    "which the next program to open {} imports",
-                    seconds_now() - start, rows, rows == 1 ? "" : "s", recovery_path_, db_path_));
-  } else {
-    log(fmt::format("run history: gave up waiting after {:.0f} s, and no recovery file could be written: the run history "
-                    "ends at the last commit (the checkpoints in {} are complete)",
-                    seconds_now() - start, out_dir_.empty() ? std::string("the run directory") : out_dir_));
-  }
+  const bool kept = saved || save_recovery(error);
+  tell(HistoryWaitState::kGaveUp, kept,
+       kept ? fmt::format("run history: gave up waiting after {:.0f} s; the last {} row{} and how the run ended are kept "
+                          "in {}, which the next program to open {} imports",
+                          seconds_now() - start, rows, rows == 1 ? "" : "s", recovery_path_, db_path_)
+            : fmt::format("run history: gave up waiting after {:.0f} s, and no recovery file could be written: the run "
+                          "history ends at the last commit (the checkpoints in {} are complete)",
+                          seconds_now() - start, out_dir_.empty() ? std::string("the run directory") : out_dir_));
 }
 
 std::vector<std::string> RunRecorder::take_warnings() {
@@ -288,6 +300,7 @@ bool RunRecorder::commit_pending(std::string* error) {
   } catch (const StoreError& e) {
     if (error) *error = e.what();
     std::lock_guard<std::mutex> lock(mutex_);
+    last_problem_ = e.problem();
     batch.append(std::move(pending_));  // keep the rows, oldest first, and retry next time
     pending_ = std::move(batch);
     if (finished_) return false;  // the end of the run says itself that it waits
@@ -367,6 +380,7 @@ std::unique_ptr<RunRecorder> start_recording(const RecordingRequest& request, co
     options.give_up_seconds = request.give_up_seconds;
     auto recorder = std::make_unique<RunRecorder>(db, *id, request.stop, options);
     if (request.log) recorder->set_log(request.log);
+    if (request.on_wait) recorder->set_wait_observer(request.on_wait);
     log(fmt::format("run history: run {} in {}", *id, db));
     return recorder;
   } catch (const std::exception& e) {

@@ -120,10 +120,10 @@ class TrainingStressTest : public QObject {
     QStringList shown, tooltips;
     auto* status = test::find_child<QLabel>(&w, "statusMessage");
     QVERIFY(status);
-    connect(controller, &TrainingController::historyWaiting, this, [&](const QString& line) {
+    connect(controller, &TrainingController::historyWaiting, this, [&](const QString&, const QString&, bool waiting) {
       shown << status->text();  // what the status bar says at that moment
       tooltips << status->toolTip();
-      if (line.startsWith(QLatin1String(ts::kRecorderWaitingPrefix))) blocker.reset();
+      if (waiting) blocker.reset();
     });
     w.trainingPanel()->start();
     QVERIFY(test::wait_for_signal(recorded));

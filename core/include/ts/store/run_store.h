@@ -21,9 +21,17 @@ class Database;
 namespace ts {
 
 /// A store failure with a message for humans (locked, read-only, disk full, not a database, ...).
+/// What went wrong with the run database, for callers that act on it (the message says it to people).
+enum class StoreProblem { kOther, kLocked, kReadOnly, kDiskFull, kNotADatabase, kCannotOpen };
+
 class StoreError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit StoreError(const std::string& message, StoreProblem problem = StoreProblem::kOther)
+      : std::runtime_error(message), problem_(problem) {}
+  StoreProblem problem() const { return problem_; }
+
+ private:
+  StoreProblem problem_;
 };
 
 struct RunInfo {

@@ -40,11 +40,16 @@ struct RecorderOptions {
   double recovery_every_seconds = 10.0;  // while the store refuses during training, the rows held are saved this often
 };
 
-/// Every line the recorder logs while the end of a run waits for the store begins with this.
-inline constexpr const char* kRecorderWaitingPrefix = "run history: waiting";
-/// True for the lines about the end of a run waiting for the store: that it waits, that it stored
-/// everything after all, or that it gave up (the app shows them in its status bar).
-bool is_history_wait_note(const std::string& line);
+/// Storing the end of a run when the run database does not take it at once: the recorder waits
+/// (saying so every 10 s), then stores it after all or gives up (the rows stay in the recovery file).
+enum class HistoryWaitState { kWaiting, kStoredAfterWaiting, kGaveUp };
+struct HistoryWait {
+  HistoryWaitState state = HistoryWaitState::kWaiting;
+  double seconds = 0;                           // waited so far
+  StoreProblem problem = StoreProblem::kOther;  // why the store refused (kLocked: another program holds it)
+  bool in_recovery_file = false;                // the rows and how the run ended are safe in the recovery file
+  std::string words;                            // the recorder's log line for it, with the paths (to show, not to parse)
+};
 
 class RunRecorder : public TrainingObserver {
  public:
@@ -62,6 +67,9 @@ class RunRecorder : public TrainingObserver {
   /// Problems met while storing are reported through `log` on the training thread (at the next
   /// event), never from the writer thread.
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
+  /// Called (on the training thread) as the end of a run waits for the store; the log says the same
+  /// in words.
+  void set_wait_observer(std::function<void(const HistoryWait&)> observer) { on_wait_ = std::move(observer); }
   /// Problems not yet reported (drained on read; thread-safe).
   std::vector<std::string> take_warnings();
   std::int64_t run_id() const { return run_id_; }
@@ -102,6 +110,8 @@ class RunRecorder : public TrainingObserver {
   std::thread writer_;
   std::mutex commit_mutex_;  // one commit at a time (writer thread or flush())
   std::function<void(const std::string&)> log_;
+  std::function<void(const HistoryWait&)> on_wait_;
+  StoreProblem last_problem_ = StoreProblem::kOther;  // of the last refused commit
 };
 
 /// Everything the CLI and the app need to start recording a new run.
@@ -121,6 +131,7 @@ struct RecordingRequest {
   std::atomic<bool>* stop = nullptr;
   std::function<void(const std::string&)> log;  // where "run history: run N in DB" and problems go
   double give_up_seconds = RecorderOptions{}.give_up_seconds;  // see RecorderOptions
+  std::function<void(const HistoryWait&)> on_wait;  // see RunRecorder::set_wait_observer
 };
 
 /// Opens the run history and a recorder for this run (a new run, or the resumed one). When the
