@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ts/lm/generate.h"
+#include "ts/lm/lm_session.h"
 #include "ts/lm/lm_trainer.h"
 #include "ts/train/model_export.h"
 #include "ts/model/errors.h"
@@ -35,10 +36,13 @@ void on_lm_sigint(int) {
 }
 
 // One line per estimate, a line every few seconds of steps, checkpoints and the end.
-class LmTerminalObserver : public TrainingObserver {
+class LmTerminalObserver : public SessionObserver {
  public:
-  explicit LmTerminalObserver(double bigram_baseline) : baseline_(bigram_baseline) {}
+  LmTrainingSession* session = nullptr;  // for the text's bigram baseline, once its trainer exists
+
   void on_start(const TrainingStart& s) override {
+    const auto& data = session->trainer()->data();
+    baseline_ = bigram_cross_entropy(data.train, data.val, static_cast<std::int64_t>(data.codec.vocab().size()), 1.0);
     fmt::print(stderr, "{} parameters on {} ({} threads){}\n", s.parameters, s.device, s.threads,
                s.start_step > 0 ? fmt::format(", resuming at step {}", s.start_step) : "");
     last_ = std::chrono::steady_clock::now();
@@ -64,7 +68,7 @@ class LmTerminalObserver : public TrainingObserver {
   }
 
  private:
-  double baseline_;
+  double baseline_ = 0;
   std::chrono::steady_clock::time_point last_;
 };
 
@@ -117,62 +121,49 @@ int LmCommands::dispatch() { return train_->parsed() ? train() : generate(); }
 
 int LmCommands::train() {
   auto& a = args_;
-  LmConfig config;
-  LmTrainerOptions options;
-  LmData data;
-  std::int64_t resume_step = 0;
+  LmSessionRequest request;
+  // Checked first, so that a bad option never leaves a half-made run directory behind.
   try {
     if (!a.resume.empty()) {
-      options.resume_checkpoint = resume_path(a.resume);
-      auto meta = read_lm_checkpoint_meta(options.resume_checkpoint);
-      resume_step = meta.step;
-      config = meta.config;
-      if (a.out == "runs/lm") a.out = fs::path(options.resume_checkpoint).parent_path().string();
-      for (const auto& s : a.sets) config.set(s);
-      const auto text = a.text.empty() ? meta.text_path : a.text;
-      if (a.text.empty() && !fs::exists(text))
-        throw std::invalid_argument(fmt::format("{}: the run's text file is gone (moved or deleted?): pass --text FILE",
-                                                text));
-      data = load_lm_text(text, config, &meta.codec);
-      options.text_path = text;
+      request.resume_checkpoint = resume_path(a.resume);
+      request.config = read_lm_checkpoint_meta(request.resume_checkpoint).config;
+      if (a.out == "runs/lm") a.out = fs::path(request.resume_checkpoint).parent_path().string();
+      request.text_path = a.text;  // "": the checkpoint's
     } else {
       if (a.text.empty()) throw std::invalid_argument("lm-train: --text FILE is required (or --resume)");
-      config = lm_preset(a.preset);
-      for (const auto& s : a.sets) config.set(s);
-      config.validate();
-      data = load_lm_text(a.text, config);
-      options.text_path = fs::absolute(a.text).string();
+      request.config = lm_preset(a.preset);
+      request.text_path = fs::absolute(a.text).string();
     }
+    for (const auto& s : a.sets) request.config.set(s);
+    if (a.max_steps >= 0) request.config.max_steps = a.max_steps;
+    if (a.max_minutes >= 0) request.config.max_minutes = a.max_minutes;
+    if (a.threads >= 0) request.config.threads = a.threads;
+    if (!a.device.empty()) request.config.device = a.device;
+    request.config.validate();
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", error_message(e));
     return 2;
   }
-  if (a.max_steps >= 0) config.max_steps = a.max_steps;
-  if (a.max_minutes >= 0) config.max_minutes = a.max_minutes;
-  if (a.threads >= 0) config.threads = a.threads;
-  if (!a.device.empty()) config.device = a.device;
-  config.validate();
-  options.out_dir = a.out;
-  options.stop = &g_lm_stop;
-  fs::create_directories(a.out);
-  std::ofstream(fs::path(a.out) / "config.json") << config.to_json().dump(2) << "\n";
-  fmt::print(stderr, "{}\n", data.summary());
-  const double baseline = bigram_cross_entropy(data.train, data.val, static_cast<std::int64_t>(data.codec.vocab().size()), 1.0);
-  LmTerminalObserver observer(baseline);
-  std::unique_ptr<RunRecorder> recorder;
-  if (!a.no_history) {
-    const auto run = describe_lm_run(config, data, options.text_path, a.out, a.name);
-    recorder = start_recording({a.db, a.name, options.resume_checkpoint, resume_step, &g_lm_stop,
-                                [](const std::string& line) { fmt::print(stderr, "{}\n", line); }, a.history_wait},
-                               run);
-  }
-  std::vector<TrainingObserver*> list{&observer};
-  if (recorder) list.push_back(recorder.get());
-  ObserverList observers(list);
+  request.out_dir = a.out;
+  request.record = !a.no_history;
+  request.history_db = a.db;
+  request.run_name = a.name;
+  request.history_wait_seconds = a.history_wait;
+  request.stop = &g_lm_stop;
+  LmTerminalObserver observer;
+  LmTrainingSession session(std::move(request), &observer);
+  observer.session = &session;
   std::signal(SIGINT, on_lm_sigint);
   std::signal(SIGTERM, on_lm_sigint);
-  LmTrainer trainer(config, std::move(data), options, &observers);
-  const auto summary = trainer.run();
+  TrainingSummary summary;
+  try {
+    summary = session.run();
+  } catch (const std::exception& e) {  // the text or the checkpoint could not be used: nothing was trained
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    fmt::print(stderr, "error: {}\n", error_message(e));
+    return 2;
+  }
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   return summary.status == "failed" ? 1 : 0;

@@ -27,18 +27,16 @@
 #include "ts/text/demo_corpus.h"
 #include "ts/store/run_store.h"
 #include "ts/store/sha256.h"
-#include "ts/train/auto_recipe.h"
-#include "ts/train/calibration.h"
 #include "ts/train/distributed.h"
 #include "ts/train/environment.h"
 #include "ts/train/model_export.h"
 #include "ts/train/run_recorder.h"
+#include "ts/train/session.h"
 #include "ts/train/trainer.h"
 
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <torch/cuda.h>
 #include <unistd.h>
 #include <cmath>
 
@@ -76,7 +74,7 @@ struct TrainArgs {
 };
 
 // Ranks other than 0 report nothing but their failure.
-struct QuietObserver : TrainingObserver {
+struct QuietObserver : SessionObserver {
   int rank = 0;
   void on_finished(const TrainingSummary& s) override {
     if (s.status == "failed") fmt::print(stderr, "rank {}: training failed: {}\n", rank, s.message);
@@ -121,69 +119,30 @@ void apply_overrides(ExperimentConfig& config, const TrainArgs& a) {
   config.validate();
 }
 
-// `distributed` (data-parallel, world size > 1): this process is one rank. Every rank prepares the
-// same data; only rank 0 prints, writes the run directory and records the history.
-int run_training(ExperimentConfig config, const Corpus& corpus, const Direction& direction, const std::string& out,
-                 const std::string& resume, const TrainArgs& args, const DistributedConfig* distributed = nullptr,
-                 const std::vector<std::string>& recipe_reasons = {}) {
-  const bool root = !distributed || distributed->rank == 0;
+// One rank's (or the only process's) training session: the pipeline is core's (ts/train/session.h);
+// this renders it. `distributed` (world size > 1): only rank 0 prints, writes the run directory and
+// records the history.
+int run_training(SessionRequest request, const TrainArgs& args) {
   TerminalObserver terminal;
-  const auto log = [&](const std::string& line) {
-    if (root) terminal.on_log(line);
-  };
-  log(describe(corpus));
-  if (!recipe_reasons.empty()) {
-    log("recipe auto (--preset NAME or --config FILE to choose another; --set to change one value):");
-    for (const auto& reason : recipe_reasons) log("  " + reason);
-  }
-  const TextPipeline* existing = nullptr;
-  LoadedModel previous;
-  if (!resume.empty()) {
-    previous = load_checkpoint(resume, at::Device(at::kCPU));
-    existing = &previous.pipeline;
-  }
-  auto data = prepare_data(corpus, direction, config.data, existing, log);
-  std::shared_ptr<DataParallel> parallel;
-  if (distributed) {
-    auto device = resolve_device(config.train.device);
-    if (device.is_cuda() && torch::cuda::device_count() > 1)  // one GPU per rank on a machine
-      device = at::Device(at::kCUDA, static_cast<at::DeviceIndex>(distributed->rank % torch::cuda::device_count()));
-    parallel = std::make_shared<DataParallel>();
-    parallel->connect(*distributed, device);
-    const auto threads = config.train.threads > 0 ? fmt::format("{} thread{}", config.train.threads, config.train.threads > 1 ? "s" : "")
-                                                  : std::string("all cores");
-    if (args.nproc > 1)
-      log(fmt::format("data-parallel: {} processes ({}), {} each", distributed->world_size, parallel->backend(), threads));
-    else
-      log(fmt::format("data-parallel: rank 0 of {} ({}), rendezvous {}:{}, {}", distributed->world_size, parallel->backend(),
-                      distributed->master_addr, distributed->master_port, threads));
-  }
-  if (root) {
-    fs::create_directories(out);
-    std::ofstream(fs::path(out) / "config.json") << config.to_json().dump(2) << "\n";
-  }
-  log(fmt::format("run directory: {} (preset {})", out, config.preset));
-  std::unique_ptr<RunRecorder> recorder;
-  if (!args.no_history && root)
-    recorder = start_recording({args.db, args.name, resume, previous.meta.position.step, &g_stop,
-                                [&terminal](const std::string& line) { terminal.on_log(line); }, args.history_wait},
-                               config, corpus, direction, out);
   QuietObserver quiet;
-  quiet.rank = distributed ? distributed->rank : 0;
-  std::vector<TrainingObserver*> list{root ? static_cast<TrainingObserver*>(&terminal) : &quiet};
-  if (recorder) list.push_back(recorder.get());
-  ObserverList observers(list);
-  TrainerOptions options{out, corpus.path, resume, &g_stop};
-  options.parallel = parallel;
-  options.budget_start = g_command_start;
-  Trainer trainer(std::move(config), std::move(data), options, &observers);
+  const bool root = !request.distributed || request.distributed->rank == 0;
+  quiet.rank = request.distributed ? request.distributed->rank : 0;
+  const int world_size = request.distributed ? request.distributed->world_size : 1;
+  request.record = !args.no_history;
+  request.history_db = args.db;
+  request.run_name = args.name;
+  request.history_wait_seconds = args.history_wait;
+  request.stop = &g_stop;
+  request.ranks_on_this_machine = args.nproc > 1;
+  request.budget_start = g_command_start;
+  TrainingSession session(std::move(request), root ? static_cast<SessionObserver*>(&terminal) : &quiet);
   std::signal(SIGINT, on_sigint);
   std::signal(SIGTERM, on_sigint);
-  const auto summary = trainer.run();
+  const auto summary = session.run();
   std::signal(SIGINT, SIG_DFL);
   if (!args.parallel_check.empty())
-    append_parallel_check(args.parallel_check, quiet.rank, distributed ? distributed->world_size : 1, summary.steps,
-                          parameters_sha256(trainer.model()));
+    append_parallel_check(args.parallel_check, quiet.rank, world_size, summary.steps,
+                          parameters_sha256(session.trainer()->model()));
   return summary.status == "failed" ? 1 : 0;
 }
 
@@ -373,41 +332,42 @@ int cmd_train(TrainArgs a) {
 }
 
 int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
+  SessionRequest request;
+  if (distributed) request.distributed = *distributed;
   if (!a.resume.empty()) {
     const auto ckpt = checkpoint_path(a.resume);
     auto meta = read_checkpoint_meta(ckpt);
-    ExperimentConfig config = meta.config;
-    apply_overrides(config, a);
-    if (a.extra_steps >= 0) config.train.max_steps = static_cast<int>(meta.position.step) + a.extra_steps;
+    request.config = meta.config;
+    apply_overrides(request.config, a);
+    if (a.extra_steps >= 0) request.config.train.max_steps = static_cast<int>(meta.position.step) + a.extra_steps;
     const std::string corpus_path = a.corpus.empty() ? meta.corpus_path : a.corpus;
     if (corpus_path.empty()) throw std::invalid_argument("--resume: the checkpoint names no corpus; pass --corpus");
-    auto corpus = corpus_path == "<demo>" ? demo_corpus() : read_corpus(corpus_path);
-    auto pipeline = TextPipeline::from_json(meta.pipeline);
+    const auto corpus = corpus_path == "<demo>" ? demo_corpus() : read_corpus(corpus_path);
+    request.corpus = &corpus;
+    request.direction = TextPipeline::from_json(meta.pipeline).direction;
     const std::string out = a.out.empty() ? fs::path(ckpt).parent_path().string() : a.out;
-    return run_training(config, corpus, pipeline.direction, out.empty() ? "." : out, ckpt, a, distributed);
+    request.out_dir = out.empty() ? "." : out;
+    request.resume_checkpoint = ckpt;
+    return run_training(std::move(request), a);
   }
   if (a.corpus.empty() || a.direction.empty()) throw std::invalid_argument("train needs --corpus FILE and --direction SRC-TGT (or --resume)");
-  auto corpus = read_corpus(a.corpus);
-  auto direction = parse_direction(a.direction, corpus);
-  ExperimentConfig config;
-  std::vector<std::string> reasons;
-  if (!a.config_file.empty()) {
-    config = load_config_file(a.config_file);
-  } else if (a.preset.empty() || a.preset == "auto") {
-    // The default: fitted to this corpus, direction, budget and machine, saying why.
-    const double budget = a.budget.empty() || a.budget == "0" || a.budget == "none" ? 0 : parse_budget_minutes(a.budget);
-    // Fitted to this machine's measured speed: a few seconds of the budget, which starts with the command.
-    const auto machine = measure_machine(a.device.empty() ? "auto" : a.device, std::max(a.threads, 0),
-                                         a.precision.empty() ? "auto" : a.precision);
-    auto choice = auto_recipe(corpus, direction, budget, machine);
-    config = std::move(choice.config);
-    reasons = std::move(choice.reasons);
-  } else {
-    config = preset(a.preset);
-  }
-  apply_overrides(config, a);
-  return run_training(config, corpus, direction, a.out.empty() ? default_run_directory("runs", a.corpus, direction.str()) : a.out, "", a,
-                      distributed, reasons);
+  const auto corpus = read_corpus(a.corpus);
+  request.corpus = &corpus;
+  request.direction = parse_direction(a.direction, corpus);
+  // The default, `auto`: the session fits it to this corpus, direction, budget and the machine it
+  // times (inside the budget, which starts with the command); the flags are applied on top. A
+  // configuration file is trained as it is, even one that a fitted `auto` run wrote.
+  request.fit_recipe = a.config_file.empty() && (a.preset.empty() || a.preset == "auto");
+  request.config = a.config_file.empty() ? preset(a.preset.empty() ? "auto" : a.preset) : load_config_file(a.config_file);
+  apply_overrides(request.config, a);
+  request.keep_own_settings = [&a](const AutoFit& fit) {
+    ExperimentConfig c = fit.config;
+    apply_overrides(c, a);
+    return c;
+  };
+  request.recipe_note = "--preset NAME or --config FILE to choose another; --set to change one value";
+  request.out_dir = a.out.empty() ? default_run_directory("runs", a.corpus, request.direction.str()) : a.out;
+  return run_training(std::move(request), a);
 }
 
 struct DecodeArgs {
@@ -550,7 +510,12 @@ int cmd_demo(const TrainArgs& a) {
   corpus.path = "<demo>";
   fmt::print(stderr, "training the demo preset on the built-in German-English corpus ({} pairs)\n", corpus.pairs.size());
   const std::string out = a.out.empty() ? "runs/demo" : a.out;
-  const int rc = run_training(config, corpus, parse_direction("de-en", corpus), out, "", a);
+  SessionRequest request;
+  request.corpus = &corpus;
+  request.direction = parse_direction("de-en", corpus);
+  request.config = config;
+  request.out_dir = out;
+  const int rc = run_training(std::move(request), a);
   if (rc != 0) return rc;
   const auto best = (fs::path(out) / "best.ckpt").string();
   DecodeArgs d;

@@ -6,11 +6,11 @@
 #include <chrono>
 #include <cstdio>
 
-#include "ts/train/trainer.h"
+#include "ts/train/session.h"
 
 namespace ts::cli {
 
-class TerminalObserver : public TrainingObserver {
+class TerminalObserver : public SessionObserver {
  public:
   explicit TerminalObserver(std::FILE* out = stderr);
   void on_start(const TrainingStart& start) override;

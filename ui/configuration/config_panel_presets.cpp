@@ -20,7 +20,7 @@
 #include "configuration/config_fields.h"
 #include "configuration/config_panel_util.h"
 #include "configuration/recipe_notes.h"
-#include "services/auto_fit.h"
+#include "ts/train/auto_fit.h"
 #include "shell/studio_state.h"
 
 namespace ts::ui {

@@ -11,7 +11,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "services/auto_fit.h"
+#include "ts/train/auto_fit.h"
 #include "shell/studio_state.h"
 
 namespace ts::ui {

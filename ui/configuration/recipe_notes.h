@@ -10,17 +10,20 @@
 
 class QLabel;
 
+namespace ts {
+struct AutoFit;  // ts/train/auto_fit.h
+}  // namespace ts
+
 namespace ts::ui {
 
 class StudioState;
-struct AutoFit;
 
 /// A box under the preset description, shown while the preset is `auto`. It switches the
 /// configuration to `auto` when a corpus file is opened (the built-in demo corpus keeps its preset,
 /// and so does a preset the person has chosen in this session: from the list, a file or the command
 /// line's --preset, whenever it was), fits the recipe off the GUI thread
 /// whenever the corpus, direction, budget, device or threads change, applies the fit to the
-/// configuration (keeping the person's own edits: ui/auto_fit.h) unless another preset has been
+/// configuration (keeping the person's own edits: ts/train/auto_fit.h) unless another preset has been
 /// chosen meanwhile, and lists the recipe's reasons.
 class RecipeNotes : public QFrame {
   Q_OBJECT

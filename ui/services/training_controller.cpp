@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "services/training_controller.h"
 
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <stdexcept>
 
@@ -10,16 +8,17 @@
 #include <QElapsedTimer>
 #include <QThread>
 
-#include "services/auto_fit.h"
+#include "ts/train/auto_fit.h"
 #include "ts/decode/translator.h"
+#include "ts/lm/lm_session.h"
 #include "ts/lm/lm_trainer.h"
 #include "ts/model/errors.h"
 #include "ts/train/run_recorder.h"
+#include "ts/train/session.h"
 #include "ts/train/trainer.h"
 
 namespace ts::ui {
 
-namespace fs = std::filesystem;
 
 // Events from the training thread, kept in order. Steps between two other events are merged into
 // one `progress` delivery.
@@ -41,16 +40,21 @@ struct TrainingController::Queue {
   }
 };
 
-class TrainingController::Observer : public TrainingObserver {
+class TrainingController::Observer : public SessionObserver {
  public:
   explicit Observer(std::shared_ptr<Queue> queue) : queue_(std::move(queue)) {}
+  /// The latest step, on the training thread (for snapshot labels).
+  std::int64_t step = 0;
+
   void on_start(const TrainingStart& e) override {
+    step = e.start_step;
     queue_->push([e](TrainingController* c) {
       c->setState(c->pause_.load() ? State::Paused : State::Training);
       Q_EMIT c->started(e);
     });
   }
   void on_step(const TrainingProgress& e) override {
+    step = e.step;
     std::lock_guard<std::mutex> lock(queue_->mutex);
     queue_->steps.push_back(e);
   }
@@ -67,7 +71,13 @@ class TrainingController::Observer : public TrainingObserver {
   void log(const std::string& line) {
     queue_->push([l = QString::fromStdString(line)](TrainingController* c) { Q_EMIT c->logLine(l); });
   }
-  void history_wait(const HistoryWait& w) {
+  void on_run_recorded(std::int64_t run_id) override {
+    queue_->push([run_id](TrainingController* c) {
+      c->run_id_ = run_id;
+      Q_EMIT c->runRecorded(run_id);
+    });
+  }
+  void on_history_wait(const HistoryWait& w) override {
     queue_->push([w](TrainingController* c) {
       Q_EMIT c->historyWaiting(TrainingController::historyWaitSummary(w), QString::fromStdString(w.words),
                                w.state == HistoryWaitState::kWaiting);
@@ -78,49 +88,6 @@ class TrainingController::Observer : public TrainingObserver {
   std::shared_ptr<Queue> queue_;
 };
 
-namespace {
-
-// The `auto` preset fitted to the request's corpus, direction, budget and machine (as the CLI does),
-// keeping the person's own edits; the recipe's reasons go to the log. The Configuration panel's fit
-// is used when it is for the same inputs (the recipe is deterministic), else it is fitted here.
-void fit_auto_preset(TrainingRequest& request, const std::function<void(const std::string&)>& log) {
-  const AutoFit* previous = request.auto_fit && request.auto_fit->ok() ? request.auto_fit.get() : nullptr;
-  AutoFit fit;
-  // The run is fitted to this machine's measured speed (a few seconds, inside the budget, once per
-  // session and settings); the panel's fit used it only if an earlier run had measured it.
-  if (previous && previous->measured && previous->key == auto_fit_key(*request.corpus, request.direction, request.config))
-    fit = *previous;
-  else
-    fit = fit_auto(*request.corpus, request.direction, request.config, /*measure=*/true);
-  if (!fit.ok()) throw std::runtime_error("the auto preset could not be fitted to this corpus: " + fit.error);
-  request.config = refit_auto(request.config, fit.config, previous ? &previous->config : nullptr);
-  const double budget = request.config.train.budget_minutes;
-  log("preset auto, fitted for " + (budget > 0 ? minutes_text(budget) : std::string("a run until stopped")) +
-      (fit.machine.empty() ? std::string() : " on " + fit.machine) + " (fields you changed are kept):");
-  for (const auto& reason : fit.reasons) log("  " + reason);
-  request.config.validate();
-}
-
-// The run's directory with its config.json (the file `train --config` reads back).
-void write_run_directory(const std::string& out, const nlohmann::json& config, const std::string& preset,
-                         const std::function<void(const std::string&)>& log) {
-  fs::create_directories(out);
-  {
-    std::ofstream config_file(fs::path(out) / "config.json");
-    config_file << config.dump(2) << "\n";
-    if (!config_file) throw std::runtime_error("cannot write " + (fs::path(out) / "config.json").string());
-  }
-  log("run directory: " + out + " (preset " + preset + ")");
-}
-
-}  // namespace
-
-void TrainingController::announceRun(Queue& queue, qint64 run_id) {
-  queue.push([run_id](TrainingController* c) {
-    c->run_id_ = run_id;
-    Q_EMIT c->runRecorded(run_id);
-  });
-}
 
 TrainingController::TrainingController(QObject* parent) : QObject(parent) {
   static const bool registered = [] {
@@ -264,44 +231,13 @@ QString TrainingController::historyWaitSummary(const HistoryWait& w) {
   return {};
 }
 
-// The training thread: data preparation, history, trainer. Nothing here touches Qt objects;
-// everything goes through the queue.
+// The training thread: the session in core (ts/train/session.h) does the work; its events reach
+// the GUI thread through the queue. Nothing here touches Qt objects.
 void TrainingController::work(TrainingRequest request) {
   const double started = steady_seconds();  // a time budget counts from here: preparation is part of it
   auto queue = queue_;
   Observer observer(queue);
-  const auto log = [&observer](const std::string& line) { observer.log(line); };
   try {
-    const std::string out = request.out_dir.toStdString();
-    const std::string resume = request.resume_checkpoint.toStdString();
-    log(describe(*request.corpus));
-    if (resume.empty() && request.config.preset == "auto") fit_auto_preset(request, log);
-    LoadedModel previous;
-    const TextPipeline* existing = nullptr;
-    if (!resume.empty()) {
-      previous = load_checkpoint(resume, at::Device(at::kCPU));
-      existing = &previous.pipeline;
-    }
-    auto data = prepare_data(*request.corpus, request.direction, request.config.data, existing, log);
-    write_run_directory(out, request.config.to_json(), request.config.preset, log);
-    std::unique_ptr<RunRecorder> recorder;
-    if (!request.database.isEmpty()) {
-      RecordingRequest recording{request.database.toStdString(), request.name.toStdString(), resume,
-                                 previous.meta.position.step, &stop_, log};
-      recording.on_wait = [&observer](const HistoryWait& w) { observer.history_wait(w); };
-      recorder = start_recording(recording, request.config, *request.corpus, request.direction, out);
-      if (recorder) announceRun(*queue, recorder->run_id());
-    }
-    // The step count, kept on the training thread for snapshot labels.
-    struct StepCounter : TrainingObserver {
-      std::int64_t step = 0;
-      void on_step(const TrainingProgress& p) override { step = p.step; }
-    } counter;
-    counter.step = previous.meta.position.step;
-    std::vector<TrainingObserver*> list{&observer, &counter};
-    if (recorder) list.push_back(recorder.get());
-    ObserverList all(list);
-
     const auto snapshot = [queue](Trainer& trainer, std::int64_t step, const QString& label) {
       ModelSnapshot s;
       s.translator = std::make_shared<Translator>(copy_model(trainer.model(), at::Device(at::kCPU)), trainer.data().pipeline);
@@ -309,17 +245,36 @@ void TrainingController::work(TrainingRequest request) {
       s.label = label;
       queue->push([s](TrainingController* c) { Q_EMIT c->snapshotReady(s); });
     };
-
-    TrainerOptions options{out, request.corpus_path.toStdString(), resume, &stop_, &pause_};
-    options.budget_start = started;
-    options.between_steps = [&](Trainer& trainer) {
-      if (snapshot_requested_.exchange(false))
-        snapshot(trainer, counter.step, tr("training model at step %1").arg(counter.step));
+    SessionRequest session_request;
+    session_request.corpus = request.corpus.get();
+    session_request.direction = request.direction;
+    session_request.corpus_path = request.corpus_path.toStdString();
+    session_request.config = request.config;
+    session_request.out_dir = request.out_dir.toStdString();
+    session_request.resume_checkpoint = request.resume_checkpoint.toStdString();
+    // Preset auto is fitted again on this thread, timing the machine, and the person's own edits are kept; the
+    // Configuration panel's fit is used when it timed the machine for the same inputs.
+    session_request.fit_recipe = session_request.resume_checkpoint.empty() && request.config.preset == "auto";
+    session_request.fitted = request.auto_fit;
+    session_request.keep_own_settings = [current = request.config, previous = request.auto_fit](const AutoFit& fit) {
+      return refit_auto(current, fit.config, previous && previous->ok() ? &previous->config : nullptr);
     };
-    Trainer trainer(request.config, std::move(data), options, &all);
-    const auto summary = trainer.run();
+    session_request.recipe_note = "fields you changed are kept";
+    session_request.record = !request.database.isEmpty();
+    session_request.history_db = request.database.toStdString();
+    session_request.run_name = request.name.toStdString();
+    session_request.stop = &stop_;
+    session_request.pause = &pause_;
+    session_request.budget_start = started;
+    session_request.between_steps = [&](Trainer& trainer) {
+      if (snapshot_requested_.exchange(false))
+        snapshot(trainer, observer.step, tr("training model at step %1").arg(observer.step));
+    };
+    TrainingSession session(std::move(session_request), &observer);
+    const auto summary = session.run();
     if (summary.steps > 0)
-      snapshot(trainer, summary.steps, tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromStdString(summary.status)));
+      snapshot(*session.trainer(), summary.steps,
+               tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromStdString(summary.status)));
   } catch (const std::exception& e) {
     queue->push([m = QString::fromStdString(error_message(e))](TrainingController* c) { Q_EMIT c->failed(m); });
   }
@@ -328,32 +283,11 @@ void TrainingController::work(TrainingRequest request) {
   queue->done = true;
 }
 
-// The language-model training thread: the text, the history, the LM trainer.
+// The language-model training thread: the session in core (ts/lm/lm_session.h) does the work.
 void TrainingController::workLanguageModel(LmTrainingRequest request) {
   auto queue = queue_;
   Observer observer(queue);
-  const auto log = [&observer](const std::string& line) { observer.log(line); };
   try {
-    const std::string out = request.out_dir.toStdString(), text = request.text_path.toStdString();
-    const std::string resume = request.resume_checkpoint.toStdString();
-    LmCheckpointMeta previous;
-    if (!resume.empty()) previous = read_lm_checkpoint_meta(resume);
-    log("reading " + text);
-    auto data = load_lm_text(text, request.config, resume.empty() ? nullptr : &previous.codec);
-    log(data.summary());
-    write_run_directory(out, request.config.to_json(), request.config.preset, log);
-    std::unique_ptr<RunRecorder> recorder;
-    if (!request.database.isEmpty()) {
-      RecordingRequest recording{request.database.toStdString(), request.name.toStdString(), resume, previous.step,
-                                 &stop_, log};
-      recording.on_wait = [&observer](const HistoryWait& w) { observer.history_wait(w); };
-      recorder = start_recording(recording, describe_lm_run(request.config, data, text, out, request.name.toStdString()));
-      if (recorder) announceRun(*queue, recorder->run_id());
-    }
-    std::vector<TrainingObserver*> list{&observer};
-    if (recorder) list.push_back(recorder.get());
-    ObserverList all(list);
-
     const auto snapshot = [queue, &request](LmTrainer& trainer, const QString& label) {
       auto loaded = std::make_shared<LoadedLanguageModel>();
       loaded->meta.config = trainer.config();
@@ -364,20 +298,25 @@ void TrainingController::workLanguageModel(LmTrainingRequest request) {
       LmModelSnapshot s{std::move(loaded), trainer.step(), label};
       queue->push([s](TrainingController* c) { Q_EMIT c->lmSnapshotReady(s); });
     };
-    LmTrainerOptions options;
-    options.out_dir = out;
-    options.text_path = text;
-    options.resume_checkpoint = resume;
-    options.stop = &stop_;
-    options.pause = &pause_;
-    options.between_steps = [&](LmTrainer& trainer) {
+    LmSessionRequest session_request;
+    session_request.text_path = request.text_path.toStdString();
+    session_request.config = request.config;
+    session_request.out_dir = request.out_dir.toStdString();
+    session_request.resume_checkpoint = request.resume_checkpoint.toStdString();
+    session_request.record = !request.database.isEmpty();
+    session_request.history_db = request.database.toStdString();
+    session_request.run_name = request.name.toStdString();
+    session_request.stop = &stop_;
+    session_request.pause = &pause_;
+    session_request.between_steps = [&](LmTrainer& trainer) {
       if (snapshot_requested_.exchange(false))
         snapshot(trainer, tr("training model at step %1").arg(trainer.step()));
     };
-    LmTrainer trainer(request.config, std::move(data), options, &all);
-    const auto summary = trainer.run();
+    LmTrainingSession session(std::move(session_request), &observer);
+    const auto summary = session.run();
     if (summary.steps > 0)
-      snapshot(trainer, tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromStdString(summary.status)));
+      snapshot(*session.trainer(),
+               tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromStdString(summary.status)));
   } catch (const std::exception& e) {
     queue->push([m = QString::fromStdString(error_message(e))](TrainingController* c) { Q_EMIT c->failed(m); });
   }

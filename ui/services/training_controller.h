@@ -29,15 +29,18 @@ namespace ts {
 class Translator;
 }
 
+namespace ts {
+struct AutoFit;  // ts/train/auto_fit.h
+}  // namespace ts
+
 namespace ts::ui {
 
-struct AutoFit;
 
 struct TrainingRequest {
   std::shared_ptr<const Corpus> corpus;
   QString corpus_path;           // as recorded in checkpoints and the history ("<demo>" for the demo)
   Direction direction;
-  ExperimentConfig config;       // preset "auto": fitted again on the training thread (ui/auto_fit.h),
+  ExperimentConfig config;       // preset "auto": fitted again on the training thread (ts/train/auto_fit.h),
                                  // keeping the person's own edits; its reasons go to the log
   std::shared_ptr<const AutoFit> auto_fit;  // preset "auto": the fit `config` was made from (null: the plain preset)
   QString out_dir;               // where checkpoints go (created)
@@ -116,7 +119,6 @@ class TrainingController : public QObject {
   void deliver();
   void setState(State state);
   bool launch(const std::vector<std::string>& problems, const QString& out_dir, std::function<void()> work);
-  static void announceRun(Queue& queue, qint64 run_id);
   void work(TrainingRequest request);
   void workLanguageModel(LmTrainingRequest request);
 

@@ -11,7 +11,7 @@
 #include <QSettings>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "services/auto_fit.h"
+#include "ts/train/auto_fit.h"
 #include "ts/store/run_store.h"
 #include "ts/text/demo_corpus.h"
 

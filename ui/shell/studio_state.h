@@ -15,9 +15,16 @@
 #include "ts/text/corpus.h"
 #include "ts/train/config.h"
 
+namespace ts {
+struct AutoFit;  // ts/train/auto_fit.h
+}  // namespace ts
+
 namespace ts::ui {
 
-struct AutoFit;
+/// "Train for" until the person chooses otherwise, in minutes.
+inline constexpr double kDefaultBudgetMinutes = 20;
+/// The largest budget train.budget_minutes accepts (a year).
+inline constexpr double kMaxBudgetMinutes = 525600;
 
 class StudioState : public QObject {
   Q_OBJECT
@@ -65,7 +72,7 @@ class StudioState : public QObject {
   /// The budget remembered in QSettings (kDefaultBudgetMinutes when none).
   static double rememberedBudgetMinutes();
 
-  /// The latest fit of the `auto` preset (ui/auto_fit.h), set by the Configuration panel; null
+  /// The latest fit of the `auto` preset (ts/train/auto_fit.h), set by the Configuration panel; null
   /// before the first. A configuration with preset auto is such a fit plus the person's own edits.
   std::shared_ptr<const AutoFit> autoFit() const { return auto_fit_; }
   void setAutoFit(std::shared_ptr<const AutoFit> fit) { auto_fit_ = std::move(fit); }

@@ -22,7 +22,7 @@
 
 #include <qcustomplot.h>
 
-#include "services/auto_fit.h"
+#include "ts/train/auto_fit.h"
 #include "widgets/plot_style.h"
 #include "shell/studio_state.h"
 #include "services/training_controller.h"

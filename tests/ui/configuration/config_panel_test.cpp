@@ -14,7 +14,7 @@
 #include <QSpinBox>
 #include <QTest>
 
-#include "services/auto_fit.h"
+#include "ts/train/auto_fit.h"
 #include "configuration/config_fields.h"
 #include "configuration/config_panel.h"
 #include "services/device_info.h"

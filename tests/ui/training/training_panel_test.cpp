@@ -12,7 +12,7 @@
 #include <QSignalSpy>
 #include <QTest>
 
-#include "services/auto_fit.h"
+#include "ts/train/auto_fit.h"
 #include "shell/studio_state.h"
 #include "services/training_controller.h"
 #include "training/training_panel.h"
@@ -141,7 +141,7 @@ class TrainingPanelTest : public QObject {
     const QString error = f.runOnce(run);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     // The run was fitted to this machine's measured speed; the fit now finds that measurement.
-    const AutoFit fit = fit_auto(*f.state.corpus(), f.state.direction(), before);
+    const ts::AutoFit fit = fit_auto(*f.state.corpus(), f.state.direction(), before);
     QVERIFY2(fit.ok(), fit.error.c_str());
     QVERIFY(fit.measured);
     QVERIFY(!fit.reasons.empty());

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The `auto` recipe fitted for the app (see auto_fit.h).
-#include "services/auto_fit.h"
+// The `auto` recipe fitted and refitted (see ts/train/auto_fit.h).
+#include "ts/train/auto_fit.h"
 
 #include <cstdint>
 #include <exception>
@@ -12,7 +12,7 @@
 #include "ts/train/auto_recipe.h"
 #include "ts/train/calibration.h"
 
-namespace ts::ui {
+namespace ts {
 
 namespace {
 
@@ -134,4 +134,4 @@ ExperimentConfig refit_auto(const ExperimentConfig& current, const ExperimentCon
   return result;
 }
 
-}  // namespace ts::ui
+}  // namespace ts

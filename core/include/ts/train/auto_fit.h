@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The `auto` recipe in the app: fitted to corpus, direction, budget and machine, refitted keeping the person's edits.
+// The `auto` recipe fitted to a corpus, direction, budget and machine (measured), and refitted keeping a
+// person's own edits: what a training session, the CLI and the app's Configuration panel use.
 #pragma once
 
 #include <string>
@@ -8,15 +9,10 @@
 #include "ts/text/corpus.h"
 #include "ts/train/config.h"
 
-// Qt-free: the training thread uses it as the Configuration panel does.
-namespace ts::ui {
+namespace ts {
 
-/// "Train for" until the person chooses otherwise, in minutes.
-inline constexpr double kDefaultBudgetMinutes = 20;
 /// The budget the recipe is sized for when a run has none ("until I stop it").
 inline constexpr double kFitMinutesWithoutBudget = 20;
-/// The largest budget train.budget_minutes accepts (a year).
-inline constexpr double kMaxBudgetMinutes = 525600;
 
 /// One fit of the `auto` preset.
 struct AutoFit {
@@ -38,7 +34,7 @@ std::string auto_fit_key(const Corpus& corpus, const Direction& direction, const
 /// those settings if it has: ts::cached_reference_throughput; with `measure`, measuring it first if
 /// not, which takes a few seconds: the training thread does). A budget of 0 is sized as for
 /// kFitMinutesWithoutBudget minutes and stays 0 in the result. It walks the corpus once (about 50 ms
-/// for 170k pairs): call it off the GUI thread. Never throws; a failure is in AutoFit::error.
+/// for 170k pairs): call it off a GUI thread. Never throws; a failure is in AutoFit::error.
 AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config, bool measure = false);
 
 /// True when `config` is the plain `auto` preset as StudioState::applyPreset gives it (just chosen
@@ -52,4 +48,4 @@ bool is_plain_auto(const ExperimentConfig& config);
 ExperimentConfig refit_auto(const ExperimentConfig& current, const ExperimentConfig& fit,
                             const ExperimentConfig* previous_fit = nullptr);
 
-}  // namespace ts::ui
+}  // namespace ts

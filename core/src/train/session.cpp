@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// One training session (see ts/train/session.h).
+#include "ts/train/session.h"
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <torch/cuda.h>
+
+#include "ts/train/checkpoint.h"
+#include "ts/train/trainer.h"
+
+namespace ts {
+
+namespace fs = std::filesystem;
+
+const char* phase_words(SessionPhase phase) {
+  switch (phase) {
+    case SessionPhase::kFittingRecipe: return "fitting the recipe to this machine";
+    case SessionPhase::kPreparingData: return "preparing the data";
+    case SessionPhase::kConnecting: return "connecting the data-parallel ranks";
+    case SessionPhase::kStartingHistory: return "opening the run history";
+    case SessionPhase::kTraining: return "training";
+  }
+  return "";
+}
+
+namespace {
+
+// The events a rank other than 0 passes on: the trainer reports only its finish there, and the
+// session's own words are rank 0's to say.
+class RankFilter : public SessionObserver {
+ public:
+  RankFilter(SessionObserver* next, bool root) : next_(next), root_(root) {}
+  void on_start(const TrainingStart& e) override { if (root_) next_->on_start(e); }
+  void on_step(const TrainingProgress& e) override { if (root_) next_->on_step(e); }
+  void on_validation(const ValidationResult& e) override { if (root_) next_->on_validation(e); }
+  void on_checkpoint(const CheckpointEvent& e) override { if (root_) next_->on_checkpoint(e); }
+  void on_log(const std::string& e) override { if (root_) next_->on_log(e); }
+  void on_finished(const TrainingSummary& e) override { next_->on_finished(e); }
+  void on_phase(SessionPhase p) override { if (root_) next_->on_phase(p); }
+  void on_run_recorded(std::int64_t id) override { if (root_) next_->on_run_recorded(id); }
+  void on_history_wait(const HistoryWait& w) override { if (root_) next_->on_history_wait(w); }
+
+ private:
+  SessionObserver* next_;
+  bool root_;
+};
+
+std::string threads_words(int threads) {
+  return threads > 0 ? fmt::format("{} thread{}", threads, threads > 1 ? "s" : "") : std::string("all cores");
+}
+
+}  // namespace
+
+void write_run_config(const std::string& out_dir, const nlohmann::json& config) {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw std::runtime_error(fmt::format("{}: cannot create the run directory: {}", out_dir, ec.message()));
+  const auto path = (fs::path(out_dir) / "config.json").string();
+  std::ofstream file(path);
+  file << config.dump(2) << "\n";
+  file.close();
+  if (!file) throw std::runtime_error(path + ": cannot write the run's configuration");
+}
+
+struct TrainingSession::State {
+  SessionRequest request;
+  SessionObserver none;
+  RankFilter events;
+  std::int64_t start_step = 0;
+  bool ran = false;
+  std::unique_ptr<RunRecorder> recorder;
+  std::optional<ObserverList> observers;  // what the trainer reports to: the caller's observer and the recorder
+  std::unique_ptr<Trainer> trainer;
+
+  State(SessionRequest r, SessionObserver* observer)
+      : request(std::move(r)), events(observer ? observer : &none, !request.distributed || request.distributed->rank == 0) {}
+  bool root() const { return !request.distributed || request.distributed->rank == 0; }
+  void log(const std::string& line) { events.on_log(line); }
+
+  void fit_recipe();
+  std::shared_ptr<DataParallel> connect();
+};
+
+// The `auto` preset fitted to this corpus, direction, budget and machine, with the person's own
+// settings kept. Data-parallel ranks fit without timing the machine: every rank must train the
+// same model, and timings differ from process to process.
+void TrainingSession::State::fit_recipe() {
+  auto& r = request;
+  events.on_phase(SessionPhase::kFittingRecipe);
+  const bool measure = !r.distributed;
+  AutoFit fit;
+  if (r.fitted && r.fitted->ok() && r.fitted->measured == measure &&
+      r.fitted->key == auto_fit_key(*r.corpus, r.direction, r.config))
+    fit = *r.fitted;
+  else
+    fit = fit_auto(*r.corpus, r.direction, r.config, measure);
+  if (!fit.ok()) throw std::runtime_error("the auto preset could not be fitted to this corpus: " + fit.error);
+  r.config = r.keep_own_settings ? r.keep_own_settings(fit) : fit.config;
+  r.config.preset = "auto";
+  const double budget = r.config.train.budget_minutes;
+  log(fmt::format("recipe auto, fitted for {}{}{}:", budget > 0 ? minutes_text(budget) : std::string("a run until stopped"),
+                  fit.machine.empty() ? std::string() : " on " + fit.machine,
+                  r.recipe_note.empty() ? std::string() : " (" + r.recipe_note + ")"));
+  if (!measure) log("  data-parallel: fitted without timing the machine, so that every rank trains the same model");
+  for (const auto& reason : fit.reasons) log("  " + reason);
+  r.config.validate();
+}
+
+std::shared_ptr<DataParallel> TrainingSession::State::connect() {
+  const auto& d = *request.distributed;
+  events.on_phase(SessionPhase::kConnecting);
+  auto device = resolve_device(request.config.train.device);
+  if (device.is_cuda() && torch::cuda::device_count() > 1)  // one GPU per rank on a machine
+    device = at::Device(at::kCUDA, static_cast<at::DeviceIndex>(d.rank % torch::cuda::device_count()));
+  auto parallel = std::make_shared<DataParallel>();
+  parallel->connect(d, device);
+  const auto threads = threads_words(request.config.train.threads);
+  if (request.ranks_on_this_machine)
+    log(fmt::format("data-parallel: {} processes ({}), {} each", d.world_size, parallel->backend(), threads));
+  else
+    log(fmt::format("data-parallel: rank 0 of {} ({}), rendezvous {}:{}, {}", d.world_size, parallel->backend(),
+                    d.master_addr, d.master_port, threads));
+  return parallel;
+}
+
+TrainingSession::TrainingSession(SessionRequest request, SessionObserver* observer)
+    : s_(std::make_unique<State>(std::move(request), observer)) {
+  if (!s_->request.corpus) throw std::invalid_argument("a training session needs a corpus");
+}
+
+TrainingSession::~TrainingSession() = default;
+
+TrainingSummary TrainingSession::run() {
+  if (s_->ran) throw std::logic_error("a training session runs once");
+  s_->ran = true;
+  auto& r = s_->request;
+  const auto log = [this](const std::string& line) { s_->log(line); };
+  log(describe(*r.corpus));
+  if (r.fit_recipe) {
+    if (!r.resume_checkpoint.empty()) throw std::invalid_argument("a resumed run keeps its recipe: it is not fitted again");
+    s_->fit_recipe();
+  }
+  r.config.validate();
+
+  LoadedModel previous;
+  const TextPipeline* existing = nullptr;
+  if (!r.resume_checkpoint.empty()) {
+    previous = load_checkpoint(r.resume_checkpoint, at::Device(at::kCPU));
+    existing = &previous.pipeline;
+    s_->start_step = previous.meta.position.step;
+  }
+  s_->events.on_phase(SessionPhase::kPreparingData);
+  auto data = prepare_data(*r.corpus, r.direction, r.config.data, existing, log);
+  previous.model = Transformer{nullptr};  // the trainer reloads the checkpoint; free this copy now
+
+  std::shared_ptr<DataParallel> parallel;
+  if (r.distributed) parallel = s_->connect();
+  if (s_->root()) write_run_config(r.out_dir, r.config.to_json());
+  log(fmt::format("run directory: {} (preset {})", r.out_dir, r.config.preset));
+
+  std::vector<TrainingObserver*> observers{&s_->events};
+  if (r.record && s_->root()) {
+    s_->events.on_phase(SessionPhase::kStartingHistory);
+    RecordingRequest recording{r.history_db, r.run_name, r.resume_checkpoint, s_->start_step, r.stop, log,
+                               r.history_wait_seconds};
+    recording.on_wait = [this](const HistoryWait& w) { s_->events.on_history_wait(w); };
+    s_->recorder = start_recording(recording, r.config, *r.corpus, r.direction, r.out_dir);
+    if (s_->recorder) {
+      s_->events.on_run_recorded(s_->recorder->run_id());
+      observers.push_back(s_->recorder.get());
+    }
+  }
+  s_->observers.emplace(observers);
+
+  TrainerOptions options{r.out_dir, r.corpus_path.empty() ? r.corpus->path : r.corpus_path, r.resume_checkpoint,
+                         r.stop, r.pause};
+  options.parallel = parallel;
+  options.budget_start = r.budget_start;
+  options.between_steps = r.between_steps;
+  s_->events.on_phase(SessionPhase::kTraining);
+  s_->trainer = std::make_unique<Trainer>(r.config, std::move(data), options, &*s_->observers);
+  return s_->trainer->run();
+}
+
+const ExperimentConfig& TrainingSession::config() const { return s_->request.config; }
+Trainer* TrainingSession::trainer() { return s_->trainer.get(); }
+std::int64_t TrainingSession::start_step() const { return s_->start_step; }
+bool TrainingSession::is_root() const { return s_->root(); }
+
+}  // namespace ts
