@@ -2,6 +2,7 @@
 #include "ts/lm/lm_trainer.h"
 
 #include <fstream>
+#include <limits>
 
 #include <gtest/gtest.h>
 
@@ -67,6 +68,43 @@ TEST(LmTrainer, TinyGptMemorisesAShortTextAndRegeneratesItGreedily) {
   options.length = 3 * static_cast<std::int64_t>(line.size());  // past the block size: the window slides
   const auto result = generate_text(trainer.model(), data.codec, line.substr(0, 8), options);
   EXPECT_EQ(line.substr(0, 8) + result.text, text.substr(0, 8 + result.text.size()));
+}
+
+// A run of either kind ends in the same words (ts/train/loop.h): a time limit finishes it.
+TEST(LmTrainer, ATimeLimitFinishesTheRunAsForATranslationModel) {
+  auto config = test::small_gpt_config();
+  config.max_steps = 1000;
+  config.max_minutes = 1e-9;  // used up by the first step
+  const auto data = prepare_lm_text(test::markov_text(4000), "markov.txt", config);
+  test::TempDir dir;
+  const auto summary = LmTrainer(config, data, options_in(dir)).run();
+  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.message, "reached max_minutes 1e-09");
+  EXPECT_EQ(summary.steps, 1);
+}
+
+TEST(LmTrainer, ANonFiniteLossFailsTheRunBeforeTheUpdateAndKeepsTheWeights) {
+  auto config = test::small_gpt_config();
+  config.max_steps = 10;
+  const auto data = prepare_lm_text(test::markov_text(4000), "markov.txt", config);
+  test::TempDir dir;
+  Recorder recorder;
+  LmTrainer trainer(config, data, options_in(dir), &recorder);
+  std::vector<at::Tensor> before;
+  {
+    torch::NoGradGuard no_grad;
+    auto params = trainer.model()->parameters();
+    params.back().fill_(std::numeric_limits<float>::quiet_NaN());  // the output layer: every loss is NaN
+    for (const auto& p : params) before.push_back(p.detach().clone());
+  }
+  const auto summary = trainer.run();
+  EXPECT_EQ(summary.status, "failed");
+  EXPECT_EQ(summary.steps, 0);
+  EXPECT_NE(summary.message.find("non-finite loss (nan) at step 1: stopped"), std::string::npos) << summary.message;
+  EXPECT_EQ(recorder.finished, 1);
+  const auto after = trainer.model()->parameters();
+  ASSERT_EQ(after.size(), before.size());
+  for (std::size_t i = 0; i + 1 < after.size(); ++i) EXPECT_TRUE(after[i].equal(before[i])) << "parameter " << i;
 }
 
 TEST(LmTrainer, ResumeContinuesTheSameLossTrajectory) {

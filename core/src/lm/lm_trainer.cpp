@@ -16,6 +16,7 @@
 #include "ts/model/size.h"
 #include "ts/store/sha256.h"
 #include "ts/train/checkpoint.h"
+#include "ts/train/loop.h"
 #include "ts/lm/lm_export.h"
 #include "ts/train/run_recorder.h"
 #include "ts/train/trainer.h"
@@ -254,30 +255,26 @@ TrainingSummary LmTrainer::run() {
   const double tokens_per_step = static_cast<double>(c.batch_size) * c.block_size;
   double session_train_seconds = 0, smoothed = -1;
   std::int64_t session_steps = 0;
-  summary.status = "finished";
-  summary.message = fmt::format("reached max_steps {}", c.max_steps);
+  LoopEnd end = reached_max_steps(c.max_steps);
   try {
     s.model->train();
     while (s.step < c.max_steps) {
       if (s.options.stop && s.options.stop->load()) {
-        summary.status = "stopped";
-        summary.message = "stopped by request";
+        end = stopped_by_request();
         break;
       }
       if (c.max_minutes > 0 && session_train_seconds >= c.max_minutes * 60) {
-        summary.status = "stopped";
-        summary.message = fmt::format("time limit of {} minutes reached", c.max_minutes);
+        end = reached_max_minutes(c.max_minutes);
         break;
       }
       if (s.options.pause && s.options.pause->load()) {
         // Paused: only step time counts towards the speed and the time limit, so nothing to shift.
-        s.log(fmt::format("paused at step {}", s.step));
-        const auto p0 = Clock::now();
-        while (s.options.pause->load() && !(s.options.stop && s.options.stop->load())) {
-          if (s.options.between_steps) s.options.between_steps(*this);
-          std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
-        s.log(fmt::format("resumed after {:.1f} s", std::chrono::duration<double>(Clock::now() - p0).count()));
+        hold_while_paused(
+            s.options.pause, s.options.stop, s.step,
+            [&] {
+              if (s.options.between_steps) s.options.between_steps(*this);
+            },
+            [&](const std::string& line) { s.log(line); }, [] { return steady_seconds(); });
         continue;  // check the stop flag again
       }
       const auto t0 = Clock::now();
@@ -287,18 +284,21 @@ TrainingSummary LmTrainer::run() {
         AutocastScope autocast(c.precision, s.device);
         loss = s.model->loss(x.to(s.device), y.to(s.device));
       }
+      const double value = loss.item<double>();
+      if (!std::isfinite(value)) {  // before the update: the weights and the last checkpoint stay good
+        end = nonfinite_loss(value, s.step + 1);
+        break;
+      }
       s.optimizer->zero_grad();
       loss.backward();
       s.optimizer->step();
-      const double value = loss.item<double>();
-      if (!std::isfinite(value)) throw std::runtime_error(fmt::format("the loss became {} at step {}", value, s.step + 1));
       ++s.step;
       ++session_steps;
       s.step_losses.push_back(value);
       const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
       session_train_seconds += dt;
       s.elapsed = elapsed_before + session_train_seconds;
-      smoothed = smoothed < 0 ? value : 0.95 * smoothed + 0.05 * value;
+      smoothed = smooth_loss(smoothed, value, session_steps == 1);
       if (s.observer) {
         TrainingProgress p;
         p.step = s.step;
@@ -340,10 +340,11 @@ TrainingSummary LmTrainer::run() {
     }
     if (s.options.write_checkpoints && s.last_saved_step != s.step) summary.last_checkpoint = s.save("last");
   } catch (const std::exception& e) {
-    summary.status = "failed";
-    summary.message = error_message(e);
-    s.log("training failed: " + summary.message);
+    end = {"failed", error_message(e)};
+    s.log("training failed: " + end.message);
   }
+  summary.status = end.status;
+  summary.message = end.message;
   summary.steps = s.step;
   summary.seconds = std::chrono::duration<double>(Clock::now() - session_start).count();
   summary.average_tokens_per_s = session_train_seconds > 0 ? tokens_per_step * session_steps / session_train_seconds : 0;

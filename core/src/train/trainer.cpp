@@ -26,6 +26,7 @@
 #include "ts/train/model_size.h"
 #include "ts/train/batcher.h"
 #include "ts/train/distributed.h"
+#include "ts/train/loop.h"
 #include "ts/store/fault.h"
 #include "ts/train/optimizer.h"
 #include "ts/train/schedule.h"
@@ -396,18 +397,19 @@ void Trainer::State::start_session() {
 bool Trainer::State::limit_reached() {
   const auto& tc = config.train;
   const bool stop_requested = parallel ? shared_stop : (options.stop && options.stop->load());
+  LoopEnd end;
   if (stop_requested) {
-    summary.status = "stopped";
-    summary.message = "stopped by request";
+    end = stopped_by_request();
   } else if (tc.max_steps > 0 && position.step >= tc.max_steps) {
-    summary.status = "finished";
-    summary.message = fmt::format("reached max_steps {}", tc.max_steps);
+    end = reached_max_steps(tc.max_steps);
   } else if (parallel ? shared_time_up : time_up()) {
-    summary.status = "finished";
-    summary.message = budget_s > 0 && budget_used() + reserve_s >= budget_s
-                          ? fmt::format("time budget of {} used (the final validation takes the rest)", minutes_text(budget_s / 60))
-                          : fmt::format("reached max_minutes {}", tc.max_minutes);
+    end = budget_s > 0 && budget_used() + reserve_s >= budget_s
+              ? LoopEnd{"finished", fmt::format("time budget of {} used (the final validation takes the rest)",
+                                               minutes_text(budget_s / 60))}
+              : reached_max_minutes(tc.max_minutes);
   }
+  summary.status = end.status;
+  summary.message = end.message;
   return !summary.status.empty();
 }
 
@@ -614,7 +616,7 @@ TrainingProgress Trainer::State::progress(double loss, double lr, double step_se
     window_tokens = 0;
     window_seconds = 0;
   }
-  smoothed_loss = (pos.step == steps_at_start + 1) ? loss : 0.98 * smoothed_loss + 0.02 * loss;
+  smoothed_loss = smooth_loss(smoothed_loss, loss, pos.step == steps_at_start + 1);
   pos.elapsed_seconds = elapsed_before + train_seconds;
   if (budget_s > 0) pos.budget_used_seconds = budget_used();
 
@@ -771,17 +773,12 @@ void Trainer::State::finish() {
 // Holds the loop while the pause flag is set. The session clock is shifted by the time paused so
 // that time limits, ETA and throughput only count training.
 void Trainer::State::wait_while_paused(Trainer& trainer) {
-  const auto stopped = [&] { return options.stop && options.stop->load(); };
-  if (!options.pause || !options.pause->load() || stopped()) return;
-  obs().on_log(fmt::format("paused at step {}", position.step));
-  const auto t0 = now();
-  while (options.pause->load() && !stopped()) {
-    if (options.between_steps) options.between_steps(trainer);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  const auto paused = now() - t0;
-  session_start += paused;
-  obs().on_log(fmt::format("resumed after {:.1f} s", paused));
+  session_start += hold_while_paused(
+      options.pause, options.stop, position.step,
+      [&] {
+        if (options.between_steps) options.between_steps(trainer);
+      },
+      [&](const std::string& line) { obs().on_log(line); }, [&] { return now(); });
 }
 
 void Trainer::State::fill_summary() {
@@ -817,10 +814,9 @@ TrainingSummary Trainer::run() {
                                       st.position.step + 1, st.nonfinite_in_a_row));
           continue;
         }
-        st.summary.status = "failed";
-        st.summary.message = fmt::format("non-finite loss ({}) at step {}{}: stopped; the last good checkpoint is kept "
-                                         "(try a lower learning rate or more warmup)", loss, st.position.step + 1,
-                                         tc.on_nonfinite == "skip" ? " (20 in a row)" : "");
+        const auto end = nonfinite_loss(loss, st.position.step + 1, tc.on_nonfinite == "skip" ? st.nonfinite_in_a_row : 0);
+        st.summary.status = end.status;
+        st.summary.message = end.message;
         break;
       }
       st.nonfinite_in_a_row = 0;
