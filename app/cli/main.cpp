@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -435,8 +436,12 @@ void write_lines(const std::string& path, const std::vector<std::string>& lines)
   if (!out) throw std::runtime_error(path + ": cannot write");
 }
 
+/// The held-out part `eval` scores: test (what a figure reports) or dev (what a setting is chosen on).
+enum class HeldOut { kTest, kDev };
+
 struct EvalArgs {
   std::string corpus, hyp_out, ref_out;
+  HeldOut split = HeldOut::kTest;
 };
 
 int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
@@ -451,11 +456,13 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
     what = fmt::format("all {} pairs of {}", pairs.size(), e.corpus);
   } else {
     const auto split = checkpoint_split(loaded);
-    pairs = split.test;
-    what = fmt::format("the {} test pairs of {}", pairs.size(), loaded.meta.corpus_path);
+    const bool dev = e.split == HeldOut::kDev;
+    pairs = dev ? split.dev : split.test;
+    what = fmt::format("the {} {} pairs of {}", pairs.size(), dev ? "dev" : "test", loaded.meta.corpus_path);
     split_line = "split: " + describe_split(split.stats) + "\n";
+    if (pairs.empty()) throw std::invalid_argument(fmt::format("nothing to evaluate: the {} split is empty", dev ? "dev" : "test"));
   }
-  if (pairs.empty()) throw std::invalid_argument("nothing to evaluate: the test split is empty");
+  if (pairs.empty()) throw std::invalid_argument("nothing to evaluate: " + e.corpus + " holds no pairs");
   std::vector<Example> examples;
   for (const auto& pair : pairs) examples.push_back(p.encode(pair));
   if (loaded.meta.config.model.positions == "learned") {
@@ -632,6 +639,11 @@ int main(int argc, char** argv) {
   auto* eval = app.add_subcommand("eval", "Loss, BLEU and chrF of a checkpoint on its test split or a given corpus");
   add_decode_options(eval, eval_args);
   eval->add_option("--corpus", eval_extra.corpus, "Evaluate on every pair of this file instead of the test split");
+  eval->add_option("--split", eval_extra.split,
+                   "Which held-out pairs of the run's split: test (report a figure; the default) or dev (choose a "
+                   "setting without looking at test)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, HeldOut>{{"test", HeldOut::kTest}, {"dev", HeldOut::kDev}}))
+      ->excludes("--corpus");
   eval->add_option("--hyp-out", eval_extra.hyp_out, "Write the translations here, one per line");
   eval->add_option("--ref-out", eval_extra.ref_out, "Write the references here, one per line");
 

@@ -36,6 +36,14 @@ check "the log says how the split was made" contains "$work/train.log" "grouped 
   --set data.dev=2 --set data.test=2 --out "$work/with-test" > /dev/null 2>&1
 "$cli" eval --checkpoint "$work/with-test/last.ckpt" --threads 1 > "$work/eval-test.txt" 2>&1
 check "eval on the test split says which split it is" contains "$work/eval-test.txt" "split: grouped by source sentence"
+check "eval scores the test pairs by default" contains "$work/eval-test.txt" "the 2 test pairs of"
+"$cli" eval --checkpoint "$work/with-test/last.ckpt" --split dev --threads 1 --hyp-out "$work/dev-hyp.txt" \
+  --ref-out "$work/dev-ref.txt" > "$work/eval-dev.txt" 2>&1
+check "eval --split dev scores the dev pairs" contains "$work/eval-dev.txt" "the 2 dev pairs of"
+check "eval --split dev writes the dev references" test "$(cat "$work/dev-ref.txt")" = \
+  "$(/usr/bin/python3 -c 'import json,sys; print("\n".join(p[1] for p in json.load(open(sys.argv[1]))["dev"]))' "$work/with-test/split.json")"
+"$cli" eval --checkpoint "$work/with-test/last.ckpt" --split train --threads 1 > "$work/eval-train.txt" 2>&1
+check "eval --split accepts only dev or test" test $? -ne 0
 
 # Resume continues the step count.
 "$cli" train --resume "$work/run" --max-steps 80 --threads 1 > "$work/resume.log" 2>&1
