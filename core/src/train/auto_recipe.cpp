@@ -277,7 +277,8 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   const double passes = tokens / epoch_tokens;
   // A budget that ends on a decayed learning rate underfits more than it overfits: English-Chinese,
   // 20 min, 13.5 passes over cmn.txt: test BLEU 39.58 with dropout 0.1, 34.80 with 0.2 and 28.76 with
-  // 0.3 (docs/benchmarks.md, session 13). More only where the pairs are seen very many times.
+  // 0.3 (docs/benchmarks.md, "Time to quality: less dropout, a vocabulary sized to the budget", 2026-11-24).
+  // More only where the pairs are seen very many times.
   c.model.dropout = passes < 1 ? 0.0 : passes < 30 ? 0.1 : passes < 100 ? 0.2 : 0.3;
   r.reasons.push_back(fmt::format("Dropout {}: about {:.1f} passes over the training pairs{}.", c.model.dropout, passes,
                                   passes < 1    ? " (every batch is new: nothing to overfit)"
