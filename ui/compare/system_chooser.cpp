@@ -27,7 +27,7 @@ namespace {
 
 constexpr int kLabelRole = Qt::UserRole + 4;  // the entry's text without the baseline mark
 constexpr int kKeyRole = Qt::UserRole + 5;    // "run:12" or "file:3": what a refresh keeps
-constexpr int kBusyTimeoutMs = 200;           // read on the GUI thread: a busy store answers soon or fails
+constexpr int kBusyTimeoutMs = RunStore::kReaderBusyTimeoutMs;           // read on the GUI thread: a busy store answers soon or fails
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 

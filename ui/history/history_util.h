@@ -18,7 +18,7 @@
 namespace ts::ui::history_util {
 
 /// The panel reads on the GUI thread: a store busy with a training run's commit answers soon or fails.
-inline constexpr int kBusyTimeoutMs = 200;
+inline constexpr int kBusyTimeoutMs = RunStore::kReaderBusyTimeoutMs;
 
 inline QString q(const std::string& s) { return QString::fromStdString(s); }
 

@@ -6,6 +6,7 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include "ts/host/cpu.h"
 #include "ts/train/environment.h"
 
 namespace ts::ui {
@@ -23,7 +24,7 @@ QStringList available_devices() {
 
 QString libtorch_version() { return QStringLiteral(TORCH_VERSION); }
 
-int cpu_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+int cpu_cores() { return ts::cpu_cores(); }
 
 QString gpu_name() {
   const auto& devices = gpu_report().devices;

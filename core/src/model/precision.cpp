@@ -2,6 +2,7 @@
 // Mixed precision (see ts/model/precision.h).
 #include "ts/model/precision.h"
 #include "ts/model/torch_compat.h"
+#include "ts/host/cpu.h"
 
 #include <chrono>
 #include <fstream>
@@ -15,15 +16,7 @@ namespace ts {
 bool is_valid_precision(const std::string& p) { return p == "fp32" || p == "bf16" || p == "fp16"; }
 
 bool cpu_has_native_bf16() {
-  static const bool native = [] {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line))
-      if (line.rfind("flags", 0) == 0)
-        return line.find(" amx_bf16") != std::string::npos || line.find(" avx512_bf16") != std::string::npos;
-    return false;
-  }();
-  return native;
+  return cpu_info().has("amx_bf16") || cpu_info().has("avx512_bf16");
 }
 
 PrecisionTimings time_precisions(const c10::Device& device, int n, int repeats) {

@@ -24,6 +24,7 @@
 #endif
 
 #include "sentencepiece_loader.h"
+#include "ts/host/cpu.h"
 #include "ts/text/base64.h"
 #include "ts/text/utf8.h"
 
@@ -634,7 +635,7 @@ TrainedSentencePiece train_sentencepiece(const TokenizerConfig& config, const st
       {"normalization_rule_name", "identity"},
       {"input_sentence_size", "2000000"},
       {"shuffle_input_sentence", "true"},
-      {"num_threads", std::to_string(std::max(1u, std::thread::hardware_concurrency()))},
+      {"num_threads", std::to_string(cpu_cores())},
       {"minloglevel", "2"}};  // errors only: keep training quiet
   const auto& module = spm::sentencepiece_module();
   TrainedSentencePiece out;

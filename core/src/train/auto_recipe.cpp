@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <torch/cuda.h>
 
+#include "ts/host/cpu.h"
 #include "ts/model/precision.h"
 #include "ts/text/utf8.h"
 
@@ -85,27 +86,13 @@ int vocabulary_for(std::size_t pairs) {
   return static_cast<int>(std::clamp(std::round(raw / 1000.0) * 1000.0, 2000.0, 16000.0));
 }
 
-std::string read_cpu_flags(std::string* model) {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line, flags;
-  while (std::getline(in, line)) {
-    if (model && model->empty() && line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) *model = line.substr(line.find_first_not_of(' ', colon + 1));
-    }
-    if (flags.empty() && line.rfind("flags", 0) == 0) flags = " " + line.substr(line.find(':') + 1) + " ";
-    if (!flags.empty() && (!model || !model->empty())) break;
-  }
-  return flags;
-}
-
 }  // namespace
 
 MachineProfile MachineProfile::detect(const std::string& device, int threads) {
   MachineProfile m;
-  m.cores = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const auto flags = read_cpu_flags(&m.cpu_model);
-  m.avx512 = flags.find(" avx512f ") != std::string::npos;
+  m.cores = threads > 0 ? threads : cpu_cores();
+  m.cpu_model = cpu_info().model;
+  m.avx512 = cpu_info().has("avx512f");
   m.native_bf16 = cpu_has_native_bf16();
   // The GPU the trainer will pick: "cuda", or "auto" where LibTorch sees one (resolve_device).
   m.cuda = device == "cuda" || (device == "auto" && torch::cuda::is_available());

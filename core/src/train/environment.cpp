@@ -14,6 +14,7 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include "ts/host/cpu.h"
 #include "ts/model/precision.h"
 
 #ifndef TS_VERSION
@@ -103,7 +104,7 @@ std::string describe_gpu(const GpuDevice& d) {
 std::string version_string() { return fmt::format("{} (commit {})", TS_VERSION, TS_GIT_COMMIT); }
 
 std::vector<std::pair<std::string, std::string>> environment_report() {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const int cores = cpu_cores();
   std::vector<std::pair<std::string, std::string>> rows;
   rows.emplace_back("LibTorch", TORCH_VERSION);
   rows.emplace_back("CPU", fmt::format("{} cores; bf16 {}", cores,

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "ts/host/cpu.h"
 #include "ts/store/fault.h"
 #include "ts/store/recovery.h"
 #include "ts/store/sha256.h"
@@ -29,7 +30,7 @@ double seconds_now() {
 std::string machine_description() {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
-  return fmt::format("{} ({} cores)", host, std::thread::hardware_concurrency());
+  return fmt::format("{} ({} cores)", host, cpu_cores());
 }
 
 NewRun describe_new_run(const ExperimentConfig& config, const Corpus& corpus, const Direction& direction,

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "ts/decode/translator.h"
+#include "ts/host/cpu.h"
 #include "ts/metrics/bleu.h"
 #include "ts/model/errors.h"
 #include "ts/model/precision.h"
@@ -70,7 +71,7 @@ at::Device resolve_device(const std::string& name) {
 }
 
 int configure_threads(int threads) {
-  const int n = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int n = threads > 0 ? threads : cpu_cores();
   at::set_num_threads(n);
   // Adam's second moments drift into subnormal floats, which run ~100x slower on x86:
   // flush them to zero (training slowed from 5,000 to under 100 tokens/s without this).
@@ -153,6 +154,9 @@ nlohmann::json ValidationResult::to_json() const {
   return j;
 }
 
+// What a trainer holds, in parts: what it trains (config, data, model, optimizer, position), and
+// for the current session (one call of run()) the time budget, the speed, fp16 loss scaling, weight
+// averaging and the data-parallel ranks, each a small struct of its own.
 struct Trainer::State {
   ExperimentConfig config;
   PreparedData data;
@@ -169,46 +173,66 @@ struct Trainer::State {
   std::string precision = "fp32";       // train.precision with "auto" resolved for this machine
   std::string precision_reason;         // what "auto" chose and why, for the log
   std::vector<at::Tensor> parameters;   // model->parameters(), in order
-  std::unique_ptr<WeightAverage> average;  // train.ema > 0
-  bool average_in_model = false;           // the model holds the averaged weights just now
-  bool keep_as_trained = false;            // the final validation found the weights as trained better
 
   // The current session (one call of run()).
   TrainingSummary summary;
   double session_start = 0;                      // now() at the start, moved on by the time paused
   double elapsed_before = 0, train_seconds = 0;  // training time, validation excluded
-  // The time budget (train.budget_minutes): its length, the part used before this session (a
-  // resumed run continuing the same budget), the time kept back for the final validation, the
-  // validations spread over it and the next one due.
-  double budget_s = 0, budget_used_before = 0, reserve_s = 0, shared_spent = 0;
-  int budget_validations = 0, next_validation = 1;
-  std::int64_t session_tokens = 0, steps_at_start = 0;
   std::vector<std::vector<std::size_t>> plan;    // batches of the current epoch
-  std::int64_t window_tokens = 0;
-  double window_seconds = 0, tokens_per_s = 0, smoothed_loss = 0;
   bool validated_now = false;
-  // fp16 only: the loss is multiplied by this before backward so small gradients do not underflow;
-  // halved when gradients overflow (the step is skipped), doubled after 2000 clean steps.
-  double loss_scale = 1.0;
-  int clean_steps = 0;
+
+  // The time budget (train.budget_minutes).
+  struct Budget {
+    double length_s = 0;          // 0: no budget
+    double used_before = 0;       // used before this session (a resumed run continuing the same budget)
+    double reserve_s = 0;         // kept back for the final validation
+    double shared_spent = 0;      // data-parallel: rank 0's fraction spent, shared at every step
+    int validations = 0, next_validation = 1;  // spread over the budget, and the next one due
+    // Where it went (logged at the end): before the trainer started (reading, tokenizers,
+    // encoding, the model), in validations with their checkpoints.
+    double before_training_s = 0, validating_s = 0;
+    int validations_done = 0;
+  } budget;
+
+  // Throughput (a window of about a second, and the session) and the smoothed loss shown.
+  struct Speed {
+    std::int64_t session_tokens = 0, steps_at_start = 0, window_tokens = 0;
+    double window_seconds = 0, tokens_per_s = 0, smoothed_loss = 0;
+  } speed;
+
+  // fp16 only: the loss is multiplied by loss_scale before backward so small gradients do not
+  // underflow; halved when gradients overflow (the step is skipped), doubled after 2000 clean steps.
+  // Non-finite losses skipped in a row (train.on_nonfinite = "skip").
+  struct Scaling {
+    double loss_scale = 1.0;
+    int clean_steps = 0;
+    int nonfinite_in_a_row = 0;
+  } scaling;
+
+  // Weight averaging (train.ema > 0).
+  struct Averaging {
+    std::unique_ptr<WeightAverage> weights;  // null without averaging
+    bool in_model = false;                   // the model holds the averaged weights just now
+    bool keep_as_trained = false;            // the final validation found the weights as trained better
+  } averaging;
+
   // Data-parallel (more than one rank): rank 0 alone ("root") validates, saves and reports. The
   // stop request and time limit are decided together at every step (any rank's stop flag, rank
   // 0's clock), so every rank leaves the loop after the same step.
-  DataParallel* parallel = nullptr;
-  bool root = true;
-  bool shared_stop = false, shared_time_up = false;
+  struct Ranks {
+    DataParallel* group = nullptr;  // null: one process
+    bool root = true;
+    bool shared_stop = false, shared_time_up = false;
+  } ranks;
 
-  TrainingObserver& obs() { return observer && root ? *observer : null_observer; }
+  TrainingObserver& obs() { return observer && ranks.root ? *observer : null_observer; }
   double now() const { return options.clock ? options.clock() : steady_seconds(); }
-  // Where the budget went (logged at the end of a budgeted run): before the trainer started
-  // (reading, tokenizers, encoding, the model), in validations with their checkpoints.
-  double before_training_s = 0, validating_s = 0;
-  int validations_done = 0;
-  double budget_used() const { return budget_used_before + (now() - session_start); }
+  double budget_used() const { return budget.used_before + (now() - session_start); }
   // Fraction of the budget's training time spent (the final validation's reserve left out), 0..1.
-  double budget_spent() const {
-    if (parallel) return shared_spent;
-    return std::clamp(budget_used() / std::max(budget_s - reserve_s, 1e-9), 0.0, 1.0);
+  // Data-parallel: rank 0's, shared at every step (synchronise_step).
+  double budget_spent() const { return ranks.group ? budget.shared_spent : local_budget_spent(); }
+  double local_budget_spent() const {
+    return std::clamp(budget_used() / std::max(budget.length_s - budget.reserve_s, 1e-9), 0.0, 1.0);
   }
   void start_budget();
   std::string budget_breakdown() const;
@@ -219,14 +243,14 @@ struct Trainer::State {
     State& st;
     bool swapped = false;
     explicit AverageInModel(State& s) : st(s) {
-      if (!st.average || st.average_in_model || st.keep_as_trained) return;
-      st.average->swap_with(st.parameters);
-      st.average_in_model = swapped = true;
+      if (!st.averaging.weights || st.averaging.in_model || st.averaging.keep_as_trained) return;
+      st.averaging.weights->swap_with(st.parameters);
+      st.averaging.in_model = swapped = true;
     }
     ~AverageInModel() {
       if (!swapped) return;
-      st.average->swap_with(st.parameters);
-      st.average_in_model = false;
+      st.averaging.weights->swap_with(st.parameters);
+      st.averaging.in_model = false;
     }
   };
   void validate_on_budget();
@@ -240,7 +264,6 @@ struct Trainer::State {
   double synchronise_step(double loss);
   bool advance_epoch_if_done();
   double train_step(std::int64_t& tokens);
-  int nonfinite_in_a_row = 0;
   bool unscale_gradients();
   TrainingProgress progress(double loss, double lr, double step_seconds, std::int64_t tokens);
   void save(const std::string& kind, const ValidationResult* v);
@@ -267,13 +290,13 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
       throw std::invalid_argument(fmt::format("data-parallel: the process group was connected for {} but train.device is {}",
                                               dp.device().str(), s_->device.str()));
     s_->device = dp.device();  // on CUDA, this rank's own GPU
-    s_->parallel = &dp;
-    s_->root = dp.rank() == 0;
+    s_->ranks.group = &dp;
+    s_->ranks.root = dp.rank() == 0;
   }
   s_->threads = configure_threads(c.train.threads);
   s_->precision = resolve_precision(c.train.precision, s_->device, &s_->precision_reason);
   check_precision(s_->precision, s_->device);
-  if (s_->precision == "fp16") s_->loss_scale = 65536.0;
+  if (s_->precision == "fp16") s_->scaling.loss_scale = 65536.0;
   at::manual_seed(c.train.seed);
   const auto& p = s_->data.pipeline;
   if (s_->device.is_cpu())
@@ -284,7 +307,7 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
   s_->model = build_model(c.model, static_cast<std::int64_t>(p.src_vocab->size()),
                           static_cast<std::int64_t>(p.tgt_vocab->size()), Vocab::kPad, p.shared_vocab);
   s_->model->to(s_->device);
-  if (s_->root && s_->options.resume_checkpoint.empty()) {
+  if (s_->ranks.root && s_->options.resume_checkpoint.empty()) {
     // The split as dealt (before validation leaves out pairs too long for a learned table), for
     // anyone to check that no dev or test source occurs in training.
     const auto split_path = s_->path("split.json");
@@ -314,7 +337,7 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
                                    &averaged).position;
   }
   if (c.train.ema > 0) {
-    s_->average = std::make_unique<WeightAverage>(c.train.ema, averaged.empty() ? s_->parameters : averaged);
+    s_->averaging.weights = std::make_unique<WeightAverage>(c.train.ema, averaged.empty() ? s_->parameters : averaged);
   }
 }
 
@@ -382,10 +405,10 @@ void Trainer::State::start_session() {
   session_start = now();
   elapsed_before = position.elapsed_seconds;
   train_seconds = 0;
-  session_tokens = 0;
-  steps_at_start = position.step;
-  window_tokens = 0;
-  window_seconds = tokens_per_s = smoothed_loss = 0;
+  speed.session_tokens = 0;
+  speed.steps_at_start = position.step;
+  speed.window_tokens = 0;
+  speed.window_seconds = speed.tokens_per_s = speed.smoothed_loss = 0;
   validated_now = false;
   plan = batcher->epoch_plan(position.epoch);
   start_budget();
@@ -396,16 +419,16 @@ void Trainer::State::start_session() {
 // True (with the summary filled in) when the stop flag or a step/time limit ends the session.
 bool Trainer::State::limit_reached() {
   const auto& tc = config.train;
-  const bool stop_requested = parallel ? shared_stop : (options.stop && options.stop->load());
+  const bool stop_requested = ranks.group ? ranks.shared_stop : (options.stop && options.stop->load());
   LoopEnd end;
   if (stop_requested) {
     end = stopped_by_request();
   } else if (tc.max_steps > 0 && position.step >= tc.max_steps) {
     end = reached_max_steps(tc.max_steps);
-  } else if (parallel ? shared_time_up : time_up()) {
-    end = budget_s > 0 && budget_used() + reserve_s >= budget_s
+  } else if (ranks.group ? ranks.shared_time_up : time_up()) {
+    end = budget.length_s > 0 && budget_used() + budget.reserve_s >= budget.length_s
               ? LoopEnd{"finished", fmt::format("time budget of {} used (the final validation takes the rest)",
-                                               minutes_text(budget_s / 60))}
+                                               minutes_text(budget.length_s / 60))}
               : reached_max_minutes(tc.max_minutes);
   }
   summary.status = end.status;
@@ -415,7 +438,7 @@ bool Trainer::State::limit_reached() {
 
 bool Trainer::State::time_up() const {
   const auto& tc = config.train;
-  if (budget_s > 0 && budget_used() + reserve_s >= budget_s) return true;
+  if (budget.length_s > 0 && budget_used() + budget.reserve_s >= budget.length_s) return true;
   return tc.max_minutes > 0 && now() - session_start >= tc.max_minutes * 60;
 }
 
@@ -423,44 +446,44 @@ bool Trainer::State::time_up() const {
 // any other budget starts a new schedule (a new warmup, then decay to zero at the new deadline).
 void Trainer::State::start_budget() {
   const auto& tc = config.train;
-  budget_s = tc.budget_minutes * 60;
+  budget.length_s = tc.budget_minutes * 60;
   // A hard time limit before the deadline is the deadline: the schedule and validations follow it.
-  if (budget_s > 0 && tc.max_minutes > 0) budget_s = std::min(budget_s, tc.max_minutes * 60);
-  reserve_s = 0;
-  if (budget_s <= 0) return;
-  const bool continuing = position.step > 0 && std::abs(position.budget_seconds - budget_s) < 1e-6 &&
-                          position.budget_used_seconds < budget_s * 0.99;
+  if (budget.length_s > 0 && tc.max_minutes > 0) budget.length_s = std::min(budget.length_s, tc.max_minutes * 60);
+  budget.reserve_s = 0;
+  if (budget.length_s <= 0) return;
+  const bool continuing = position.step > 0 && std::abs(position.budget_seconds - budget.length_s) < 1e-6 &&
+                          position.budget_used_seconds < budget.length_s * 0.99;
   if (continuing) {
-    budget_used_before = position.budget_used_seconds;
+    budget.used_before = position.budget_used_seconds;
   } else {
     // The budget began with the command (or the Train button): what came before this trainer
     // (reading the corpus, training the tokenizers, encoding, building the model) is spent already.
-    before_training_s = options.budget_start >= 0 ? std::max(0.0, session_start - options.budget_start) : 0.0;
-    budget_used_before = before_training_s;
-    position.budget_seconds = budget_s;
+    budget.before_training_s = options.budget_start >= 0 ? std::max(0.0, session_start - options.budget_start) : 0.0;
+    budget.used_before = budget.before_training_s;
+    position.budget_seconds = budget.length_s;
     position.budget_used_seconds = 0;
     position.budget_warmup_end = -1;
     position.schedule_start_step = position.step;
   }
   // Until a validation has been timed, keep 2% of the budget (at most a minute) for the last one.
-  reserve_s = std::min(60.0, 0.02 * budget_s);
+  budget.reserve_s = std::min(60.0, 0.02 * budget.length_s);
   auto planned = tc;
-  planned.budget_minutes = budget_s / 60;
-  budget_validations = planned_budget_validations(planned);
-  next_validation = 1 + static_cast<int>(std::floor(budget_spent() * budget_validations));
+  planned.budget_minutes = budget.length_s / 60;
+  budget.validations = planned_budget_validations(planned);
+  budget.next_validation = 1 + static_cast<int>(std::floor(budget_spent() * budget.validations));
   obs().on_log(fmt::format("time budget: {}{}; learning rate: {} schedule over it, {} validations{}",
-                           minutes_text(budget_s / 60),
-                           continuing ? fmt::format(", {} of it left", minutes_text((budget_s - budget_used_before) / 60))
-                           : before_training_s > 0
+                           minutes_text(budget.length_s / 60),
+                           continuing ? fmt::format(", {} of it left", minutes_text((budget.length_s - budget.used_before) / 60))
+                           : budget.before_training_s > 0
                                ? fmt::format(" from the start of the command, {:.1f} s of it spent before training (reading and "
-                                             "preparing the data, fitting the recipe, building the model)", before_training_s)
+                                             "preparing the data, fitting the recipe, building the model)", budget.before_training_s)
                                : "",
-                           tc.schedule, budget_validations, average ? ", weight averaging on" : ""));
+                           tc.schedule, budget.validations, averaging.weights ? ", weight averaging on" : ""));
 }
 
 double Trainer::State::learning_rate_now() {
   const auto& tc = config.train;
-  if (budget_s <= 0) return learning_rate(tc, position.step + 1, tc.max_steps, config.model.d_model);
+  if (budget.length_s <= 0) return learning_rate(tc, position.step + 1, tc.max_steps, config.model.d_model);
   const auto step = position.step + 1 - position.schedule_start_step;
   const double spent = budget_spent();
   if (position.budget_warmup_end < 0 && step >= tc.warmup) position.budget_warmup_end = spent;
@@ -469,12 +492,12 @@ double Trainer::State::learning_rate_now() {
 
 // Budgeted runs validate when the fraction spent passes k / validations (the last one at the end).
 void Trainer::State::validate_on_budget() {
-  if (budget_s <= 0 || next_validation >= budget_validations) return;
-  if (budget_spent() < static_cast<double>(next_validation) / budget_validations) return;
-  while (next_validation < budget_validations &&
-         budget_spent() >= static_cast<double>(next_validation) / budget_validations)
-    ++next_validation;
-  if (root) validate_and_save();
+  if (budget.length_s <= 0 || budget.next_validation >= budget.validations) return;
+  if (budget_spent() < static_cast<double>(budget.next_validation) / budget.validations) return;
+  while (budget.next_validation < budget.validations &&
+         budget_spent() >= static_cast<double>(budget.next_validation) / budget.validations)
+    ++budget.next_validation;
+  if (ranks.root) validate_and_save();
 }
 
 // Data-parallel, before the first step: the ranks must agree on the data and the model (a rank
@@ -501,34 +524,34 @@ void Trainer::State::synchronise_start() {
                                  static_cast<double>(model->parameter_count()), static_cast<double>(position.step),
                                  static_cast<double>(config_hash & k52)};
   auto rank0 = mine;
-  parallel->broadcast(rank0);
+  ranks.group->broadcast(rank0);
   std::string differs;
   for (std::size_t i = 0; i < mine.size(); ++i)
     if (mine[i] != rank0[i]) differs += (differs.empty() ? "" : ", ") + names[i];
   std::vector<double> bad{differs.empty() ? 0.0 : 1.0};
-  parallel->all_reduce_sum(bad);
+  ranks.group->all_reduce_sum(bad);
   if (bad[0] > 0)
     throw std::runtime_error(
         differs.empty()
             ? fmt::format("data-parallel: {} rank(s) differ from rank 0 in their data, model or configuration "
                           "(every rank needs the same corpus, config and seed)", bad[0])
             : fmt::format("data-parallel: rank {} differs from rank 0 in: {} (every rank needs the same corpus, config and seed)",
-                          parallel->rank(), differs));
-  parallel->broadcast_parameters(model);
+                          ranks.group->rank(), differs));
+  ranks.group->broadcast_parameters(model);
 }
 
 // Data-parallel, after each rank's forward and backward: sums the gradients and the loss over the
 // ranks and shares the stop decision. Returns the step's loss over the whole batch.
 double Trainer::State::synchronise_step(double loss) {
-  parallel->all_reduce_gradients(model, 1.0);
+  ranks.group->all_reduce_gradients(model, 1.0);
   // Rank 0's clock decides the time limits and the budgeted learning rate for every rank.
   double spent = 0;
-  if (root && budget_s > 0) spent = std::clamp(budget_used() / std::max(budget_s - reserve_s, 1e-9), 0.0, 1.0);
-  std::vector<double> v{loss, options.stop && options.stop->load() ? 1.0 : 0.0, root && time_up() ? 1.0 : 0.0, spent};
-  parallel->all_reduce_sum(v);
-  shared_stop = v[1] > 0;
-  shared_time_up = v[2] > 0;
-  shared_spent = v[3];
+  if (ranks.root && budget.length_s > 0) spent = local_budget_spent();
+  std::vector<double> v{loss, options.stop && options.stop->load() ? 1.0 : 0.0, ranks.root && time_up() ? 1.0 : 0.0, spent};
+  ranks.group->all_reduce_sum(v);
+  ranks.shared_stop = v[1] > 0;
+  ranks.shared_time_up = v[2] > 0;
+  budget.shared_spent = v[3];
   return v[0];
 }
 
@@ -537,7 +560,7 @@ double Trainer::State::synchronise_step(double loss) {
 bool Trainer::State::advance_epoch_if_done() {
   if (position.batch_in_epoch < static_cast<std::int64_t>(plan.size())) return false;
   const auto& tc = config.train;
-  if (tc.validate_every == 0 && budget_s <= 0 && !validated_now && root) validate_and_save();
+  if (tc.validate_every == 0 && budget.length_s <= 0 && !validated_now && ranks.root) validate_and_save();
   ++position.epoch;
   position.batch_in_epoch = 0;
   plan = batcher->epoch_plan(position.epoch);
@@ -552,20 +575,20 @@ bool Trainer::State::advance_epoch_if_done() {
 // fp16 loss scaling: divides the gradients by the scale; false (and the scale halved) when they
 // overflowed, in which case the step must be skipped.
 bool Trainer::State::unscale_gradients() {
-  if (loss_scale == 1.0) return true;
+  if (scaling.loss_scale == 1.0) return true;
   bool finite = true;
   for (auto& p : model->parameters()) {
     if (!p.grad().defined()) continue;
-    p.grad().mul_(1.0 / loss_scale);
+    p.grad().mul_(1.0 / scaling.loss_scale);
     finite = finite && at::isfinite(p.grad()).all().item<bool>();
   }
   if (!finite) {
-    loss_scale = std::max(1.0, loss_scale / 2);
-    clean_steps = 0;
-    obs().on_log(fmt::format("fp16 gradients overflowed at step {}: step skipped, loss scale now {}", position.step + 1, loss_scale));
+    scaling.loss_scale = std::max(1.0, scaling.loss_scale / 2);
+    scaling.clean_steps = 0;
+    obs().on_log(fmt::format("fp16 gradients overflowed at step {}: step skipped, loss scale now {}", position.step + 1, scaling.loss_scale));
     return false;
   }
-  if (++clean_steps % 2000 == 0) loss_scale *= 2;
+  if (++scaling.clean_steps % 2000 == 0) scaling.loss_scale *= 2;
   return true;
 }
 
@@ -582,14 +605,14 @@ double Trainer::State::train_step(std::int64_t& tokens) {
     const auto& indices = plan[position.batch_in_epoch++];
     std::int64_t batch_tokens = 0;
     std::vector<std::size_t> shard;
-    if (parallel) {
+    if (ranks.group) {
       batch_tokens = target_tokens(data.train, indices);
       tokens += batch_tokens;
-      shard = shard_of(indices, parallel->rank(), parallel->world_size());
+      shard = shard_of(indices, ranks.group->rank(), ranks.group->world_size());
       if (shard.empty()) continue;  // fewer sentences than ranks: this one adds nothing
     }
-    auto batch = make_batch(data.train, parallel ? shard : indices, device);
-    if (!parallel) {
+    auto batch = make_batch(data.train, ranks.group ? shard : indices, device);
+    if (!ranks.group) {
       batch_tokens = batch.tgt_tokens;
       tokens += batch_tokens;
     }
@@ -598,7 +621,7 @@ double Trainer::State::train_step(std::int64_t& tokens) {
       AutocastScope autocast(precision, device);  // forward only: backward follows the forward's dtypes
       loss = loss_sum(model, batch, tc.label_smoothing) / static_cast<double>(batch_tokens);
     }
-    (loss * (loss_scale / tc.accumulate)).backward();
+    (loss * (scaling.loss_scale / tc.accumulate)).backward();
     step_loss += loss.item<double>() / tc.accumulate;
   }
   return step_loss;
@@ -607,18 +630,18 @@ double Trainer::State::train_step(std::int64_t& tokens) {
 TrainingProgress Trainer::State::progress(double loss, double lr, double step_seconds, std::int64_t tokens) {
   const auto& tc = config.train;
   auto& pos = position;
-  session_tokens += tokens;
+  speed.session_tokens += tokens;
   train_seconds += step_seconds;
-  window_tokens += tokens;
-  window_seconds += step_seconds;
-  if (window_seconds >= 1.0 || tokens_per_s == 0) {
-    tokens_per_s = window_tokens / std::max(window_seconds, 1e-9);
-    window_tokens = 0;
-    window_seconds = 0;
+  speed.window_tokens += tokens;
+  speed.window_seconds += step_seconds;
+  if (speed.window_seconds >= 1.0 || speed.tokens_per_s == 0) {
+    speed.tokens_per_s = speed.window_tokens / std::max(speed.window_seconds, 1e-9);
+    speed.window_tokens = 0;
+    speed.window_seconds = 0;
   }
-  smoothed_loss = smooth_loss(smoothed_loss, loss, pos.step == steps_at_start + 1);
+  speed.smoothed_loss = smooth_loss(speed.smoothed_loss, loss, pos.step == speed.steps_at_start + 1);
   pos.elapsed_seconds = elapsed_before + train_seconds;
-  if (budget_s > 0) pos.budget_used_seconds = budget_used();
+  if (budget.length_s > 0) pos.budget_used_seconds = budget_used();
 
   TrainingProgress p;
   p.step = pos.step;
@@ -626,21 +649,21 @@ TrainingProgress Trainer::State::progress(double loss, double lr, double step_se
   p.batch_in_epoch = pos.batch_in_epoch;
   p.batches_per_epoch = static_cast<std::int64_t>(plan.size());
   p.loss = loss;
-  p.smoothed_loss = smoothed_loss;
+  p.smoothed_loss = speed.smoothed_loss;
   p.lr = lr;
-  p.tokens_per_s = tokens_per_s;
-  p.average_tokens_per_s = session_tokens / std::max(train_seconds, 1e-9);
+  p.tokens_per_s = speed.tokens_per_s;
+  p.average_tokens_per_s = speed.session_tokens / std::max(train_seconds, 1e-9);
   p.elapsed_s = pos.elapsed_seconds;
   // Fraction done and ETA against the nearest limit.
   const double wall = now() - session_start;
-  const double steps_per_s = (pos.step - steps_at_start) / std::max(wall, 1e-9);
+  const double steps_per_s = (pos.step - speed.steps_at_start) / std::max(wall, 1e-9);
   std::vector<std::pair<double, double>> limits;  // (fraction, eta)
   if (tc.max_steps > 0)
     limits.emplace_back(static_cast<double>(pos.step) / tc.max_steps, (tc.max_steps - pos.step) / std::max(steps_per_s, 1e-9));
   if (tc.max_minutes > 0) limits.emplace_back(wall / (tc.max_minutes * 60), tc.max_minutes * 60 - wall);
-  if (budget_s > 0) {
-    p.budget_left_s = std::max(0.0, budget_s - pos.budget_used_seconds);
-    limits.emplace_back(pos.budget_used_seconds / budget_s, p.budget_left_s);
+  if (budget.length_s > 0) {
+    p.budget_left_s = std::max(0.0, budget.length_s - pos.budget_used_seconds);
+    limits.emplace_back(pos.budget_used_seconds / budget.length_s, p.budget_left_s);
   }
   if (tc.max_epochs > 0) {
     const double done = pos.epoch + static_cast<double>(pos.batch_in_epoch) / std::max<std::size_t>(plan.size(), 1);
@@ -657,7 +680,7 @@ TrainingProgress Trainer::State::progress(double loss, double lr, double step_se
 
 void Trainer::State::save(const std::string& kind, const ValidationResult* v) {
   const std::string file = kind == "step" ? fmt::format("step-{}.ckpt", position.step) : kind + ".ckpt";
-  if (budget_s > 0) position.budget_used_seconds = budget_used();
+  if (budget.length_s > 0) position.budget_used_seconds = budget_used();
   CheckpointMeta m;
   m.config = config;
   m.position = position;
@@ -668,9 +691,9 @@ void Trainer::State::save(const std::string& kind, const ValidationResult* v) {
   // travel beside them for resuming.
   AverageInModel averaged(*this);
   NamedTensors raw;
-  if (average && !keep_as_trained) {
+  if (averaging.weights && !averaging.keep_as_trained) {
     std::size_t i = 0;
-    for (const auto& item : model->named_parameters()) raw.emplace_back("raw." + item.key(), average->average()[i++]);
+    for (const auto& item : model->named_parameters()) raw.emplace_back("raw." + item.key(), averaging.weights->average()[i++]);
     for (const auto& item : model->named_buffers()) raw.emplace_back("raw." + item.key(), item.value());
   }
   const auto header = save_checkpoint(path(file), m, model, optimizer.get(), raw.empty() ? nullptr : &raw);
@@ -693,7 +716,7 @@ void Trainer::State::validate_and_save(bool final) {
   // At the end of a run with weight averaging, both the average and the weights as trained are
   // scored on the dev pairs, and the better is kept (at the end of a schedule that decays to zero
   // the weights as trained are often as good: docs/benchmarks.md, "Time to quality").
-  const bool compare = final && average && !data.dev.empty();
+  const bool compare = final && averaging.weights && !data.dev.empty();
   ValidationResult as_trained;
   if (compare) as_trained = validate();
   std::optional<AverageInModel> averaged;
@@ -706,7 +729,7 @@ void Trainer::State::validate_and_save(bool final) {
                              trained_better ? "weights as trained" : "average"));
     if (trained_better) {
       averaged.reset();  // the weights as trained go back into the model, and are what is saved
-      keep_as_trained = true;
+      averaging.keep_as_trained = true;
       v = as_trained;
     }
     v.bleu_as_trained = as_trained.bleu;
@@ -735,32 +758,32 @@ void Trainer::State::validate_and_save(bool final) {
   // A budgeted run keeps back what the final validation will take: this one's time (twice the
   // decoding with averaging, which also scores the weights as trained), with a fifth to spare.
   const double took = now() - t0;
-  validating_s += took;
-  ++validations_done;
-  if (budget_s > 0 && !final) reserve_s = std::min(0.25 * budget_s, 1.2 * (took + (average ? v.seconds : 0.0)));
+  budget.validating_s += took;
+  ++budget.validations_done;
+  if (budget.length_s > 0 && !final) budget.reserve_s = std::min(0.25 * budget.length_s, 1.2 * (took + (averaging.weights ? v.seconds : 0.0)));
 }
 
 // One line on where a budgeted run's time went, against the budget.
 std::string Trainer::State::budget_breakdown() const {
   const double used = budget_used();
-  const double training = std::max(0.0, used - budget_used_before - validating_s);
-  const auto share = [&](double s) { return fmt::format("{:.1f} s ({:.1f}%)", s, 100 * s / budget_s); };
+  const double training = std::max(0.0, used - budget.used_before - budget.validating_s);
+  const auto share = [&](double s) { return fmt::format("{:.1f} s ({:.1f}%)", s, 100 * s / budget.length_s); };
   return fmt::format("time budget of {} spent: {} before training (data, tokenizers, recipe, model){}, {} training, {} in {} "
                      "validation{} with {} checkpoints; {:.1f} s in all, {}",
-                     minutes_text(budget_s / 60), share(before_training_s),
-                     budget_used_before > before_training_s + 1e-9
-                         ? fmt::format(", {:.1f} s in earlier sessions", budget_used_before - before_training_s)
+                     minutes_text(budget.length_s / 60), share(budget.before_training_s),
+                     budget.used_before > budget.before_training_s + 1e-9
+                         ? fmt::format(", {:.1f} s in earlier sessions", budget.used_before - budget.before_training_s)
                          : "",
-                     share(training), share(validating_s), validations_done, validations_done == 1 ? "" : "s",
-                     validations_done == 1 ? "its" : "their", used,
-                     used <= budget_s ? fmt::format("{:.1f} s inside the budget", budget_s - used)
-                                      : fmt::format("{:.1f} s over it", used - budget_s));
+                     share(training), share(budget.validating_s), budget.validations_done, budget.validations_done == 1 ? "" : "s",
+                     budget.validations_done == 1 ? "its" : "their", used,
+                     used <= budget.length_s ? fmt::format("{:.1f} s inside the budget", budget.length_s - used)
+                                      : fmt::format("{:.1f} s over it", used - budget.length_s));
 }
 
 // After the loop: a final validation when the run finished, else a last checkpoint.
 void Trainer::State::finish() {
-  if (!root) return;
-  const bool stepped = position.step > steps_at_start;
+  if (!ranks.root) return;
+  const bool stepped = position.step > speed.steps_at_start;
   if (summary.status != "failed" && stepped && !validated_now) {
     if (summary.status == "finished") {
       validate_and_save(/*final=*/true);
@@ -784,8 +807,8 @@ void Trainer::State::wait_while_paused(Trainer& trainer) {
 void Trainer::State::fill_summary() {
   summary.steps = position.step;
   summary.seconds = train_seconds;
-  summary.average_tokens_per_s = session_tokens / std::max(train_seconds, 1e-9);
-  if (!root) return;
+  summary.average_tokens_per_s = speed.session_tokens / std::max(train_seconds, 1e-9);
+  if (!ranks.root) return;
   if (summary.last_checkpoint.empty() && fs::exists(path("last.ckpt"))) summary.last_checkpoint = path("last.ckpt");
   if (summary.best_checkpoint.empty() && fs::exists(path("best.ckpt"))) summary.best_checkpoint = path("best.ckpt");
 }
@@ -796,7 +819,7 @@ TrainingSummary Trainer::run() {
   st.start_session();
   st.model->train();
   try {
-    if (st.parallel) st.synchronise_start();
+    if (st.ranks.group) st.synchronise_start();
     while (true) {
       st.wait_while_paused(*this);
       if (st.limit_reached() || st.advance_epoch_if_done()) break;
@@ -806,20 +829,20 @@ TrainingSummary Trainer::run() {
       std::int64_t tokens = 0;
       double loss = st.train_step(tokens);
       if (fault_point("loss")) loss = std::numeric_limits<double>::quiet_NaN();  // tests/cli/fault_test.sh
-      if (st.parallel) loss = st.synchronise_step(loss);
+      if (st.ranks.group) loss = st.synchronise_step(loss);
       if (!std::isfinite(loss)) {
         // Skipping leaves weights, moments and step count as they were; the batch is consumed.
-        if (tc.on_nonfinite == "skip" && ++st.nonfinite_in_a_row < 20) {
+        if (tc.on_nonfinite == "skip" && ++st.scaling.nonfinite_in_a_row < 20) {
           st.obs().on_log(fmt::format("non-finite loss ({}) at step {}: update skipped ({} in a row)", loss,
-                                      st.position.step + 1, st.nonfinite_in_a_row));
+                                      st.position.step + 1, st.scaling.nonfinite_in_a_row));
           continue;
         }
-        const auto end = nonfinite_loss(loss, st.position.step + 1, tc.on_nonfinite == "skip" ? st.nonfinite_in_a_row : 0);
+        const auto end = nonfinite_loss(loss, st.position.step + 1, tc.on_nonfinite == "skip" ? st.scaling.nonfinite_in_a_row : 0);
         st.summary.status = end.status;
         st.summary.message = end.message;
         break;
       }
-      st.nonfinite_in_a_row = 0;
+      st.scaling.nonfinite_in_a_row = 0;
       if (!st.unscale_gradients()) continue;
       if (tc.clip_norm > 0) torch::nn::utils::clip_grad_norm_(st.model->parameters(), tc.clip_norm);
       const double lr = st.learning_rate_now();
@@ -827,15 +850,15 @@ TrainingSummary Trainer::run() {
       if (!fused_adam_step(*st.optimizer)) st.optimizer->step();
       ++st.position.step;
       st.position.tokens_seen += tokens;
-      if (st.average) st.average->update(st.parameters, st.position.step);
+      if (st.averaging.weights) st.averaging.weights->update(st.parameters, st.position.step);
       st.obs().on_step(st.progress(loss, lr, st.now() - step_start, tokens));
       st.validate_on_budget();
-      if (tc.validate_every > 0 && st.budget_s <= 0 && st.position.step % tc.validate_every == 0) {
-        if (st.root) st.validate_and_save();
-        bool early_stop = st.root && tc.patience > 0 && st.position.bad_validations >= tc.patience;
-        if (st.parallel && tc.patience > 0) {  // rank 0's decision, for every rank
+      if (tc.validate_every > 0 && st.budget.length_s <= 0 && st.position.step % tc.validate_every == 0) {
+        if (st.ranks.root) st.validate_and_save();
+        bool early_stop = st.ranks.root && tc.patience > 0 && st.position.bad_validations >= tc.patience;
+        if (st.ranks.group && tc.patience > 0) {  // rank 0's decision, for every rank
           std::vector<double> flag{early_stop ? 1.0 : 0.0};
-          st.parallel->all_reduce_sum(flag);
+          st.ranks.group->all_reduce_sum(flag);
           early_stop = flag[0] > 0;
         }
         if (early_stop) {
@@ -852,7 +875,7 @@ TrainingSummary Trainer::run() {
     st.summary.message = error_message(e);
   }
   st.fill_summary();
-  if (st.root && st.budget_s > 0) st.obs().on_log(st.budget_breakdown());
+  if (st.ranks.root && st.budget.length_s > 0) st.obs().on_log(st.budget_breakdown());
   if (st.observer) st.observer->on_finished(st.summary);  // every rank, so each can report its end
   return st.summary;
 }

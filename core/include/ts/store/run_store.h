@@ -126,6 +126,10 @@ class RunStore {
   /// $XDG_DATA_HOME/transformer-studio/runs.db, or ~/.local/share/transformer-studio/runs.db.
   static std::string default_path();
 
+  /// How long a reader on a GUI thread (the history panel, Compare's run list) waits for a store busy
+  /// with a training run's commit: it answers soon or the read fails and is retried later.
+  static constexpr int kReaderBusyTimeoutMs = 200;
+
   /// Opens (creating and migrating as needed) the database. Marks runs whose writer died as
   /// interrupted. Throws StoreError with a clear message on failure.
   explicit RunStore(const std::string& path, int busy_timeout_ms = 5000);
