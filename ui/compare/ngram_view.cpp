@@ -10,6 +10,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "widgets/bidi_delegate.h"
+
 namespace ts::ui {
 
 namespace {
@@ -19,6 +21,7 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 QTableWidget* make_table(const QString& name, QWidget* parent) {
   auto* t = new QTableWidget(0, 3, parent);
   t->setObjectName(name);
+  t->setItemDelegate(new BidiItemDelegate(t));  // n-grams of a right-to-left language read right to left
   t->setEditTriggers(QAbstractItemView::NoEditTriggers);
   t->setSelectionBehavior(QAbstractItemView::SelectRows);
   t->setWordWrap(false);

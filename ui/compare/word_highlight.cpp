@@ -57,16 +57,17 @@ QString highlight_words(const QString& text, const QString& other, const QColor&
   return QStringLiteral("<span style=\"white-space:pre\">%1</span>").arg(html);
 }
 
-HtmlItemDelegate::HtmlItemDelegate(int html_role, QObject* parent) : QStyledItemDelegate(parent), html_role_(html_role) {}
+HtmlItemDelegate::HtmlItemDelegate(int html_role, QObject* parent) : BidiItemDelegate(parent), html_role_(html_role) {}
 
 void HtmlItemDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
   const QString html = index.data(html_role_).toString();
   if (html.isEmpty()) {
-    QStyledItemDelegate::paint(painter, option, index);
+    BidiItemDelegate::paint(painter, option, index);
     return;
   }
   QStyleOptionViewItem opt = option;
-  initStyleOption(&opt, index);
+  initStyleOption(&opt, index);  // opt.direction: the cell's own text's
+  const Qt::LayoutDirection direction = opt.direction;
   opt.text.clear();
   const QWidget* widget = opt.widget;
   QStyle* style = widget ? widget->style() : QApplication::style();
@@ -83,6 +84,14 @@ void HtmlItemDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
   context.palette.setColor(QPalette::Text, opt.palette.color(group, (opt.state & QStyle::State_Selected)
                                                                         ? QPalette::HighlightedText
                                                                         : QPalette::Text));
+  if (direction == Qt::RightToLeft) {  // laid out right to left, against the cell's right edge
+    QTextOption text_option = doc.defaultTextOption();
+    text_option.setTextDirection(Qt::RightToLeft);
+    text_option.setAlignment(Qt::AlignRight | Qt::AlignAbsolute);
+    doc.setDefaultTextOption(text_option);
+    doc.setHtml(html);  // the default option applies to blocks made after it is set
+    doc.setTextWidth(rect.width());
+  }
   const double top = rect.top() + (rect.height() - doc.size().height()) / 2.0;
   painter->save();
   painter->setClipRect(rect);
@@ -93,7 +102,7 @@ void HtmlItemDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
 }
 
 QSize HtmlItemDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const {
-  QSize size = QStyledItemDelegate::sizeHint(option, index);
+  QSize size = BidiItemDelegate::sizeHint(option, index);
   const QString html = index.data(html_role_).toString();
   if (html.isEmpty()) return size;
   QTextDocument doc;

@@ -9,6 +9,8 @@
 #include <QStringList>
 #include <QStyledItemDelegate>
 
+#include "widgets/bidi_delegate.h"
+
 namespace ts::ui {
 
 /// The words of `text`: runs of letters and digits, single Chinese or Japanese characters, and
@@ -20,8 +22,9 @@ QStringList word_tokens(const QString& text);
 QString highlight_words(const QString& text, const QString& other, const QColor& color, QStringList* marked = nullptr);
 
 /// Paints the item's `html_role` as rich text when it holds any (plain text otherwise), on one line
-/// clipped to the cell, with the selection's colours when the row is selected.
-class HtmlItemDelegate : public QStyledItemDelegate {
+/// clipped to the cell, with the selection's colours when the row is selected; either way in the
+/// direction of the cell's own text (right-to-left and right-aligned for Arabic).
+class HtmlItemDelegate : public BidiItemDelegate {
   Q_OBJECT
  public:
   HtmlItemDelegate(int html_role, QObject* parent = nullptr);

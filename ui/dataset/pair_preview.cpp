@@ -18,6 +18,7 @@
 #include "dataset/dataset_preview_model.h"
 #include "dataset/dataset_util.h"
 #include "shell/studio_state.h"
+#include "widgets/bidi_delegate.h"
 
 namespace ts::ui {
 
@@ -45,6 +46,7 @@ PairPreview::PairPreview(StudioState* state, DatasetPreviewModel* model, QWidget
   table_ = new QTableView(this);
   table_->setObjectName(QStringLiteral("datasetPreview"));
   table_->setModel(model_);
+  table_->setItemDelegate(new BidiItemDelegate(table_));  // an Arabic side reads right to left
   table_->setWordWrap(false);
   table_->setTextElideMode(Qt::ElideRight);
   table_->setAlternatingRowColors(true);

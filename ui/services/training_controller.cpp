@@ -71,6 +71,9 @@ class TrainingController::Observer : public SessionObserver {
   void log(const std::string& line) {
     queue_->push([l = QString::fromStdString(line)](TrainingController* c) { Q_EMIT c->logLine(l); });
   }
+  void on_phase(SessionPhase phase) override {
+    queue_->push([phase](TrainingController* c) { Q_EMIT c->phaseChanged(phase); });
+  }
   void on_run_recorded(std::int64_t run_id) override {
     queue_->push([run_id](TrainingController* c) {
       c->run_id_ = run_id;
@@ -91,6 +94,7 @@ class TrainingController::Observer : public SessionObserver {
 
 TrainingController::TrainingController(QObject* parent) : QObject(parent) {
   static const bool registered = [] {
+    qRegisterMetaType<ts::SessionPhase>();
     qRegisterMetaType<ts::TrainingStart>();
     qRegisterMetaType<ts::TrainingProgress>();
     qRegisterMetaType<QVector<ts::TrainingProgress>>();

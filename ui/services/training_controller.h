@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Runs the Qt-free core Trainer on a background thread and turns its events into Qt signals on the
+// Runs core's training session (ts/train/session.h) on a background thread and turns its typed events into Qt signals on the
 // GUI thread. Events are queued by the training thread and delivered by a timer about ten times a
 // second, so a fast model cannot flood the event loop: each `progress` signal carries every step
 // since the previous one. Every core exception becomes a `failed` signal with the message.
@@ -95,6 +95,8 @@ class TrainingController : public QObject {
 
  Q_SIGNALS:
   void stateChanged(ts::ui::TrainingController::State state);
+  /// What the run is doing before and as training starts (fitting the recipe, preparing the data, ...).
+  void phaseChanged(ts::SessionPhase phase);
   void logLine(const QString& line);
   /// The end of a run waits for the run history (`waiting`), or has stopped waiting: stored after
   /// all, or given up (the rows are in the recovery file); `summary` says it for the status bar,
@@ -133,6 +135,7 @@ class TrainingController : public QObject {
 
 }  // namespace ts::ui
 
+Q_DECLARE_METATYPE(ts::SessionPhase)
 Q_DECLARE_METATYPE(ts::TrainingStart)
 Q_DECLARE_METATYPE(ts::TrainingProgress)
 Q_DECLARE_METATYPE(ts::ValidationResult)

@@ -23,6 +23,7 @@
 #include <qcustomplot.h>
 
 #include "ts/train/auto_fit.h"
+#include "widgets/bidi_delegate.h"
 #include "widgets/plot_style.h"
 #include "shell/studio_state.h"
 #include "services/training_controller.h"
@@ -125,6 +126,7 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
 
   samples_ = new QTableWidget(0, 4, this);
   samples_->setObjectName(QStringLiteral("trainSamples"));
+  samples_->setItemDelegate(new BidiItemDelegate(samples_));  // an Arabic sentence reads right to left
   samples_->setHorizontalHeaderLabels({tr("step"), tr("source"), tr("reference"), tr("model output")});
   // Step as narrow as it can be; source, reference and output share the rest equally.
   samples_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
@@ -167,6 +169,7 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   });
   connect(state_, &StudioState::configChanged, this, &TrainingPanel::showBudget);
   connect(controller_, &TrainingController::stateChanged, this, &TrainingPanel::onState);
+  connect(controller_, &TrainingController::phaseChanged, this, &TrainingPanel::onPhase);
   connect(controller_, &TrainingController::started, this, &TrainingPanel::onStarted);
   connect(controller_, &TrainingController::progress, this, &TrainingPanel::onProgress);
   connect(controller_, &TrainingController::validated, this, &TrainingPanel::onValidated);
@@ -257,8 +260,9 @@ void TrainingPanel::start() {
   request.out_dir = QString::fromStdString(default_run_directory(state_->runsDirectory().toStdString(),
                                                                  request.corpus_path.toStdString(), direction.str()));
   clearCharts();
-  best_bleu_ = -1;
-  last_dev_loss_ = -1;
+  best_bleu_ = last_bleu_ = last_chrf_ = last_dev_loss_ = -1;
+  have_progress_ = false;
+  first_step_ = 0;
   samples_->setRowCount(0);
   const double budget = request.config.train.budget_minutes;
   appendLog(tr("starting: %1, %2, preset %3, %4")
@@ -300,6 +304,7 @@ void TrainingPanel::onState() {
 
 void TrainingPanel::onStarted(const ts::TrainingStart& start) {
   start_info_ = start;
+  first_step_ = start.start_step;
   progress_->setRange(0, 1000);
   appendLog(tr("training %L1 parameters on %2 (%3 threads): %L4 train / %L5 dev / %L6 test pairs, %L7 batches per epoch%8")
                 .arg(start.parameters)
@@ -340,20 +345,41 @@ void TrainingPanel::onProgress(const QVector<ts::TrainingProgress>& steps) {
                                           : (p.batches_per_epoch > 0 ? double(p.batch_in_epoch) / p.batches_per_epoch : 0);
   progress_->setValue(static_cast<int>(std::lround(1000 * fraction)));
   progress_->setFormat(text);
-  QString stats = tr("loss %1 (smoothed %2) · lr %3 · elapsed %4")
-                      .arg(number(p.loss, 4), number(p.smoothed_loss, 4), number(p.lr, 3), format_duration(p.elapsed_s));
-  if (last_dev_loss_ >= 0) stats += tr(" · dev loss %1").arg(number(last_dev_loss_, 4));
-  if (best_bleu_ >= 0) stats += tr(" · best BLEU %1").arg(QString::number(best_bleu_, 'f', 2));
-  if (start_info_.parameters > 0)
-    stats += tr(" · %L1 parameters on %2").arg(start_info_.parameters).arg(QString::fromStdString(start_info_.device));
-  stats_->setText(stats);
+  last_progress_ = p;
+  have_progress_ = true;
+  showStats();
   rescale(loss_chart_);
   rescale(lr_chart_);
 }
 
+// The summary under the bar: the latest step, and the latest validation (each one, the final one
+// included, replaces the one before) with the best BLEU so far.
+void TrainingPanel::showStats() {
+  QStringList parts;
+  if (have_progress_) {
+    const auto& p = last_progress_;
+    parts << tr("loss %1 (smoothed %2) · lr %3 · elapsed %4")
+                 .arg(number(p.loss, 4), number(p.smoothed_loss, 4), number(p.lr, 3), format_duration(p.elapsed_s));
+  }
+  if (last_dev_loss_ >= 0) {
+    QString validation = tr("dev loss %1").arg(number(last_dev_loss_, 4));
+    if (last_bleu_ >= 0) validation += tr(" · BLEU %1, chrF %2").arg(QString::number(last_bleu_, 'f', 2), QString::number(last_chrf_, 'f', 2));
+    if (best_bleu_ > last_bleu_ + 1e-9) validation += tr(" (best %1)").arg(QString::number(best_bleu_, 'f', 2));
+    parts << validation;
+  }
+  if (start_info_.parameters > 0)
+    parts << tr("%L1 parameters on %2").arg(start_info_.parameters).arg(QString::fromStdString(start_info_.device));
+  stats_->setText(parts.join(QStringLiteral(" · ")));
+}
+
 void TrainingPanel::onValidated(const ts::ValidationResult& v) {
   last_dev_loss_ = v.loss;
-  best_bleu_ = std::max(best_bleu_, v.bleu);
+  if (v.sentences > 0) {  // BLEU and chrF only when dev sentences were decoded
+    last_bleu_ = v.bleu;
+    last_chrf_ = v.chrf;
+    best_bleu_ = std::max(best_bleu_, v.bleu);
+  }
+  showStats();
   loss_chart_->graph(2)->addData(static_cast<double>(v.step), v.loss);
   metric_chart_->graph(0)->addData(static_cast<double>(v.step), v.bleu);
   metric_chart_->graph(1)->addData(static_cast<double>(v.step), v.chrf);
@@ -402,6 +428,20 @@ void TrainingPanel::onFinished(const ts::TrainingSummary& s) {
   if (!s.best_checkpoint.empty()) appendLog(tr("best checkpoint: %1").arg(QString::fromStdString(s.best_checkpoint)));
 }
 
+// Before the first step the status says what the session is doing: timing the machine for the
+// recipe can take seconds, tokenizers on a large corpus longer.
+void TrainingPanel::onPhase(ts::SessionPhase phase) {
+  using P = ts::SessionPhase;
+  if (controller_->state() != TrainingController::State::Preparing) return;
+  switch (phase) {
+    case P::kFittingRecipe: status_->setText(tr("Timing this machine and fitting the recipe\u2026")); break;
+    case P::kPreparingData: status_->setText(tr("Preparing data: split, tokenizers, encoding\u2026")); break;
+    case P::kConnecting: status_->setText(tr("Connecting the data-parallel ranks\u2026")); break;
+    case P::kStartingHistory: status_->setText(tr("Opening the run history\u2026")); break;
+    case P::kTraining: status_->setText(tr("Building the model\u2026")); break;
+  }
+}
+
 void TrainingPanel::appendLog(const QString& line) {
   log_->appendPlainText(QStringLiteral("[%1] %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), line));
 }
@@ -409,6 +449,8 @@ void TrainingPanel::appendLog(const QString& line) {
 void TrainingPanel::clearCharts() {
   for (auto* chart : {loss_chart_, lr_chart_, metric_chart_}) {
     for (int i = 0; i < chart->graphCount(); ++i) chart->graph(i)->data()->clear();
+    chart->xAxis->setRange(0, 1);  // nothing of the last run's scale stays
+    chart->yAxis->setRange(0, 1);
     chart->replot();
   }
   progress_->setValue(0);
@@ -416,10 +458,19 @@ void TrainingPanel::clearCharts() {
   stats_->clear();
 }
 
+// The axes from this run's data alone: QCustomPlot keeps an axis's old range where there is no data
+// and keeps its old size around a single point, so a new run's first validation would be drawn on the
+// last run's steps. The x-axis runs from the run's first step; a little headroom on the right and
+// above and below so that the last markers are not cut by the frame.
 void TrainingPanel::rescale(QCustomPlot* chart) {
-  chart->rescaleAxes();
-  // A little headroom so the last point is not on the frame.
-  const auto y = chart->yAxis->range();
+  bool has_data = false;
+  for (int i = 0; i < chart->graphCount(); ++i) has_data = has_data || !chart->graph(i)->data()->isEmpty();
+  if (has_data) chart->rescaleAxes();
+  const double first = static_cast<double>(first_step_);
+  const double last = has_data ? std::max(chart->xAxis->range().upper, first + 1) : first + 1;
+  chart->xAxis->setRange(first, last + 0.03 * (last - first));
+  auto y = has_data ? chart->yAxis->range() : QCPRange(0, 1);
+  if (y.size() <= 0) y = QCPRange(y.lower - std::max(0.5, 0.05 * std::abs(y.lower)), y.upper + std::max(0.5, 0.05 * std::abs(y.upper)));
   chart->yAxis->setRange(y.lower - 0.05 * y.size(), y.upper + 0.05 * y.size());
   chart->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -50,6 +50,7 @@ class TrainingPanel : public QWidget {
   void onState();
   void showBudget();
   void onBudgetChosen();
+  void onPhase(ts::SessionPhase phase);
   void onStarted(const ts::TrainingStart& start);
   void onProgress(const QVector<ts::TrainingProgress>& steps);
   void onValidated(const ts::ValidationResult& result);
@@ -71,8 +72,14 @@ class TrainingPanel : public QWidget {
   QCustomPlot *loss_chart_, *lr_chart_, *metric_chart_;
   QTableWidget* samples_;
   QPlainTextEdit* log_;
+  void showStats();
+
   ts::TrainingStart start_info_;
+  std::int64_t first_step_ = 0;         // where this run's x-axes begin (the step a resume starts from)
+  ts::TrainingProgress last_progress_;  // the latest step of this run
+  bool have_progress_ = false;
   double best_bleu_ = -1;
+  double last_bleu_ = -1, last_chrf_ = -1;
   double last_dev_loss_ = -1;
 };
 

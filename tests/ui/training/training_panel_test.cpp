@@ -6,11 +6,14 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
+
+#include <qcustomplot.h>
 
 #include "ts/train/auto_fit.h"
 #include "shell/studio_state.h"
@@ -137,9 +140,25 @@ class TrainingPanelTest : public QObject {
                                 "data.dev=20", "data.test=20"})
       QVERIFY2(f.state.applySetting(QString::fromLatin1(setting)), setting);
     const ts::ExperimentConfig before = f.state.config();
+    // The status says what the session does before the first step, phase by phase (the panel's
+    // own slot runs first: it was connected first).
+    auto* status = test::find_child<QLabel>(&f.panel, "trainStatus");
+    QVERIFY(status);
+    QList<int> phases;  // ts::SessionPhase
+    QStringList shown;
+    QObject::connect(&f.controller, &TrainingController::phaseChanged, [&](ts::SessionPhase phase) {
+      phases << static_cast<int>(phase);
+      shown << status->text();
+    });
     ts::ExperimentConfig run;
     const QString error = f.runOnce(run);
     QVERIFY2(error.isEmpty(), qPrintable(error));
+    using P = ts::SessionPhase;
+    const QList<int> expected_phases{static_cast<int>(P::kFittingRecipe), static_cast<int>(P::kPreparingData),
+                                     static_cast<int>(P::kStartingHistory), static_cast<int>(P::kTraining)};
+    QCOMPARE(phases, expected_phases);
+    QVERIFY2(shown.at(0).contains(QStringLiteral("fitting the recipe")), qPrintable(shown.join(QLatin1Char('|'))));
+    QVERIFY2(shown.at(1).startsWith(QStringLiteral("Preparing data")), qPrintable(shown.join(QLatin1Char('|'))));
     // The run was fitted to this machine's measured speed; the fit now finds that measurement.
     const ts::AutoFit fit = fit_auto(*f.state.corpus(), f.state.direction(), before);
     QVERIFY2(fit.ok(), fit.error.c_str());
@@ -154,6 +173,45 @@ class TrainingPanelTest : public QObject {
              (run.to_json().dump() + "\nexpected " + expected.to_json().dump()).c_str());
     for (const auto& reason : fit.reasons)
       QVERIFY2(!f.log.filter(QString::fromStdString(reason)).isEmpty(), qPrintable(f.log.join(QLatin1Char('\n'))));
+  }
+
+  // The summary under the bar follows every validation, the final one included; a new run's
+  // charts are scaled to its own steps, never the last run's (one point used to keep the old width).
+  void theSummaryFollowsTheLastValidationAndANewRunResetsTheAxes() {
+    Fixture f;
+    QVERIFY(f.open(60));
+    QVERIFY(f.state.applyPreset(QStringLiteral("tiny")));
+    for (const char* setting : {"train.budget_minutes=0", "train.max_steps=40", "train.validate_every=15", "data.dev=8",
+                                "data.test=4"})
+      QVERIFY2(f.state.applySetting(QString::fromLatin1(setting)), setting);
+    auto* stats = test::find_child<QLabel>(&f.panel, "trainStats");
+    auto* metric = test::find_child<QCustomPlot>(&f.panel, "metricChart");
+    QVERIFY(stats && metric);
+    QList<ts::ValidationResult> validations;
+    QObject::connect(&f.controller, &TrainingController::validated,
+                     [&](const ts::ValidationResult& v) { validations << v; });
+    QSignalSpy finished(&f.controller, &TrainingController::finished);
+    const auto run = [&] {
+      validations.clear();
+      const int before = finished.count();
+      f.panel.start();
+      return test::wait_until([&] { return finished.count() > before && !f.controller.isRunning(); });
+    };
+    QVERIFY(run());
+    QVERIFY2(validations.size() >= 3, qPrintable(QString::number(validations.size())));
+    const auto& last = validations.last();
+    QCOMPARE(static_cast<int>(last.step), 40);
+    const QString expected = QStringLiteral("dev loss %1 · BLEU %2, chrF %3")
+                                 .arg(QString::number(last.loss, 'g', 4), QString::number(last.bleu, 'f', 2),
+                                      QString::number(last.chrf, 'f', 2));
+    QVERIFY2(stats->text().contains(expected), qPrintable(stats->text() + QStringLiteral("\nexpected ") + expected));
+    QVERIFY(metric->xAxis->range().upper >= 40);
+
+    QVERIFY(f.state.applySetting(QStringLiteral("train.max_steps=5")));  // one validation, at step 5
+    QVERIFY(run());
+    QCOMPARE(validations.size(), qsizetype(1));
+    QCOMPARE(metric->xAxis->range().lower, 0.0);
+    QVERIFY2(metric->xAxis->range().upper < 10, qPrintable(QString::number(metric->xAxis->range().upper)));
   }
 
   void progressShowsTheBudgetLeftAndTheWeightsAsTrained() {

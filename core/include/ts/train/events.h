@@ -77,6 +77,18 @@ struct TrainingSummary {
   std::string best_checkpoint, last_checkpoint;
 };
 
+/// What a training session (ts/train/session.h) is doing, in the order it does it (a resumed run
+/// skips the recipe).
+enum class SessionPhase {
+  kFittingRecipe,    // timing the machine and fitting the `auto` preset to corpus, budget and machine
+  kPreparingData,    // splitting, training the tokenizers (or reusing a checkpoint's), encoding
+  kConnecting,       // the data-parallel rendezvous
+  kStartingHistory,  // opening the run history and taking the run's lock
+  kTraining,         // the trainer: its own events (start, steps, validations, checkpoints, finish) follow
+};
+/// "fitting the recipe to this machine", "preparing the data", ... (for a log or status line).
+const char* phase_words(SessionPhase phase);
+
 /// Receives training events on the training thread. Keep handlers quick; the GUI forwards them.
 class TrainingObserver {
  public:

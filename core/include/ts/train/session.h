@@ -24,17 +24,6 @@ namespace ts {
 
 class Trainer;
 
-/// What a session is doing, in the order it does it (a resumed run skips the recipe).
-enum class SessionPhase {
-  kFittingRecipe,    // timing the machine and fitting the `auto` preset to corpus, budget and machine
-  kPreparingData,    // splitting, training the tokenizers (or reusing a checkpoint's), encoding
-  kConnecting,       // the data-parallel rendezvous
-  kStartingHistory,  // opening the run history and taking the run's lock
-  kTraining,         // the trainer: its own events (start, steps, validations, checkpoints, finish) follow
-};
-/// "fitting the recipe", "preparing the data", ... (for a status line).
-const char* phase_words(SessionPhase phase);
-
 /// Receives a session's events on the session's thread: the trainer's (TrainingObserver) and the
 /// session's own. Keep handlers quick.
 class SessionObserver : public TrainingObserver {

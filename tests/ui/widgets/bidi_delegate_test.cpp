@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Right-to-left text in item views: each cell in its own text's direction, aligned to its leading edge.
+#include <QHeaderView>
+#include <QImage>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QTest>
+
+#include "widgets/bidi_delegate.h"
+
+using namespace ts::ui;
+
+namespace {
+
+// The delegate's option for an index, as the view would paint it.
+struct OpenDelegate : BidiItemDelegate {
+  QStyleOptionViewItem option_for(const QModelIndex& index) const {
+    QStyleOptionViewItem option;
+    initStyleOption(&option, index);
+    return option;
+  }
+};
+
+// The mean x of the dark pixels in a horizontal band of an image (-1 when there are none).
+double ink_centre(const QImage& image, const QRect& band) {
+  double sum = 0;
+  int count = 0;
+  for (int y = band.top(); y <= band.bottom(); ++y)
+    for (int x = band.left(); x <= band.right(); ++x)
+      if (qGray(image.pixel(x, y)) < 128) {
+        sum += x;
+        ++count;
+      }
+  return count > 0 ? sum / count : -1;
+}
+
+}  // namespace
+
+class BidiDelegateTest : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  // The paragraph direction comes from the first strong character, as the Unicode bidi rules say.
+  void theDirectionIsTheTextsOwn() {
+    QCOMPARE(text_direction(QString::fromUtf8("اركض!")), Qt::RightToLeft);
+    QCOMPARE(text_direction(QString::fromUtf8("٣ قطط")), Qt::RightToLeft);         // digits are weak
+    QCOMPARE(text_direction(QString::fromUtf8("«שלום»")), Qt::RightToLeft);       // Hebrew, in quotes
+    QCOMPARE(text_direction(QStringLiteral("Run!")), Qt::LeftToRight);
+    QCOMPARE(text_direction(QString::fromUtf8("Tom قال")), Qt::LeftToRight);      // starts Latin
+    QCOMPARE(text_direction(QString()), Qt::LeftToRight);
+  }
+
+  void anArabicCellIsLaidOutRightToLeftAndAnEnglishOneLeftToRight() {
+    QStandardItemModel model(2, 1);
+    model.setItem(0, 0, new QStandardItem(QString::fromUtf8("اركض!")));
+    model.setItem(1, 0, new QStandardItem(QStringLiteral("Run!")));
+    OpenDelegate delegate;
+    const auto arabic = delegate.option_for(model.index(0, 0));
+    const auto english = delegate.option_for(model.index(1, 0));
+    QCOMPARE(arabic.direction, Qt::RightToLeft);
+    QCOMPARE(english.direction, Qt::LeftToRight);
+    // The style mirrors a leading alignment in a right-to-left option: the Arabic cell is right-aligned.
+    QVERIFY(QStyle::visualAlignment(arabic.direction, arabic.displayAlignment) & Qt::AlignRight);
+    QVERIFY(QStyle::visualAlignment(english.direction, english.displayAlignment) & Qt::AlignLeft);
+  }
+
+  // Painted: the Arabic row's ink sits in the right half of a wide cell, the English row's in the left.
+  void aTableShowsArabicAgainstTheRightEdge() {
+    QStandardItemModel model(2, 1);
+    model.setItem(0, 0, new QStandardItem(QString::fromUtf8("اركض!")));
+    model.setItem(1, 0, new QStandardItem(QStringLiteral("Run!")));
+    QTableView view;
+    view.setModel(&model);
+    view.setItemDelegate(new BidiItemDelegate(&view));
+    view.horizontalHeader()->hide();
+    view.verticalHeader()->hide();
+    view.setShowGrid(false);
+    view.resize(400, 120);
+    view.setColumnWidth(0, 380);
+    QPalette palette = view.palette();
+    palette.setColor(QPalette::Base, Qt::white);
+    palette.setColor(QPalette::Text, Qt::black);
+    view.setPalette(palette);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const QImage image = view.viewport()->grab().toImage();
+    const QRect arabic = view.visualRect(model.index(0, 0));
+    const QRect english = view.visualRect(model.index(1, 0));
+    const double middle = arabic.center().x();
+    const double arabic_ink = ink_centre(image, arabic.adjusted(1, 1, -1, -1));
+    const double english_ink = ink_centre(image, english.adjusted(1, 1, -1, -1));
+    QVERIFY2(arabic_ink > middle, qPrintable(QStringLiteral("Arabic ink at %1, cell middle %2").arg(arabic_ink).arg(middle)));
+    QVERIFY2(english_ink >= 0 && english_ink < middle,
+             qPrintable(QStringLiteral("English ink at %1, cell middle %2").arg(english_ink).arg(middle)));
+  }
+};
+
+QTEST_MAIN(BidiDelegateTest)
+#include "bidi_delegate_test.moc"

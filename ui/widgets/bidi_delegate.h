@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Right-to-left text in item views: each cell laid out in the direction of its own text (Arabic
+// right-aligned, with its final "!" at the left end as Arabic shows it), whatever the application's
+// layout direction. Item views lay every cell out in the widget's direction unless told otherwise.
+#pragma once
+
+#include <QStyledItemDelegate>
+
+namespace ts::ui {
+
+/// The paragraph direction a text asks for: right-to-left when its first strong character is
+/// (Arabic, Hebrew, Syriac, Thaana, N'Ko), else left-to-right; the Unicode bidi rule P2/P3.
+Qt::LayoutDirection text_direction(const QString& text);
+
+/// A plain-text delegate that gives each cell its text's direction and aligns it to that
+/// direction's leading edge. Set it on a table or list that shows sentences.
+class BidiItemDelegate : public QStyledItemDelegate {
+  Q_OBJECT
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+
+ protected:
+  void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override;
+};
+
+}  // namespace ts::ui
