@@ -29,26 +29,16 @@ default_grid+=';lr-x2|--set train.lr=0.003'
 default_grid+=';vocab-8k|--set data.src_tokenizer.vocab_size=8000 --set data.tgt_tokenizer.vocab_size=8000'
 IFS=';' read -r -a grid <<< "default|;${GRID:-$default_grid}"
 commit=$(git rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
-cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $threads threads, $(grep -o -w 'amx_bf16\|avx512_bf16\|avx512f\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ' | sed 's/ $//')"
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
+cpu=$(bench_cpu "$threads")
 dev_tsv=$root/dev.tsv
 test_tsv=$root/test.tsv
-
-score() {  # hyp ref direction -> "BLEU = x ... chrF = y" as bleu.py prints it
-  local zh=()
-  case "$3" in *-zh) zh=(--zh) ;; esac
-  /usr/bin/python3 "$shared/bench/bleu.py" "$1" "$2" "${zh[@]}"
-}
-bleu_of() { sed -n 's/.*BLEU[ =:]*\([0-9.]*\).*/\1/p' <<< "$1" | head -1; }
-chrf_of() { sed -n 's/.*chrF[^0-9]*\([0-9.]*\).*/\1/p' <<< "$1" | head -1; }
-steal() {  # vmstat log -> mean and maximum CPU steal, the first sample (since boot) left out
-  awk '$1 ~ /^[0-9]+$/ { n++; if (n > 1) { s += $17; m = ($17 > m ? $17 : m); k++ } }
-       END { if (k) printf "%.1f (max %d)", s / k, m; else printf "n/a" }' "$1"
-}
 evaluate() {  # run-dir split -> scores line; writes <split>-hyp.txt / <split>-ref.txt beside the run
   local out=$1 split=$2 direction=$3
   "$cli" eval --checkpoint "$out/run/best.ckpt" --split "$split" --threads "$threads" --hyp-out "$out/$split-hyp.txt" \
     --ref-out "$out/$split-ref.txt" > "$out/eval-$split.txt" 2>&1
-  score "$out/$split-hyp.txt" "$out/$split-ref.txt" "$direction"
+  bench_score "$out/$split-hyp.txt" "$out/$split-ref.txt" "$direction"
 }
 
 if [ -z "${TEST_ONLY:-}" ]; then
@@ -60,23 +50,15 @@ if [ -z "${TEST_ONLY:-}" ]; then
       recipe=${entry%%|*}
       settings=${entry#*|}
       out=$root/$recipe-$name-$direction-${budget}min
-      rm -rf "$out"
-      mkdir -p "$out"
-      vmstat 10 > "$out/vmstat.log" &
-      vm=$!
-      start=$(date +%s.%N)
       # shellcheck disable=SC2086
-      "$cli" train --corpus "$shared/data/$name.txt" --direction "$direction" --budget "$budget" --threads "$threads" \
-        --no-history $settings --out "$out/run" > "$out/train.log" 2>&1 || echo "$recipe $name $direction: train failed"
-      wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
-      kill "$vm" 2> /dev/null || true
-      split=$(/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["method"], j["corpus_sha256"][:12], "seed", j["seed"])' \
-        "$out/run/split.json" 2> /dev/null || echo "?")
+      bench_train "$out" "$name" "$direction" "$budget" "$threads" $settings || echo "$recipe $name $direction: train failed"
+      wall=$bench_wall
+      split=$(bench_split_of "$out/run")
       steps=$(sed -n 's/.* after \([0-9]*\) steps.*/\1/p' "$out/train.log" | tail -1)
       params=$(sed -n 's/^model: \([0-9.]* M\) parameters.*/\1/p' "$out/train.log" | head -1)
       scores=$(evaluate "$out" dev "$direction")
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$recipe" "$name" "$direction" "$budget" \
-        "$(bleu_of "$scores")" "$(chrf_of "$scores")" "$steps" "$params" "$(date -u +%F)" "$cpu" "$(steal "$out/vmstat.log")" \
+        "$(bench_bleu_of "$scores")" "$(bench_chrf_of "$scores")" "$steps" "$params" "$(date -u +%F)" "$cpu" "$(bench_steal "$out/vmstat.log")" \
         "$wall" "$commit" "$split" "${settings:-(none)}" >> "$dev_tsv"
       echo "$recipe $name $direction ${budget}min: dev $scores ($steps steps, whole command $wall s)"
     done
@@ -94,11 +76,11 @@ for run in $runs; do
   default_dev=$(awk -F'\t' -v c="$name" -v d="$direction" -v b="$budget" '$1 == "default" && $2 == c && $3 == d && $4 == b { v = $5 } END { print v }' "$dev_tsv")
   best_dev=$(awk -F'\t' -v r="$best" -v c="$name" -v d="$direction" -v b="$budget" '$1 == r && $2 == c && $3 == d && $4 == b { v = $5 } END { print v }' "$dev_tsv")
   default_out=$root/default-$name-$direction-${budget}min
-  default_test=$(bleu_of "$(evaluate "$default_out" test "$direction")")
+  default_test=$(bench_bleu_of "$(evaluate "$default_out" test "$direction")")
   if [ "$best" = default ]; then
     best_test=$default_test
   else
-    best_test=$(bleu_of "$(evaluate "$root/$best-$name-$direction-${budget}min" test "$direction")")
+    best_test=$(bench_bleu_of "$(evaluate "$root/$best-$name-$direction-${budget}min" test "$direction")")
   fi
   ratio=$(awk -v a="$default_test" -v b="$best_test" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }')
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$direction" "$budget" "$default_test" "$best" "$best_dev" \

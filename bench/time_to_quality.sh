@@ -29,18 +29,11 @@ system=${SYSTEM:-auto}
 summary=$root/summary.tsv
 [ -f "$summary" ] || printf 'system\tcorpus\tdirection\tminutes\tbleu\tchrf\tdate\tcpu\tsteal\twall_s\tcommit\tsplit\n' > "$summary"
 commit=$(git rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
-cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $threads threads, $(grep -o -w 'amx_bf16\|avx512_bf16\|avx512f\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ' | sed 's/ $//')"
-
-score() {  # hyp ref direction -> "BLEU x chrF y" as bleu.py prints it
-  local zh=()
-  case "$3" in *-zh) zh=(--zh) ;; esac
-  /usr/bin/python3 "$shared/bench/bleu.py" "$1" "$2" "${zh[@]}"
-}
-
-steal() {  # vmstat log -> mean and maximum CPU steal (%, column st) over its samples, the first (since boot) left out
-  awk '$1 ~ /^[0-9]+$/ { n++; if (n > 1) { s += $17; m = ($17 > m ? $17 : m); k++ } }
-       END { if (k) printf "%.1f (max %d)", s / k, m; else printf "n/a" }' "$1"
-}
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
+cpu=$(bench_cpu "$threads")
+score() { bench_score "$@"; }
+steal() { bench_steal "$@"; }
 
 record() {  # system corpus direction minutes scores vmstat-log [wall-seconds split]
   local bleu chrf
@@ -56,20 +49,12 @@ for b in $budgets; do
     name=${run%%:*}
     direction=${run#*:}
     out=$root/$system-$name-$direction-${b}min
-    rm -rf "$out"
-    mkdir -p "$out"
-    vmstat 10 > "$out/vmstat.log" &
-    vm=$!
-    start=$(date +%s.%N)
     # shellcheck disable=SC2086
-    "$cli" train --corpus "$shared/data/$name.txt" --direction "$direction" --budget "$b" --threads "$threads" \
-      --no-history ${EXTRA:-} --out "$out/run" > "$out/train.log" 2>&1
-    wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
-    split=$(/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["method"], j["corpus_sha256"][:12], "seed", j["seed"])' \
-      "$out/run/split.json" 2> /dev/null || echo "old split")
+    bench_train "$out" "$name" "$direction" "$b" "$threads" ${EXTRA:-} || echo "$system $name $direction: train failed"
+    wall=$bench_wall
+    split=$(bench_split_of "$out/run")
     "$cli" eval --checkpoint "$out/run/best.ckpt" --threads "$threads" --hyp-out "$out/hyp.txt" \
       --ref-out "$out/ref.txt" > "$out/eval.txt" 2>&1
-    kill "$vm" 2> /dev/null || true
     record "$system" "$name" "$direction" "$b" "$(score "$out/hyp.txt" "$out/ref.txt" "$direction")" "$out/vmstat.log" \
       "$wall" "$split"
   done
