@@ -2,6 +2,9 @@
 // transformer-studio: the desktop app. Opens with the built-in demo corpus loaded, so Train works
 // at once. Options let scripts open a corpus, load a checkpoint, train, translate and take
 // screenshots (docs/screenshots is made this way under Xvfb).
+#include <string>
+#include <vector>
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFontDatabase>
@@ -62,7 +65,21 @@ void choose_openmp_wait_policy(char** argv) {
 
 int main(int argc, char** argv) {
   choose_openmp_wait_policy(argv);
-  QApplication app(argc, argv);
+  // Qt reads -reverse (and --reverse) itself and mirrors the whole interface right to left; ours
+  // means "translate into English". It is taken out before QApplication sees it.
+  bool into_english = false;
+  std::vector<char*> qt_args;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i > 0 && (arg == "--reverse" || arg == "-reverse")) {
+      into_english = true;
+      continue;
+    }
+    qt_args.push_back(argv[i]);
+  }
+  int qt_argc = static_cast<int>(qt_args.size());
+  qt_args.push_back(nullptr);
+  QApplication app(qt_argc, qt_args.data());
   QApplication::setOrganizationName(QStringLiteral("TransformerStudio"));
   QApplication::setApplicationName(QStringLiteral("transformer-studio"));
   QApplication::setApplicationDisplayName(QStringLiteral("Transformer Studio"));
@@ -123,7 +140,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (parser.isSet(reverse)) state->setEnglishIsSource(false);
+  if (into_english || parser.isSet(reverse)) state->setEnglishIsSource(false);
   window.show();
   if (!has_cjk_font())
     window.statusBar()->showMessage(QObject::tr("No CJK font installed: Chinese and Japanese text will show as boxes "
