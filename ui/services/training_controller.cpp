@@ -19,7 +19,6 @@
 
 namespace ts::ui {
 
-
 // Events from the training thread, kept in order. Steps between two other events are merged into
 // one `progress` delivery.
 struct TrainingController::Queue {
@@ -90,7 +89,6 @@ class TrainingController::Observer : public SessionObserver {
  private:
   std::shared_ptr<Queue> queue_;
 };
-
 
 TrainingController::TrainingController(QObject* parent) : QObject(parent) {
   static const bool registered = [] {
