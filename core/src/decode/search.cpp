@@ -7,6 +7,7 @@
 #include <cmath>
 #include <torch/csrc/autograd/grad_mode.h>
 
+#include "ts/model/mode_guard.h"
 #include "ts/model/packed_transformer.h"
 #include "ts/text/vocab.h"
 
@@ -16,12 +17,10 @@ namespace {
 // Puts the model in eval mode without gradients for the scope, restoring training mode after.
 class InferenceScope {
  public:
-  explicit InferenceScope(Transformer& model) : model_(model), was_training_(model->is_training()) { model_->eval(); }
-  ~InferenceScope() { model_->train(was_training_); }
+  explicit InferenceScope(Transformer& model) : eval_(*model) {}
 
  private:
-  Transformer& model_;
-  bool was_training_;
+  EvalModeGuard eval_;
   torch::NoGradGuard no_grad_;
 };
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ts/decode/search.h"
+#include "ts/model/mode_guard.h"
 
 namespace ts {
 namespace {
@@ -31,8 +32,7 @@ GenerateResult generate(LanguageModel& model, const std::vector<std::int64_t>& p
   for (const auto id : prompt)
     if (id < 0 || id >= model->vocab_size())
       throw std::invalid_argument(fmt::format("generate: token id {} is outside the vocabulary of {}", id, model->vocab_size()));
-  const bool was_training = model->is_training();
-  model->eval();
+  const EvalModeGuard eval(*model);
   at::NoGradGuard no_grad;
   const auto params = model->parameters();
   const auto device = params.empty() ? at::Device(at::kCPU) : params.front().device();
@@ -78,7 +78,6 @@ GenerateResult generate(LanguageModel& model, const std::vector<std::int64_t>& p
     model->set_record_attention(false);
     result.attention_ids.assign(context.begin() + static_cast<std::ptrdiff_t>(from), context.end());
   }
-  model->train(was_training);
   return result;
 }
 

@@ -12,6 +12,7 @@
 #include <torch/optim/adamw.h>
 
 #include "ts/model/errors.h"
+#include "ts/model/mode_guard.h"
 #include "ts/model/precision.h"
 #include "ts/model/size.h"
 #include "ts/store/sha256.h"
@@ -100,7 +101,10 @@ LoadedLanguageModel load_lm_checkpoint(const std::string& path, const at::Device
   return loaded;
 }
 
-struct LmTrainer::State {
+// What a language-model trainer holds; it is the language model's LoopBody: run_training_loop
+// (ts/train/loop.h) drives it step by step.
+struct LmTrainer::State final : LoopBody {
+  LmTrainer* trainer = nullptr;
   LmConfig config;
   LmData data;
   LmTrainerOptions options;
@@ -110,7 +114,7 @@ struct LmTrainer::State {
   LanguageModel model;
   std::unique_ptr<torch::optim::AdamW> optimizer;
   at::Generator batch_generator;  // training batches only; estimates draw from their own
-  std::int64_t step = 0;
+  std::int64_t at_step = 0;
   double elapsed = 0;             // training seconds, earlier sessions included
   double best_val = 0;
   bool has_best = false;
@@ -118,8 +122,51 @@ struct LmTrainer::State {
   std::vector<double> step_losses;
   std::int64_t last_saved_step = -1;
 
-  void log(const std::string& line) {
+  // The current session (one call of run()): training seconds (pauses and validation left out)
+  // and steps, the smoothed loss, the summary being filled in.
+  TrainingSummary summary;
+  double elapsed_before = 0, session_train_seconds = 0, smoothed = -1;
+  std::int64_t session_steps = 0;
+  at::Tensor loss;  // the current step's, between forward_backward and update
+
+  double tokens_per_step() const { return static_cast<double>(config.batch_size) * config.block_size; }
+
+  void log(const std::string& line) override {
     if (observer) observer->on_log(line);
+  }
+
+  // LoopBody.
+  std::int64_t step() const override { return at_step; }
+  std::optional<LoopEnd> limit_reached() override {
+    if (options.stop && options.stop->load()) return stopped_by_request();
+    if (config.max_minutes > 0 && session_train_seconds >= config.max_minutes * 60) return reached_max_minutes(config.max_minutes);
+    if (at_step >= config.max_steps) return reached_max_steps(config.max_steps);
+    return std::nullopt;
+  }
+  StepLoss forward_backward() override {
+    auto [x, y] = sample_batch(data.train, config.batch_size, config.block_size, batch_generator);
+    {
+      AutocastScope autocast(config.precision, device);
+      loss = model->loss(x.to(device), y.to(device));
+    }
+    // The update waits for the loop's verdict on a non-finite loss: weights and checkpoints stay good.
+    optimizer->zero_grad();
+    loss.backward();
+    return {loss.item<double>(), static_cast<std::int64_t>(tokens_per_step())};
+  }
+  bool update() override {
+    optimizer->step();
+    ++at_step;
+    ++session_steps;
+    return true;
+  }
+  void stepped(const StepLoss& l, double seconds) override;
+  std::optional<LoopEnd> validate_if_due() override;
+  void between_steps() override {
+    if (options.between_steps) options.between_steps(*trainer);
+  }
+  void finish(const LoopEnd&) override {
+    if (options.write_checkpoints && last_saved_step != at_step) summary.last_checkpoint = save("last");
   }
 
   LmCheckpointMeta meta() const {
@@ -127,7 +174,7 @@ struct LmTrainer::State {
     m.config = config;
     m.codec = data.codec;
     m.text_path = options.text_path;
-    m.step = step;
+    m.step = at_step;
     m.elapsed_seconds = elapsed;
     m.best_val = best_val;
     m.has_best = has_best;
@@ -147,13 +194,13 @@ struct LmTrainer::State {
       CheckpointEvent e;
       e.path = path;
       e.kind = kind;
-      e.step = step;
+      e.step = at_step;
       e.sha256 = header.sha256;
       e.bytes = header.header_bytes + header.payload_bytes;
       e.metrics = metrics;
       observer->on_checkpoint(e);
     }
-    if (kind == "last") last_saved_step = step;
+    if (kind == "last") last_saved_step = at_step;
     return path;
   }
 
@@ -167,18 +214,19 @@ struct LmTrainer::State {
     file.load_optimizer(*optimizer, "optimizer.");
     file.load_dropout_generators(device);
     file.load_generator(batch_generator, "rng.batch");
-    step = m.step;
+    at_step = m.step;
     elapsed = m.elapsed_seconds;
     best_val = m.best_val;
     has_best = m.has_best;
     metrics = m.metrics;
-    last_saved_step = step;
+    last_saved_step = at_step;
   }
 };
 
 LmTrainer::LmTrainer(LmConfig config, LmData data, LmTrainerOptions options, TrainingObserver* observer)
     : s_(std::make_unique<State>()) {
   config.validate();
+  s_->trainer = this;
   s_->config = std::move(config);
   s_->data = std::move(data);
   s_->options = std::move(options);
@@ -211,17 +259,16 @@ LmTrainer::~LmTrainer() = default;
 LanguageModel& LmTrainer::model() { return s_->model; }
 const LmData& LmTrainer::data() const { return s_->data; }
 const LmConfig& LmTrainer::config() const { return s_->config; }
-std::int64_t LmTrainer::step() const { return s_->step; }
+std::int64_t LmTrainer::step() const { return s_->at_step; }
 const std::vector<double>& LmTrainer::step_losses() const { return s_->step_losses; }
 
 std::pair<double, double> LmTrainer::estimate_loss() {
   const auto& c = s_->config;
-  const bool was_training = s_->model->is_training();
-  s_->model->eval();
+  const EvalModeGuard eval(*s_->model);
   torch::NoGradGuard no_grad;
   AutocastScope autocast(c.precision, s_->device);
   // Seeded by (seed, step): the estimate neither consumes training batches nor changes on resume.
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(c.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(s_->step) + 1);
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(c.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(s_->at_step) + 1);
   double result[2] = {0, 0};
   const at::Tensor* splits[2] = {&s_->data.train, &s_->data.val};
   for (int split = 0; split < 2; ++split) {
@@ -232,14 +279,60 @@ std::pair<double, double> LmTrainer::estimate_loss() {
     }
     result[split] = sum / c.eval_iters;
   }
-  s_->model->train(was_training);
   return {result[0], result[1]};
+}
+
+void LmTrainer::State::stepped(const StepLoss& l, double seconds) {
+  step_losses.push_back(l.loss);
+  session_train_seconds += seconds;
+  elapsed = elapsed_before + session_train_seconds;
+  smoothed = smooth_loss(smoothed, l.loss, session_steps == 1);
+  if (!observer) return;
+  TrainingProgress p;
+  p.step = at_step;
+  p.loss = l.loss;
+  p.smoothed_loss = smoothed;
+  p.lr = config.lr;
+  p.tokens_per_s = seconds > 0 ? tokens_per_step() / seconds : 0;
+  p.average_tokens_per_s = session_train_seconds > 0 ? tokens_per_step() * session_steps / session_train_seconds : 0;
+  p.elapsed_s = elapsed;
+  p.fraction = config.max_steps > 0 ? static_cast<double>(at_step) / config.max_steps : -1;
+  if (p.fraction > 0 && session_steps > 0)
+    p.eta_s = session_train_seconds / session_steps * static_cast<double>(config.max_steps - at_step);
+  observer->on_step(p);
+}
+
+// Every eval_interval steps and at max_steps: train and val loss estimated, last.ckpt and, when
+// the val loss improved, best.ckpt.
+std::optional<LoopEnd> LmTrainer::State::validate_if_due() {
+  if (at_step % config.eval_interval != 0 && at_step != config.max_steps) return std::nullopt;
+  const auto e0 = Clock::now();
+  const auto [train_loss, val_loss] = trainer->estimate_loss();
+  ValidationResult v;
+  v.step = at_step;
+  v.loss = val_loss;
+  v.train_loss = train_loss;
+  v.perplexity = std::exp(val_loss);
+  v.improved = !has_best || val_loss < best_val;
+  if (v.improved) {
+    best_val = val_loss;
+    has_best = true;
+  }
+  metrics = {{"step", at_step}, {"train_loss", train_loss}, {"val_loss", val_loss}};
+  v.seconds = std::chrono::duration<double>(Clock::now() - e0).count();
+  summary.validated = true;
+  summary.last_validation = v;
+  if (observer) observer->on_validation(v);
+  if (options.write_checkpoints) {
+    summary.last_checkpoint = save("last");
+    if (v.improved) summary.best_checkpoint = save("best");
+  }
+  return std::nullopt;
 }
 
 TrainingSummary LmTrainer::run() {
   auto& s = *s_;
-  const auto& c = s.config;
-  TrainingSummary summary;
+  s.summary = TrainingSummary{};
   if (s.observer) {
     TrainingStart start;
     start.parameters = s.model->parameter_count();
@@ -247,107 +340,28 @@ TrainingSummary LmTrainer::run() {
     start.threads = s.threads;
     start.train_pairs = static_cast<std::size_t>(s.data.train.numel());  // tokens, for a language model
     start.dev_pairs = static_cast<std::size_t>(s.data.val.numel());
-    start.start_step = s.step;
+    start.start_step = s.at_step;
     s.observer->on_start(start);
   }
   const auto session_start = Clock::now();
-  const double elapsed_before = s.elapsed;
-  const double tokens_per_step = static_cast<double>(c.batch_size) * c.block_size;
-  double session_train_seconds = 0, smoothed = -1;
-  std::int64_t session_steps = 0;
-  LoopEnd end = reached_max_steps(c.max_steps);
-  try {
-    s.model->train();
-    while (s.step < c.max_steps) {
-      if (s.options.stop && s.options.stop->load()) {
-        end = stopped_by_request();
-        break;
-      }
-      if (c.max_minutes > 0 && session_train_seconds >= c.max_minutes * 60) {
-        end = reached_max_minutes(c.max_minutes);
-        break;
-      }
-      if (s.options.pause && s.options.pause->load()) {
-        // Paused: only step time counts towards the speed and the time limit, so nothing to shift.
-        hold_while_paused(
-            s.options.pause, s.options.stop, s.step,
-            [&] {
-              if (s.options.between_steps) s.options.between_steps(*this);
-            },
-            [&](const std::string& line) { s.log(line); }, [] { return steady_seconds(); });
-        continue;  // check the stop flag again
-      }
-      const auto t0 = Clock::now();
-      auto [x, y] = sample_batch(s.data.train, c.batch_size, c.block_size, s.batch_generator);
-      at::Tensor loss;
-      {
-        AutocastScope autocast(c.precision, s.device);
-        loss = s.model->loss(x.to(s.device), y.to(s.device));
-      }
-      const double value = loss.item<double>();
-      if (!std::isfinite(value)) {  // before the update: the weights and the last checkpoint stay good
-        end = nonfinite_loss(value, s.step + 1);
-        break;
-      }
-      s.optimizer->zero_grad();
-      loss.backward();
-      s.optimizer->step();
-      ++s.step;
-      ++session_steps;
-      s.step_losses.push_back(value);
-      const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
-      session_train_seconds += dt;
-      s.elapsed = elapsed_before + session_train_seconds;
-      smoothed = smooth_loss(smoothed, value, session_steps == 1);
-      if (s.observer) {
-        TrainingProgress p;
-        p.step = s.step;
-        p.loss = value;
-        p.smoothed_loss = smoothed;
-        p.lr = c.lr;
-        p.tokens_per_s = dt > 0 ? tokens_per_step / dt : 0;
-        p.average_tokens_per_s = session_train_seconds > 0 ? tokens_per_step * session_steps / session_train_seconds : 0;
-        p.elapsed_s = s.elapsed;
-        p.fraction = c.max_steps > 0 ? static_cast<double>(s.step) / c.max_steps : -1;
-        if (p.fraction > 0 && session_steps > 0)
-          p.eta_s = session_train_seconds / session_steps * static_cast<double>(c.max_steps - s.step);
-        s.observer->on_step(p);
-      }
-      if (s.step % c.eval_interval == 0 || s.step == c.max_steps) {
-        const auto e0 = Clock::now();
-        const auto [train_loss, val_loss] = estimate_loss();
-        ValidationResult v;
-        v.step = s.step;
-        v.loss = val_loss;
-        v.train_loss = train_loss;
-        v.perplexity = std::exp(val_loss);
-        v.improved = !s.has_best || val_loss < s.best_val;
-        if (v.improved) {
-          s.best_val = val_loss;
-          s.has_best = true;
-        }
-        s.metrics = {{"step", s.step}, {"train_loss", train_loss}, {"val_loss", val_loss}};
-        v.seconds = std::chrono::duration<double>(Clock::now() - e0).count();
-        summary.validated = true;
-        summary.last_validation = v;
-        if (s.observer) s.observer->on_validation(v);
-        if (s.options.write_checkpoints) {
-          summary.last_checkpoint = s.save("last");
-          if (v.improved) summary.best_checkpoint = s.save("best");
-        }
-      }
-      if (s.options.between_steps) s.options.between_steps(*this);
-    }
-    if (s.options.write_checkpoints && s.last_saved_step != s.step) summary.last_checkpoint = s.save("last");
-  } catch (const std::exception& e) {
-    end = {"failed", error_message(e)};
-    s.log("training failed: " + end.message);
-  }
+  s.elapsed_before = s.elapsed;
+  s.session_train_seconds = 0;
+  s.session_steps = 0;
+  s.smoothed = -1;
+  s.model->train();
+  LoopControls controls;
+  controls.pause = s.options.pause;
+  controls.stop = s.options.stop;
+  controls.on_nonfinite = NonFinitePolicy::Fail;  // a language model has no skip option
+  const auto end = run_training_loop(s, controls);
+  auto& summary = s.summary;
+  if (end.status == "failed") s.log("training failed: " + end.message);
   summary.status = end.status;
   summary.message = end.message;
-  summary.steps = s.step;
+  summary.steps = s.at_step;
   summary.seconds = std::chrono::duration<double>(Clock::now() - session_start).count();
-  summary.average_tokens_per_s = session_train_seconds > 0 ? tokens_per_step * session_steps / session_train_seconds : 0;
+  summary.average_tokens_per_s =
+      s.session_train_seconds > 0 ? s.tokens_per_step() * s.session_steps / s.session_train_seconds : 0;
   if (summary.best_checkpoint.empty() && s.has_best && s.options.write_checkpoints) {
     const auto best = fs::path(s.options.out_dir) / "best.ckpt";
     if (fs::exists(best)) summary.best_checkpoint = best.string();

@@ -3,10 +3,12 @@
 #include "ts/train/loop.h"
 
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "ts/model/errors.h"
 
 namespace ts {
 
@@ -42,6 +44,48 @@ LoopEnd nonfinite_loss(double loss, std::int64_t step, int skipped_in_a_row) {
   return {"failed", fmt::format("non-finite loss ({}) at step {}{}: stopped; the last good checkpoint is kept (try a "
                                 "lower learning rate or more warmup)",
                                 loss, step, skipped_in_a_row > 0 ? fmt::format(" ({} in a row)", skipped_in_a_row) : "")};
+}
+
+LoopEnd run_training_loop(LoopBody& body, const LoopControls& controls) {
+  std::function<double()> clock = controls.clock;
+  if (!clock) clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+  const auto log = [&body](const std::string& line) { body.log(line); };
+  LoopEnd end;
+  try {
+    body.begin();
+    int nonfinite_in_a_row = 0;
+    while (true) {
+      body.paused_for(hold_while_paused(controls.pause, controls.stop, body.step(), [&body] { body.between_steps(); }, log, clock));
+      if (auto limit = body.limit_reached()) {
+        end = *limit;
+        break;
+      }
+      const double started = clock();
+      const StepLoss loss = body.forward_backward();
+      if (!std::isfinite(loss.loss)) {
+        const bool skip = controls.on_nonfinite == NonFinitePolicy::Skip;
+        if (skip && ++nonfinite_in_a_row < kMaxNonFiniteInARow) {
+          body.log(fmt::format("non-finite loss ({}) at step {}: update skipped ({} in a row)", loss.loss, body.step() + 1,
+                               nonfinite_in_a_row));
+          continue;
+        }
+        end = nonfinite_loss(loss.loss, body.step() + 1, skip ? nonfinite_in_a_row : 0);
+        break;
+      }
+      nonfinite_in_a_row = 0;
+      if (!body.update()) continue;
+      body.stepped(loss, clock() - started);
+      if (auto early = body.validate_if_due()) {
+        end = *early;
+        break;
+      }
+      body.between_steps();
+    }
+    body.finish(end);
+  } catch (const std::exception& e) {
+    end = {"failed", error_message(e)};
+  }
+  return end;
 }
 
 }  // namespace ts

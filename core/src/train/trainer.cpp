@@ -23,6 +23,7 @@
 #include "ts/host/cpu.h"
 #include "ts/metrics/bleu.h"
 #include "ts/model/errors.h"
+#include "ts/model/mode_guard.h"
 #include "ts/model/precision.h"
 #include "ts/train/model_size.h"
 #include "ts/train/batcher.h"
@@ -131,8 +132,7 @@ bool is_better(const TrainConfig& c, double value, const TrainingPosition& p) {
 double evaluate_loss(Transformer& model, const std::vector<Example>& examples, const at::Device& device) {
   if (examples.empty()) return 0;
   torch::NoGradGuard no_grad;
-  const bool was_training = model->is_training();
-  model->eval();
+  const EvalModeGuard eval(*model);
   double total = 0;
   std::int64_t tokens = 0;
   TokenBucketBatcher batches(examples, 0, 64, 0);
@@ -141,7 +141,6 @@ double evaluate_loss(Transformer& model, const std::vector<Example>& examples, c
     total += loss_sum(model, batch, 0.0).item<double>();
     tokens += batch.tgt_tokens;
   }
-  model->train(was_training);
   return total / static_cast<double>(std::max<std::int64_t>(tokens, 1));
 }
 
@@ -156,8 +155,10 @@ nlohmann::json ValidationResult::to_json() const {
 
 // What a trainer holds, in parts: what it trains (config, data, model, optimizer, position), and
 // for the current session (one call of run()) the time budget, the speed, fp16 loss scaling, weight
-// averaging and the data-parallel ranks, each a small struct of its own.
-struct Trainer::State {
+// averaging and the data-parallel ranks, each a small struct of its own. It is the translation
+// model's LoopBody: run_training_loop (ts/train/loop.h) drives it step by step.
+struct Trainer::State final : LoopBody {
+  Trainer* trainer = nullptr;
   ExperimentConfig config;
   PreparedData data;
   TrainerOptions options;
@@ -180,6 +181,8 @@ struct Trainer::State {
   double elapsed_before = 0, train_seconds = 0;  // training time, validation excluded
   std::vector<std::vector<std::size_t>> plan;    // batches of the current epoch
   bool validated_now = false;
+  std::int64_t step_tokens = 0;                  // the current step's target tokens (whole batch)
+  double step_lr = 0;                            // the current step's learning rate
 
   // The time budget (train.budget_minutes).
   struct Budget {
@@ -202,11 +205,9 @@ struct Trainer::State {
 
   // fp16 only: the loss is multiplied by loss_scale before backward so small gradients do not
   // underflow; halved when gradients overflow (the step is skipped), doubled after 2000 clean steps.
-  // Non-finite losses skipped in a row (train.on_nonfinite = "skip").
   struct Scaling {
     double loss_scale = 1.0;
     int clean_steps = 0;
-    int nonfinite_in_a_row = 0;
   } scaling;
 
   // Weight averaging (train.ema > 0).
@@ -258,25 +259,47 @@ struct Trainer::State {
 
   ValidationResult validate();
   void start_session();
-  bool limit_reached();
+  std::optional<LoopEnd> stop_or_time_limit();
   bool time_up() const;
   void synchronise_start();
   double synchronise_step(double loss);
-  bool advance_epoch_if_done();
+  std::optional<LoopEnd> advance_epoch_if_done();
   double train_step(std::int64_t& tokens);
   bool unscale_gradients();
   TrainingProgress progress(double loss, double lr, double step_seconds, std::int64_t tokens);
   void save(const std::string& kind, const ValidationResult* v);
   void validate_and_save(bool final = false);
-  void finish();
   void fill_summary();
-  void wait_while_paused(Trainer& trainer);
+
+  // LoopBody: one optimizer step at a time, for run_training_loop.
+  void begin() override {
+    if (ranks.group) synchronise_start();
+  }
+  std::int64_t step() const override { return position.step; }
+  std::optional<LoopEnd> limit_reached() override {
+    if (auto end = stop_or_time_limit()) return end;
+    return advance_epoch_if_done();
+  }
+  StepLoss forward_backward() override;
+  bool update() override;
+  void stepped(const StepLoss& loss, double seconds) override {
+    obs().on_step(progress(loss.loss, step_lr, seconds, loss.tokens));
+  }
+  std::optional<LoopEnd> validate_if_due() override;
+  void between_steps() override {
+    if (options.between_steps) options.between_steps(*trainer);
+  }
+  // Only training time counts towards time limits, the ETA and throughput.
+  void paused_for(double seconds) override { session_start += seconds; }
+  void finish(const LoopEnd& end) override;
+  void log(const std::string& line) override { obs().on_log(line); }
 };
 
 
 Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions options, TrainingObserver* observer)
     : s_(std::make_unique<State>()) {
   config.validate();
+  s_->trainer = this;
   s_->config = std::move(config);
   s_->data = std::move(data);
   s_->options = std::move(options);
@@ -416,24 +439,20 @@ void Trainer::State::start_session() {
                   position.step, static_cast<std::int64_t>(plan.size())});
 }
 
-// True (with the summary filled in) when the stop flag or a step/time limit ends the session.
-bool Trainer::State::limit_reached() {
+// Why the session ends now: the stop flag, or a step or time limit (data-parallel: as the ranks
+// decided together at the last step).
+std::optional<LoopEnd> Trainer::State::stop_or_time_limit() {
   const auto& tc = config.train;
   const bool stop_requested = ranks.group ? ranks.shared_stop : (options.stop && options.stop->load());
-  LoopEnd end;
-  if (stop_requested) {
-    end = stopped_by_request();
-  } else if (tc.max_steps > 0 && position.step >= tc.max_steps) {
-    end = reached_max_steps(tc.max_steps);
-  } else if (ranks.group ? ranks.shared_time_up : time_up()) {
-    end = budget.length_s > 0 && budget_used() + budget.reserve_s >= budget.length_s
-              ? LoopEnd{"finished", fmt::format("time budget of {} used (the final validation takes the rest)",
-                                               minutes_text(budget.length_s / 60))}
-              : reached_max_minutes(tc.max_minutes);
+  if (stop_requested) return stopped_by_request();
+  if (tc.max_steps > 0 && position.step >= tc.max_steps) return reached_max_steps(tc.max_steps);
+  if (ranks.group ? ranks.shared_time_up : time_up()) {
+    if (budget.length_s > 0 && budget_used() + budget.reserve_s >= budget.length_s)
+      return LoopEnd{"finished", fmt::format("time budget of {} used (the final validation takes the rest)",
+                                             minutes_text(budget.length_s / 60))};
+    return reached_max_minutes(tc.max_minutes);
   }
-  summary.status = end.status;
-  summary.message = end.message;
-  return !summary.status.empty();
+  return std::nullopt;
 }
 
 bool Trainer::State::time_up() const {
@@ -556,20 +575,17 @@ double Trainer::State::synchronise_step(double loss) {
 }
 
 // At the end of an epoch: validates if that is the cadence, starts the next epoch, and returns
-// true when the epoch limit ends the session.
-bool Trainer::State::advance_epoch_if_done() {
-  if (position.batch_in_epoch < static_cast<std::int64_t>(plan.size())) return false;
+// the end when the epoch limit ends the session.
+std::optional<LoopEnd> Trainer::State::advance_epoch_if_done() {
+  if (position.batch_in_epoch < static_cast<std::int64_t>(plan.size())) return std::nullopt;
   const auto& tc = config.train;
   if (tc.validate_every == 0 && budget.length_s <= 0 && !validated_now && ranks.root) validate_and_save();
   ++position.epoch;
   position.batch_in_epoch = 0;
   plan = batcher->epoch_plan(position.epoch);
-  if (tc.max_epochs > 0 && position.epoch >= tc.max_epochs) {
-    summary.status = "finished";
-    summary.message = fmt::format("reached max_epochs {}", tc.max_epochs);
-    return true;
-  }
-  return false;
+  if (tc.max_epochs > 0 && position.epoch >= tc.max_epochs)
+    return LoopEnd{"finished", fmt::format("reached max_epochs {}", tc.max_epochs)};
+  return std::nullopt;
 }
 
 // fp16 loss scaling: divides the gradients by the scale; false (and the scale halved) when they
@@ -781,7 +797,9 @@ std::string Trainer::State::budget_breakdown() const {
 }
 
 // After the loop: a final validation when the run finished, else a last checkpoint.
-void Trainer::State::finish() {
+void Trainer::State::finish(const LoopEnd& end) {
+  summary.status = end.status;
+  summary.message = end.message;
   if (!ranks.root) return;
   const bool stepped = position.step > speed.steps_at_start;
   if (summary.status != "failed" && stepped && !validated_now) {
@@ -793,15 +811,44 @@ void Trainer::State::finish() {
   }
 }
 
-// Holds the loop while the pause flag is set. The session clock is shifted by the time paused so
-// that time limits, ETA and throughput only count training.
-void Trainer::State::wait_while_paused(Trainer& trainer) {
-  session_start += hold_while_paused(
-      options.pause, options.stop, position.step,
-      [&] {
-        if (options.between_steps) options.between_steps(trainer);
-      },
-      [&](const std::string& line) { obs().on_log(line); }, [&] { return now(); });
+// One step's forward and backward (data-parallel: summed over the ranks, with the stop decision).
+StepLoss Trainer::State::forward_backward() {
+  if (plan.empty()) throw std::runtime_error("no training batches");
+  validated_now = false;
+  StepLoss result;
+  result.loss = train_step(result.tokens);
+  if (fault_point("loss")) result.loss = std::numeric_limits<double>::quiet_NaN();  // tests/cli/fault_test.sh
+  if (ranks.group) result.loss = synchronise_step(result.loss);
+  step_tokens = result.tokens;
+  return result;
+}
+
+bool Trainer::State::update() {
+  if (!unscale_gradients()) return false;
+  if (config.train.clip_norm > 0) torch::nn::utils::clip_grad_norm_(model->parameters(), config.train.clip_norm);
+  step_lr = learning_rate_now();
+  set_lr(*optimizer, step_lr);
+  if (!fused_adam_step(*optimizer)) optimizer->step();
+  ++position.step;
+  position.tokens_seen += step_tokens;
+  if (averaging.weights) averaging.weights->update(parameters, position.step);
+  return true;
+}
+
+// Validation on the budget's schedule, or every train.validate_every steps with early stopping.
+std::optional<LoopEnd> Trainer::State::validate_if_due() {
+  const auto& tc = config.train;
+  validate_on_budget();
+  if (tc.validate_every <= 0 || budget.length_s > 0 || position.step % tc.validate_every != 0) return std::nullopt;
+  if (ranks.root) validate_and_save();
+  bool early_stop = ranks.root && tc.patience > 0 && position.bad_validations >= tc.patience;
+  if (ranks.group && tc.patience > 0) {  // rank 0's decision, for every rank
+    std::vector<double> flag{early_stop ? 1.0 : 0.0};
+    ranks.group->all_reduce_sum(flag);
+    early_stop = flag[0] > 0;
+  }
+  if (early_stop) return LoopEnd{"early-stopped", fmt::format("no improvement in {} validations", tc.patience)};
+  return std::nullopt;
 }
 
 void Trainer::State::fill_summary() {
@@ -815,65 +862,16 @@ void Trainer::State::fill_summary() {
 
 TrainingSummary Trainer::run() {
   auto& st = *s_;
-  const auto& tc = st.config.train;
   st.start_session();
   st.model->train();
-  try {
-    if (st.ranks.group) st.synchronise_start();
-    while (true) {
-      st.wait_while_paused(*this);
-      if (st.limit_reached() || st.advance_epoch_if_done()) break;
-      if (st.plan.empty()) throw std::runtime_error("no training batches");
-      st.validated_now = false;
-      const auto step_start = st.now();
-      std::int64_t tokens = 0;
-      double loss = st.train_step(tokens);
-      if (fault_point("loss")) loss = std::numeric_limits<double>::quiet_NaN();  // tests/cli/fault_test.sh
-      if (st.ranks.group) loss = st.synchronise_step(loss);
-      if (!std::isfinite(loss)) {
-        // Skipping leaves weights, moments and step count as they were; the batch is consumed.
-        if (tc.on_nonfinite == "skip" && ++st.scaling.nonfinite_in_a_row < 20) {
-          st.obs().on_log(fmt::format("non-finite loss ({}) at step {}: update skipped ({} in a row)", loss,
-                                      st.position.step + 1, st.scaling.nonfinite_in_a_row));
-          continue;
-        }
-        const auto end = nonfinite_loss(loss, st.position.step + 1, tc.on_nonfinite == "skip" ? st.scaling.nonfinite_in_a_row : 0);
-        st.summary.status = end.status;
-        st.summary.message = end.message;
-        break;
-      }
-      st.scaling.nonfinite_in_a_row = 0;
-      if (!st.unscale_gradients()) continue;
-      if (tc.clip_norm > 0) torch::nn::utils::clip_grad_norm_(st.model->parameters(), tc.clip_norm);
-      const double lr = st.learning_rate_now();
-      set_lr(*st.optimizer, lr);
-      if (!fused_adam_step(*st.optimizer)) st.optimizer->step();
-      ++st.position.step;
-      st.position.tokens_seen += tokens;
-      if (st.averaging.weights) st.averaging.weights->update(st.parameters, st.position.step);
-      st.obs().on_step(st.progress(loss, lr, st.now() - step_start, tokens));
-      st.validate_on_budget();
-      if (tc.validate_every > 0 && st.budget.length_s <= 0 && st.position.step % tc.validate_every == 0) {
-        if (st.ranks.root) st.validate_and_save();
-        bool early_stop = st.ranks.root && tc.patience > 0 && st.position.bad_validations >= tc.patience;
-        if (st.ranks.group && tc.patience > 0) {  // rank 0's decision, for every rank
-          std::vector<double> flag{early_stop ? 1.0 : 0.0};
-          st.ranks.group->all_reduce_sum(flag);
-          early_stop = flag[0] > 0;
-        }
-        if (early_stop) {
-          st.summary.status = "early-stopped";
-          st.summary.message = fmt::format("no improvement in {} validations", tc.patience);
-          break;
-        }
-      }
-      if (st.options.between_steps) st.options.between_steps(*this);
-    }
-    st.finish();
-  } catch (const std::exception& e) {
-    st.summary.status = "failed";
-    st.summary.message = error_message(e);
-  }
+  LoopControls controls;
+  controls.pause = st.options.pause;
+  controls.stop = st.options.stop;
+  controls.on_nonfinite = st.config.train.on_nonfinite == "skip" ? NonFinitePolicy::Skip : NonFinitePolicy::Fail;
+  controls.clock = [&st] { return st.now(); };
+  const auto end = run_training_loop(st, controls);
+  st.summary.status = end.status;  // finish() set them too, unless an exception came first
+  st.summary.message = end.message;
   st.fill_summary();
   if (st.ranks.root && st.budget.length_s > 0) st.obs().on_log(st.budget_breakdown());
   if (st.observer) st.observer->on_finished(st.summary);  // every rank, so each can report its end
