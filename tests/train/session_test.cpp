@@ -14,6 +14,7 @@
 #include "ts/lm/lm_session.h"
 #include "ts/lm/lm_trainer.h"
 #include "ts/store/run_store.h"
+#include "ts/train/data.h"
 #include "ts/train/trainer.h"
 
 namespace ts {
@@ -89,6 +90,45 @@ TEST(TrainingSession, RunsEveryPhaseInOrderRecordsTheRunAndWritesItsDirectory) {
   EXPECT_EQ(runs[0].status, "finished");
   EXPECT_EQ(runs[0].steps, 3);
   EXPECT_EQ(runs[0].out_dir, request.out_dir);
+}
+
+TEST(TrainingSession, PicksAProbeSentenceFromTheDevSplitWhenAskedAndNoneIsSet) {
+  const auto corpus = test::tiny_corpus();
+  test::TempDir dir;
+  EventLog log;
+  auto request = tiny_request(corpus, dir, 2);
+  request.record = false;
+  request.pick_probe = true;
+  TrainingSession session(request, &log);
+  const auto summary = session.run();
+  ASSERT_EQ(summary.status, "finished") << summary.message;
+  const auto probe = session.config().train.probe;
+  ASSERT_FALSE(probe.empty());
+  // A source sentence of the dev split the trainer held out, written into config.json and logged.
+  const auto split = split_corpus(corpus, request.direction, request.config.data);
+  bool in_dev = false;
+  for (const auto& p : split.dev) in_dev = in_dev || p.src == probe;
+  EXPECT_TRUE(in_dev) << probe;
+  EXPECT_EQ(read_json(request.out_dir + "/config.json").at("train").at("probe"), probe);
+  EXPECT_TRUE(log.logged("probe sentence: \"" + probe + "\", picked from the dev split"));
+  // The validation translated it and recorded its attention.
+  ASSERT_TRUE(summary.validated);
+  EXPECT_FALSE(summary.last_validation.probe.is_null());
+
+  // One the person set is kept; without pick_probe nothing is picked.
+  test::TempDir dir2, dir3;
+  auto own = tiny_request(corpus, dir2, 1);
+  own.record = false;
+  own.pick_probe = true;
+  own.config.train.probe = "Ich habe einen Hund.";
+  TrainingSession kept(own, nullptr);
+  kept.run();
+  EXPECT_EQ(kept.config().train.probe, "Ich habe einen Hund.");
+  auto none = tiny_request(corpus, dir3, 1);
+  none.record = false;
+  TrainingSession plain(none, nullptr);
+  plain.run();
+  EXPECT_TRUE(plain.config().train.probe.empty());
 }
 
 TEST(TrainingSession, ResumesFromItsCheckpointAndContinuesTheSameRunInTheHistory) {

@@ -4,46 +4,16 @@
 // a medium-length sentence of the dev split. The rest of the panel is in probe_panel.cpp.
 #include "attention_over_training/probe_panel.h"
 
-#include <cmath>
-#include <limits>
-#include <tuple>
-
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "shell/studio_state.h"
+#include "ts/text/probe_sentence.h"
 #include "ts/train/data.h"
 
 namespace ts::ui {
-
-namespace {
-
-bool is_cjk(char32_t c) {
-  const QChar::Script script = QChar::script(c);
-  return script == QChar::Script_Han || script == QChar::Script_Hiragana || script == QChar::Script_Katakana ||
-         script == QChar::Script_Hangul;
-}
-
-// Length in words; CJK text has no spaces, so its characters count as two thirds of a word each
-// (a 6–12 word sentence is then about 9–18 characters).
-double word_length(const QString& text) {
-  double words = 0;
-  for (const QString& chunk : text.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts)) {
-    int cjk = 0;
-    bool other = false;
-    for (char32_t c : chunk.toUcs4()) {
-      if (is_cjk(c)) ++cjk;
-      else if (QChar::isLetterOrNumber(c)) other = true;
-    }
-    words += cjk > 0 ? cjk * 2.0 / 3.0 + (other ? 1 : 0) : 1;
-  }
-  return words;
-}
-
-}  // namespace
 
 void ProbePanel::applyProbe() {
   if (!state_) return;
@@ -82,10 +52,13 @@ void ProbePanel::updateStatus() {
     status_->setText(replay_note_);
   } else if (running_ && probe != running_probe_) {
     status_->setText(running_probe_.isEmpty()
-                         ? tr("Applies from the next training run: the current run captures no probe.")
+                         ? tr("Applies from the next training run: the current run captures a sentence it picked from the dev split.")
                          : tr("Applies from the next training run: the current run captures “%1”.").arg(running_probe_));
   } else if (probe.isEmpty()) {
-    status_->setText(tr("No probe sentence: training captures no attention. Type one or use a dev sentence."));
+    status_->setText(running_ ? tr("This run translates a sentence picked from the dev split at %1 and records its "
+                                   "cross-attention (it shows above from the first validation).").arg(when)
+                              : tr("No probe sentence set: the next training run picks one from the dev split (6 to 12 "
+                                   "words) and records its cross-attention at %1. Type one to choose it.").arg(when));
   } else {
     status_->setText(running_ ? tr("This run translates the probe at %1 and records its cross-attention.").arg(when)
                               : tr("The next training run will translate it at %1 and record its cross-attention.").arg(when));
@@ -101,23 +74,8 @@ QString ProbePanel::pickProbeSentence(const Corpus& corpus, const Direction& dir
   } catch (const std::exception&) {
     // A corpus too small to split: any sentence will do.
   }
-  const auto& pool = dev.empty() ? pairs : dev;
-  // Closest to the 6–12 word range, then closest to 9 words, then first in the split: the same
-  // sentence every time for the same corpus and settings.
-  std::tuple<double, double, std::size_t> best{std::numeric_limits<double>::max(), 0, 0};
-  QString chosen;
-  for (std::size_t i = 0; i < pool.size(); ++i) {
-    const QString text = QString::fromStdString(pool[i].src).simplified();
-    if (text.isEmpty()) continue;
-    const double w = word_length(text);
-    const double outside = w < 6 ? 6 - w : (w > 12 ? w - 12 : 0);
-    const std::tuple<double, double, std::size_t> key{outside, std::abs(w - 9), i};
-    if (key < best) {
-      best = key;
-      chosen = text;
-    }
-  }
-  return chosen;
+  // The rule the training session uses when no probe is set (ts/text/probe_sentence.h).
+  return QString::fromStdString(pick_probe_sentence(dev.empty() ? pairs : dev));
 }
 
 void ProbePanel::pickDevSentence() {

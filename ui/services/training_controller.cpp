@@ -262,6 +262,7 @@ void TrainingController::work(TrainingRequest request) {
       return refit_auto(current, fit.config, previous && previous->ok() ? &previous->config : nullptr);
     };
     session_request.recipe_note = "fields you changed are kept";
+    session_request.pick_probe = true;  // Attention over training always has a sentence to replay
     session_request.record = !request.database.isEmpty();
     session_request.history_db = request.database.toStdString();
     session_request.run_name = request.name.toStdString();

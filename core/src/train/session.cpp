@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <torch/cuda.h>
 
+#include "ts/text/probe_sentence.h"
 #include "ts/train/checkpoint.h"
 #include "ts/train/trainer.h"
 
@@ -159,6 +160,13 @@ TrainingSummary TrainingSession::run() {
   s_->events.on_phase(SessionPhase::kPreparingData);
   auto data = prepare_data(*r.corpus, r.direction, r.config.data, existing, log);
   previous.model = Transformer{nullptr};  // the trainer reloads the checkpoint; free this copy now
+  if (r.pick_probe && r.config.train.probe.empty() && r.resume_checkpoint.empty()) {
+    r.config.train.probe = pick_probe_sentence(data.text.dev.empty() ? data.text.train : data.text.dev);
+    if (!r.config.train.probe.empty())
+      log(fmt::format("probe sentence: \"{}\", picked from the {} split (6 to 12 words); its attention is recorded at "
+                      "every validation (set train.probe to choose another)",
+                      r.config.train.probe, data.text.dev.empty() ? "training" : "dev"));
+  }
 
   std::shared_ptr<DataParallel> parallel;
   if (r.distributed) parallel = s_->connect();

@@ -378,7 +378,8 @@ class ProbePanelTest : public QObject {
     QSignalSpy loaded(&f.state, &StudioState::corpusChanged);
     f.state.loadCorpus(path);
     QVERIFY(ts::ui::test::wait_for_signal(loaded));
-    QVERIFY(f.state.direction().english_is_source);
+    QVERIFY(!f.state.direction().english_is_source);  // a corpus file opens into English
+    f.state.setEnglishIsSource(true);
     // The demo preset holds out 300 pairs: fractions fit this 60-pair corpus.
     QVERIFY(f.state.applySetting(QStringLiteral("data.dev=0.1")));
     QVERIFY(f.state.applySetting(QStringLiteral("data.test=0.1")));

@@ -56,6 +56,10 @@ struct SessionRequest {
   std::function<ExperimentConfig(const AutoFit&)> keep_own_settings;
   /// Said after "recipe auto, fitted for 5 min on <machine>" in the log: how to choose otherwise.
   std::string recipe_note;
+  /// A fresh run without train.probe translates a sentence picked from the dev split at every
+  /// validation (pick_probe_sentence, ts/text/probe_sentence.h), so that the app's "Attention over
+  /// training" always has frames to replay. The pick is logged and written into config.json.
+  bool pick_probe = false;
 
   /// The run history: recorded unless `record` is false. `history_db` "" = RunStore::default_path().
   bool record = true;
