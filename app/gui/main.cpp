@@ -92,7 +92,11 @@ int main(int argc, char** argv) {
   parser.addVersionOption();
   parser.addPositionalArgument(QStringLiteral("corpus"), QStringLiteral("Corpus to open (Tatoeba/Anki format); the demo corpus if none."));
   const QCommandLineOption db({QStringLiteral("db")}, QStringLiteral("Run history database."), QStringLiteral("file"));
-  const QCommandLineOption reverse({QStringLiteral("reverse")}, QStringLiteral("Translate into English (the other language is the source)."));
+  const QCommandLineOption reverse({QStringLiteral("reverse")},
+                                   QStringLiteral("Translate into English (the other language is the source); a corpus file opens so "
+                                                  "unless another direction was chosen for it in the app."));
+  const QCommandLineOption from_english({QStringLiteral("from-english")},
+                                        QStringLiteral("Translate from English (the demo corpus's direction)."));
   const QCommandLineOption preset_opt({QStringLiteral("preset")}, QStringLiteral("Configuration preset."), QStringLiteral("name"));
   const QCommandLineOption set_opt({QStringLiteral("set")}, QStringLiteral("Hyperparameter, as section.key=value (repeatable)."), QStringLiteral("assignment"));
   const QCommandLineOption checkpoint({QStringLiteral("checkpoint")}, QStringLiteral("Load a checkpoint into the translate panel."), QStringLiteral("file"));
@@ -106,6 +110,9 @@ int main(int argc, char** argv) {
                                       QStringLiteral("Before the screenshots, pick this output token (from 0) of the translation, as a click does."),
                                       QStringLiteral("index"));
   const QCommandLineOption screenshots({QStringLiteral("screenshots")}, QStringLiteral("Save a PNG of each panel into this directory, then quit."), QStringLiteral("dir"));
+  const QCommandLineOption window_size({QStringLiteral("window-size")},
+                                       QStringLiteral("Open the window at this size, e.g. 1280x800 (else as last time)."),
+                                       QStringLiteral("WxH"));
   const QCommandLineOption delay({QStringLiteral("screenshot-delay")}, QStringLiteral("Seconds to wait before the screenshots (default 3)."), QStringLiteral("seconds"), QStringLiteral("3"));
   const QCommandLineOption replay({QStringLiteral("replay-probe")},
                                   QStringLiteral("Show the probe attention a past run recorded (its run id)."), QStringLiteral("run"));
@@ -122,7 +129,7 @@ int main(int argc, char** argv) {
                                          QStringLiteral("Load a language-model checkpoint to generate from."), QStringLiteral("file"));
   const QCommandLineOption lm_prompt({QStringLiteral("lm-prompt")},
                                      QStringLiteral("Generate from this prompt once a language model is there."), QStringLiteral("text"));
-  for (const auto& o : {db, reverse, preset_opt, set_opt, checkpoint, train, compare_opt, translate, pick_token, screenshots, delay, replay, token,
+  for (const auto& o : {db, reverse, from_english, window_size, preset_opt, set_opt, checkpoint, train, compare_opt, translate, pick_token, screenshots, delay, replay, token,
                         lm_text, lm_preset, lm_set, lm_train, lm_checkpoint, lm_prompt})
     parser.addOption(o);
   parser.process(app);
@@ -140,7 +147,24 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (into_english || parser.isSet(reverse)) state->setEnglishIsSource(false);
+  // A direction from the command line holds for this start only (not remembered for the file); with
+  // a corpus file it is applied once the file is read, which would otherwise open in its own.
+  const int direction_flag = into_english || parser.isSet(reverse) ? 0 : parser.isSet(from_english) ? 1 : -1;
+  const auto apply_direction_flag = [state, direction_flag] {
+    if (direction_flag >= 0) state->setEnglishIsSource(direction_flag == 1, /*remember=*/false);
+  };
+  if (parser.positionalArguments().isEmpty()) apply_direction_flag();
+  if (parser.isSet(window_size)) {
+    const QStringList wh = parser.value(window_size).split(QLatin1Char('x'));
+    bool ok_w = false, ok_h = false;
+    const int w = wh.size() == 2 ? wh[0].toInt(&ok_w) : 0, h = wh.size() == 2 ? wh[1].toInt(&ok_h) : 0;
+    if (!ok_w || !ok_h || w < 320 || h < 240) {
+      std::fprintf(stderr, "error: --window-size %s: expected WIDTHxHEIGHT, e.g. 1280x800\n",
+                   qPrintable(parser.value(window_size)));
+      return 2;
+    }
+    window.resize(w, h);
+  }
   window.show();
   if (!has_cjk_font())
     window.statusBar()->showMessage(QObject::tr("No CJK font installed: Chinese and Japanese text will show as boxes "
@@ -152,7 +176,9 @@ int main(int argc, char** argv) {
     // values (checked above) are applied again then, as edits the recipe keeps.
     QStringList sets_after_open = parser.isSet(preset_opt) ? QStringList() : parser.values(set_opt);
     QObject::connect(state, &ts::ui::StudioState::corpusChanged, &window,
-                     [&, start = parser.isSet(train), sets = sets_after_open]() mutable {
+                     [&, start = parser.isSet(train), sets = sets_after_open, first = true]() mutable {
+                       if (first) apply_direction_flag();
+                       first = false;
                        for (const auto& assignment : sets) state->applySetting(assignment);
                        sets.clear();
                        if (start) window.trainingPanel()->start();

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <QCoreApplication>
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFileInfo>
 #include <QFile>
@@ -30,6 +31,14 @@ std::shared_ptr<const Corpus> demo() {
   auto corpus = demo_corpus();
   corpus.path = StudioState::kDemoPath;
   return std::make_shared<const Corpus>(std::move(corpus));
+}
+
+// The QSettings key of a corpus file's direction: a hash of its absolute path (a path's slashes
+// would nest QSettings groups).
+QString direction_key(const QString& path) {
+  const auto absolute = QFileInfo(path).absoluteFilePath().toUtf8();
+  return QStringLiteral("corpusDirection/") +
+         QString::fromLatin1(QCryptographicHash::hash(absolute, QCryptographicHash::Sha1).toHex());
 }
 
 Direction orient(const Corpus& corpus, bool english_is_source) {
@@ -72,6 +81,7 @@ void StudioState::loadCorpus(const QString& path) {
       Q_EMIT corpusFailed(path, loaded.error);
       return;
     }
+    direction_.english_is_source = rememberedEnglishIsSource(path);  // setCorpus keeps the orientation
     setCorpus(std::move(loaded.corpus), path);
   });
   watcher->setFuture(QtConcurrent::run([path]() -> Loaded {
@@ -99,7 +109,12 @@ void StudioState::setCorpus(std::shared_ptr<const Corpus> corpus, const QString&
 
 void StudioState::loadDemoCorpus() { setCorpus(demo(), kDemoPath); }
 
-void StudioState::setEnglishIsSource(bool english_is_source) {
+bool StudioState::rememberedEnglishIsSource(const QString& path) {
+  return QSettings().value(direction_key(path), false).toBool();
+}
+
+void StudioState::setEnglishIsSource(bool english_is_source, bool remember) {
+  if (remember && !isDemo()) QSettings().setValue(direction_key(corpus_path_), english_is_source);
   if (english_is_source == direction_.english_is_source) return;
   direction_ = orient(*corpus_, english_is_source);
   Q_EMIT directionChanged();

@@ -45,7 +45,9 @@ class StudioState : public QObject {
   const ExperimentConfig& config() const { return config_; }
 
   /// Reads a corpus file on a worker thread; emits corpusLoading, then corpusChanged or corpusFailed.
-  /// A load already in progress is superseded (its result is dropped).
+  /// A load already in progress is superseded (its result is dropped). The file opens in the
+  /// direction last chosen for it (setEnglishIsSource), else into English, as a Tatoeba learner
+  /// translates (German→English for deu.txt).
   void loadCorpus(const QString& path);
   bool isLoading() const;
   /// Replaces the corpus (already read). Keeps the direction's orientation (English first or
@@ -53,8 +55,12 @@ class StudioState : public QObject {
   void setCorpus(std::shared_ptr<const Corpus> corpus, const QString& path);
   void loadDemoCorpus();
 
-  /// Sets the direction; `englishIsSource` flips which side is the source.
-  void setEnglishIsSource(bool englishIsSource);
+  /// Sets the direction; `englishIsSource` flips which side is the source. With `remember` the
+  /// choice is kept in QSettings for the current corpus file (not for the demo corpus).
+  void setEnglishIsSource(bool englishIsSource, bool remember = true);
+  /// The direction remembered for a corpus file: English as the source or not (false, into
+  /// English, when none was chosen).
+  static bool rememberedEnglishIsSource(const QString& path);
   void setConfig(const ExperimentConfig& config);
   /// Applies "section.key=value" (as the CLI's --set). Returns false and fills `error` when the key
   /// or value is refused; the configuration is then unchanged.

@@ -46,11 +46,15 @@ QString cell(QTableView* table, int row, int column) {
   return table->model()->index(row, column).data().toString();
 }
 
-// Loads through the state as the app does and waits for the corpus and its statistics.
+// Loads through the state as the app does (a file opens into English), turns the direction to
+// English as the source, which these tests were written for, and waits for the corpus and its
+// statistics.
 bool load(StudioState& state, DatasetPanel& panel, const QString& path) {
   QSignalSpy changed(&state, &StudioState::corpusChanged);
   state.loadCorpus(path);
-  return ts::ui::test::wait_for_signal(changed) && test::wait_until([&] { return !panel.isAnalysing(); });
+  if (!ts::ui::test::wait_for_signal(changed)) return false;
+  state.setEnglishIsSource(true, /*remember=*/false);
+  return test::wait_until([&] { return !panel.isAnalysing(); });
 }
 
 // The demo preset holds out 300 + 300 pairs, more than a fixture has: use 10% each.
@@ -132,7 +136,7 @@ class DatasetPanelTest : public QObject {
     }
     QCOMPARE(state.config().data.dev, 0.1);
     QCOMPARE(state.config().data.test, 0.1);
-    QVERIFY2(label(panel, "datasetSplit").contains(QStringLiteral("train 32 · dev 4 · test 4")), qPrintable(label(panel, "datasetSplit")));
+    QVERIFY2(label(panel, "datasetSplit").contains(QStringLiteral("train 32 · dev 4 (10.0%) · test 4 (10.0%)")), qPrintable(label(panel, "datasetSplit")));
     QVERIFY(test::wait_until([&] { return !panel.isAnalysing(); }));
     QVERIFY2(label(panel, "datasetLongPairs").contains(QStringLiteral("No training pair")), qPrintable(label(panel, "datasetLongPairs")));
   }
@@ -190,6 +194,22 @@ class DatasetPanelTest : public QObject {
     QVERIFY2(title->text().contains(QStringLiteral("mean")) && title->text().contains(QStringLiteral("max")), qPrintable(title->text()));
     QVERIFY(!plot->xAxis->label().isEmpty());
     QVERIFY(!plot->yAxis->label().isEmpty());
+  }
+
+  void aFileOpensIntoEnglish() {
+    QTemporaryDir dir;
+    const QString path = test::write_fixture_corpus(dir, 20, 0);
+    StudioState state;
+    use_fractions(state);
+    DatasetPanel panel(&state);
+    QSignalSpy changed(&state, &StudioState::corpusChanged);
+    state.loadCorpus(path);
+    QVERIFY(ts::ui::test::wait_for_signal(changed));
+    auto* direction = panel.findChild<QComboBox*>(QStringLiteral("datasetDirection"));
+    QVERIFY(direction);
+    QCOMPARE(direction->currentText(), QStringLiteral("German \u2192 English"));
+    QVERIFY(!StudioState::rememberedEnglishIsSource(path));  // nothing chosen yet: nothing remembered
+    QVERIFY(test::wait_until([&] { return !panel.isAnalysing(); }));
   }
 
   void switchingDirectionSwapsTheColumns() {
@@ -285,7 +305,7 @@ class DatasetPanelTest : public QObject {
     dev->setText(QStringLiteral("5"));
     Q_EMIT dev->editingFinished();
     QCOMPARE(state.config().data.dev, 5.0);
-    QVERIFY2(label(panel, "datasetSplit").contains(QStringLiteral("train 31 · dev 5 · test 4")), qPrintable(label(panel, "datasetSplit")));
+    QVERIFY2(label(panel, "datasetSplit").contains(QStringLiteral("train 31 · dev 5 (12.5%) · test 4 (10.0%)")), qPrintable(label(panel, "datasetSplit")));
     // A fractional count is refused with the reason, and the setting stays.
     dev->setText(QStringLiteral("2.5"));
     Q_EMIT dev->editingFinished();

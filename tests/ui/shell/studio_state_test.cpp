@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // StudioState: the demo corpus at start, asynchronous corpus loading with clear errors, direction
 // and configuration changes with their signals, recent files.
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -37,8 +38,39 @@ class StudioStateTest : public QObject {
     QCOMPARE(state.corpusPath(), path);
     QCOMPARE(state.corpus()->pairs.size(), std::size_t(30));
     QCOMPARE(state.corpus()->stats.skipped, std::size_t(2));
-    QCOMPARE(QString::fromStdString(state.direction().tgt_code), QStringLiteral("de"));
+    // A corpus file opens into English (German→English for a deu.txt), whatever the demo did.
+    QCOMPARE(QString::fromStdString(state.direction().src_code), QStringLiteral("de"));
+    QCOMPARE(QString::fromStdString(state.direction().tgt_code), QStringLiteral("en"));
     QCOMPARE(state.recentFiles().value(0), QFileInfo(path).absoluteFilePath());
+  }
+
+  void aFileOpensInTheDirectionLastChosenForIt() {
+    QTemporaryDir dir;
+    const QString chosen = test::write_fixture_corpus(dir, 30, 0);
+    QTemporaryDir other_dir;
+    const QString other = test::write_fixture_corpus(other_dir, 20, 0);
+    {
+      StudioState state;
+      QSignalSpy changed(&state, &StudioState::corpusChanged);
+      state.loadCorpus(chosen);
+      QVERIFY(ts::ui::test::wait_for_signal(changed));
+      QVERIFY(!state.direction().english_is_source);
+      state.setEnglishIsSource(true);  // the person's choice, kept for this file
+      QCOMPARE(QString::fromStdString(state.direction().src_code), QStringLiteral("en"));
+      state.loadCorpus(other);  // another file: into English again
+      QVERIFY(ts::ui::test::wait_for_signal(changed));
+      QVERIFY(!state.direction().english_is_source);
+      state.setEnglishIsSource(true, /*remember=*/false);  // a command-line flag: this start only
+    }
+    QVERIFY(StudioState::rememberedEnglishIsSource(chosen));
+    QVERIFY(!StudioState::rememberedEnglishIsSource(other));
+    StudioState next;  // the next start of the app
+    QSignalSpy changed(&next, &StudioState::corpusChanged);
+    next.loadCorpus(chosen);
+    QVERIFY(ts::ui::test::wait_for_signal(changed));
+    QVERIFY(next.direction().english_is_source);
+    QCOMPARE(QString::fromStdString(next.direction().tgt_code), QStringLiteral("de"));
+    QSettings().remove(QStringLiteral("corpusDirection"));
   }
 
   void aBadFileIsAClearErrorAndKeepsTheCorpus() {
