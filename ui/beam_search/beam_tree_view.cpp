@@ -44,7 +44,7 @@ BeamTreeView::BeamTreeView(TranslationService* service, QWidget* parent)
   width_ = new QSpinBox(this);
   width_->setObjectName(QStringLiteral("beamWidth"));
   width_->setRange(1, 32);
-  width_->setValue(5);
+  width_->setValue(defaults_.beam);
   width_->setToolTip(tr("Hypotheses kept at each step; the n-best list returned has as many entries"));
   width_label->setBuddy(width_);
   run_ = new QPushButton(tr("Decode with beam search"), this);
@@ -124,6 +124,7 @@ BeamTreeView::BeamTreeView(TranslationService* service, QWidget* parent)
   selection_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(selection_);
 
+  connect(width_, qOverload<int>(&QSpinBox::valueChanged), this, [this] { width_chosen_ = true; });
   connect(run_, &QPushButton::clicked, this, &BeamTreeView::decodeWithBeam);
   connect(show_pruned_, &QCheckBox::toggled, this, [this] {
     const qint64 selected = selectedNode();
@@ -145,6 +146,13 @@ BeamTreeView::BeamTreeView(TranslationService* service, QWidget* parent)
   showMessage(tr("Translate a sentence with beam search to see every hypothesis it explored, with the chosen one "
                  "highlighted."));
   updateButtons();
+}
+
+void BeamTreeView::setDecodeDefaults(const DecodeConfig& decode) {
+  defaults_ = decode;
+  if (width_chosen_) return;
+  const QSignalBlocker block(width_);
+  width_->setValue(decode.beam);
 }
 
 BeamTreeView::~BeamTreeView() {

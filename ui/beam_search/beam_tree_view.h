@@ -65,8 +65,9 @@ class BeamTreeView : public QWidget {
   ~BeamTreeView() override;
 
   /// The decoding options used when this view asks for a beam search (length penalty, length
-  /// limits); mode, beam width and n-best come from the view itself.
-  void setDecodeDefaults(const DecodeConfig& decode) { defaults_ = decode; }
+  /// limits); mode and n-best come from the view itself. The beam width box follows decode.beam (the
+  /// recipe's, as the Translate panel's does) until the person sets a width of their own.
+  void setDecodeDefaults(const DecodeConfig& decode);
 
   // For tests and for the main window's screenshots.
   /// True when a tree is shown (false: the message page).
@@ -157,6 +158,7 @@ class BeamTreeView : public QWidget {
   QComboBox* layout_ = nullptr;
   bool layout_chosen_ = false;  // the person picked a layout: keep it; else it follows the tree's size
   QSpinBox* width_ = nullptr;
+  bool width_chosen_ = false;  // the person set the width: the configuration's no longer replaces it
   QPushButton* run_ = nullptr;
   QToolButton* fit_ = nullptr;
   QToolButton* zoom100_ = nullptr;

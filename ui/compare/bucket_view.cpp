@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -24,14 +25,28 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 
 BucketView::BucketView(const QString& object_name, QWidget* parent) : QWidget(parent) {
   setObjectName(object_name);
-  auto* layout = new QVBoxLayout(this);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  stack_ = new QStackedWidget(this);
+  outer->addWidget(stack_);
+  placeholder_ = new QLabel(tr("Check two or more systems on the left and press Compare: the chart and its numbers "
+                               "appear here."),
+                            stack_);
+  placeholder_->setObjectName(object_name + QStringLiteral("Placeholder"));
+  placeholder_->setAlignment(Qt::AlignCenter);
+  placeholder_->setWordWrap(true);
+  placeholder_->setForegroundRole(QPalette::PlaceholderText);
+  content_ = new QWidget(stack_);
+  stack_->addWidget(placeholder_);
+  stack_->addWidget(content_);
+  auto* layout = new QVBoxLayout(content_);
   layout->setContentsMargins(0, 4, 0, 0);
-  title_ = new QLabel(this);
+  title_ = new QLabel(content_);
   title_->setObjectName(object_name + QStringLiteral("Title"));
   title_->setWordWrap(true);
   layout->addWidget(title_);
 
-  plot_ = new QCustomPlot(this);
+  plot_ = new QCustomPlot(content_);
   plot_->setObjectName(object_name + QStringLiteral("Chart"));
   plot_->setMinimumHeight(180);
   style_plot(plot_);
@@ -48,22 +63,26 @@ BucketView::BucketView(const QString& object_name, QWidget* parent) : QWidget(pa
   group_->setSpacing(1);
   plot_->setToolTip(tr("One bar per system in each bucket; the table below gives the numbers. Drag to pan, wheel to zoom."));
 
-  table_ = new QTableWidget(this);
+  table_ = new QTableWidget(content_);
   table_->setObjectName(object_name + QStringLiteral("Table"));
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setWordWrap(false);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
 
-  auto* split = new QSplitter(Qt::Vertical, this);
+  auto* split = new QSplitter(Qt::Vertical, content_);
   split->addWidget(plot_);
   split->addWidget(table_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   split->setChildrenCollapsible(false);
   layout->addWidget(split, 1);
+  stack_->setCurrentWidget(placeholder_);
 }
 
+bool BucketView::showsPlaceholder() const { return stack_->currentWidget() == placeholder_; }
+
 void BucketView::clearTable() {
+  stack_->setCurrentWidget(placeholder_);
   title_->clear();
   plot_->clearPlottables();
   plot_->replot(QCustomPlot::rpQueuedReplot);
@@ -74,6 +93,7 @@ void BucketView::clearTable() {
 
 void BucketView::setTable(const BucketTable& t, const QStringList& names, bool counts_are_values) {
   clearTable();
+  stack_->setCurrentWidget(content_);
   title_->setText(q(t.title));
   const int buckets = static_cast<int>(t.labels.size()), systems = static_cast<int>(names.size());
 

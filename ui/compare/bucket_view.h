@@ -13,6 +13,7 @@
 class QCPBarsGroup;
 class QCustomPlot;
 class QLabel;
+class QStackedWidget;
 class QTableWidget;
 
 namespace ts::ui {
@@ -25,12 +26,18 @@ class BucketView : public QWidget {
   /// Draws `table` for the systems `names`. `counts_are_values`: the values are counts
   /// (sentences), shown as whole numbers without a second count.
   void setTable(const BucketTable& table, const QStringList& names, bool counts_are_values);
+  /// Back to the placeholder that says what to do (no empty chart before there is data).
   void clearTable();
+  /// True while the placeholder is shown instead of the chart and table.
+  bool showsPlaceholder() const;
 
   QCustomPlot* plot() const { return plot_; }
   QTableWidget* table() const { return table_; }
 
  private:
+  QStackedWidget* stack_;
+  QLabel* placeholder_;
+  QWidget* content_;
   QLabel* title_;
   QCustomPlot* plot_;
   QCPBarsGroup* group_;

@@ -30,8 +30,9 @@ QString interval_text(const ScoreEstimate& e, int resamples) {
 
 SummaryTable::SummaryTable(QWidget* parent) : QTableWidget(0, ColumnCount, parent) {
   setObjectName(QStringLiteral("compareSummary"));
-  setHorizontalHeaderLabels({tr("System"), tr("BLEU (95% interval)"), tr("chrF (95% interval)"), tr("p (BLEU)"),
-                             tr("p (chrF)"), tr("Mean sentence score")});
+  // Two-line headers: on one line "BLEU (95% interval)" is wider than its numbers and was cut.
+  setHorizontalHeaderLabels({tr("System"), tr("BLEU\n(95% interval)"), tr("chrF\n(95% interval)"), tr("p (BLEU)"),
+                             tr("p (chrF)"), tr("Mean sentence\nscore")});
   horizontalHeaderItem(PBleu)->setToolTip(
       tr("Paired bootstrap resampling against the baseline: the chance of a difference this large if the two "
          "systems were equally good. * marks p < 0.05"));
@@ -45,6 +46,7 @@ SummaryTable::SummaryTable(QWidget* parent) : QTableWidget(0, ColumnCount, paren
   verticalHeader()->hide();
   verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
   horizontalHeader()->setStretchLastSection(false);
+  resizeColumnsToContents();  // the headers whole before there are numbers
   fitHeight();
 }
 
@@ -67,7 +69,7 @@ void SummaryTable::setComparison(const Comparison& c, const QStringList& tooltip
   setRowCount(0);
   const bool resampled = c.resamples > 0;
   const QString metric = q(c.sentence_metric);
-  horizontalHeaderItem(MeanSentence)->setText(tr("Mean sentence %1").arg(metric));
+  horizontalHeaderItem(MeanSentence)->setText(tr("Mean sentence\n%1").arg(metric));
   const QColor better(0x2e, 0x8b, 0x57), worse(0xc0, 0x39, 0x2b);
   for (std::size_t s = 0; s < c.systems.size(); ++s) {
     const auto& r = c.systems[s];

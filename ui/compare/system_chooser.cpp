@@ -82,10 +82,16 @@ SystemChooser::SystemChooser(QWidget* parent) : QWidget(parent) {
   menu->addAction(tr("Exported model folder or run directory…"), this, &SystemChooser::addFolderDialog);
   add_->setMenu(menu);
   connect(add_, &QToolButton::clicked, this, &SystemChooser::addDialog);
-  for (QWidget* w : std::initializer_list<QWidget*>{up_, down_, baseline_, refresh_}) buttons->addWidget(w);
+  // Two rows: in one, the five buttons need more width than the panel's left pane has at 1280 px,
+  // and Qt cut their words ("ke basel").
+  for (QWidget* w : std::initializer_list<QWidget*>{up_, down_, baseline_}) buttons->addWidget(w);
   buttons->addStretch(1);
-  buttons->addWidget(add_);
+  auto* more = new QHBoxLayout;
+  more->addWidget(refresh_);
+  more->addStretch(1);
+  more->addWidget(add_);
   layout->addLayout(buttons);
+  layout->addLayout(more);
   count_ = new QLabel(this);
   count_->setObjectName(QStringLiteral("compareCheckedCount"));
   count_->setWordWrap(true);

@@ -228,7 +228,10 @@ void DatasetPanel::showSplit() {
                           .arg(number(dev), number(test), number(total)));
       return;
     }
-    split_->setText(tr("train %1 · dev %2 · test %3 pairs").arg(number(total - dev - test), number(dev), number(test)));
+    // Counts and shares both, whether data.dev/test were given as a number of pairs or as a fraction.
+    const auto share = [total](std::size_t n) { return QString::number(100.0 * n / total, 'f', n * 1000 < total ? 2 : 1); };
+    split_->setText(tr("train %1 · dev %2 (%3%) · test %4 (%5%) pairs")
+                        .arg(number(total - dev - test), number(dev), share(dev), number(test), share(test)));
   } catch (const std::exception& e) {
     split_->setText(QString::fromStdString(e.what()));
   }

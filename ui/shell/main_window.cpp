@@ -127,8 +127,15 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
     showPanel(probe_);
   });
   // The beam view decodes with the configuration's beam settings when asked to.
-  beam_->setDecodeDefaults(state_->config().decode);
-  connect(state_, &StudioState::configChanged, this, [this] { beam_->setDecodeDefaults(state_->config().decode); });
+  // The beam tree's width and options: the loaded checkpoint's decode section, else the configuration's
+  // (the Translate panel follows the same rule, so both panels start from one beam width).
+  const auto beam_defaults = [this] {
+    const auto& model = translation_->model();
+    beam_->setDecodeDefaults(model.decode ? *model.decode : state_->config().decode);
+  };
+  beam_defaults();
+  connect(state_, &StudioState::configChanged, this, beam_defaults);
+  connect(translation_, &TranslationService::modelChanged, this, beam_defaults);
   connect(translation_, &TranslationService::loadFailed, this, [this](const QString& path, const QString& message) {
     showError(tr("Cannot load checkpoint"), message.contains(path) ? message : path + QStringLiteral(": ") + message);
   });

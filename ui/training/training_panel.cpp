@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "training/training_panel.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <QComboBox>
@@ -68,8 +69,10 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   auto* budget_label = new QLabel(tr("Train &for:"), this);
   budget_ = new QComboBox(this);
   budget_->setObjectName(QStringLiteral("trainBudget"));
-  const QList<QPair<QString, double>> budgets{{tr("5 min"), 5},   {tr("10 min"), 10}, {tr("20 min"), 20},
-                                              {tr("30 min"), 30}, {tr("1 h"), 60},     {tr("2 h"), 120},
+  // Short budgets first: a newcomer's first run, or a check that a corpus trains at all.
+  const QList<QPair<QString, double>> budgets{{tr("1 min"), 1},   {tr("2 min"), 2},   {tr("3 min"), 3},
+                                              {tr("5 min"), 5},   {tr("10 min"), 10}, {tr("20 min"), 20},
+                                              {tr("30 min"), 30}, {tr("1 h"), 60},    {tr("2 h"), 120},
                                               {tr("custom\u2026"), -1}, {tr("until I stop it"), 0}};
   for (const auto& [text, minutes] : budgets) budget_->addItem(text, minutes);
   budget_minutes_ = new QDoubleSpinBox(this);
@@ -104,8 +107,13 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   progress_->setObjectName(QStringLiteral("trainProgress"));
   progress_->setRange(0, 1000);
   progress_->setValue(0);
-  progress_->setTextVisible(true);
-  progress_->setFormat(tr("not started"));
+  // The text stands beside the bar, not on it: on the bar it would be split across the fill edge
+  // in two colours. The bar keeps it as its format (for accessibility and tests).
+  progress_->setTextVisible(false);
+  progress_text_ = new QLabel(this);
+  progress_text_->setObjectName(QStringLiteral("trainProgressText"));
+  progress_text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  setProgressText(tr("not started"));
   stats_ = new QLabel(this);
   stats_->setObjectName(QStringLiteral("trainStats"));
   stats_->setWordWrap(true);
@@ -115,14 +123,26 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   add_graph(loss_chart_, tr("train loss"), series_color(0).lighter(140), 1)->setAdaptiveSampling(true);
   add_graph(loss_chart_, tr("smoothed"), series_color(0), 2);
   add_graph(loss_chart_, tr("dev loss"), series_color(1), 2, QCPScatterStyle::ssCircle);
-  loss_chart_->legend->setVisible(true);
+  legend_above_plot(loss_chart_);
   lr_chart_ = makeChart(QStringLiteral("lrChart"), tr("learning rate"));
   add_graph(lr_chart_, tr("learning rate"), series_color(4), 2);
+  {
+    // Why the curve steps down at each validation: a budgeted schedule follows the clock, and a
+    // validation takes time but no steps.
+    const QString why = tr("With a time budget the rate follows the clock and reaches zero at the deadline; a validation "
+                           "takes time but no steps, so the curve steps down across each one.");
+    auto* note = lr_note_ = new QCPTextElement(lr_chart_, tr("follows the clock: steps down across each validation"),
+                                    QFont(font().family(), std::max(7, font().pointSize() - 1)));
+    note->setObjectName(QStringLiteral("lrChartNote"));
+    note->setTextColor(palette().color(QPalette::PlaceholderText));
+    lr_chart_->plotLayout()->addElement(lr_chart_->plotLayout()->rowCount(), 0, note);
+    lr_chart_->plotLayout()->setRowStretchFactor(lr_chart_->plotLayout()->rowCount() - 1, 0.001);
+    lr_chart_->setToolTip(why);
+  }
   metric_chart_ = makeChart(QStringLiteral("metricChart"), tr("dev score"));
   add_graph(metric_chart_, tr("BLEU"), series_color(2), 2, QCPScatterStyle::ssDisc);
   add_graph(metric_chart_, tr("chrF"), series_color(3), 2, QCPScatterStyle::ssSquare);
-  metric_chart_->legend->setVisible(true);
-  metric_chart_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+  legend_above_plot(metric_chart_);
 
   samples_ = new QTableWidget(0, 4, this);
   samples_->setObjectName(QStringLiteral("trainSamples"));
@@ -138,7 +158,7 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   log_->setObjectName(QStringLiteral("trainLog"));
   log_->setReadOnly(true);
   log_->setMaximumBlockCount(5000);
-  log_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  log_->setLineWrapMode(QPlainTextEdit::WidgetWidth);  // long lines (the recipe, the budget) readable without scrolling
   auto* bottom = new QTabWidget(this);
   bottom->addTab(samples_, tr("Samples"));
   bottom->addTab(log_, tr("Log"));
@@ -156,7 +176,10 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(buttons);
-  layout->addWidget(progress_);
+  auto* progress_row = new QHBoxLayout;
+  progress_row->addWidget(progress_, 2);
+  progress_row->addWidget(progress_text_, 3);
+  layout->addLayout(progress_row);
   layout->addWidget(stats_);
   layout->addWidget(splitter, 1);
 
@@ -181,7 +204,7 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   connect(controller_, &TrainingController::failed, this, [this](const QString& message) {
     status_->setText(tr("Failed"));
     appendLog(tr("error: %1").arg(message));
-    if (!controller_->isRunning()) progress_->setFormat(tr("failed: %1").arg(message.section(QLatin1Char('\n'), 0, 0)));
+    if (!controller_->isRunning()) setProgressText(tr("failed: %1").arg(message.section(QLatin1Char('\n'), 0, 0)));
   });
   showBudget();
   onState();
@@ -240,6 +263,11 @@ QCustomPlot* TrainingPanel::makeChart(const QString& object_name, const QString&
   return chart;
 }
 
+void TrainingPanel::setProgressText(const QString& text) {
+  progress_->setFormat(text);
+  progress_text_->setText(text);
+}
+
 void TrainingPanel::start() {
   if (controller_->isRunning()) return;
   if (state_->isLoading()) {
@@ -265,6 +293,7 @@ void TrainingPanel::start() {
   first_step_ = 0;
   samples_->setRowCount(0);
   const double budget = request.config.train.budget_minutes;
+  lr_note_->setVisible(budget > 0);  // without a budget the rate follows the steps
   appendLog(tr("starting: %1, %2, preset %3, %4")
                 .arg(state_->isDemo() ? tr("demo corpus") : QFileInfo(state_->corpusPath()).fileName(),
                      QString::fromStdString(direction.str()), QString::fromStdString(request.config.preset),
@@ -344,7 +373,7 @@ void TrainingPanel::onProgress(const QVector<ts::TrainingProgress>& steps) {
   const double fraction = p.fraction >= 0 ? p.fraction
                                           : (p.batches_per_epoch > 0 ? double(p.batch_in_epoch) / p.batches_per_epoch : 0);
   progress_->setValue(static_cast<int>(std::lround(1000 * fraction)));
-  progress_->setFormat(text);
+  setProgressText(text);
   last_progress_ = p;
   have_progress_ = true;
   showStats();
@@ -416,7 +445,7 @@ void TrainingPanel::onFinished(const ts::TrainingSummary& s) {
   const QString status = QString::fromStdString(s.status);
   status_->setText(s.status == "failed" ? tr("Failed") : tr("Done: %1").arg(status));
   if (s.status == "finished") progress_->setValue(1000);
-  progress_->setFormat(tr("%1 at step %L2 · %3 · %L4 tok/s on average")
+  setProgressText(tr("%1 at step %L2 · %3 · %L4 tok/s on average")
                            .arg(status)
                            .arg(s.steps)
                            .arg(QString::fromStdString(s.message))
@@ -454,7 +483,7 @@ void TrainingPanel::clearCharts() {
     chart->replot();
   }
   progress_->setValue(0);
-  progress_->setFormat(tr("starting…"));
+  setProgressText(tr("starting…"));
   stats_->clear();
 }
 

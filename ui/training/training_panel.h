@@ -12,6 +12,7 @@
 #include "ts/train/events.h"
 
 class QComboBox;
+class QCPTextElement;
 class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
@@ -56,6 +57,8 @@ class TrainingPanel : public QWidget {
   void onValidated(const ts::ValidationResult& result);
   void onFinished(const ts::TrainingSummary& summary);
   void appendLog(const QString& line);
+  /// The progress text, beside the bar (and as the bar's format).
+  void setProgressText(const QString& text);
   void clearCharts();
   QCustomPlot* makeChart(const QString& object_name, const QString& y_label);
   void rescale(QCustomPlot* chart);
@@ -69,6 +72,8 @@ class TrainingPanel : public QWidget {
   QLabel* status_;
   QLabel* stats_;
   QProgressBar* progress_;
+  QLabel* progress_text_;
+  QCPTextElement* lr_note_ = nullptr;  // under the learning-rate chart: why it steps down
   QCustomPlot *loss_chart_, *lr_chart_, *metric_chart_;
   QTableWidget* samples_;
   QPlainTextEdit* log_;

@@ -31,6 +31,20 @@ void style_plot(QCustomPlot* plot) {
   plot->setNoAntialiasingOnDrag(true);
 }
 
+void legend_above_plot(QCustomPlot* plot) {
+  auto* legend = plot->legend;
+  legend->setVisible(true);
+  plot->axisRect()->insetLayout()->take(legend);  // where QCustomPlot puts it (false when moved already)
+  plot->plotLayout()->insertRow(0);
+  plot->plotLayout()->addElement(0, 0, legend);
+  legend->setFillOrder(QCPLegend::foColumnsFirst);
+  legend->setBorderPen(Qt::NoPen);
+  legend->setBrush(Qt::NoBrush);
+  legend->setMargins(QMargins(4, 2, 4, 0));
+  plot->plotLayout()->setRowSpacing(0);
+  plot->plotLayout()->setRowStretchFactor(0, 0.001);  // as tall as its text, the axis rect takes the rest
+}
+
 QColor series_color(int i) {
   // Tableau-like palette: distinct, colour-blind friendly enough, readable on light and dark.
   static const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),

@@ -303,7 +303,16 @@ class BeamTreeViewTest : public QObject {
     QVERIFY(run && width);
     QVERIFY(run->isVisible() && run->isEnabled());
     QCOMPARE(width->value(), 5);
+    // The width follows the configuration's (the recipe's beam, as in the Translate panel)...
+    ts::DecodeConfig recipe;
+    recipe.beam = 4;
+    view.setDecodeDefaults(recipe);
+    QCOMPARE(width->value(), 4);
     width->setValue(3);
+    // ...until the person sets one.
+    recipe.beam = 6;
+    view.setDecodeDefaults(recipe);
+    QCOMPARE(width->value(), 3);
     QSignalSpy translated(&service, &TranslationService::translated);
     run->click();
     QCOMPARE(QString::fromStdString(view.lastRequest().mode), QStringLiteral("beam"));

@@ -206,6 +206,9 @@ class ComparePanelTest : public QObject {
     StudioState state;
     state.setDatabasePath(db_);
     ComparePanel panel(&state);
+    // Before anything is compared: a placeholder that says what to do, not an empty chart.
+    QVERIFY(panel.wordAccuracy()->showsPlaceholder());
+    QVERIFY(panel.sentenceBuckets()->showsPlaceholder());
     check_only(panel.chooser(), {run_a_, run_b_});
     panel.chooser()->makeBaseline(panel.chooser()->rowOfRun(run_a_));
     QSignalSpy progress(panel.service(), &CompareService::progress);
@@ -244,6 +247,7 @@ class ComparePanelTest : public QObject {
 
     // The analyses: a bar per system and bucket, the n-gram pair, the bucket tables.
     auto* words = panel.wordAccuracy();
+    QVERIFY(!words->showsPlaceholder());
     QCOMPARE(words->plot()->plottableCount(), 2);
     QCOMPARE(words->table()->columnCount(), 2);
     QCOMPARE(words->table()->rowCount(), static_cast<int>(expected.word_accuracy.labels.size()));

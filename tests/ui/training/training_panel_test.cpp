@@ -89,7 +89,7 @@ class TrainingPanelTest : public QObject {
     QVERIFY(minutes->isHidden());
     const QString tip = budget->toolTip();
     QVERIFY2(tip.contains(QStringLiteral("deadline")) && tip.contains(QStringLiteral("paused")), qPrintable(tip));
-    for (const char* choice : {"5 min", "10 min", "30 min", "1 h", "2 h", "until I stop it"})
+    for (const char* choice : {"1 min", "2 min", "3 min", "5 min", "10 min", "30 min", "1 h", "2 h", "until I stop it"})
       QVERIFY2(budget->findText(QString::fromUtf8(choice)) >= 0, choice);
 
     QVERIFY(f.open(40));
@@ -164,7 +164,13 @@ class TrainingPanelTest : public QObject {
     QVERIFY2(fit.ok(), fit.error.c_str());
     QVERIFY(fit.measured);
     QVERIFY(!fit.reasons.empty());
-    const ts::ExperimentConfig expected = refit_auto(before, fit.config);
+    ts::ExperimentConfig expected = refit_auto(before, fit.config);
+    // No probe was typed: the run picked a dev sentence for Attention over training, and said so.
+    QVERIFY(expected.train.probe.empty());
+    QVERIFY(!run.train.probe.empty());
+    QVERIFY2(!f.log.filter(QStringLiteral("probe sentence: \"%1\"").arg(QString::fromStdString(run.train.probe))).isEmpty(),
+             qPrintable(f.log.join(QLatin1Char('\n'))));
+    expected.train.probe = run.train.probe;
     QCOMPARE(expected.model.encoder_layers, 1);
     QCOMPARE(expected.data.src_tokenizer.kind, std::string("word"));
     QCOMPARE(expected.train.ema, fit.config.train.ema);
@@ -214,6 +220,28 @@ class TrainingPanelTest : public QObject {
     QVERIFY2(metric->xAxis->range().upper < 10, qPrintable(QString::number(metric->xAxis->range().upper)));
   }
 
+  void legendsSitAboveTheChartsAndTheLearningRateSaysWhyItSteps() {
+    StudioState state;
+    TrainingController controller;
+    TrainingPanel panel(&state, &controller);
+    for (const char* name : {"lossChart", "metricChart"}) {
+      auto* chart = test::find_child<QCustomPlot>(&panel, name);
+      QVERIFY(chart);
+      QVERIFY(chart->legend->visible());
+      // In a row of the plot layout, not inset in the plot area where it covered the curves' ends.
+      QCOMPARE(chart->axisRect()->insetLayout()->elementCount(), 0);
+      QVERIFY(chart->legend->layout() == chart->plotLayout());
+    }
+    auto* lr = test::find_child<QCustomPlot>(&panel, "lrChart");
+    QVERIFY(lr);
+    QVERIFY2(lr->toolTip().contains(QStringLiteral("validation")), qPrintable(lr->toolTip()));
+    QCPTextElement* note = nullptr;
+    for (int i = 0; i < lr->plotLayout()->elementCount(); ++i)
+      if (auto* t = qobject_cast<QCPTextElement*>(lr->plotLayout()->elementAt(i))) note = t;
+    QVERIFY(note);
+    QVERIFY2(note->text().contains(QStringLiteral("each validation")), qPrintable(note->text()));
+  }
+
   void progressShowsTheBudgetLeftAndTheWeightsAsTrained() {
     StudioState state;
     TrainingController controller;
@@ -233,6 +261,11 @@ class TrainingPanelTest : public QObject {
     QVERIFY2(bar->format().contains(QStringLiteral("12 min 34 s left in the budget")), qPrintable(bar->format()));
     QVERIFY2(!bar->format().contains(QStringLiteral("ETA")), qPrintable(bar->format()));
     QCOMPARE(bar->value(), 250);  // the bar follows the budget
+    // The text beside the bar, not drawn on it across the fill edge.
+    QVERIFY(!bar->isTextVisible());
+    auto* text = test::find_child<QLabel>(&panel, "trainProgressText");
+    QVERIFY(text);
+    QCOMPARE(text->text(), bar->format());
     p.budget_left_s = -1;  // no budget: the ETA as before
     Q_EMIT controller.progress({p});
     QVERIFY2(bar->format().contains(QStringLiteral("ETA 12 min 34 s")), qPrintable(bar->format()));
