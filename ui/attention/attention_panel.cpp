@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QToolButton>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStandardItemModel>
@@ -115,13 +116,16 @@ void AttentionPanel::buildUi() {
   controls->addWidget(new QLabel(tr("Head:"), this));
   controls->addWidget(head_combo_);
   controls->addStretch(1);
-  export_png_ = new QPushButton(tr("PNG…"), this);
+  export_png_ = new QToolButton(this);
+  export_png_->setText(tr("PNG…"));
   export_png_->setObjectName(QStringLiteral("attentionExportPng"));
   export_png_->setToolTip(tr("Save the large map as an image"));
-  export_svg_ = new QPushButton(tr("SVG…"), this);
+  export_svg_ = new QToolButton(this);
+  export_svg_->setText(tr("SVG…"));
   export_svg_->setObjectName(QStringLiteral("attentionExportSvg"));
   export_svg_->setToolTip(tr("Save the large map as SVG (vector cells and token labels)"));
-  export_json_ = new QPushButton(tr("JSON…"), this);
+  export_json_ = new QToolButton(this);
+  export_json_->setText(tr("JSON…"));
   export_json_->setObjectName(QStringLiteral("attentionExportJson"));
   export_json_->setToolTip(tr("Save every attention weight of this translation (all kinds, layers and heads) as JSON"));
   controls->addWidget(new QLabel(tr("Export:"), this));
@@ -140,9 +144,9 @@ void AttentionPanel::buildUi() {
   connect(head_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int index) {
     if (!syncing_ && index >= 0) selectHead(layer_, index - 1);
   });
-  connect(export_png_, &QPushButton::clicked, this, &AttentionPanel::exportPngClicked);
-  connect(export_svg_, &QPushButton::clicked, this, &AttentionPanel::exportSvgClicked);
-  connect(export_json_, &QPushButton::clicked, this, &AttentionPanel::exportJsonClicked);
+  connect(export_png_, &QToolButton::clicked, this, &AttentionPanel::exportPngClicked);
+  connect(export_svg_, &QToolButton::clicked, this, &AttentionPanel::exportSvgClicked);
+  connect(export_json_, &QToolButton::clicked, this, &AttentionPanel::exportJsonClicked);
 
   pages_ = new QStackedWidget(this);
   root->addWidget(pages_, 1);

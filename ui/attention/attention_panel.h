@@ -25,6 +25,7 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QStackedWidget;
+class QToolButton;
 
 namespace ts::ui {
 
@@ -121,9 +122,9 @@ class AttentionPanel : public QWidget {
   QComboBox* kind_combo_ = nullptr;
   QComboBox* layer_combo_ = nullptr;
   QComboBox* head_combo_ = nullptr;
-  QPushButton* export_png_ = nullptr;
-  QPushButton* export_svg_ = nullptr;
-  QPushButton* export_json_ = nullptr;
+  QToolButton* export_png_ = nullptr;  // tool buttons: narrower than push buttons, so the row fits 1280 px
+  QToolButton* export_svg_ = nullptr;
+  QToolButton* export_json_ = nullptr;
   QStackedWidget* pages_ = nullptr;
   QLabel* empty_ = nullptr;
   AttentionHeadGrid* grid_ = nullptr;

@@ -54,6 +54,10 @@ void ProbePanel::updateStatus() {
     status_->setText(running_probe_.isEmpty()
                          ? tr("Applies from the next training run: the current run captures a sentence it picked from the dev split.")
                          : tr("Applies from the next training run: the current run captures “%1”.").arg(running_probe_));
+  } else if (probe.isEmpty() && !running_ && !frames_.isEmpty() && !frames_.last().source.isEmpty()) {
+    status_->setText(tr("The last run recorded “%1”, a sentence it picked from the dev split. The next run picks one "
+                        "again (the same for the same corpus and split) unless you type another.")
+                         .arg(frames_.last().source));
   } else if (probe.isEmpty()) {
     status_->setText(running_ ? tr("This run translates a sentence picked from the dev split at %1 and records its "
                                    "cross-attention (it shows above from the first validation).").arg(when)

@@ -67,16 +67,19 @@ BeamTreeView::BeamTreeView(TranslationService* service, QWidget* parent)
   zoom100_->setObjectName(QStringLiteral("beamZoom100"));
   zoom100_->setText(tr("100%"));
   zoom100_->setToolTip(tr("Actual size"));
+  // Two rows: in one, these controls made the panel (and with it the window) wider than a 1280-pixel screen.
   bar->addWidget(width_label);
   bar->addWidget(width_);
   bar->addWidget(run_);
-  bar->addSpacing(12);
-  bar->addWidget(show_pruned_);
-  bar->addWidget(layout_);
   bar->addStretch(1);
   bar->addWidget(fit_);
   bar->addWidget(zoom100_);
+  auto* view_bar = new QHBoxLayout;
+  view_bar->addWidget(show_pruned_);
+  view_bar->addWidget(layout_);
+  view_bar->addStretch(1);
   layout->addLayout(bar);
+  layout->addLayout(view_bar);
 
   summary_ = new QLabel(this);
   summary_->setObjectName(QStringLiteral("beamSummary"));

@@ -68,6 +68,9 @@ class DatasetPanel : public QWidget {
   void showCorpusInfo();
   void showDirection();
   void showSplit();
+  /// "train 11,305 · dev 628 (5.0%) · test 628 (5.0%) pairs": counts and shares both, whether
+  /// data.dev/test were given as a number of pairs or as a fraction.
+  static QString splitCounts(std::size_t train, std::size_t dev, std::size_t test);
   void applySplit(QLineEdit* edit, const char* key);
 
   // dataset_panel_tokenizers.cpp: the Tokenizers box (kind, pieces, case, vocabulary settings).

@@ -5,6 +5,7 @@
 // dataset_panel_*.cpp files.
 #include "dataset/dataset_panel.h"
 
+#include <algorithm>
 #include <exception>
 #include <string>
 
@@ -217,6 +218,13 @@ void DatasetPanel::showDirection() {
   direction_->setCurrentIndex(state_->direction().english_is_source ? 0 : 1);
 }
 
+QString DatasetPanel::splitCounts(std::size_t train, std::size_t dev, std::size_t test) {
+  const std::size_t total = std::max<std::size_t>(1, train + dev + test);
+  const auto share = [total](std::size_t n) { return QString::number(100.0 * n / total, 'f', n * 1000 < total ? 2 : 1); };
+  return tr("train %1 · dev %2 (%3%) · test %4 (%5%) pairs")
+      .arg(number(train), number(dev), share(dev), number(test), share(test));
+}
+
 void DatasetPanel::showSplit() {
   const DataConfig& data = state_->config().data;
   const std::size_t total = state_->corpus()->pairs.size();
@@ -228,10 +236,7 @@ void DatasetPanel::showSplit() {
                           .arg(number(dev), number(test), number(total)));
       return;
     }
-    // Counts and shares both, whether data.dev/test were given as a number of pairs or as a fraction.
-    const auto share = [total](std::size_t n) { return QString::number(100.0 * n / total, 'f', n * 1000 < total ? 2 : 1); };
-    split_->setText(tr("train %1 · dev %2 (%3%) · test %4 (%5%) pairs")
-                        .arg(number(total - dev - test), number(dev), share(dev), number(test), share(test)));
+    split_->setText(splitCounts(total - dev - test, dev, test));
   } catch (const std::exception& e) {
     split_->setText(QString::fromStdString(e.what()));
   }

@@ -137,8 +137,7 @@ void DatasetPanel::showAnalysis(const DatasetAnalysis& a) {
   const TokenizerConfig& src_configured = data.src_tokenizer;
   const TokenizerConfig& tgt_configured = data.shared_vocab ? data.src_tokenizer : data.tgt_tokenizer;
   if (a.split_ok)  // the exact sizes (grouping can move a few pairs) and how the pairs were dealt
-    split_->setText(tr("train %1 · dev %2 · test %3 pairs\n%4")
-                        .arg(number(a.train), number(a.dev), number(a.test), QString::fromStdString(describe_split(a.split))));
+    split_->setText(splitCounts(a.train, a.dev, a.test) + QStringLiteral("\n") + QString::fromStdString(describe_split(a.split)));
   show_vocab(src_vocab_, src, src_configured, a.src);
   show_vocab(tgt_vocab_, tgt, tgt_configured, a.tgt);
 

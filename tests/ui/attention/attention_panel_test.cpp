@@ -19,6 +19,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMouseEvent>
+#include <QAbstractButton>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -216,7 +217,7 @@ class AttentionPanelTest : public QObject {
     QCOMPARE(pages->currentWidget(), f.find<QLabel>("attentionEmpty"));
     QCOMPARE(f.find<QLabel>("attentionEmpty")->text(), QStringLiteral("Translate a sentence to explore its attention."));
     QVERIFY(!f.find<QComboBox>("attentionKind")->isEnabled());
-    QVERIFY(!f.find<QPushButton>("attentionExportSvg")->isEnabled());
+    QVERIFY(!f.find<QAbstractButton>("attentionExportSvg")->isEnabled());
     // Without a model the sentence line says so and cannot be used.
     QVERIFY(!f.service.hasModel());
     QVERIFY(!f.find<QLineEdit>("attentionInput")->isEnabled());

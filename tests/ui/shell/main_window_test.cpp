@@ -104,6 +104,35 @@ class MainWindowTest : public QObject {
     QVERIFY(start && start->isEnabled());  // the demo corpus can be trained at once
   }
 
+  void theWindowFitsA1280By800Screen() {
+    // Every dock's minimum size together made the window 1348 x 932 on a 1280 x 800 screen (the
+    // window then reached past the screen's edges).
+    QTemporaryDir dir;
+    MainWindow w(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
+    w.resetLayout();
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QApplication::processEvents();
+    QStringList widest;  // the widgets that ask for the most, to say where to look
+    for (auto* child : w.findChildren<QWidget*>()) {
+      const QSize m = child->minimumSizeHint().expandedTo(child->minimumSize());
+      if (child->isVisible() && (m.width() > 560 || m.height() > 420))
+        widest << QStringLiteral("%1 (%2) %3x%4")
+                      .arg(child->objectName(), QString::fromLatin1(child->metaObject()->className()))
+                      .arg(m.width())
+                      .arg(m.height());
+    }
+    const QSize minimum = w.minimumSizeHint().expandedTo(w.minimumSize());
+    QVERIFY2(minimum.width() <= 1280 && minimum.height() <= 800 && w.width() <= 1280 && w.height() <= 800,
+             qPrintable(QStringLiteral("window %1x%2, minimum %3x%4; large minimums: %5")
+                            .arg(w.width())
+                            .arg(w.height())
+                            .arg(minimum.width())
+                            .arg(minimum.height())
+                            .arg(widest.join(QStringLiteral("; ")))));
+  }
+
   void historyToolbarFitsAWindow1440PixelsWide() {
     // Nine text buttons did not fit and Report… sat in the toolbar's overflow menu.
     QTemporaryDir dir;
