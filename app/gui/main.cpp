@@ -154,6 +154,7 @@ int main(int argc, char** argv) {
     if (direction_flag >= 0) state->setEnglishIsSource(direction_flag == 1, /*remember=*/false);
   };
   if (parser.positionalArguments().isEmpty()) apply_direction_flag();
+  QSize window_size_wanted;
   if (parser.isSet(window_size)) {
     const QStringList wh = parser.value(window_size).split(QLatin1Char('x'));
     bool ok_w = false, ok_h = false;
@@ -163,9 +164,12 @@ int main(int argc, char** argv) {
                    qPrintable(parser.value(window_size)));
       return 2;
     }
-    window.resize(w, h);
+    window_size_wanted = QSize(w, h);
   }
   window.show();
+  // After show(): before it, the docks' layouts claim more height than they need once shown, and a
+  // resize then is clamped to that (1280 x 800 became 1280 x 932).
+  if (window_size_wanted.isValid()) window.resize(window_size_wanted);
   if (!has_cjk_font())
     window.statusBar()->showMessage(QObject::tr("No CJK font installed: Chinese and Japanese text will show as boxes "
                                                 "(install fonts-noto-cjk)."), 15000);

@@ -2,11 +2,13 @@
 // The `auto` recipe's box in the Configuration panel (see recipe_notes.h).
 #include "configuration/recipe_notes.h"
 
+#include <algorithm>
 #include <exception>
 
 #include <QFont>
 #include <QFutureWatcher>
 #include <QLabel>
+#include <QScrollArea>
 #include <QStringList>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -15,6 +17,38 @@
 #include "shell/studio_state.h"
 
 namespace ts::ui {
+
+namespace {
+
+// The reasons scroll when the panel is short (a 1280 x 800 screen: the whole text made the
+// Configuration dock, and with it the window, 930 px tall) and show whole when there is room: as
+// tall as the wrapped text wants, at least five lines.
+class ReasonsArea : public QScrollArea {
+ public:
+  explicit ReasonsArea(QLabel* text, QWidget* parent) : QScrollArea(parent), text_(text) {
+    setWidget(text);
+    setWidgetResizable(true);
+    setFrameShape(QFrame::NoFrame);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+  }
+  QSize sizeHint() const override {
+    const int width = std::max(200, viewport()->width());
+    return {QScrollArea::sizeHint().width(), text_->heightForWidth(width) + 2 * frameWidth()};
+  }
+  QSize minimumSizeHint() const override { return {100, 5 * fontMetrics().lineSpacing()}; }
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override {
+    QScrollArea::resizeEvent(event);
+    updateGeometry();  // the wrapped text's height depends on the width
+  }
+
+ private:
+  QLabel* text_;
+};
+
+}  // namespace
 
 RecipeNotes::RecipeNotes(StudioState* state, QWidget* parent) : QFrame(parent), state_(state) {
   setObjectName(QStringLiteral("recipeNotes"));
@@ -35,7 +69,7 @@ RecipeNotes::RecipeNotes(StudioState* state, QWidget* parent) : QFrame(parent), 
   reasons_->setTextFormat(Qt::PlainText);
   reasons_->setTextInteractionFlags(Qt::TextSelectableByMouse);  // read-only, but can be copied
   layout->addWidget(title_);
-  layout->addWidget(reasons_);
+  layout->addWidget(new ReasonsArea(reasons_, this), 1);
   setToolTip(tr("The auto preset is fitted to the corpus, the translation direction, the \u201cTrain for\u201d budget "
                 "(Training panel) and this machine. Fields you change yourself are kept when it is fitted again."));
 

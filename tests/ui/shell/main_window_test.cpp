@@ -113,6 +113,22 @@ class MainWindowTest : public QObject {
     w.resize(1280, 800);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
+    // A corpus file, so the Dataset panel has its statistics and Configuration the recipe's reasons.
+    QSignalSpy changed(w.state(), &StudioState::corpusChanged);
+    w.openCorpus(test::write_fixture_corpus(dir, 60));
+    QVERIFY(test::wait_for_signal(changed));
+    QVERIFY(test::wait_until([&] { return !w.datasetPanel()->isAnalysing(); }));
+    // Every panel in turn (a shown dock's minimum counts; a dock grows the window and it stays grown).
+    for (QWidget* panel : {static_cast<QWidget*>(w.datasetPanel()), static_cast<QWidget*>(w.configPanel()),
+                           static_cast<QWidget*>(w.beamTreeView()), static_cast<QWidget*>(w.trainingPanel()),
+                           static_cast<QWidget*>(w.translatePanel()), static_cast<QWidget*>(w.historyPanel()),
+                           static_cast<QWidget*>(w.comparePanel()), static_cast<QWidget*>(w.attentionPanel()),
+                           static_cast<QWidget*>(w.probePanel()), static_cast<QWidget*>(w.anatomyPanel())}) {
+      w.showPanel(panel);
+      QApplication::processEvents();
+      QVERIFY2(w.width() <= 1280 && w.height() <= 800,
+               qPrintable(QStringLiteral("%1 made the window %2x%3").arg(panel->metaObject()->className()).arg(w.width()).arg(w.height())));
+    }
     QApplication::processEvents();
     QStringList widest;  // the widgets that ask for the most, to say where to look
     for (auto* child : w.findChildren<QWidget*>()) {
