@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // transformer-studio-cli: train, translate, evaluate and score from the command line.
 // Flag names are a contract shared with scripts and the desktop app.
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -26,6 +27,7 @@
 #include "ts/metrics/bleu.h"
 #include "ts/model/errors.h"
 #include "ts/text/demo_corpus.h"
+#include "ts/text/files.h"
 #include "ts/store/run_store.h"
 #include "ts/store/sha256.h"
 #include "ts/train/distributed.h"
@@ -373,6 +375,8 @@ int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
 
 struct DecodeArgs {
   std::string checkpoint, attention_json, device = "auto", weights;  // weights: empty = the command's default
+  std::string input;   // translate: a file of sentences (empty: standard input)
+  int batch = -1;      // translate: sentences decoded together (-1: 64, or 1 when typing at a terminal)
   int beam = 0, top_k = 0, nbest = 1, threads = 0;  // beam 0: not given
   bool sample = false;
   double temperature = 1.0, top_p = 1.0, length_penalty = -1;  // -1: not given
@@ -399,8 +403,27 @@ struct DecodeArgs {
   }
 };
 
+// Reads up to `n` lines (CR stripped) into `lines`; false at the end of the input with none read.
+bool read_lines(std::istream& in, std::size_t n, std::vector<std::string>& lines) {
+  lines.clear();
+  std::string line;
+  while (lines.size() < n && std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+  }
+  return !lines.empty();
+}
+
 int cmd_translate(const DecodeArgs& a) {
   configure_threads(a.threads);
+  std::ifstream file;
+  if (!a.input.empty()) {
+    if (const auto kind = special_file_kind(a.input); !kind.empty())
+      throw std::invalid_argument(a.input + ": cannot be translated: it is " + kind);
+    file.open(a.input);
+    if (!file) throw std::invalid_argument(a.input + ": cannot be read: " + std::strerror(errno));
+  }
+  std::istream& in = a.input.empty() ? std::cin : file;
   auto loaded = load_checkpoint(checkpoint_path(a.checkpoint), resolve_device(a.device));
   const auto config = a.config(loaded.meta.config.decode);
   Translator translator(loaded.model, std::move(loaded.pipeline));
@@ -409,8 +432,42 @@ int cmd_translate(const DecodeArgs& a) {
     attention.open(a.attention_json);
     if (!attention) throw std::runtime_error(a.attention_json + ": cannot write");
   }
+  // Sentences decoded together (length-sorted batches; the same outputs as one at a time) unless
+  // someone types at a terminal and waits for each answer, or the n-best list or attention is asked
+  // for (those come from the one-at-a-time path).
+  const bool typing = a.input.empty() && ::isatty(STDIN_FILENO);
+  const int batch = a.batch > 0 ? a.batch : typing ? 1 : 64;
+  if (batch > 1 && a.nbest <= 1 && !attention.is_open()) {
+    // A progress line on a terminal when translating a file (its size is known).
+    std::size_t total = 0;
+    if (!a.input.empty()) {
+      std::ifstream count(a.input);
+      std::string skip;
+      while (std::getline(count, skip)) ++total;
+    }
+    const bool show = total > 0 && ::isatty(STDERR_FILENO);
+    const auto started = std::chrono::steady_clock::now();
+    std::size_t done_before = 0;
+    std::vector<std::string> lines;
+    while (read_lines(in, static_cast<std::size_t>(batch) * 16, lines)) {
+      const auto outputs = translator.translate_all(lines, config, static_cast<std::size_t>(batch), nullptr,
+                                                    [&](std::size_t done) {
+                                                      if (!show) return;
+                                                      const auto n = done_before + done;
+                                                      const double s = std::chrono::duration<double>(
+                                                                           std::chrono::steady_clock::now() - started).count();
+                                                      fmt::print(stderr, "\r{} of {} sentences ({:.0f}%), {:.0f} sentences/s", n, total,
+                                                                 100.0 * n / total, s > 0 ? n / s : 0.0);
+                                                    });
+      for (const auto& text : outputs) std::cout << text << "\n";
+      std::cout.flush();
+      done_before += lines.size();
+    }
+    if (show) fmt::print(stderr, "\n");
+    return 0;
+  }
   std::string line;
-  while (std::getline(std::cin, line)) {
+  while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     auto t = translator.translate(line, config, attention.is_open());
     if (a.nbest > 1) {
@@ -631,8 +688,14 @@ int main(int argc, char** argv) {
       ->group("");  // hidden
 
   DecodeArgs translate_args, eval_args;
-  auto* translate = app.add_subcommand("translate", "Translate stdin to stdout, one sentence per line");
+  auto* translate = app.add_subcommand("translate", "Translate stdin (or --input FILE) to stdout, one sentence per line");
   add_decode_options(translate, translate_args);
+  translate->add_option("--input", translate_args.input, "Translate this file instead of standard input (with a progress "
+                                                         "line on a terminal)");
+  translate->add_option("--batch", translate_args.batch,
+                        "Sentences decoded together (default 64; 1 when typing at a terminal: each line is answered at "
+                        "once). The outputs are the same as one at a time")
+      ->check(CLI::Range(1, 4096));
   translate->add_option("--attention-json", translate_args.attention_json, "Write attention weights (and the beam search tree), one JSON object per line");
 
   EvalArgs eval_extra;

@@ -96,6 +96,19 @@ echo "Ich sehe Hund." | "$cli" translate --checkpoint "$work/run/best.ckpt" --at
 check "attention JSON has cross attention" contains "$work/attn.jsonl" '"cross"'
 echo "Ich sehe Hund." | "$cli" translate --checkpoint "$work/run/best.ckpt" --beam 3 --attention-json "$work/beam.jsonl" > /dev/null
 check "beam search writes its tree" contains "$work/beam.jsonl" '"best_path"'
+# A file in batches: the same lines, in the same order, as one sentence at a time.
+printf 'Ich sehe Hund.\nDu hast Buch.\nHund.\nIch sehe das Buch und du hast den Hund.\n\nBuch\r\n' > "$work/input.txt"
+for mode in "--beam 1" "--beam 3"; do
+  # shellcheck disable=SC2086
+  "$cli" translate --checkpoint "$work/run" $mode --threads 1 --input "$work/input.txt" --batch 4 > "$work/batched.txt"
+  # shellcheck disable=SC2086
+  "$cli" translate --checkpoint "$work/run" $mode --threads 1 --batch 1 < "$work/input.txt" > "$work/alone.txt"
+  check "translate --input ($mode) prints a line per input line" test "$(wc -l < "$work/batched.txt")" -eq 6
+  check "translate --input ($mode) in batches equals one at a time" cmp -s "$work/batched.txt" "$work/alone.txt"
+done
+"$cli" translate --checkpoint "$work/run" --input "$work/no-such-file.txt" > /dev/null 2> "$work/noinput.log"
+check "translate --input of a missing file exits 2" test $? -eq 2
+check "translate --input of a missing file names it" contains "$work/noinput.log" "no-such-file.txt: cannot be read"
 
 # Eval and score.
 "$cli" eval --checkpoint "$work/run/best.ckpt" --corpus "$work/deu.txt" --threads 1 --hyp-out "$work/hyp.txt" --ref-out "$work/ref.txt" > "$work/eval.txt"

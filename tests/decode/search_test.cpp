@@ -201,5 +201,61 @@ TEST_F(Search, GreedyBatchMatchesOneByOne) {
     EXPECT_EQ(batched[i].ids, translator_->translate(data_->text.train[i].src, {}).best.ids);
 }
 
+// Sentences of several lengths (words of the tiny corpus, some repeated, one unknown), so batches
+// are padded and their sentences finish at different steps.
+std::vector<std::string> mixed_sentences() {
+  return {"Ich sehe den Hund.", "Der Hund schläft.", "Ich habe eine Katze und du siehst das Haus.", "Haus.",
+          "Wir sehen den Hund und die Katze schläft und er sieht das Haus.", "Sie hat ein Haus.", "Zebra",
+          "Du siehst die Katze.", "Die Katze schläft.", "Er sieht das Haus. Ich sehe den Hund."};
+}
+
+TEST_F(Search, BeamBatchMatchesOneByOneForEveryWeightFormat) {
+  std::vector<std::vector<std::int64_t>> sources;
+  for (const auto& text : mixed_sentences()) sources.push_back(translator_->encode(text));
+  for (const char* weights : {"fp32", "bf16", "int8", "libtorch"}) {
+    for (int beam : {2, 4, 5}) {
+      DecodeConfig config;
+      config.mode = "beam";
+      config.beam = beam;
+      config.nbest = std::min(beam, 3);
+      config.weights = weights;
+      const auto batched = beam_search_batched(translator_->model(), sources, config);
+      ASSERT_EQ(batched.size(), sources.size());
+      for (std::size_t i = 0; i < sources.size(); ++i) {
+        const auto alone = beam_search(translator_->model(), sources[i], config);
+        ASSERT_EQ(batched[i].size(), alone.size()) << weights << " beam " << beam << " sentence " << i;
+        for (std::size_t k = 0; k < alone.size(); ++k) {
+          EXPECT_EQ(batched[i][k].ids, alone[k].ids) << weights << " beam " << beam << " sentence " << i << " rank " << k;
+          EXPECT_NEAR(batched[i][k].score, alone[k].score, 1e-4) << weights << " beam " << beam << " sentence " << i;
+          EXPECT_EQ(batched[i][k].finished, alone[k].finished);
+        }
+      }
+    }
+  }
+}
+
+TEST_F(Search, TranslateAllEqualsTranslatingOneAtATimeInInputOrder) {
+  const auto sentences = mixed_sentences();
+  for (const char* mode : {"greedy", "beam"}) {
+    DecodeConfig config;
+    config.mode = mode;
+    config.beam = 4;
+    config.weights = "bf16";
+    std::vector<std::size_t> progress;
+    std::vector<double> confidences;
+    // Batches of 3: several length-sorted batches whose outputs must come back in input order.
+    const auto all = translator_->translate_all(sentences, config, 3, &confidences,
+                                                [&](std::size_t done) { progress.push_back(done); });
+    ASSERT_EQ(all.size(), sentences.size());
+    for (std::size_t i = 0; i < sentences.size(); ++i) {
+      const auto alone = translator_->translate(sentences[i], config);
+      EXPECT_EQ(all[i], alone.text) << mode << " sentence " << i;
+      EXPECT_NEAR(confidences[i], mean_token_log_prob(alone.best), 1e-4) << mode << " sentence " << i;
+    }
+    const std::vector<std::size_t> expected{3, 6, 9, 10};
+    EXPECT_EQ(progress, expected) << mode;
+  }
+}
+
 }  // namespace
 }  // namespace ts

@@ -38,10 +38,12 @@ constexpr std::int64_t kPackedFp32MaxRows = 16;
 // Encodes src [B, S] and prepares the decoder; records encoder attention into `encoder_maps` when
 // asked. On the CPU it runs on packed weights as config.weights says (see above), otherwise on
 // LibTorch's operations.
+// `rows` overrides the hypotheses counted for that choice (batched beam search counts one sentence's
+// beam, so that each sentence runs on the kernels it would run on alone).
 DecoderState begin(Transformer& model, const at::Tensor& src, const DecodeConfig& config, bool record,
-                   std::vector<at::Tensor>* encoder_maps) {
+                   std::vector<at::Tensor>* encoder_maps, std::int64_t rows = -1) {
   const auto src_mask = padding_mask(src, Vocab::kPad);
-  const auto rows = config.mode == "beam" ? std::max<std::int64_t>(src.size(0), config.beam) : src.size(0);
+  if (rows < 0) rows = config.mode == "beam" ? std::max<std::int64_t>(src.size(0), config.beam) : src.size(0);
   std::shared_ptr<const PackedTransformer> packed;
   if (config.weights != "libtorch" && src.device().is_cpu() && (config.weights != "fp32" || rows <= kPackedFp32MaxRows))
     packed = model->packed(parse_weight_format(config.weights));
@@ -253,6 +255,115 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
       if (finished[i].node >= 0) tree->nodes[static_cast<std::size_t>(finished[i].node)].rank = static_cast<int>(i);
   }
   return finished;
+}
+
+std::vector<std::vector<Hypothesis>> beam_search_batched(Transformer& model,
+                                                         const std::vector<std::vector<std::int64_t>>& sources,
+                                                         const DecodeConfig& config) {
+  std::vector<std::vector<Hypothesis>> out(sources.size());
+  if (sources.empty()) return out;
+  InferenceScope scope(model);
+  const auto device = model_device(model);
+  const auto width = static_cast<std::int64_t>(std::max(1, config.beam));
+  const auto nbest = static_cast<std::size_t>(std::clamp(config.nbest, 1, config.beam));
+  const auto B = static_cast<std::int64_t>(sources.size());
+  std::int64_t longest = 0;
+  for (const auto& s : sources) longest = std::max<std::int64_t>(longest, static_cast<std::int64_t>(s.size()));
+  auto src = at::full({B, longest}, Vocab::kPad, at::kLong);
+  for (std::int64_t b = 0; b < B; ++b) {
+    const auto& s = sources[static_cast<std::size_t>(b)];
+    src[b].slice(0, 0, static_cast<std::int64_t>(s.size())).copy_(at::tensor(s, at::kLong));
+  }
+  auto state = begin(model, src.to(device), config, /*record=*/false, nullptr, std::max<std::int64_t>(1, width));
+
+  // One search per sentence, as beam_search runs it; `rows` are its live hypotheses' rows in the
+  // shared decoder state, in order.
+  struct Search {
+    std::vector<Hypothesis> alive, finished;
+    std::int64_t max_len = 0, first_row = 0;
+    bool done = false;
+  };
+  std::vector<Search> searches(sources.size());
+  std::vector<std::int64_t> tokens_now;
+  for (std::int64_t b = 0; b < B; ++b) {
+    auto& s = searches[static_cast<std::size_t>(b)];
+    s.alive.resize(1);
+    s.max_len = max_output_length(config, static_cast<std::int64_t>(sources[static_cast<std::size_t>(b)].size()), model);
+    s.first_row = b;
+    tokens_now.push_back(Vocab::kBos);
+  }
+  for (std::int64_t t = 0; !tokens_now.empty(); ++t) {
+    const auto log_probs = model->step(state, at::tensor(tokens_now, at::kLong).to(device)).to(at::kCPU);  // [N, V]
+    const auto V = log_probs.size(1);
+    auto lp_all = log_probs.accessor<float, 2>();
+    std::vector<std::int64_t> origins, next_tokens;
+    for (auto& s : searches) {
+      if (s.done) continue;
+      const auto n = static_cast<std::int64_t>(s.alive.size());
+      const auto mine = log_probs.narrow(0, s.first_row, n);
+      std::vector<double> base;
+      for (const auto& h : s.alive) base.push_back(h.log_prob);
+      auto total = mine + at::tensor(base, at::kDouble).to(at::kFloat).unsqueeze(1);
+      auto [top_scores, top_index] = total.view({-1}).topk(std::min<std::int64_t>(2 * width, total.numel()));
+      auto s_acc = top_scores.accessor<float, 1>();
+      auto i_acc = top_index.accessor<std::int64_t, 1>();
+      std::vector<Hypothesis> next;
+      std::vector<std::int64_t> rows, tokens;
+      for (std::int64_t k = 0; k < top_scores.size(0); ++k) {
+        if (static_cast<std::int64_t>(next.size()) >= width) break;
+        const auto row = i_acc[k] / V;
+        const auto token = i_acc[k] % V;
+        const float token_lp = lp_all[s.first_row + row][token];
+        Hypothesis h = s.alive[static_cast<std::size_t>(row)];
+        h.token_log_probs.push_back(token_lp);
+        h.log_prob = s_acc[k];
+        if (token == Vocab::kEos) {
+          h.finished = true;
+          h.score = h.log_prob / length_penalty(h.ids.size() + 1, config.length_penalty);
+          s.finished.push_back(std::move(h));
+          continue;
+        }
+        h.ids.push_back(token);
+        next.push_back(std::move(h));
+        rows.push_back(s.first_row + row);
+        tokens.push_back(token);
+      }
+      bool stop = next.empty();
+      if (!stop && s.finished.size() >= nbest && !s.finished.empty()) {
+        double best_finished = -INFINITY;
+        for (const auto& h : s.finished) best_finished = std::max(best_finished, h.score);
+        double best_alive = -INFINITY;
+        for (const auto& h : next) best_alive = std::max(best_alive, h.log_prob / length_penalty(s.max_len, config.length_penalty));
+        stop = static_cast<std::int64_t>(s.finished.size()) >= width || best_finished >= best_alive;
+      }
+      if (!stop && t + 1 == s.max_len) {
+        for (auto& h : next) {
+          h.score = h.log_prob / length_penalty(h.ids.size(), config.length_penalty);
+          s.finished.push_back(std::move(h));
+        }
+        stop = true;
+      }
+      if (stop) {
+        s.done = true;
+        s.alive.clear();
+        continue;
+      }
+      s.alive = std::move(next);
+      s.first_row = static_cast<std::int64_t>(origins.size());  // its rows after the reorder below
+      origins.insert(origins.end(), rows.begin(), rows.end());
+      next_tokens.insert(next_tokens.end(), tokens.begin(), tokens.end());
+    }
+    if (origins.empty()) break;
+    state.reorder(at::tensor(origins, at::kLong).to(device));
+    tokens_now = std::move(next_tokens);
+  }
+  for (std::size_t i = 0; i < searches.size(); ++i) {
+    auto& finished = searches[i].finished;
+    std::stable_sort(finished.begin(), finished.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+    if (finished.size() > nbest) finished.resize(nbest);
+    out[i] = std::move(finished);
+  }
+  return out;
 }
 
 at::Tensor sample_tokens(const at::Tensor& log_probs, double temperature, int top_k, double top_p,

@@ -93,15 +93,20 @@ std::vector<std::string> greedy_translate_batched(Transformer& model, const Text
 
 Translator::Translator(Transformer model, TextPipeline pipeline) : model_(std::move(model)), pipeline_(std::move(pipeline)) {}
 
-Translation Translator::translate(const std::string& text, const DecodeConfig& config, bool record_attention) {
-  const auto t0 = std::chrono::steady_clock::now();
-  Translation out;
+std::vector<std::int64_t> Translator::encode(const std::string& text) const {
   auto src = pipeline_.encode_source(text);
   const auto limit = static_cast<std::size_t>(model_->max_length());
   if (src.size() > limit) {  // keep the end-of-sentence marker, drop what the model cannot position
     src.resize(limit - 1);
     src.push_back(Vocab::kEos);
   }
+  return src;
+}
+
+Translation Translator::translate(const std::string& text, const DecodeConfig& config, bool record_attention) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Translation out;
+  const auto src = encode(text);
   const auto& src_vocab = *pipeline_.src_vocab;
   for (auto id : src) out.source_tokens.push_back(src_vocab.token(id));
   auto hypotheses = search(model_, src, config, record_attention, &out.beam_tree);
@@ -120,18 +125,51 @@ Translation Translator::translate(const std::string& text, const DecodeConfig& c
 }
 
 std::vector<std::string> Translator::translate_all(const std::vector<std::string>& sources, const DecodeConfig& config,
-                                                   std::size_t batch_size, std::vector<double>* confidences) {
-  if (config.mode == "greedy") {
-    std::vector<std::vector<std::int64_t>> encoded;
-    for (const auto& text : sources) encoded.push_back(pipeline_.encode_source(text));
-    return greedy_translate_batched(model_, pipeline_, encoded, config, batch_size, confidences);
+                                                   std::size_t batch_size, std::vector<double>* confidences,
+                                                   const std::function<void(std::size_t)>& progress) {
+  batch_size = std::max<std::size_t>(1, batch_size);
+  std::vector<std::string> out(sources.size());
+  if (confidences) confidences->assign(sources.size(), 0.0);
+  if (config.mode == "sample") {  // one at a time: each sentence draws from the seeded generator in order
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      auto t = translate(sources[i], config);
+      out[i] = std::move(t.text);
+      if (confidences) (*confidences)[i] = mean_token_log_prob(t.best);
+      if (progress) progress(i + 1);
+    }
+    return out;
   }
-  std::vector<std::string> out;
-  if (confidences) confidences->clear();
-  for (const auto& text : sources) {
-    auto t = translate(text, config);
-    out.push_back(std::move(t.text));
-    if (confidences) confidences->push_back(mean_token_log_prob(t.best));
+  std::vector<std::vector<std::int64_t>> encoded;
+  encoded.reserve(sources.size());
+  for (const auto& text : sources) encoded.push_back(encode(text));
+  // Length-sorted batches: little padding, and outputs of similar length finish together.
+  std::vector<std::size_t> order(sources.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return encoded[a].size() < encoded[b].size(); });
+  std::size_t done = 0;
+  for (std::size_t start = 0; start < order.size(); start += batch_size) {
+    const std::vector<std::size_t> chunk(order.begin() + static_cast<std::ptrdiff_t>(start),
+                                         order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + batch_size)));
+    std::vector<std::vector<std::int64_t>> batch;
+    for (auto i : chunk) batch.push_back(encoded[i]);
+    if (config.mode == "beam") {
+      const auto results = beam_search_batched(model_, batch, config);
+      for (std::size_t k = 0; k < chunk.size(); ++k) {
+        if (results[k].empty()) continue;
+        out[chunk[k]] = pipeline_.decode_target(results[k].front().ids);
+        if (confidences) (*confidences)[chunk[k]] = mean_token_log_prob(results[k].front());
+      }
+    } else {
+      std::vector<double> batch_confidences;
+      const auto texts = greedy_translate_batched(model_, pipeline_, batch, config, batch.size(),
+                                                  confidences ? &batch_confidences : nullptr);
+      for (std::size_t k = 0; k < chunk.size(); ++k) {
+        out[chunk[k]] = texts[k];
+        if (confidences) (*confidences)[chunk[k]] = batch_confidences[k];
+      }
+    }
+    done += chunk.size();
+    if (progress) progress(done);
   }
   return out;
 }

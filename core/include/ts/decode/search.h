@@ -66,6 +66,15 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
                                     const DecodeConfig& config, bool record_attention = false,
                                     BeamTree* tree = nullptr);
 
+/// Beam search for many source sentences at once (each ids ending with EOS): the encoder runs on
+/// a padded batch, and every live hypothesis of every sentence shares one decoder step; a sentence
+/// leaves the batch when it is done. Each sentence's n-best is what beam_search returns for it alone
+/// (the same candidates, ties and stopping rule; the same weights: the choice of packed or LibTorch
+/// kernels follows the beam width, not the batch). No attention and no tree. In input order.
+std::vector<std::vector<Hypothesis>> beam_search_batched(Transformer& model,
+                                                         const std::vector<std::vector<std::int64_t>>& sources,
+                                                         const DecodeConfig& config);
+
 /// Draws one token per row of `log_probs` [N, V] (CPU): temperature > 0, then top-k (0 = off) and
 /// top-p (1 = off) filtering, from `generator`. Shared by sample_search and the language models.
 at::Tensor sample_tokens(const at::Tensor& log_probs, double temperature, int top_k, double top_p,

@@ -3,6 +3,7 @@
 // The CLI's translate command and the desktop app's translate panel both use this.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,10 +54,15 @@ class Translator {
   // A checkpoint is loaded by load_translator (ts/train/checkpoint.h): checkpoints are training's format.
 
   Translation translate(const std::string& text, const DecodeConfig& config, bool record_attention = false);
-  /// Best translation of each source; greedy decoding runs in length-sorted batches of `batch_size`.
-  /// With `confidences`, also each translation's mean token log-probability (mean_token_log_prob).
+  /// Best translation of each source, in input order: greedy decoding and beam search run in
+  /// length-sorted batches of `batch_size` sentences (the same outputs as translate() one at a
+  /// time), sampling one sentence at a time. With `confidences`, also each translation's mean token
+  /// log-probability (mean_token_log_prob); `progress` hears the sentences done after each batch.
   std::vector<std::string> translate_all(const std::vector<std::string>& sources, const DecodeConfig& config,
-                                         std::size_t batch_size = 64, std::vector<double>* confidences = nullptr);
+                                         std::size_t batch_size = 64, std::vector<double>* confidences = nullptr,
+                                         const std::function<void(std::size_t)>& progress = {});
+  /// A source sentence as the model reads it: encoded, cut to the model's positions (EOS kept).
+  std::vector<std::int64_t> encode(const std::string& text) const;
 
   const TextPipeline& pipeline() const { return pipeline_; }
   Transformer& model() { return model_; }
