@@ -29,7 +29,7 @@ BucketView::BucketView(const QString& object_name, QWidget* parent) : QWidget(pa
   outer->setContentsMargins(0, 0, 0, 0);
   stack_ = new QStackedWidget(this);
   outer->addWidget(stack_);
-  placeholder_ = new QLabel(tr("Check two or more systems on the left and press Compare: the chart and its numbers "
+  placeholder_ = new QLabel(tr("Check one or more systems on the left and press Compare: the chart and its numbers "
                                "appear here."),
                             stack_);
   placeholder_->setObjectName(object_name + QStringLiteral("Placeholder"));

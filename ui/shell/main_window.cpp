@@ -8,6 +8,7 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
+#include <QScreen>
 #include <QDockWidget>
 #include <QEventLoop>
 #include <QFileDialog>
@@ -73,7 +74,9 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
   default_state_ = saveState();
 
   QSettings settings;
-  if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) resize(1440, 900);
+  // The window is sized when it is first shown (showEvent): before that the docks' layouts claim
+  // more height than they need, and a 1280 x 800 window came out 932 pixels tall.
+  saved_geometry_ = settings.value(QStringLiteral("window/geometry")).toByteArray();
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
 
   connect(state_, &StudioState::corpusChanged, this, &MainWindow::updateTitle);
@@ -370,6 +373,17 @@ void MainWindow::showLanguageModelWindow() {
   w->show();
   w->raise();
   w->activateWindow();
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (sized_) return;
+  sized_ = true;
+  // Last time's size and place, or 1440 x 900 where the screen has room for it (a 1280 x 800
+  // laptop gets its whole screen, not a window past its edges).
+  if (!saved_geometry_.isEmpty() && restoreGeometry(saved_geometry_)) return;
+  const QRect room = screen() ? screen()->availableGeometry() : QRect(0, 0, 1440, 900);
+  resize(std::min(1440, room.width()), std::min(900, room.height()));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

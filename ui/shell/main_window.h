@@ -73,6 +73,7 @@ class MainWindow : public QMainWindow {
   void exportFailed(const QString& folder, const QString& message);
 
  protected:
+  void showEvent(QShowEvent* event) override;
   void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
@@ -111,6 +112,8 @@ class MainWindow : public QMainWindow {
   QLabel* status_label_ = nullptr;
   QProgressBar* busy_ = nullptr;
   QByteArray default_state_;
+  QByteArray saved_geometry_;  // the last session's window geometry, restored at the first show
+  bool sized_ = false;         // the first show has sized the window (later sizes are the person's)
   bool close_when_stopped_ = false;
 };
 

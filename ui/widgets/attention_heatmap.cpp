@@ -13,6 +13,7 @@
 
 #include <qcustomplot.h>
 
+#include "widgets/bidi_delegate.h"
 #include "widgets/plot_style.h"
 
 namespace ts::ui {
@@ -153,6 +154,13 @@ void AttentionHeatmap::setMatrix(const QStringList& row_labels, const QStringLis
   for (int r = 0; r < rows; ++r) rows_ << (r < row_labels.size() ? row_labels[r] : QString::number(r + 1));
   for (int c = 0; c < columns; ++c) columns_ << (c < column_labels.size() ? column_labels[c] : QString::number(c + 1));
   values_ = values;
+  // Right-to-left tokens (an Arabic source) run from the right, as they are read: the first token
+  // at the right end of the axis.
+  // Special tokens (<unk>, </s>) say nothing about the direction.
+  QStringList words;
+  for (const auto& label : columns_)
+    if (!(label.startsWith(QLatin1Char('<')) && label.endsWith(QLatin1Char('>')))) words << label;
+  plot_->xAxis->setRangeReversed(text_direction(words.join(QLatin1Char(' '))) == Qt::RightToLeft);
   double top = 1;
   for (const auto& row : values_)
     for (double v : row) top = std::max(top, v);

@@ -110,9 +110,9 @@ class MainWindowTest : public QObject {
     QTemporaryDir dir;
     MainWindow w(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
     w.resetLayout();
-    w.resize(1280, 800);
-    w.show();
+    w.show();  // the first show sizes the window (last time's size, or what the screen has room for)
     QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.resize(1280, 800);
     // A corpus file, so the Dataset panel has its statistics and Configuration the recipe's reasons.
     QSignalSpy changed(w.state(), &StudioState::corpusChanged);
     w.openCorpus(test::write_fixture_corpus(dir, 60));
@@ -154,9 +154,9 @@ class MainWindowTest : public QObject {
     QTemporaryDir dir;
     MainWindow w(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
     w.resetLayout();
-    w.resize(1440, 900);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.resize(1440, 900);
     w.dockOf(w.historyPanel())->raise();
     auto* toolbar = w.historyPanel()->findChild<QToolBar*>(QStringLiteral("historyToolbar"));
     QVERIFY(toolbar);
