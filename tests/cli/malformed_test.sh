@@ -147,6 +147,10 @@ refuse "checkpoint: a translation model given to lm-generate" 'translation check
 refuse "checkpoint: a plain zip" 'deu-eng.zip.*not a Transformer Studio checkpoint' "$cli" translate --checkpoint deu-eng.zip
 printf '\x80\x02}q\x00.' > pickle.pt
 refuse "checkpoint: a Python pickle" 'pickle.pt.*not a Transformer Studio checkpoint' "$cli" translate --checkpoint pickle.pt
+refuse "translate --input: a directory" 'precious: cannot be translated: it is a directory' \
+  "$cli" translate --checkpoint precious/last.ckpt --input precious
+refuse "translate --input: a missing file" 'no-such-input.txt: cannot be read' \
+  "$cli" translate --checkpoint precious/last.ckpt --input no-such-input.txt
 python3 -c "import zipfile; z = zipfile.ZipFile('model.pt', 'w'); z.writestr('archive/data.pkl', b'\x80\x02}q\x00.'); z.writestr('archive/version', '3'); z.close()"
 refuse "checkpoint: a PyTorch (torch.save) zip" 'model.pt.*not a Transformer Studio checkpoint' "$cli" translate --checkpoint model.pt
 : > empty.ckpt
