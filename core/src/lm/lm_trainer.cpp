@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <thread>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>

@@ -15,7 +15,6 @@
 #include <limits>
 #include <optional>
 #include <filesystem>
-#include <thread>
 
 #include <fmt/format.h>
 
