@@ -160,7 +160,7 @@ int CompareCommand::dispatch() {
     std::vector<ModelToCompare> models;
     for (const auto& c : checkpoints_) models.push_back({c, model_of_path(c)});
     if (!runs_.empty()) {
-      RunStore store(db_.empty() ? RunStore::default_path() : db_);
+      RunStore store(db_.empty() ? RunStore::default_path() : db_, 5000, StoreAccess::kReadOnly);
       for (const auto id : runs_) {
         const auto run = store.find_run(id);
         if (!run) throw std::invalid_argument(fmt::format("compare: there is no run {} in {}", id, store.path()));

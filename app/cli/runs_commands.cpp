@@ -287,6 +287,13 @@ bool RunsCommands::chosen() const { return runs_->parsed(); }
 
 int RunsCommands::dispatch() {
   RunStore store(args_.db.empty() ? RunStore::default_path() : args_.db);
+  // This process writes the history (rename, tag, delete), so it closes the runs whose training
+  // process died before it reads: `runs list` then shows them as interrupted, or recovered.
+  try {
+    store.mark_interrupted_runs();
+  } catch (const StoreError& e) {
+    fmt::print(stderr, "warning: {}\n", e.what());  // the history can still be read
+  }
   const auto first = args_.id;
   if (list_->parsed()) return list_runs(store);
   if (check_->parsed()) return check_store(store);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <thread>
 
@@ -198,12 +199,15 @@ TEST(RunStore, RunsWhoseWriterDiedAreMarkedInterrupted) {
   }
   {
     RunStore store(db.path());
+    EXPECT_EQ(store.find_run(dead)->status, "running");  // opening closes nothing: the writer does, explicitly
+    EXPECT_EQ(store.mark_interrupted_runs(), (std::vector<std::int64_t>{dead}));
     EXPECT_EQ(store.find_run(alive)->status, "running");
     EXPECT_EQ(store.find_run(dead)->status, "interrupted");
     EXPECT_NE(store.find_run(dead)->message.find("killed or crashed"), std::string::npos);
   }
   lock.reset();
   RunStore store(db.path());
+  store.mark_interrupted_runs();
   EXPECT_EQ(store.find_run(alive)->status, "interrupted");
 }
 
@@ -303,6 +307,8 @@ TEST(RunStore, ARecoveryFileIsImportedIntoItsDeadRunAndRemoved) {
   DeadRunWithRecovery f;
   write_recovery_file(f.path(), f.file);
   RunStore store(f.db.path());
+  EXPECT_TRUE(fs::exists(f.path()));  // opening imports nothing
+  store.mark_interrupted_runs();
   EXPECT_FALSE(fs::exists(f.path()));
   const auto run = *store.find_run(f.id);
   EXPECT_EQ(run.status, "finished");
@@ -343,6 +349,7 @@ TEST(RunStore, ARecoveryFileWithoutAnEndLeavesTheRunInterruptedWithItsRows) {
   f.file.batch.end.reset();  // the writer died while the store refused, before the run ended
   write_recovery_file(f.path(), f.file);
   RunStore store(f.db.path());
+  store.mark_interrupted_runs();
   const auto run = *store.find_run(f.id);
   EXPECT_EQ(run.status, "interrupted");
   EXPECT_NE(run.message.find("recovered from " + f.path()), std::string::npos) << run.message;
@@ -355,6 +362,7 @@ TEST(RunStore, ARecoveryFileOfAnotherDatabaseIsLeftAlone) {
   f.file.run_started_at = "2001-01-01T00:00:00Z";  // same run id, another database's run
   write_recovery_file(f.path(), f.file);
   RunStore store(f.db.path());
+  store.mark_interrupted_runs();
   EXPECT_EQ(store.find_run(f.id)->status, "interrupted");
   EXPECT_EQ(store.metric(f.id, "train_loss").size(), 1u);
   EXPECT_TRUE(fs::exists(f.path()));
@@ -369,6 +377,7 @@ TEST(RunStore, ADamagedRecoveryFileIsNamedAndKept) {
                  "run_started_at": "x", "written_at": "x", "reason": "x", "history": {"metrics": [[1, "loss"]]}})";
   }
   RunStore store(f.db.path());
+  store.mark_interrupted_runs();
   const auto run = *store.find_run(f.id);
   EXPECT_EQ(run.status, "interrupted");
   EXPECT_NE(run.message.find(f.path() + ": metrics[0]: expected [step, name, value, time]"), std::string::npos) << run.message;
@@ -382,12 +391,107 @@ TEST(RunStore, ARecoveryFileWaitsWhileTheStoreIsLocked) {
   {
     WriteLockHolder blocker(f.db.path());
     RunStore store(f.db.path(), /*busy_timeout_ms=*/20);  // opens all the same
+    store.mark_interrupted_runs();
     EXPECT_EQ(store.find_run(f.id)->status, "running");  // nothing could be written: the file waits
     EXPECT_TRUE(fs::exists(f.path()));
   }
   RunStore store(f.db.path());
+  store.mark_interrupted_runs();
   EXPECT_EQ(store.find_run(f.id)->status, "finished");
   EXPECT_EQ(store.metric(f.id, "train_loss").size(), 4u);
+}
+
+TEST(RunStore, AReadOnlyOpenWritesNothingAndRefusesWrites) {
+  DeadRunWithRecovery f;  // a dead writer's run, with its recovery file waiting
+  write_recovery_file(f.path(), f.file);
+  const auto before = sha256_file(f.db.path());
+  RunStore store(f.db.path(), RunStore::kReaderBusyTimeoutMs, StoreAccess::kReadOnly);
+  EXPECT_TRUE(store.read_only());
+  EXPECT_EQ(store.find_run(f.id)->status, "running");  // not closed: that is a writer's job
+  EXPECT_EQ(store.metric(f.id, "train_loss").size(), 1u);
+  const auto refused = [&](const char* what, const std::function<void()>& write) {
+    try {
+      write();
+      ADD_FAILURE() << what << " wrote through a read-only store";
+    } catch (const StoreError& e) {
+      EXPECT_EQ(e.problem(), StoreProblem::kReadOnly) << what;
+      EXPECT_EQ(e.path(), f.db.path()) << what;
+      EXPECT_FALSE(e.operation().empty()) << what;
+    }
+  };
+  refused("create_run", [&] { store.create_run(sample_run()); });
+  refused("write", [&] { store.write(f.file.batch); });
+  refused("rename_run", [&] { store.rename_run(f.id, "x"); });
+  refused("add_tag", [&] { store.add_tag(f.id, "x"); });
+  refused("delete_run", [&] { store.delete_run(f.id); });
+  refused("finish_run", [&] { store.finish_run(f.id, "finished", "", 1); });
+  refused("mark_interrupted_runs", [&] { store.mark_interrupted_runs(); });
+  EXPECT_TRUE(fs::exists(f.path()));  // the recovery file waits for a writer
+  EXPECT_EQ(sha256_file(f.db.path()), before);
+}
+
+TEST(RunStore, AReadOnlyOpenOfAMissingDatabaseCreatesNothing) {
+  TempDb db;
+  try {
+    RunStore store(db.path(), 200, StoreAccess::kReadOnly);
+    FAIL() << "opened a database that does not exist";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(e.problem(), StoreProblem::kMissing);
+    EXPECT_NE(std::string(e.what()).find(db.path()), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(db.path()));
+}
+
+TEST(RunStore, AReadOnlyOpenOfAnOlderSchemaAsksForAWriterFirst) {
+  TempDb db;
+  {
+    SQLite::Database old(db.path(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    migrate_schema(old, RunStore::kSchemaVersion - 1);
+  }
+  try {
+    RunStore store(db.path(), 200, StoreAccess::kReadOnly);
+    FAIL() << "read an older schema without upgrading it";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(e.problem(), StoreProblem::kOutdated) << e.what();
+  }
+  RunStore writer(db.path());  // upgrades it
+  writer.create_run(sample_run());
+  RunStore reader(db.path(), 200, StoreAccess::kReadOnly);
+  EXPECT_EQ(reader.list_runs().size(), 1u);
+}
+
+TEST(RunStore, EveryFailureIsAStoreErrorNamingThePathAndTheOperation) {
+  TempDb db;
+  RunStore store(db.path());
+  const auto id = store.create_run(sample_run());
+  {
+    SQLite::Database other(db.path(), SQLite::OPEN_READWRITE);  // a damaged database: its tables gone
+    other.exec("PRAGMA foreign_keys = OFF; DROP TABLE metrics; DROP TABLE samples; DROP TABLE probes; "
+               "DROP TABLE checkpoints;");
+  }
+  const auto fails = [&](const char* what, const std::string& operation, const std::function<void()>& read) {
+    try {
+      read();
+      ADD_FAILURE() << what << " did not fail";
+    } catch (const StoreError& e) {
+      EXPECT_EQ(e.path(), db.path()) << what;
+      EXPECT_NE(e.operation().find(operation), std::string::npos) << what << ": " << e.operation();
+      EXPECT_EQ(std::string(e.what()).rfind(db.path() + ": " + e.operation() + ": ", 0), 0u) << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << what << " let another error type escape: " << e.what();
+    }
+  };
+  fails("metric", "reading the metric \"bleu\" of run", [&] { store.metric(id, "bleu"); });
+  fails("metric_names", "listing the metrics", [&] { store.metric_names(id); });
+  fails("all_metrics", "reading the metrics", [&] { store.all_metrics(id); });
+  fails("samples", "reading the sample translations", [&] { store.samples(id); });
+  fails("probes", "reading the probe", [&] { store.probes(id); });
+  fails("checkpoints", "reading the checkpoints", [&] { store.checkpoints(id); });
+  fails("find_run_by_path", "finding the run of", [&] { store.find_run_by_path("/tmp/x.ckpt"); });
+  StoreBatch batch;
+  batch.run_id = id;
+  batch.metrics.push_back({id, 1, "train_loss", 1.0, 0});
+  fails("write", "writing 1 row of run", [&] { store.write(batch); });
 }
 
 TEST(Sha256, MatchesKnownDigests) {

@@ -143,7 +143,9 @@ TEST(RunRecorder, StopsTrainingCleanlyWhenTheStoreNeverRecoversAndLosesNothing) 
   for (const auto& line : logs) gave_up = gave_up || line.rfind("run history: gave up waiting", 0) == 0;
   EXPECT_TRUE(gave_up);
 
-  RunStore store(f.db);  // imports the recovery file
+  RunStore store(f.db);
+  EXPECT_TRUE(std::filesystem::exists(recovery));  // opening imports nothing
+  store.mark_interrupted_runs();                   // the next writer imports the recovery file
   EXPECT_FALSE(std::filesystem::exists(recovery));
   const auto run = *store.find_run(f.run_id);
   EXPECT_EQ(run.status, "stopped");
@@ -153,7 +155,8 @@ TEST(RunRecorder, StopsTrainingCleanlyWhenTheStoreNeverRecoversAndLosesNothing) 
   const auto checkpoints = store.checkpoints(f.run_id);
   ASSERT_FALSE(checkpoints.empty());
   EXPECT_EQ(checkpoints.back().path, std::filesystem::weakly_canonical(f.dir.file("out/last.ckpt")).string());
-  RunStore again(f.db);  // a second open finds nothing more to import
+  RunStore again(f.db);  // a second writer finds nothing more to import
+  EXPECT_TRUE(again.mark_interrupted_runs().empty());
   EXPECT_EQ(again.metric(f.run_id, "train_loss").size(), static_cast<std::size_t>(summary.steps));
 }
 

@@ -8,7 +8,6 @@
 
 #include <QFile>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
 #include <QSaveFile>
@@ -24,12 +23,8 @@ void ProbePanel::loadRun(const QString& db_path, qint64 run_id) {
   load_watcher_->setFuture(QtConcurrent::run([db_path, run_id] {
     LoadResult r;
     r.run_id = run_id;
-    if (!QFileInfo::exists(db_path)) {  // opening would create an empty database there
-      r.error = tr("the run history %1 does not exist").arg(db_path);
-      return r;
-    }
     try {
-      RunStore store(QFile::encodeName(db_path).toStdString());
+      RunStore store(QFile::encodeName(db_path).toStdString(), RunStore::kReaderBusyTimeoutMs, StoreAccess::kReadOnly);
       for (const auto& row : store.probes(run_id)) {
         Frame f;
         if (parseFrame(row.probe, row.step, &f)) r.frames.push_back(std::move(f));

@@ -133,8 +133,15 @@ bool SystemChooser::refresh() {
   std::vector<RunInfo> runs;
   const QString path = database_.isEmpty() ? q(RunStore::default_path()) : database_;
   try {
-    RunStore store(QFile::encodeName(path).toStdString(), kBusyTimeoutMs);
+    RunStore store(QFile::encodeName(path).toStdString(), kBusyTimeoutMs, StoreAccess::kReadOnly);
     runs = store.list_runs();
+  } catch (const StoreError& e) {
+    // Nothing recorded yet, or a database that the History panel upgrades first: no runs to offer yet.
+    if (e.problem() != StoreProblem::kMissing && e.problem() != StoreProblem::kOutdated) {
+      Q_EMIT message(tr("Cannot read the run history %1: %2").arg(QDir::toNativeSeparators(path), QString::fromUtf8(e.what())),
+                     true);
+      return false;
+    }
   } catch (const std::exception& e) {
     Q_EMIT message(tr("Cannot read the run history %1: %2").arg(QDir::toNativeSeparators(path), QString::fromUtf8(e.what())),
                    true);

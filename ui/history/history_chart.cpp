@@ -229,7 +229,7 @@ void HistoryChart::poll(const std::vector<RunInfo>& runs, const RunStore& store)
     try {
       if (!reader->store || reader->path != path) {
         reader->store.reset();
-        reader->store = std::make_unique<RunStore>(path, kBusyTimeoutMs);
+        reader->store = std::make_unique<RunStore>(path, kBusyTimeoutMs, StoreAccess::kReadOnly);
         reader->path = path;
       }
       for (qint64 id : ids) {

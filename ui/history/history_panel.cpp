@@ -28,6 +28,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QTreeWidget>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
@@ -220,6 +221,9 @@ void HistoryPanel::buildUi() {
   message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(message_);
 
+  maintenance_ = new QFutureWatcher<Maintenance>(this);
+  connect(maintenance_, &QFutureWatcher<Maintenance>::finished, this, &HistoryPanel::onMaintenanceDone);
+
   poll_ = new QTimer(this);
   poll_->setInterval(kPollMs);
   connect(poll_, &QTimer::timeout, this, [this] {
@@ -258,7 +262,29 @@ bool HistoryPanel::openStore() {
   const QString path = state_ ? state_->databasePath() : QString::fromStdString(RunStore::default_path());
   store_.reset();
   try {
-    store_ = std::make_unique<RunStore>(QFile::encodeName(path).toStdString(), kBusyTimeoutMs);
+    store_ = std::make_unique<RunStore>(QFile::encodeName(path).toStdString(), kBusyTimeoutMs, StoreAccess::kReadOnly);
+  } catch (const StoreError& e) {
+    if (e.problem() == StoreProblem::kMissing || e.problem() == StoreProblem::kOutdated) {
+      // Nothing recorded yet (looking must not create the file), or a database an older version
+      // wrote, which the maintenance off the GUI thread upgrades before the panel reads it.
+      error_bar_->hide();
+      store_error_.clear();
+      restoring_selection_ = true;
+      model_->setRuns({});
+      restoring_selection_ = false;
+      onSelectionChanged();
+      if (e.problem() == StoreProblem::kOutdated) {
+        setMessage(tr("Upgrading the run history %1…").arg(QDir::toNativeSeparators(path)));
+        startMaintenance(path);
+      } else {
+        setMessage(tr("No runs recorded yet in %1.").arg(QDir::toNativeSeparators(path)));
+      }
+      return false;
+    }
+    QString message = QString::fromUtf8(e.what());
+    if (!message.contains(path)) message = path + QStringLiteral(": ") + message;
+    showStoreError(message);
+    return false;
   } catch (const std::exception& e) {
     QString message = QString::fromUtf8(e.what());
     if (!message.contains(path)) message = path + QStringLiteral(": ") + message;
@@ -267,7 +293,39 @@ bool HistoryPanel::openStore() {
   }
   store_error_.clear();
   error_bar_->hide();
+  if (maintained_path_ != path) startMaintenance(path);  // once per database the panel opens
   return true;
+}
+
+std::unique_ptr<RunStore> HistoryPanel::writableStore() const {
+  if (!store_) throw StoreError(tr("the run history is not open").toStdString());
+  return std::make_unique<RunStore>(store_->path(), kBusyTimeoutMs);
+}
+
+void HistoryPanel::startMaintenance(const QString& path) {
+  if (maintenance_->isRunning()) return;
+  maintained_path_ = path;
+  const std::string file = QFile::encodeName(path).toStdString();
+  maintenance_->setFuture(QtConcurrent::run([file] {
+    Maintenance done;
+    try {
+      RunStore store(file);  // a writer: migrates an older schema
+      done.upgraded = true;
+      done.closed = static_cast<int>(store.mark_interrupted_runs().size());
+    } catch (const std::exception& e) {
+      done.error = QString::fromUtf8(e.what());
+    }
+    return done;
+  }));
+}
+
+void HistoryPanel::onMaintenanceDone() {
+  const Maintenance done = maintenance_->result();
+  if (!done.error.isEmpty()) {
+    setMessage(tr("The runs whose training process died could not be closed yet: %1").arg(done.error), true);
+    return;
+  }
+  if (done.closed > 0 || !store_) refresh();
 }
 
 void HistoryPanel::showStoreError(const QString& message) {
@@ -306,11 +364,6 @@ void HistoryPanel::refresh() {
   }
   std::vector<RunInfo> runs;
   try {
-    store_->mark_interrupted_runs();  // a run whose process died since the last look
-  } catch (const std::exception&) {
-    // Best effort: a busy or read-only store can still be listed.
-  }
-  try {
     runs = store_->list_runs();
   } catch (const std::exception& e) {
     setMessage(tr("Cannot read the run history: %1").arg(QString::fromUtf8(e.what())), true);
@@ -348,8 +401,12 @@ void HistoryPanel::refresh() {
   auto_selected_ = was_default && !wanted.isEmpty();
 
   count_label_->setToolTip(QDir::toNativeSeparators(path));
-  if (any_running) poll_->start();
-  else poll_->stop();
+  if (any_running) {
+    poll_->start();
+    if (polling) startMaintenance(path);  // is a "running" run's process still alive?
+  } else {
+    poll_->stop();
+  }
 
   const bool selection_changed = sorted(previous) != sorted(selectedRunIds());
   if (selection_changed) chart_->forgetUserZoom();

@@ -18,6 +18,7 @@
 
 #include <QList>
 #include <QString>
+#include <QFutureWatcher>
 #include <QWidget>
 
 #include "ts/store/run_store.h"
@@ -105,7 +106,15 @@ class HistoryPanel : public QWidget {
   void buildUi();
   /// Makes the actions, the toolbar that shows them and their export menu.
   void buildToolbar();
+  /// Opens the history read-only (the panel reads on the GUI thread, and a reader never writes).
   bool openStore();
+  /// A store that writes, for the user's edits (rename, tag, delete): opened for each edit, so the
+  /// panel's own store stays read-only. Throws StoreError.
+  std::unique_ptr<RunStore> writableStore() const;
+  /// Off the GUI thread, with a store that writes: upgrades an older database and closes the runs
+  /// whose training process died (recovering what they left); refreshes when it changed anything.
+  void startMaintenance(const QString& path);
+  void onMaintenanceDone();
   void showStoreError(const QString& message);
   void setMessage(const QString& text, bool error = false);
   void onSelectionChanged();
@@ -154,6 +163,14 @@ class HistoryPanel : public QWidget {
   QTimer* poll_;
   QString details_signature_;
   bool polling_ = false;          // the refresh in progress comes from the poll timer
+  /// What the maintenance off the GUI thread did: runs closed, or the error that stopped it.
+  struct Maintenance {
+    int closed = 0;
+    bool upgraded = false;
+    QString error;
+  };
+  QFutureWatcher<Maintenance>* maintenance_;
+  QString maintained_path_;       // the database maintained once since the panel opened it
 
   bool restoring_selection_ = false;
   bool columns_fitted_ = false;  // widths fitted to the contents once (or restored from settings)

@@ -114,7 +114,7 @@ void HistoryPanel::updateActions() {
   refresh_->setEnabled(true);
 
   const int total = model_->rowCount(), shown = proxy_->rowCount();
-  if (total == 0) count_label_->setText(store_ ? tr("no runs yet") : QString());
+  if (total == 0) count_label_->setText(store_error_.isEmpty() ? tr("no runs yet") : QString());
   else if (shown == total) count_label_->setText(total == 1 ? tr("1 run") : tr("%1 runs").arg(total));
   else count_label_->setText(tr("%1 of %2 runs").arg(shown).arg(total));
 
@@ -222,7 +222,7 @@ void HistoryPanel::rename(qint64 id, const QString& name) {
     return;
   }
   try {
-    store_->rename_run(id, trimmed.toStdString());
+    writableStore()->rename_run(id, trimmed.toStdString());
   } catch (const std::exception& e) {
     setMessage(tr("Cannot rename run #%1: %2").arg(id).arg(QString::fromUtf8(e.what())), true);
     return;
@@ -243,7 +243,7 @@ bool HistoryPanel::renameSelected(const QString& name) {
     return false;
   }
   try {
-    store_->rename_run(runs.front().id, trimmed.toStdString());
+    writableStore()->rename_run(runs.front().id, trimmed.toStdString());
   } catch (const std::exception& e) {
     setMessage(tr("Cannot rename run #%1: %2").arg(runs.front().id).arg(QString::fromUtf8(e.what())), true);
     return false;
@@ -265,7 +265,8 @@ bool HistoryPanel::tagSelected(const QString& tag) {
     return false;
   }
   try {
-    for (const auto& r : runs) store_->add_tag(r.id, t.toStdString());
+    auto writer = writableStore();
+    for (const auto& r : runs) writer->add_tag(r.id, t.toStdString());
   } catch (const std::exception& e) {
     setMessage(tr("Cannot tag: %1").arg(QString::fromUtf8(e.what())), true);
     refresh();
@@ -284,7 +285,8 @@ bool HistoryPanel::untagSelected(const QString& tag) {
     return false;
   }
   try {
-    for (const auto& r : runs) store_->remove_tag(r.id, t.toStdString());
+    auto writer = writableStore();
+    for (const auto& r : runs) writer->remove_tag(r.id, t.toStdString());
   } catch (const std::exception& e) {
     setMessage(tr("Cannot remove the tag: %1").arg(QString::fromUtf8(e.what())), true);
     refresh();
@@ -329,7 +331,7 @@ bool HistoryPanel::deleteSelected(bool confirm) {
   QStringList deleted;
   for (const auto& r : runs) {
     try {
-      store_->delete_run(r.id);
+      writableStore()->delete_run(r.id);
       deleted << QStringLiteral("#%1").arg(r.id);
     } catch (const std::exception& e) {
       setMessage(tr("Cannot delete run #%1: %2").arg(r.id).arg(QString::fromUtf8(e.what())), true);

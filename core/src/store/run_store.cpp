@@ -56,29 +56,51 @@ const char* const kMigrations[] = {
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == RunStore::kSchemaVersion, "one migration per version");
 
-// Turns SQLite failures into messages that say what to do.
-[[noreturn]] void rethrow(const std::string& path, const SQLite::Exception& e) {
+// What a SQLite failure means for the person reading the message, and for the caller acting on it.
+[[noreturn]] void rethrow(const std::string& path, const std::string& operation, const SQLite::Exception& e) {
   switch (e.getErrorCode()) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       // SQLiteCpp words a busy step "Statement needs to be reseted"; SQLite's own words say more.
-      throw StoreError(path + ": the run database is locked by another process (" + sqlite3_errstr(e.getErrorCode()) + ")",
+      throw StoreError(path, operation,
+                       std::string("the run database is locked by another process (") + sqlite3_errstr(e.getErrorCode()) + ")",
                        StoreProblem::kLocked);
     case SQLITE_READONLY:
-      throw StoreError(path + ": the run database is read-only here (" + e.what() + ")", StoreProblem::kReadOnly);
+      throw StoreError(path, operation, std::string("the run database is read-only here (") + e.what() + ")",
+                       StoreProblem::kReadOnly);
     case SQLITE_FULL:
-      throw StoreError(path + ": the disk is full (" + e.what() + ")", StoreProblem::kDiskFull);
+      throw StoreError(path, operation, std::string("the disk is full (") + e.what() + ")", StoreProblem::kDiskFull);
     case SQLITE_NOTADB:
     case SQLITE_CORRUPT:
-      throw StoreError(path + ": not a Transformer Studio run database, or damaged (" + e.what() + ")",
+      throw StoreError(path, operation,
+                       std::string("not a Transformer Studio run database, or damaged (") + e.what() + ")",
                        StoreProblem::kNotADatabase);
     case SQLITE_CANTOPEN:
-      throw StoreError(path + ": cannot open the run database (missing directory or no permission)",
+      throw StoreError(path, operation, "cannot open the run database (missing directory or no permission)",
                        StoreProblem::kCannotOpen);
     default:
-      throw StoreError(path + ": " + e.what());
+      throw StoreError(path, operation, e.what(), StoreProblem::kOther);
   }
 }
+
+// Runs `body`, turning any failure underneath (SQLite, the file system, a damaged value) into a
+// StoreError that names the database and the operation: callers handle one error type, one way.
+template <class Body>
+auto guarded(const std::string& path, const std::string& operation, Body&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const StoreError&) {
+    throw;
+  } catch (const SQLite::Exception& e) {
+    rethrow(path, operation, e);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw StoreError(path, operation, e.what(), StoreProblem::kOther);
+  }
+}
+
+std::string of_run(const char* what, std::int64_t run_id) { return std::string(what) + " of run " + std::to_string(run_id); }
 
 std::optional<double> optional_double(const SQLite::Column& c) {
   if (c.isNull()) return std::nullopt;
@@ -129,16 +151,15 @@ bool lock_is_free(const std::string& path) {
   return free;
 }
 
-// Runs one parameterised statement, turning SQLite failures into StoreErrors.
+// Runs one parameterised statement as `operation`.
 template <class... Args>
-void execute(SQLite::Database& db, const std::string& path, const char* sql, const Args&... args) {
-  try {
+void execute(SQLite::Database& db, const std::string& path, const std::string& operation, const char* sql,
+             const Args&... args) {
+  guarded(path, operation, [&] {
     SQLite::Statement q(db, sql);
     SQLite::bind(q, args...);
     q.exec();
-  } catch (const SQLite::Exception& e) {
-    rethrow(path, e);
-  }
+  });
 }
 
 }  // namespace
@@ -173,11 +194,30 @@ std::string RunStore::default_path() {
   return (base / "transformer-studio" / "runs.db").string();
 }
 
-RunStore::RunStore(const std::string& path, int busy_timeout_ms) : path_(path) {
-  try {
-    std::error_code ec;
+RunStore::RunStore(const std::string& path, int busy_timeout_ms, StoreAccess access) : path_(path), access_(access) {
+  const std::string operation = access == StoreAccess::kReadOnly ? "opening the run history to read" : "opening the run history";
+  guarded(path_, operation, [&] {
     if (const auto kind = special_file_kind(path); !kind.empty())
-      throw StoreError(path + ": cannot be a run database: it is " + kind);
+      throw StoreError(path, operation, "cannot be a run database: it is " + kind, StoreProblem::kCannotOpen);
+    std::error_code ec;
+    if (access == StoreAccess::kReadOnly) {
+      // A reader never creates, migrates or recovers: those are writes, and a reader may sit on the GUI thread.
+      if (!fs::exists(path, ec))
+        throw StoreError(path, operation, "no run has been recorded here yet", StoreProblem::kMissing);
+      db_ = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READONLY, busy_timeout_ms);
+      const int version = db_->execAndGet("PRAGMA user_version").getInt();
+      if (version > kSchemaVersion)
+        throw StoreError(path, operation,
+                         "created by a newer Transformer Studio (schema " + std::to_string(version) + ", this one knows " +
+                             std::to_string(kSchemaVersion) + ")",
+                         StoreProblem::kNotADatabase);
+      if (version < kSchemaVersion)
+        throw StoreError(path, operation,
+                         "recorded by an older Transformer Studio (schema " + std::to_string(version) +
+                             "); the next run recorded, or `transformer-studio-cli runs list`, upgrades it",
+                         StoreProblem::kOutdated);
+      return;
+    }
     const auto parent = fs::path(path).parent_path();
     if (!parent.empty()) fs::create_directories(parent, ec);
     db_ = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, busy_timeout_ms);
@@ -186,48 +226,58 @@ RunStore::RunStore(const std::string& path, int busy_timeout_ms) : path_(path) {
     db_->exec("PRAGMA synchronous = NORMAL");
     migrate_schema(*db_, kSchemaVersion);
     fs::create_directories(path_ + ".locks", ec);
-    mark_interrupted_runs();
-  } catch (const SQLite::Exception& e) {
-    rethrow(path_, e);
-  }
+  });
 }
 
 RunStore::~RunStore() = default;
 
-int RunStore::schema_version() const { return db_->execAndGet("PRAGMA user_version").getInt(); }
+int RunStore::schema_version() const {
+  return guarded(path_, "reading the schema version", [&] { return db_->execAndGet("PRAGMA user_version").getInt(); });
+}
 
 std::string RunStore::lock_path_for(const std::string& db_path, std::int64_t run_id) {
   return db_path + ".locks/run-" + std::to_string(run_id) + ".lock";
 }
 
+void RunStore::require_writable(const std::string& operation) const {
+  if (access_ == StoreAccess::kReadOnly)
+    throw StoreError(path_, operation, "this store was opened read-only", StoreProblem::kReadOnly);
+}
+
 void RunStore::claim_run(std::int64_t run_id) {
+  const auto operation = of_run("claiming the writer's lock", run_id);
+  require_writable(operation);
   require_run(run_id);
-  execute(*db_, path_, "UPDATE runs SET status = 'running', message = '', ended_at = NULL WHERE id = ?", run_id);
+  execute(*db_, path_, operation, "UPDATE runs SET status = 'running', message = '', ended_at = NULL WHERE id = ?", run_id);
 }
 
 std::vector<std::int64_t> RunStore::mark_interrupted_runs() {
+  const std::string operation = "closing the runs whose training process died";
+  require_writable(operation);
   std::vector<std::int64_t> dead;
   try {
-    SQLite::Statement q(*db_, "SELECT id FROM runs WHERE status = 'running'");
-    while (q.executeStep()) {
-      const auto id = q.getColumn(0).getInt64();
-      if (lock_is_free(lock_path(id))) dead.push_back(id);
-    }
-    for (auto id : dead) {
-      try {
-        if (import_recovery(id)) continue;
-      } catch (const StoreError&) {
-        continue;  // its recovery file could not be imported now (this store is busy too): it stays, for the next open
+    guarded(path_, operation, [&] {
+      SQLite::Statement q(*db_, "SELECT id FROM runs WHERE status = 'running'");
+      while (q.executeStep()) {
+        const auto id = q.getColumn(0).getInt64();
+        if (lock_is_free(lock_path(id))) dead.push_back(id);
       }
-      SQLite::Statement u(*db_, "UPDATE runs SET status = 'interrupted', ended_at = ?, "
-                                "message = 'the training process ended without closing the run (killed or crashed)' "
-                                "WHERE id = ? AND status = 'running'");
-      u.bind(1, utc_now());
-      u.bind(2, id);
-      u.exec();
-    }
-  } catch (const SQLite::Exception& e) {
-    if (e.getErrorCode() != SQLITE_READONLY) rethrow(path_, e);  // a read-only store can still be read
+      for (auto id : dead) {
+        try {
+          if (import_recovery(id)) continue;
+        } catch (const StoreError&) {
+          continue;  // its recovery file could not be imported now (this store is busy too): it stays, for the next writer
+        }
+        SQLite::Statement u(*db_, "UPDATE runs SET status = 'interrupted', ended_at = ?, "
+                                  "message = 'the training process ended without closing the run (killed or crashed)' "
+                                  "WHERE id = ? AND status = 'running'");
+        u.bind(1, utc_now());
+        u.bind(2, id);
+        u.exec();
+      }
+    });
+  } catch (const StoreError& e) {
+    if (e.problem() != StoreProblem::kReadOnly) throw;  // a database file that refuses writes can still be read
   }
   return dead;
 }
@@ -278,7 +328,8 @@ bool RunStore::import_recovery(std::int64_t run_id) {
   if (!found && !problems.empty()) {
     std::string message = "the training process ended without closing the run, and its recovery file could not be read: ";
     for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-    execute(*db_, path_, "UPDATE runs SET status = 'interrupted', ended_at = ?, message = ? WHERE id = ? AND status = 'running'",
+    execute(*db_, path_, of_run("closing", run_id),
+            "UPDATE runs SET status = 'interrupted', ended_at = ?, message = ? WHERE id = ? AND status = 'running'",
             utc_now(), message, run_id);
     return true;
   }
@@ -286,7 +337,9 @@ bool RunStore::import_recovery(std::int64_t run_id) {
 }
 
 std::int64_t RunStore::create_run(const NewRun& run) {
-  try {
+  const std::string operation = "recording a new run";
+  require_writable(operation);
+  return guarded(path_, operation, [&]() -> std::int64_t {
     SQLite::Statement q(*db_, "INSERT INTO runs(name, started_at, corpus_path, corpus_sha256, corpus_bytes, corpus_pairs, "
                               "direction, preset, machine, device, out_dir, config, status, kind) "
                               "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)");
@@ -302,9 +355,7 @@ std::int64_t RunStore::create_run(const NewRun& run) {
     q.bind(i++, run.kind);
     q.exec();
     return db_->getLastInsertRowid();
-  } catch (const SQLite::Exception& e) {
-    rethrow(path_, e);
-  }
+  });
 }
 
 void StoreBatch::append(StoreBatch&& later) {
@@ -325,13 +376,16 @@ void StoreBatch::append(StoreBatch&& later) {
 void RunStore::write(const StoreBatch& batch, bool skip_existing) {
   if (batch.empty()) return;
   // With skip_existing each insert is guarded by a lookup of the same row (through the indexes).
-  const auto guarded = [skip_existing](const char* insert, const char* columns, const char* exists) {
+  const auto insert_sql = [skip_existing](const char* insert, const char* columns, const char* exists) {
     return skip_existing ? std::string(insert) + " SELECT " + columns + " WHERE NOT EXISTS (" + exists + ")"
                          : std::string(insert) + " VALUES(" + columns + ")";
   };
-  try {
+  const auto operation = "writing " + std::to_string(batch.rows()) + (batch.rows() == 1 ? " row" : " rows") +
+                         " of run " + std::to_string(batch.run_id);
+  require_writable(operation);
+  guarded(path_, operation, [&] {
     SQLite::Transaction transaction(*db_);
-    SQLite::Statement m(*db_, guarded("INSERT INTO metrics(run_id, step, name, value, time)", "?1, ?2, ?3, ?4, ?5",
+    SQLite::Statement m(*db_, insert_sql("INSERT INTO metrics(run_id, step, name, value, time)", "?1, ?2, ?3, ?4, ?5",
                                       "SELECT 1 FROM metrics WHERE run_id = ?1 AND name = ?3 AND step = ?2"));
     for (const auto& row : batch.metrics) {
       if (std::isnan(row.value)) continue;  // SQLite stores NaN as NULL, which a metric cannot be: a NaN is no point
@@ -343,7 +397,7 @@ void RunStore::write(const StoreBatch& batch, bool skip_existing) {
       m.exec();
       m.reset();
     }
-    SQLite::Statement s(*db_, guarded("INSERT INTO samples(run_id, step, idx, source, reference, hypothesis)",
+    SQLite::Statement s(*db_, insert_sql("INSERT INTO samples(run_id, step, idx, source, reference, hypothesis)",
                                       "?1, ?2, ?3, ?4, ?5, ?6",
                                       "SELECT 1 FROM samples WHERE run_id = ?1 AND step = ?2 AND idx = ?3"));
     for (const auto& row : batch.samples) {
@@ -356,7 +410,7 @@ void RunStore::write(const StoreBatch& batch, bool skip_existing) {
       s.exec();
       s.reset();
     }
-    SQLite::Statement c(*db_, guarded("INSERT INTO checkpoints(run_id, step, kind, path, sha256, bytes, metrics, created_at)",
+    SQLite::Statement c(*db_, insert_sql("INSERT INTO checkpoints(run_id, step, kind, path, sha256, bytes, metrics, created_at)",
                                       "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8",
                                       "SELECT 1 FROM checkpoints WHERE path = ?4 AND run_id = ?1 AND step = ?2 AND sha256 = ?5"));
     for (const auto& row : batch.checkpoints) {
@@ -371,7 +425,7 @@ void RunStore::write(const StoreBatch& batch, bool skip_existing) {
       c.exec();
       c.reset();
     }
-    SQLite::Statement p(*db_, guarded("INSERT INTO probes(run_id, step, probe)", "?1, ?2, ?3",
+    SQLite::Statement p(*db_, insert_sql("INSERT INTO probes(run_id, step, probe)", "?1, ?2, ?3",
                                       "SELECT 1 FROM probes WHERE run_id = ?1 AND step = ?2"));
     for (const auto& row : batch.probes) {
       p.bind(1, static_cast<std::int64_t>(row.run_id));
@@ -404,31 +458,37 @@ void RunStore::write(const StoreBatch& batch, bool skip_existing) {
     }
     fault_point("store.commit");
     transaction.commit();
-  } catch (const SQLite::Exception& e) {
-    rethrow(path_, e);
-  }
+  });
 }
 
 void RunStore::update_progress(std::int64_t run_id, std::int64_t steps, std::optional<double> best_bleu) {
+  const auto operation = of_run("recording the progress", run_id);
+  require_writable(operation);
   if (best_bleu) {
-    execute(*db_, path_, "UPDATE runs SET steps = ?, best_bleu = ? WHERE id = ?", steps, *best_bleu, run_id);
+    execute(*db_, path_, operation, "UPDATE runs SET steps = ?, best_bleu = ? WHERE id = ?", steps, *best_bleu, run_id);
   } else {
-    execute(*db_, path_, "UPDATE runs SET steps = ? WHERE id = ?", steps, run_id);
+    execute(*db_, path_, operation, "UPDATE runs SET steps = ? WHERE id = ?", steps, run_id);
   }
 }
 
 void RunStore::set_device(std::int64_t run_id, const std::string& device) {
-  execute(*db_, path_, "UPDATE runs SET device = ? WHERE id = ?", device, run_id);
+  const auto operation = of_run("recording the device", run_id);
+  require_writable(operation);
+  execute(*db_, path_, operation, "UPDATE runs SET device = ? WHERE id = ?", device, run_id);
 }
 
 void RunStore::finish_run(std::int64_t run_id, const std::string& status, const std::string& message, std::int64_t steps) {
-  execute(*db_, path_, "UPDATE runs SET status = ?, message = ?, steps = ?, ended_at = ? WHERE id = ?", status, message,
-          steps, utc_now(), run_id);
+  const auto operation = of_run("recording the end", run_id);
+  require_writable(operation);
+  execute(*db_, path_, operation, "UPDATE runs SET status = ?, message = ?, steps = ?, ended_at = ? WHERE id = ?", status,
+          message, steps, utc_now(), run_id);
 }
 
 void RunStore::reopen_run(std::int64_t run_id, std::int64_t step) {
+  const auto operation = "reopening run " + std::to_string(run_id) + " to resume it";
+  require_writable(operation);
   require_run(run_id);
-  try {
+  guarded(path_, operation, [&] {
     SQLite::Transaction transaction(*db_);
     for (const char* sql : {"DELETE FROM metrics WHERE run_id = ? AND step > ?", "DELETE FROM samples WHERE run_id = ? AND step > ?"}) {
       SQLite::Statement q(*db_, sql);
@@ -442,28 +502,24 @@ void RunStore::reopen_run(std::int64_t run_id, std::int64_t step) {
     q.exec();
     fault_point("store.commit");
     transaction.commit();
-  } catch (const SQLite::Exception& e) {
-    rethrow(path_, e);
-  }
+  });
 }
 
 std::vector<RunInfo> RunStore::list_runs() const {
   std::vector<RunInfo> runs;
-  try {
+  guarded(path_, "listing the runs", [&] {
     SQLite::Statement q(*db_, std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id");
     while (q.executeStep()) runs.push_back(read_run(q));
     SQLite::Statement t(*db_, "SELECT run_id, tag FROM tags ORDER BY tag");
     while (t.executeStep())
       for (auto& r : runs)
         if (r.id == t.getColumn(0).getInt64()) r.tags.push_back(t.getColumn(1).getString());
-  } catch (const SQLite::Exception& e) {
-    rethrow(path_, e);
-  }
+  });
   return runs;
 }
 
 std::optional<RunInfo> RunStore::find_run(std::int64_t run_id) const {
-  try {
+  return guarded(path_, "reading run " + std::to_string(run_id), [&]() -> std::optional<RunInfo> {
     SQLite::Statement q(*db_, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?");
     q.bind(1, static_cast<std::int64_t>(run_id));
     if (!q.executeStep()) return std::nullopt;
@@ -472,14 +528,12 @@ std::optional<RunInfo> RunStore::find_run(std::int64_t run_id) const {
     t.bind(1, static_cast<std::int64_t>(run_id));
     while (t.executeStep()) run.tags.push_back(t.getColumn(0).getString());
     return run;
-  } catch (const SQLite::Exception& e) {
-    rethrow(path_, e);
-  }
+  });
 }
 
 std::optional<std::int64_t> RunStore::find_run_by_path(const std::string& path) const {
-  const auto absolute = fs::weakly_canonical(fs::absolute(path)).string();
-  try {
+  return guarded(path_, "finding the run of " + path, [&]() -> std::optional<std::int64_t> {
+    const auto absolute = fs::weakly_canonical(fs::absolute(path)).string();
     SQLite::Statement q(*db_, "SELECT run_id FROM checkpoints WHERE path = ? ORDER BY id DESC LIMIT 1");
     q.bind(1, absolute);
     if (q.executeStep()) return q.getColumn(0).getInt64();
@@ -488,100 +542,124 @@ std::optional<std::int64_t> RunStore::find_run_by_path(const std::string& path) 
     d.bind(1, absolute);
     d.bind(2, fs::path(absolute).parent_path().string());
     if (d.executeStep()) return d.getColumn(0).getInt64();
-  } catch (const SQLite::Exception& e) {
-    rethrow(path_, e);
-  }
-  return std::nullopt;
+    return std::nullopt;
+  });
 }
 
 std::vector<std::string> RunStore::metric_names(std::int64_t run_id) const {
   std::vector<std::string> names;
-  SQLite::Statement q(*db_, "SELECT DISTINCT name FROM metrics WHERE run_id = ? ORDER BY name");
-  q.bind(1, static_cast<std::int64_t>(run_id));
-  while (q.executeStep()) names.push_back(q.getColumn(0).getString());
+  guarded(path_, of_run("listing the metrics", run_id), [&] {
+    SQLite::Statement q(*db_, "SELECT DISTINCT name FROM metrics WHERE run_id = ? ORDER BY name");
+    q.bind(1, static_cast<std::int64_t>(run_id));
+    while (q.executeStep()) names.push_back(q.getColumn(0).getString());
+  });
   return names;
 }
 
 std::vector<MetricPoint> RunStore::metric(std::int64_t run_id, const std::string& name) const {
   std::vector<MetricPoint> points;
-  SQLite::Statement q(*db_, "SELECT step, value, time FROM metrics WHERE run_id = ? AND name = ? ORDER BY step, rowid");
-  q.bind(1, static_cast<std::int64_t>(run_id));
-  q.bind(2, name);
-  while (q.executeStep()) points.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getDouble(), q.getColumn(2).getDouble()});
+  guarded(path_, of_run(("reading the metric \"" + name + "\"").c_str(), run_id), [&] {
+    SQLite::Statement q(*db_, "SELECT step, value, time FROM metrics WHERE run_id = ? AND name = ? ORDER BY step, rowid");
+    q.bind(1, static_cast<std::int64_t>(run_id));
+    q.bind(2, name);
+    while (q.executeStep())
+      points.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getDouble(), q.getColumn(2).getDouble()});
+  });
   return points;
 }
 
 std::vector<MetricRow> RunStore::all_metrics(std::int64_t run_id) const {
   std::vector<MetricRow> rows;
-  SQLite::Statement q(*db_, "SELECT step, name, value, time FROM metrics WHERE run_id = ? ORDER BY step, rowid");
-  q.bind(1, static_cast<std::int64_t>(run_id));
-  while (q.executeStep())
-    rows.push_back({run_id, q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getDouble(),
-                    q.getColumn(3).getDouble()});
+  guarded(path_, of_run("reading the metrics", run_id), [&] {
+    SQLite::Statement q(*db_, "SELECT step, name, value, time FROM metrics WHERE run_id = ? ORDER BY step, rowid");
+    q.bind(1, static_cast<std::int64_t>(run_id));
+    while (q.executeStep())
+      rows.push_back({run_id, q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getDouble(),
+                      q.getColumn(3).getDouble()});
+  });
   return rows;
 }
 
 std::vector<SampleRow> RunStore::samples(std::int64_t run_id) const {
   std::vector<SampleRow> rows;
-  SQLite::Statement q(*db_, "SELECT step, idx, source, reference, hypothesis FROM samples WHERE run_id = ? ORDER BY step, idx");
-  q.bind(1, static_cast<std::int64_t>(run_id));
-  while (q.executeStep())
-    rows.push_back({run_id, q.getColumn(0).getInt64(), q.getColumn(1).getInt(), text(q.getColumn(2)), text(q.getColumn(3)),
-                    text(q.getColumn(4))});
+  guarded(path_, of_run("reading the sample translations", run_id), [&] {
+    SQLite::Statement q(*db_,
+                        "SELECT step, idx, source, reference, hypothesis FROM samples WHERE run_id = ? ORDER BY step, idx");
+    q.bind(1, static_cast<std::int64_t>(run_id));
+    while (q.executeStep())
+      rows.push_back({run_id, q.getColumn(0).getInt64(), q.getColumn(1).getInt(), text(q.getColumn(2)),
+                      text(q.getColumn(3)), text(q.getColumn(4))});
+  });
   return rows;
 }
 
 std::vector<ProbeRow> RunStore::probes(std::int64_t run_id) const {
   std::vector<ProbeRow> rows;
-  SQLite::Statement q(*db_, "SELECT step, probe FROM probes WHERE run_id = ? ORDER BY step, rowid");
-  q.bind(1, static_cast<std::int64_t>(run_id));
-  while (q.executeStep()) {
-    // A damaged row is skipped rather than failing the whole replay.
-    auto probe = nlohmann::json::parse(text(q.getColumn(1)), nullptr, /*allow_exceptions=*/false);
-    if (!probe.is_discarded()) rows.push_back({run_id, q.getColumn(0).getInt64(), std::move(probe)});
-  }
+  guarded(path_, of_run("reading the probe sentence's attention", run_id), [&] {
+    SQLite::Statement q(*db_, "SELECT step, probe FROM probes WHERE run_id = ? ORDER BY step, rowid");
+    q.bind(1, static_cast<std::int64_t>(run_id));
+    while (q.executeStep()) {
+      // A damaged row is skipped rather than failing the whole replay.
+      auto probe = nlohmann::json::parse(text(q.getColumn(1)), nullptr, /*allow_exceptions=*/false);
+      if (!probe.is_discarded()) rows.push_back({run_id, q.getColumn(0).getInt64(), std::move(probe)});
+    }
+  });
   return rows;
 }
 
 std::vector<CheckpointRow> RunStore::checkpoints(std::int64_t run_id) const {
   std::vector<CheckpointRow> rows;
-  SQLite::Statement q(*db_, "SELECT id, step, kind, path, sha256, bytes, metrics, created_at FROM checkpoints "
-                            "WHERE run_id = ? ORDER BY id");
-  q.bind(1, static_cast<std::int64_t>(run_id));
-  while (q.executeStep())
-    rows.push_back({q.getColumn(0).getInt64(), run_id, q.getColumn(1).getInt64(), q.getColumn(2).getString(),
-                    q.getColumn(3).getString(), q.getColumn(4).getString(), q.getColumn(7).getString(),
-                    q.getColumn(5).getInt64(), parse_json(text(q.getColumn(6)))});
+  guarded(path_, of_run("reading the checkpoints", run_id), [&] {
+    SQLite::Statement q(*db_, "SELECT id, step, kind, path, sha256, bytes, metrics, created_at FROM checkpoints "
+                              "WHERE run_id = ? ORDER BY id");
+    q.bind(1, static_cast<std::int64_t>(run_id));
+    while (q.executeStep())
+      rows.push_back({q.getColumn(0).getInt64(), run_id, q.getColumn(1).getInt64(), q.getColumn(2).getString(),
+                      q.getColumn(3).getString(), q.getColumn(4).getString(), q.getColumn(7).getString(),
+                      q.getColumn(5).getInt64(), parse_json(text(q.getColumn(6)))});
+  });
   return rows;
 }
 
 void RunStore::require_run(std::int64_t run_id) const {
-  if (!find_run(run_id)) throw StoreError("no run with id " + std::to_string(run_id) + " in " + path_);
+  if (!find_run(run_id))
+    throw StoreError(path_, "finding run " + std::to_string(run_id), "there is no run with this id", StoreProblem::kOther);
 }
 
 void RunStore::rename_run(std::int64_t run_id, const std::string& name) {
+  const auto operation = "renaming run " + std::to_string(run_id);
+  require_writable(operation);
   require_run(run_id);
-  execute(*db_, path_, "UPDATE runs SET name = ? WHERE id = ?", name, run_id);
+  execute(*db_, path_, operation, "UPDATE runs SET name = ? WHERE id = ?", name, run_id);
 }
 
 void RunStore::add_tag(std::int64_t run_id, const std::string& tag) {
+  const auto operation = "tagging run " + std::to_string(run_id);
+  require_writable(operation);
   require_run(run_id);
-  execute(*db_, path_, "INSERT OR IGNORE INTO tags(run_id, tag) VALUES(?, ?)", run_id, tag);
+  execute(*db_, path_, operation, "INSERT OR IGNORE INTO tags(run_id, tag) VALUES(?, ?)", run_id, tag);
 }
 
 void RunStore::remove_tag(std::int64_t run_id, const std::string& tag) {
-  execute(*db_, path_, "DELETE FROM tags WHERE run_id = ? AND tag = ?", run_id, tag);
+  const auto operation = "removing a tag of run " + std::to_string(run_id);
+  require_writable(operation);
+  execute(*db_, path_, operation, "DELETE FROM tags WHERE run_id = ? AND tag = ?", run_id, tag);
 }
 
 void RunStore::delete_run(std::int64_t run_id) {
+  const auto operation = "deleting run " + std::to_string(run_id);
+  require_writable(operation);
   require_run(run_id);
-  execute(*db_, path_, "DELETE FROM runs WHERE id = ?", run_id);  // metrics, samples, checkpoints, tags, probes cascade
+  // Metrics, samples, checkpoints, tags and probes go with it (ON DELETE CASCADE).
+  execute(*db_, path_, operation, "DELETE FROM runs WHERE id = ?", run_id);
 }
 
 std::string RunStore::integrity_check() const {
   std::string report;
-  SQLite::Statement q(*db_, "PRAGMA integrity_check");
-  while (q.executeStep()) report += (report.empty() ? "" : "\n") + q.getColumn(0).getString();
+  guarded(path_, "checking the database's integrity", [&] {
+    SQLite::Statement q(*db_, "PRAGMA integrity_check");
+    while (q.executeStep()) report += (report.empty() ? "" : "\n") + q.getColumn(0).getString();
+  });
   return report;
 }
 
@@ -591,7 +669,7 @@ WriteLockHolder::WriteLockHolder(const std::string& db_path) : path_(db_path) {
     db_->exec("BEGIN IMMEDIATE");
   } catch (const SQLite::Exception& e) {
     db_.reset();
-    rethrow(db_path, e);
+    rethrow(db_path, "holding the write lock", e);
   }
 }
 

@@ -54,10 +54,16 @@ NewRun describe_new_run(const ExperimentConfig& config, const Corpus& corpus, co
 
 RunRecorder::RunRecorder(const std::string& db_path, std::int64_t run_id, std::atomic<bool>* stop, RecorderOptions options)
     : run_id_(run_id), stop_(stop), options_(options), db_path_(db_path) {
-  // Lock first: opening the store marks unlocked "running" runs as interrupted.
+  // Lock first: the writer closes unlocked "running" runs as interrupted (their process died), and
+  // its own run must not be one of them.
   lock_ = std::make_unique<RunLock>(RunStore::lock_path_for(db_path, run_id));
   store_ = std::make_unique<RunStore>(db_path, options_.busy_timeout_ms);
   store_->claim_run(run_id);
+  try {
+    store_->mark_interrupted_runs();
+  } catch (const StoreError&) {
+    // Best effort: a busy store leaves them for the next writer; this run records all the same.
+  }
   if (const auto run = store_->find_run(run_id)) {
     out_dir_ = run->out_dir;
     started_at_ = run->started_at;
@@ -227,7 +233,7 @@ void RunRecorder::finish(const TrainingSummary& s) {
   const bool kept = saved || save_recovery(error);
   tell(HistoryWaitState::kGaveUp, kept,
        kept ? fmt::format("run history: gave up waiting after {:.0f} s; the last {} row{} and how the run ended are kept "
-                          "in {}, which the next program to open {} imports",
+                          "in {}, which the next program to write to {} imports",
                           seconds_now() - start, rows, rows == 1 ? "" : "s", recovery_path_, db_path_)
             : fmt::format("run history: gave up waiting after {:.0f} s, and no recovery file could be written: the run "
                           "history ends at the last commit (the checkpoints in {} are complete)",

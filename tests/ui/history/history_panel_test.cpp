@@ -139,12 +139,13 @@ class HistoryPanelTest : public QObject {
     db_ = QDir(dir_->path()).filePath(QStringLiteral("runs.db"));
   }
 
-  void emptyStoreIsCreatedAndSaysSo() {
+  void aMissingStoreSaysNoRunsYetAndIsNotCreatedByLooking() {
     StudioState state;
     state.setDatabasePath(db_);
     HistoryPanel panel(&state, nullptr);
-    QVERIFY(panel.storeOpen());
-    QVERIFY(QFile::exists(db_));  // a first start creates the database
+    QVERIFY(!panel.storeOpen());
+    QVERIFY(!QFile::exists(db_));  // the panel reads; the first run recorded creates the database
+    QVERIFY2(panel.message().contains("No runs recorded yet"), qPrintable(panel.message()));
     QCOMPARE(table_model(panel)->rowCount(), 0);
     QCOMPARE(panel.findChild<QLabel*>(QStringLiteral("historyCount"))->text(), QStringLiteral("no runs yet"));
     QVERIFY(!panel.findChild<QWidget*>(QStringLiteral("historyStoreError"))->isVisibleTo(&panel));
@@ -341,6 +342,26 @@ class HistoryPanelTest : public QObject {
     QVERIFY(test::wait_until([&] { return column(panel, RunTableModel::Name).contains("renamed in place"); }, 3000));
     ts::RunStore fresh(db_.toStdString());
     QCOMPARE(fresh.find_run(3)->name, std::string("renamed in place"));
+  }
+
+  void aRunWhoseProcessDiedIsClosedOffTheGuiThread() {
+    qint64 id = 0;
+    {
+      ts::RunStore store(db_.toStdString());
+      RunSpec spec;
+      spec.name = "killed";
+      spec.status = "running";
+      id = add_run(store, spec);  // "running", and nobody holds its lock: its process is gone
+    }
+    StudioState state;
+    state.setDatabasePath(db_);
+    HistoryPanel panel(&state, nullptr);
+    QVERIFY(panel.storeOpen());
+    // The panel's own store is read-only; the maintenance that writes runs on a worker thread and
+    // refreshes the list when it has closed the run.
+    QVERIFY(test::wait_until([&] { return column(panel, RunTableModel::Status) == QStringList{"interrupted"}; }, 5000));
+    ts::RunStore fresh(db_.toStdString(), 200, ts::StoreAccess::kReadOnly);
+    QCOMPARE(fresh.find_run(id)->status, std::string("interrupted"));
   }
 
   void deletingARunningRunIsRefused() {

@@ -20,19 +20,35 @@ class Database;
 
 namespace ts {
 
-/// A store failure with a message for humans (locked, read-only, disk full, not a database, ...).
 /// What went wrong with the run database, for callers that act on it (the message says it to people).
-enum class StoreProblem { kOther, kLocked, kReadOnly, kDiskFull, kNotADatabase, kCannotOpen };
+/// kMissing: a read-only open of a database that does not exist yet (nothing has been recorded there).
+/// kOutdated: a read-only open of a database of an older schema (the next writer upgrades it).
+enum class StoreProblem { kOther, kLocked, kReadOnly, kDiskFull, kNotADatabase, kCannotOpen, kMissing, kOutdated };
 
+/// Every failure of the run store, whatever raised it underneath (SQLite, the file system, a damaged
+/// row): the database's path, what the store was doing ("reading the metrics of run 3") and what went
+/// wrong, in one message "<path>: <operation>: <problem>" for people, and as fields for callers.
 class StoreError : public std::runtime_error {
  public:
   explicit StoreError(const std::string& message, StoreProblem problem = StoreProblem::kOther)
       : std::runtime_error(message), problem_(problem) {}
+  StoreError(const std::string& path, const std::string& operation, const std::string& detail, StoreProblem problem)
+      : std::runtime_error(path + ": " + operation + ": " + detail), problem_(problem), path_(path), operation_(operation) {}
   StoreProblem problem() const { return problem_; }
+  /// The database, and what the store was doing; empty for errors raised outside a store operation.
+  const std::string& path() const { return path_; }
+  const std::string& operation() const { return operation_; }
 
  private:
   StoreProblem problem_;
+  std::string path_, operation_;
 };
+
+/// How a RunStore opens its database. A reader (a panel listing runs, a chart reading curves) opens
+/// it read-only: nothing is created, migrated or recovered, and every write is refused with a
+/// StoreError (kReadOnly). Closing the runs of dead writers is left to a writer's explicit
+/// mark_interrupted_runs(), off the GUI thread.
+enum class StoreAccess { kReadWrite, kReadOnly };
 
 struct RunInfo {
   std::int64_t id = 0;
@@ -130,14 +146,17 @@ class RunStore {
   /// with a training run's commit: it answers soon or the read fails and is retried later.
   static constexpr int kReaderBusyTimeoutMs = 200;
 
-  /// Opens (creating and migrating as needed) the database. Marks runs whose writer died as
-  /// interrupted. Throws StoreError with a clear message on failure.
-  explicit RunStore(const std::string& path, int busy_timeout_ms = 5000);
+  /// Opens the database. Read-write: creates and migrates it as needed. Read-only: the database must
+  /// exist (StoreProblem::kMissing otherwise) at the current schema (kOutdated); nothing is written.
+  /// Opening never closes the runs of dead writers: a writer calls mark_interrupted_runs() for that.
+  /// Every failure here and in the methods below is a StoreError naming the path and the operation.
+  explicit RunStore(const std::string& path, int busy_timeout_ms = 5000, StoreAccess access = StoreAccess::kReadWrite);
   ~RunStore();
   RunStore(const RunStore&) = delete;
   RunStore& operator=(const RunStore&) = delete;
 
   const std::string& path() const { return path_; }
+  bool read_only() const { return access_ == StoreAccess::kReadOnly; }
   int schema_version() const;
 
   std::int64_t create_run(const NewRun& run);
@@ -190,9 +209,12 @@ class RunStore {
 
  private:
   void require_run(std::int64_t run_id) const;
+  /// Throws StoreError (kReadOnly) naming `operation` when this store was opened read-only.
+  void require_writable(const std::string& operation) const;
   /// Imports the recovery file of the dead run `run_id`, if it left one; true when one was found.
   bool import_recovery(std::int64_t run_id);
   std::string path_;
+  StoreAccess access_ = StoreAccess::kReadWrite;
   std::unique_ptr<SQLite::Database> db_;
 };
 
