@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
   const int threads = ts::configure_threads(a.threads);
   ts::DecodeConfig greedy;
   ts::DecodeConfig beam;
-  beam.mode = "beam";
+  beam.mode = ts::DecodeMode::kBeam;
   beam.beam = 5;
   std::vector<std::string> formats{"libtorch", "fp32", "bf16", "int8"};
   if (a.weights != "all") formats = {a.weights == "aten" ? "libtorch" : a.weights};
@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
     std::printf("checkpoint %s, %d threads, sentence: %s\n", a.checkpoint.c_str(), threads, a.sentence.c_str());
     for (const auto& weights : formats)
       for (auto [name, config] : {std::pair{"greedy + attention", greedy}, std::pair{"beam 5 + attention", beam}}) {
-        config.weights = weights;
+        config.weights = ts::parse_decode_weights(weights);
         const auto label = std::string(name) + ", " + weights;
         measure(label.c_str(), a.runs, [&, config = config] { return translator.translate(a.sentence, config, true).target_tokens.size(); });
         std::printf("    -> %s\n", translator.translate(a.sentence, config, true).text.c_str());
@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
   for (const auto& weights : formats) {
     for (auto [name, config] : {std::pair{"greedy + attention", greedy}, std::pair{"beam 5 + attention", beam},
                                 std::pair{"greedy, no attention", greedy}}) {
-      config.weights = weights;
+      config.weights = ts::parse_decode_weights(weights);
       const bool record = std::string(name).find("no attention") == std::string::npos;
       const auto label = std::string(name) + ", " + weights;
       measure(label.c_str(), a.runs, [&, config = config] { return ts::search(model, src, config, record).front().token_log_probs.size(); });

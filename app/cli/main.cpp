@@ -385,20 +385,20 @@ struct DecodeArgs {
   /// command line gives on top: without --beam, --nbest or --sample the model's mode and beam stay.
   DecodeConfig config(DecodeConfig c) const {
     if (sample) {
-      c.mode = "sample";
+      c.mode = DecodeMode::kSample;
       c.temperature = temperature;
       c.top_k = top_k;
       c.top_p = top_p;
       c.seed = seed;
     } else if (beam > 0 || nbest > 1) {
       c.beam = std::max({beam, nbest, 1});
-      c.mode = c.beam > 1 ? "beam" : "greedy";
-    } else if (c.mode == "sample") {
-      c.mode = "greedy";  // sampling is asked for on the command line, never inherited
+      c.mode = c.beam > 1 ? DecodeMode::kBeam : DecodeMode::kGreedy;
+    } else if (c.mode == DecodeMode::kSample) {
+      c.mode = DecodeMode::kGreedy;  // sampling is asked for on the command line, never inherited
     }
     c.nbest = nbest;
     if (length_penalty >= 0) c.length_penalty = length_penalty;
-    if (!weights.empty()) c.weights = weights;
+    if (!weights.empty()) c.weights = parse_decode_weights(weights);
     return c;
   }
 };
@@ -540,15 +540,15 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
   }
   Translator translator(loaded.model, p);
   auto config = a.config(loaded.meta.config.decode);
-  if (a.weights.empty()) config.weights = "fp32";  // the scores are the model's own unless asked otherwise
+  if (a.weights.empty()) config.weights = DecodeWeights::kFloat32;  // the scores are the model's own unless asked otherwise
   const auto hyps = translator.translate_all(sources, config);
   write_lines(e.hyp_out, hyps);
   write_lines(e.ref_out, refs);
   const double loss = evaluate_loss(loaded.model, examples, device);
   const auto tok = bleu_tokenize_for(p.tgt_language.code);
-  const std::string decoding = config.mode == "beam" ? fmt::format("beam search of {}, length penalty {}", config.beam,
+  const std::string decoding = config.mode == DecodeMode::kBeam ? fmt::format("beam search of {}, length penalty {}", config.beam,
                                                                     config.length_penalty)
-                              : config.mode == "sample" ? std::string("sampling") : std::string("greedy decoding");
+                              : config.mode == DecodeMode::kSample ? std::string("sampling") : std::string("greedy decoding");
   fmt::print("evaluated {} ({}, {})\n{}loss {:.4f} | ppl {:.2f}\n{}\n{}\n", what, p.direction.str(), decoding, split_line, loss,
              std::exp(loss),
              corpus_bleu(hyps, {refs}, tok).to_string(), corpus_chrf(hyps, {refs}).to_string());

@@ -39,7 +39,7 @@ Translator* Search::translator_ = nullptr;
 
 TEST_F(Search, BeamOfWidthOneEqualsGreedy) {
   DecodeConfig greedy, beam;
-  beam.mode = "beam";
+  beam.mode = DecodeMode::kBeam;
   beam.beam = 1;
   beam.length_penalty = 0;
   for (const auto& pair : data_->text.train) {
@@ -51,7 +51,7 @@ TEST_F(Search, BeamOfWidthOneEqualsGreedy) {
 
 TEST_F(Search, BeamReturnsSortedDistinctNBest) {
   DecodeConfig beam;
-  beam.mode = "beam";
+  beam.mode = DecodeMode::kBeam;
   beam.beam = 4;
   beam.nbest = 4;
   const auto t = translator_->translate(data_->text.train[0].src, beam);
@@ -67,7 +67,7 @@ TEST_F(Search, BeamReturnsSortedDistinctNBest) {
 
 TEST_F(Search, SamplingIsSeededAndTopKOneIsGreedy) {
   DecodeConfig sample;
-  sample.mode = "sample";
+  sample.mode = DecodeMode::kSample;
   sample.temperature = 1.5;
   sample.nbest = 3;
   sample.seed = 11;
@@ -84,7 +84,7 @@ TEST_F(Search, SamplingIsSeededAndTopKOneIsGreedy) {
 TEST_F(Search, AttentionIsReturnedPerLayerAndHeadWithRowsSummingToOne) {
   for (const std::string mode : {"greedy", "beam", "sample"}) {
     DecodeConfig c;
-    c.mode = mode;
+    c.mode = parse_decode_mode(mode);
     const auto t = translator_->translate(data_->text.train[2].src, c, /*record_attention=*/true);
     const auto S = static_cast<std::int64_t>(t.source_tokens.size());
     const auto T = static_cast<std::int64_t>(t.best.token_log_probs.size());
@@ -108,8 +108,8 @@ TEST_F(Search, AttentionIsReturnedPerLayerAndHeadWithRowsSummingToOne) {
 TEST_F(Search, BeamAttentionOfEveryNBestEqualsAFullPassOverIt) {
   auto& model = translator_->model();
   DecodeConfig c;
-  c.weights = "fp32";  // the full pass below runs on the model's own fp32 weights
-  c.mode = "beam";
+  c.weights = DecodeWeights::kFloat32;  // the full pass below runs on the model's own fp32 weights
+  c.mode = DecodeMode::kBeam;
   c.beam = 4;
   c.nbest = 4;
   for (std::size_t s = 0; s < 3; ++s) {
@@ -137,7 +137,7 @@ TEST_F(Search, BeamAttentionOfEveryNBestEqualsAFullPassOverIt) {
 
 TEST_F(Search, BeamTreeIsConsistentWithTheNBest) {
   DecodeConfig c;
-  c.mode = "beam";
+  c.mode = DecodeMode::kBeam;
   c.beam = 4;
   c.nbest = 4;
   std::size_t pruned = 0;
@@ -215,10 +215,10 @@ TEST_F(Search, BeamBatchMatchesOneByOneForEveryWeightFormat) {
   for (const char* weights : {"fp32", "bf16", "int8", "libtorch"}) {
     for (int beam : {2, 4, 5}) {
       DecodeConfig config;
-      config.mode = "beam";
+      config.mode = DecodeMode::kBeam;
       config.beam = beam;
       config.nbest = std::min(beam, 3);
-      config.weights = weights;
+      config.weights = parse_decode_weights(weights);
       const auto batched = beam_search_batched(translator_->model(), sources, config);
       ASSERT_EQ(batched.size(), sources.size());
       for (std::size_t i = 0; i < sources.size(); ++i) {
@@ -238,9 +238,9 @@ TEST_F(Search, TranslateAllEqualsTranslatingOneAtATimeInInputOrder) {
   const auto sentences = mixed_sentences();
   for (const char* mode : {"greedy", "beam"}) {
     DecodeConfig config;
-    config.mode = mode;
+    config.mode = parse_decode_mode(mode);
     config.beam = 4;
-    config.weights = "bf16";
+    config.weights = DecodeWeights::kBFloat16;
     std::vector<std::size_t> progress;
     std::vector<double> confidences;
     // Batches of 3: several length-sorted batches whose outputs must come back in input order.

@@ -60,7 +60,7 @@ TEST(AutoRecipe, AnAlphabeticPairSharesOneSubwordVocabularyAndOneEmbedding) {
   EXPECT_DOUBLE_EQ(r.config.train.budget_minutes, 20);
   EXPECT_GT(r.config.train.ema, 0);
   EXPECT_EQ(r.config.train.precision, "auto");
-  EXPECT_EQ(r.config.decode.mode, "beam");  // what eval, translate and the Translate panel use
+  EXPECT_EQ(r.config.decode.mode, DecodeMode::kBeam);  // what eval, translate and the Translate panel use
   EXPECT_GT(r.config.decode.beam, 1);
   EXPECT_TRUE(r.config.problems().empty());
   EXPECT_TRUE(says(r, "3,000 pairs, German to English"));

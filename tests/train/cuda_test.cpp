@@ -41,12 +41,12 @@ TEST(Cuda, ACheckpointWrittenOnTheGpuTranslatesAlikeOnTheCpu) {
   auto on_cpu = load_translator(summary.last_checkpoint, at::Device(at::kCPU));
   auto on_gpu = load_translator(summary.last_checkpoint, at::Device(at::kCUDA));
   DecodeConfig beam;
-  beam.mode = "beam";
+  beam.mode = DecodeMode::kBeam;
   beam.beam = 3;
   for (const auto& pair : data.text.train)
     for (const auto& decode : {DecodeConfig{}, beam}) {
       const auto a = on_cpu.translate(pair.src, decode), b = on_gpu.translate(pair.src, decode);
-      EXPECT_EQ(a.text, b.text) << pair.src << " (" << decode.mode << ")";
+      EXPECT_EQ(a.text, b.text) << pair.src << " (" << decode_mode_name(decode.mode) << ")";
       EXPECT_NEAR(a.best.score, b.best.score, 1e-3) << pair.src;
     }
 }

@@ -109,7 +109,7 @@ TEST(Trainer, SaveLoadTranslateGivesIdenticalOutput) {
   Translator live(trainer.model(), data.pipeline);
   auto loaded = load_translator(summary.last_checkpoint, at::Device(at::kCPU));
   DecodeConfig beam;
-  beam.mode = "beam";
+  beam.mode = DecodeMode::kBeam;
   beam.beam = 3;
   beam.nbest = 3;
   for (const auto& pair : data.text.train) {

@@ -187,7 +187,7 @@ void BeamTreeView::updateButtons() {
 void BeamTreeView::decodeWithBeam() {
   if (!service_ || source_.isEmpty()) return;
   DecodeConfig d = defaults_;
-  d.mode = "beam";
+  d.mode = DecodeMode::kBeam;
   d.beam = width_->value();
   d.nbest = width_->value();
   last_request_ = d;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "configuration/config_fields.h"
 
+#include <algorithm>
 #include <limits>
 
 #include <QCoreApplication>
@@ -375,13 +376,9 @@ std::vector<ConfigField> build_fields() {
   // ---------------------------------------------------------------- decoding
   group = QStringLiteral("decode");
   subgroup.clear();
-  auto mode_is = [](std::initializer_list<const char*> modes) {
-    std::vector<std::string> list(modes.begin(), modes.end());
-    return [list](const ExperimentConfig& c) {
-      for (const auto& m : list)
-        if (c.decode.mode == m) return true;
-      return false;
-    };
+  auto mode_is = [](std::initializer_list<DecodeMode> modes) {
+    std::vector<DecodeMode> list(modes.begin(), modes.end());
+    return [list](const ExperimentConfig& c) { return std::find(list.begin(), list.end(), c.decode.mode) != list.end(); };
   };
   add_row(Row("decode.mode", "Search", FieldKind::Choice)
               .values({QStringLiteral("greedy"), QStringLiteral("beam"), QStringLiteral("sample")})
@@ -390,32 +387,32 @@ std::vector<ConfigField> build_fields() {
   add_row(Row("decode.beam", "Beam size", FieldKind::Integer)
               .range(1, 100)
               .help("Partial translations kept at each step of beam search.")
-              .when(mode_is({"beam"}), "only for beam search"));
+              .when(mode_is({DecodeMode::kBeam}), "only for beam search"));
   add_row(Row("decode.length_penalty", "Length penalty \u03b1", FieldKind::Real)
               .range(0, 5, 0.1)
               .help("GNMT length normalisation: scores are divided by ((5 + length) / 6)^\u03b1, so longer "
                     "translations are not unduly penalised. 0 = raw log-probability.")
-              .when(mode_is({"beam"}), "only for beam search"));
+              .when(mode_is({DecodeMode::kBeam}), "only for beam search"));
   add_row(Row("decode.nbest", "Translations (n-best)", FieldKind::Integer)
               .range(1, 100)
               .help("How many alternatives to return (at most the beam size for beam search).")
-              .when(mode_is({"beam", "sample"}), "only for beam search and sampling"));
+              .when(mode_is({DecodeMode::kBeam, DecodeMode::kSample}), "only for beam search and sampling"));
   add_row(Row("decode.temperature", "Temperature", FieldKind::Real)
               .range(0.01, 100, 0.1)
               .help("Sampling: below 1 sharper (closer to greedy), above 1 more random.")
-              .when(mode_is({"sample"}), "only for sampling"));
+              .when(mode_is({DecodeMode::kSample}), "only for sampling"));
   add_row(Row("decode.top_k", "Top-k", FieldKind::Integer)
               .range(0, 1000000)
               .special("off")
               .help("Sampling: draw only from the k most likely tokens. 0 = off.")
-              .when(mode_is({"sample"}), "only for sampling"));
+              .when(mode_is({DecodeMode::kSample}), "only for sampling"));
   add_row(Row("decode.top_p", "Top-p (nucleus)", FieldKind::Real)
               .range(0.01, 1, 0.05)
               .help("Sampling: draw only from the most likely tokens whose probabilities add up to p. 1 = off.")
-              .when(mode_is({"sample"}), "only for sampling"));
+              .when(mode_is({DecodeMode::kSample}), "only for sampling"));
   add_row(Row("decode.seed", "Sampling seed", FieldKind::Seed)
               .help("Seed for sampling: the same seed gives the same samples.")
-              .when(mode_is({"sample"}), "only for sampling"));
+              .when(mode_is({DecodeMode::kSample}), "only for sampling"));
   add_row(Row("decode.max_len_a", "Max length a", FieldKind::Integer)
               .range(0, 1000)
               .help("Longest output: a \u00d7 source length + b tokens. With a and b both 0: 2 \u00d7 source "

@@ -446,8 +446,8 @@ void ConfigPanel::refreshSections() {
                 (c.train.threads == 0 ? tr("all %1 cores").arg(cpu_cores()) : (c.train.threads == 1 ? tr("1 thread") : tr("%1 threads").arg(c.train.threads))) +
                 QStringLiteral(" \u00b7 ") + QString::fromStdString(c.train.precision);
     } else if (group == QLatin1String("decode")) {
-      summary = QString::fromStdString(c.decode.mode);
-      if (c.decode.mode == "beam") summary += QStringLiteral(" %1").arg(c.decode.beam);
+      summary = QString::fromLatin1(decode_mode_name(c.decode.mode));
+      if (c.decode.mode == DecodeMode::kBeam) summary += QStringLiteral(" %1").arg(c.decode.beam);
     }
     int flagged = 0;
     for (auto f_it = flagged_.cbegin(); f_it != flagged_.cend(); ++f_it)

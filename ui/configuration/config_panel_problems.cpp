@@ -78,7 +78,7 @@ void ConfigPanel::refreshProblems() {
     notes << tr("train.schedule %1 decays over train.max_steps or to the deadline of a time budget "
                 "(\u201cTrain for\u201d); with neither the learning rate stays constant after warmup.")
                  .arg(QString::fromStdString(c.train.schedule));
-  if (c.decode.mode == "beam" && c.decode.nbest > c.decode.beam)
+  if (c.decode.mode == DecodeMode::kBeam && c.decode.nbest > c.decode.beam)
     notes << tr("decode.nbest (%1) exceeds decode.beam (%2): beam search returns at most %2 translations.")
                  .arg(c.decode.nbest)
                  .arg(c.decode.beam);

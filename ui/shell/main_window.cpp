@@ -422,7 +422,7 @@ void MainWindow::showError(const QString& title, const QString& message) {
 
 void MainWindow::openSentence(const QString& source, const QString& checkpoint) {
   DecodeConfig decode = state_->config().decode;
-  decode.mode = "beam";
+  decode.mode = DecodeMode::kBeam;
   decode.nbest = std::max(1, decode.beam);
   const auto translate = [this, source, decode] {
     translation_->translate(source, decode, /*record_attention=*/true);

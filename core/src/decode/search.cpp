@@ -4,6 +4,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <torch/csrc/autograd/grad_mode.h>
 
@@ -35,6 +36,17 @@ at::Device model_device(Transformer& model) { return model->parameters().front()
 // bf16 and int8 weights exist only packed, so they are used for any batch on the CPU.
 constexpr std::int64_t kPackedFp32MaxRows = 16;
 
+// The packed format `weights` names, or none for LibTorch's own operations.
+std::optional<WeightFormat> packed_format(DecodeWeights weights) {
+  switch (weights) {
+    case DecodeWeights::kFloat32: return WeightFormat::kFloat32;
+    case DecodeWeights::kBFloat16: return WeightFormat::kBFloat16;
+    case DecodeWeights::kInt8: return WeightFormat::kInt8;
+    case DecodeWeights::kLibTorch: break;
+  }
+  return std::nullopt;
+}
+
 // Encodes src [B, S] and prepares the decoder; records encoder attention into `encoder_maps` when
 // asked. On the CPU it runs on packed weights as config.weights says (see above), otherwise on
 // LibTorch's operations.
@@ -43,10 +55,11 @@ constexpr std::int64_t kPackedFp32MaxRows = 16;
 DecoderState begin(Transformer& model, const at::Tensor& src, const DecodeConfig& config, bool record,
                    std::vector<at::Tensor>* encoder_maps, std::int64_t rows = -1) {
   const auto src_mask = padding_mask(src, Vocab::kPad);
-  if (rows < 0) rows = config.mode == "beam" ? std::max<std::int64_t>(src.size(0), config.beam) : src.size(0);
+  if (rows < 0) rows = config.mode == DecodeMode::kBeam ? std::max<std::int64_t>(src.size(0), config.beam) : src.size(0);
   std::shared_ptr<const PackedTransformer> packed;
-  if (config.weights != "libtorch" && src.device().is_cpu() && (config.weights != "fp32" || rows <= kPackedFp32MaxRows))
-    packed = model->packed(parse_weight_format(config.weights));
+  if (const auto format = packed_format(config.weights);
+      format && src.device().is_cpu() && (*format != WeightFormat::kFloat32 || rows <= kPackedFp32MaxRows))
+    packed = model->packed(*format);
   if (packed) {
     DecoderState state;
     std::vector<at::Tensor> maps;
@@ -413,8 +426,11 @@ std::vector<Hypothesis> sample_search(Transformer& model, const std::vector<std:
 
 std::vector<Hypothesis> search(Transformer& model, const std::vector<std::int64_t>& src, const DecodeConfig& config,
                                bool record_attention, BeamTree* tree) {
-  if (config.mode == "beam") return beam_search(model, src, config, record_attention, tree);
-  if (config.mode == "sample") return sample_search(model, src, config, record_attention);
+  switch (config.mode) {
+    case DecodeMode::kBeam: return beam_search(model, src, config, record_attention, tree);
+    case DecodeMode::kSample: return sample_search(model, src, config, record_attention);
+    case DecodeMode::kGreedy: break;
+  }
   return greedy_search(model, source_tensor(src, model_device(model)), config, record_attention);
 }
 

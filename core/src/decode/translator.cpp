@@ -130,7 +130,7 @@ std::vector<std::string> Translator::translate_all(const std::vector<std::string
   batch_size = std::max<std::size_t>(1, batch_size);
   std::vector<std::string> out(sources.size());
   if (confidences) confidences->assign(sources.size(), 0.0);
-  if (config.mode == "sample") {  // one at a time: each sentence draws from the seeded generator in order
+  if (config.mode == DecodeMode::kSample) {  // one at a time: each sentence draws from the seeded generator in order
     for (std::size_t i = 0; i < sources.size(); ++i) {
       auto t = translate(sources[i], config);
       out[i] = std::move(t.text);
@@ -152,7 +152,7 @@ std::vector<std::string> Translator::translate_all(const std::vector<std::string
                                          order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + batch_size)));
     std::vector<std::vector<std::int64_t>> batch;
     for (auto i : chunk) batch.push_back(encoded[i]);
-    if (config.mode == "beam") {
+    if (config.mode == DecodeMode::kBeam) {
       const auto results = beam_search_batched(model_, batch, config);
       for (std::size_t k = 0; k < chunk.size(); ++k) {
         if (results[k].empty()) continue;

@@ -285,7 +285,7 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
       machine.cuda ? "" : " (small, for more updates in the budget)"));
   // Decoding: beam search where the model is used (eval, translate, the Translate panel); validation
   // during training stays greedy and batched.
-  c.decode.mode = "beam";
+  c.decode.mode = DecodeMode::kBeam;
   c.decode.beam = 4;
   c.decode.length_penalty = 1.0;
   r.reasons.push_back(

@@ -104,6 +104,8 @@ struct Writer {
   json& out;
   void operator()(const char* key, TokenizerConfig& value) { out[key] = value.to_json(); }
   void operator()(const char* key, SplitMethod& value) { out[key] = split_method_name(value); }
+  void operator()(const char* key, DecodeMode& value) { out[key] = decode_mode_name(value); }
+  void operator()(const char* key, DecodeWeights& value) { out[key] = decode_weights_name(value); }
   template <class T> void operator()(const char* key, T& value) { out[key] = value; }
 };
 
@@ -175,6 +177,21 @@ struct Reader {
       value = parse_split_method(name);
     } catch (const std::invalid_argument& e) {
       fail(key, e.what());
+    }
+  }
+  void operator()(const char* key, DecodeMode& value) { choice(key, value, parse_decode_mode, "greedy, beam, sample"); }
+  void operator()(const char* key, DecodeWeights& value) {
+    choice(key, value, parse_decode_weights, "fp32, bf16, int8, libtorch");
+  }
+  // A closed set, by name: the same words as check_choice's for a string field.
+  template <class Enum, class Parse> void choice(const char* key, Enum& value, Parse parse, const char* allowed) {
+    if (!take(key)) return;
+    std::string name;
+    (*this)(key, name);
+    try {
+      value = parse(name);
+    } catch (const std::invalid_argument&) {
+      throw ConfigError(section + "." + key + " " + json(name).dump() + " is not one of " + allowed);
     }
   }
   void reject_unknown() const {
@@ -301,8 +318,6 @@ std::vector<std::string> ExperimentConfig::problems() const {
   if (!(t.ema >= 0 && t.ema < 1)) p.push_back("train.ema must be in [0, 1) (0 = no weight averaging; Marian uses 1e-4)");
 
   const auto& d = decode;
-  check_choice(p, "decode.mode", d.mode, {"greedy", "beam", "sample"});
-  check_choice(p, "decode.weights", d.weights, {"fp32", "bf16", "int8", "libtorch"});
   check_positive(p, "decode.beam", d.beam);
   check_positive(p, "decode.nbest", d.nbest);
   check_positive(p, "decode.temperature", d.temperature);

@@ -56,7 +56,7 @@ CompareInput compare_input_from_models(const std::vector<ModelToCompare>& models
           first_corpus));
     }
     auto decode = loaded.meta.config.decode;
-    decode.weights = "fp32";  // the model's own scores, as eval gives them
+    decode.weights = DecodeWeights::kFloat32;  // the model's own scores, as eval gives them
     Translator translator(loaded.model, std::move(loaded.pipeline));
     std::vector<double> confidences;
     in.systems.push_back(translator.translate_all(in.sources, decode, 64, &confidences));

@@ -383,10 +383,10 @@ ValidationResult Trainer::State::validate() {
     try {
       Translator probe(st.model, st.data.pipeline);
       DecodeConfig greedy = st.config.decode;
-      greedy.mode = "greedy";
+      greedy.mode = DecodeMode::kGreedy;
       greedy.nbest = 1;
       // The model's own weights: a packed copy would be dropped at the next training step anyway.
-      greedy.weights = "libtorch";
+      greedy.weights = DecodeWeights::kLibTorch;
       r.probe = probe.translate(st.config.train.probe, greedy, /*record_attention=*/true).probe_json(st.config.train.probe);
     } catch (const std::exception& e) {
       obs().on_log(fmt::format("probe sentence not translated: {}", e.what()));
@@ -404,7 +404,7 @@ ValidationResult Trainer::State::validate() {
   for (std::size_t i = 0; i < n; ++i) sources.push_back(dev[i].src);
   // The scores are the fp32 model's, whatever weights interactive decoding is set to use.
   DecodeConfig fp32 = st.config.decode;
-  fp32.weights = "fp32";
+  fp32.weights = DecodeWeights::kFloat32;
   const auto hyps = greedy_translate_batched(st.model, st.data.pipeline, sources, fp32);
   std::vector<std::string> refs(n);
   for (std::size_t i = 0; i < n; ++i) refs[i] = st.data.text.dev[i].tgt;

@@ -315,7 +315,7 @@ class BeamTreeViewTest : public QObject {
     QCOMPARE(width->value(), 3);
     QSignalSpy translated(&service, &TranslationService::translated);
     run->click();
-    QCOMPARE(QString::fromStdString(view.lastRequest().mode), QStringLiteral("beam"));
+    QCOMPARE(view.lastRequest().mode, ts::DecodeMode::kBeam);
     QCOMPARE(view.lastRequest().beam, 3);
     QCOMPARE(view.lastRequest().nbest, 3);
     QVERIFY(view.lastRequestId() > 0);

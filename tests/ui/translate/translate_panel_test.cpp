@@ -34,6 +34,7 @@
 
 using namespace ts::ui;
 using ts::ui::test::wait_until;
+using ts::DecodeMode;
 
 namespace {
 
@@ -86,7 +87,7 @@ class TranslatePanelTest : public QObject {
     checkpoint_ = dir_.filePath(QStringLiteral("last.ckpt"));
     QVERIFY(QFileInfo::exists(checkpoint_));
     // The same model briefly, with beam search written into its decode section (as `auto` does).
-    config.decode.mode = "beam";
+    config.decode.mode = DecodeMode::kBeam;
     config.decode.beam = 3;
     config.decode.length_penalty = 1.3;
     config.train.max_steps = 5;
@@ -101,22 +102,22 @@ class TranslatePanelTest : public QObject {
     Fixture f;
     QVERIFY(f.load(beam_checkpoint_));
     auto d = f.panel.decodeConfig();
-    QCOMPARE(d.mode, std::string("beam"));
+    QCOMPARE(d.mode, DecodeMode::kBeam);
     QCOMPARE(d.beam, 3);
     QCOMPARE(d.length_penalty, 1.3);
     // The Configuration panel's decode section does not override a checkpoint's own...
     auto config = f.state.config();
-    config.decode.mode = "greedy";
+    config.decode.mode = DecodeMode::kGreedy;
     config.decode.length_penalty = 0.6;
     f.state.setConfig(config);
-    QCOMPARE(f.panel.decodeConfig().mode, std::string("beam"));
+    QCOMPARE(f.panel.decodeConfig().mode, DecodeMode::kBeam);
     // ...and Defaults returns to the checkpoint's settings.
     f.find<QSpinBox>("translateBeam")->setValue(6);
     f.find<QPushButton>("translateDefaults")->click();
     QCOMPARE(f.panel.decodeConfig().beam, 3);
     // Another checkpoint brings its own (greedy here).
     QVERIFY(f.load(checkpoint_));
-    QCOMPARE(f.panel.decodeConfig().mode, std::string("greedy"));
+    QCOMPARE(f.panel.decodeConfig().mode, DecodeMode::kGreedy);
   }
 
   void withoutAModelTranslatingSaysSo() {
@@ -211,7 +212,7 @@ class TranslatePanelTest : public QObject {
     QVERIFY(!f.find<QDoubleSpinBox>("translateTemperature")->isEnabled());
     f.find<QSpinBox>("translateBeam")->setValue(4);
     f.find<QSpinBox>("translateNbest")->setValue(3);
-    QCOMPARE(f.panel.decodeConfig().mode, std::string("beam"));
+    QCOMPARE(f.panel.decodeConfig().mode, DecodeMode::kBeam);
     QCOMPARE(f.panel.decodeConfig().nbest, 3);
     QVERIFY(f.typeAndTranslate(QStringLiteral("The cat sleeps.")));
     auto* table = f.find<QTableWidget>("translateNbestTable");
@@ -234,7 +235,7 @@ class TranslatePanelTest : public QObject {
     f.find<QSpinBox>("translateTopK")->setValue(5);
     f.find<QSpinBox>("translateSeed")->setValue(42);
     const auto d = f.panel.decodeConfig();
-    QCOMPARE(d.mode, std::string("sample"));
+    QCOMPARE(d.mode, DecodeMode::kSample);
     QCOMPARE(d.temperature, 0.7);
     QCOMPARE(d.top_k, 5);
     QCOMPARE(d.seed, std::uint64_t(42));

@@ -84,7 +84,7 @@ at::Tensor sample_tokens(const at::Tensor& log_probs, double temperature, int to
 std::vector<Hypothesis> sample_search(Transformer& model, const std::vector<std::int64_t>& src,
                                       const DecodeConfig& config, bool record_attention = false);
 
-/// Dispatches on config.mode ("greedy", "beam", "sample") for one sentence.
+/// Dispatches on config.mode (greedy, beam or sampling) for one sentence.
 /// `tree` is filled by beam search only.
 std::vector<Hypothesis> search(Transformer& model, const std::vector<std::int64_t>& src, const DecodeConfig& config,
                                bool record_attention = false, BeamTree* tree = nullptr);
