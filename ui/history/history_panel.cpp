@@ -40,6 +40,7 @@
 #include "history/run_table_model.h"
 #include "services/translation_service.h"
 #include "shell/studio_state.h"
+#include "widgets/bidi_delegate.h"
 
 namespace ts::ui {
 
@@ -136,6 +137,7 @@ void HistoryPanel::buildUi() {
   table_ = new QTableView(this);
   table_->setObjectName(QStringLiteral("historyTable"));
   table_->setModel(proxy_);
+  table_->setItemDelegate(new BidiItemDelegate(table_));  // a run named in Arabic reads right to left
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);

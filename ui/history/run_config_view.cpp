@@ -17,6 +17,7 @@
 #include "history/history_util.h"
 #include "history/run_table_model.h"
 #include "shell/studio_state.h"
+#include "widgets/bidi_delegate.h"
 
 namespace ts::ui {
 
@@ -65,6 +66,7 @@ RunConfigView::RunConfigView(QWidget* parent) : QWidget(parent) {
   config_layout->addLayout(config_bar);
   tree_ = new QTreeWidget(this);
   tree_->setObjectName(QStringLiteral("historyConfig"));
+  tree_->setItemDelegate(new BidiItemDelegate(tree_));  // e.g. an Arabic probe sentence, right to left
   tree_->setAlternatingRowColors(true);
   tree_->setUniformRowHeights(true);
   tree_->header()->setSectionResizeMode(QHeaderView::Interactive);

@@ -344,6 +344,49 @@ class HistoryPanelTest : public QObject {
     QCOMPARE(fresh.find_run(3)->name, std::string("renamed in place"));
   }
 
+  void aRunNamedInArabicIsAlignedToTheRight() {
+    {
+      ts::RunStore store(db_.toStdString());
+      RunSpec arabic;
+      arabic.name = "\u062a\u062c\u0631\u0628\u0629 \u0623\u0648\u0644\u0649!";  // "a first try!" in Arabic
+      add_run(store, arabic);
+      RunSpec latin;
+      latin.name = "first try!";
+      add_run(store, latin);
+    }
+    StudioState state;
+    state.setDatabasePath(db_);
+    HistoryPanel panel(&state, nullptr);
+    panel.resize(1400, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto* table = panel.table();
+    table->setColumnWidth(RunTableModel::Name, 420);  // much wider than either name
+    table->clearSelection();                          // no highlight behind the text
+    const auto ink_at = [&](const QString& name) {
+      for (int row = 0; row < table->model()->rowCount(); ++row) {
+        const QModelIndex index = table->model()->index(row, RunTableModel::Name);
+        if (index.data().toString() != name) continue;
+        const QRect cell = table->visualRect(index);
+        const QImage image = table->viewport()->grab(cell).toImage();
+        double sum = 0;
+        int count = 0;
+        for (int y = 0; y < image.height(); ++y)
+          for (int x = 0; x < image.width(); ++x)
+            if (qGray(image.pixel(x, y)) < 128) {
+              sum += x;
+              ++count;
+            }
+        return count > 0 ? sum / count / image.width() : -1.0;  // 0 = left edge, 1 = right edge
+      }
+      return -2.0;
+    };
+    const double arabic = ink_at(QString::fromUtf8("\u062a\u062c\u0631\u0628\u0629 \u0623\u0648\u0644\u0649!"));
+    const double latin = ink_at(QStringLiteral("first try!"));
+    QVERIFY2(arabic > 0.6, qPrintable(QString::number(arabic)));  // its leading edge is the right one
+    QVERIFY2(latin >= 0 && latin < 0.4, qPrintable(QString::number(latin)));
+  }
+
   void aRunWhoseProcessDiedIsClosedOffTheGuiThread() {
     qint64 id = 0;
     {
