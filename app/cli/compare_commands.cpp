@@ -3,6 +3,8 @@
 #include "compare_commands.h"
 #include "text_lines.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -110,6 +112,23 @@ json estimate_json(const ScoreEstimate& e) {
 
 }  // namespace
 
+CompareProgress print_compare_progress() {
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  auto started = std::chrono::steady_clock::now();
+  return [tty, started](const CompareProgressInfo& p) mutable {
+    if (p.done == 0) {
+      fmt::print(stderr, "translating the test split with {} ({} of {})\n", p.name, p.model + 1, p.models);
+      started = std::chrono::steady_clock::now();
+      return;
+    }
+    if (!tty || p.sentences == 0) return;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    fmt::print(stderr, "\r\033[2K  {} of {} sentences ({:.0f}%), {:.0f} sentences/s", p.done, p.sentences,
+               100.0 * p.done / p.sentences, s > 0 ? p.done / s : 0.0);
+    if (p.done >= p.sentences) fmt::print(stderr, "\n");
+  };
+}
+
 CompareCommand::CompareCommand(CLI::App& app) {
   auto* c = command_ = app.add_subcommand(
       "compare",
@@ -168,9 +187,7 @@ int CompareCommand::dispatch() {
       }
     }
     const auto started = std::chrono::steady_clock::now();
-    in = compare_input_from_models(models, [&](std::size_t i, std::size_t count, const std::string& name) {
-      fmt::print(stderr, "translating the test split with {} ({} of {})\n", name, i + 1, count);
-    });
+    in = compare_input_from_models(models, print_compare_progress());
     fmt::print(stderr, "translated {} test pairs with {} models in {:.1f} s\n", in.references.size(), models.size(),
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     if (!tokenize_.empty()) in.tokenize = tokenize_;

@@ -10,11 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "ts/train/model_comparison.h"
+
 namespace CLI {
 class App;
 }
 
 namespace ts::cli {
+
+/// Prints a comparison's progress to standard error: a line as each model starts and, on a
+/// terminal, a line of sentences done that updates in place (`compare`, `runs report --test`).
+CompareProgress print_compare_progress();
 
 class CompareCommand {
  public:

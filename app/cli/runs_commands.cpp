@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The `runs` commands over the run store (see runs_commands.h).
 #include "runs_commands.h"
+#include "compare_commands.h"
 
 #include <unistd.h>
 
@@ -226,9 +227,7 @@ int write_report(RunStore& store, std::int64_t id, std::string out, const RunsAr
     configure_threads(args.threads);
     std::vector<ModelToCompare> models{run_model(store, id)};
     for (const auto other : args.compare_with) models.push_back(run_model(store, other));
-    input = compare_input_from_models(models, [&](std::size_t i, std::size_t count, const std::string& name) {
-      fmt::print(stderr, "translating the test split with {} ({} of {})\n", name, i + 1, count);
-    });
+    input = compare_input_from_models(models, print_compare_progress());
     comparison = compare_systems(input);
     options.test_input = &input;
     options.test_comparison = &comparison;

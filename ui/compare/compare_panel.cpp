@@ -3,6 +3,8 @@
 // the result handed to the parts (see compare_panel.h).
 #include "compare/compare_panel.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QDir>
 #include <QHBoxLayout>
@@ -33,11 +35,22 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 ComparePanel::ComparePanel(StudioState* state, QWidget* parent)
     : QWidget(parent), state_(state), service_(new CompareService(this)) {
   buildUi();
-  connect(service_, &CompareService::progress, this, [this](int index, int count, const QString& name) {
-    progress_->setRange(0, count);
-    progress_->setValue(index);
-    setStatus(tr("Translating the test split with %1 (%2 of %3)…").arg(name).arg(index + 1).arg(count));
-  });
+  connect(service_, &CompareService::progress, this,
+          [this](int index, int count, const QString& name, int done, int sentences) {
+            // One bar over every model's sentences (each model translates the same test split).
+            const int per_model = std::max(1, sentences);
+            progress_->setRange(0, count * per_model);
+            progress_->setValue(index * per_model + std::min(done, per_model));
+            if (sentences > 0)
+              setStatus(tr("Translating the test split with %1 (%2 of %3): %4 of %5 sentences…")
+                            .arg(name)
+                            .arg(index + 1)
+                            .arg(count)
+                            .arg(done)
+                            .arg(sentences));
+            else
+              setStatus(tr("Translating the test split with %1 (%2 of %3)…").arg(name).arg(index + 1).arg(count));
+          });
   connect(service_, &CompareService::finished, this, &ComparePanel::showResult);
   connect(service_, &CompareService::failed, this, [this](const QString& message) {
     setStatus(tr("Could not compare: %1").arg(message), true);

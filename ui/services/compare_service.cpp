@@ -89,12 +89,13 @@ quint64 CompareService::compare(const QList<ModelChoice>& models, const CompareO
       result.models = models;
       result.input = compare_input_from_models(
           list,
-          [&](std::size_t index, std::size_t count, const std::string& name) {
-            current = static_cast<int>(index);
+          [&](const CompareProgressInfo& p) {
+            current = static_cast<int>(p.model);
             QMetaObject::invokeMethod(
                 this,
-                [this, serial, index = static_cast<int>(index), count = static_cast<int>(count), name = q(name)] {
-                  if (serial == serial_) Q_EMIT progress(index, count, name);
+                [this, serial, index = static_cast<int>(p.model), count = static_cast<int>(p.models), name = q(p.name),
+                 done = static_cast<int>(p.done), sentences = static_cast<int>(p.sentences)] {
+                  if (serial == serial_) Q_EMIT progress(index, count, name, done, sentences);
                 },
                 Qt::QueuedConnection);
           },

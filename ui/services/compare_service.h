@@ -44,18 +44,20 @@ class CompareService : public QObject {
   ~CompareService() override;
 
   /// Translates the test split of each model and compares them (the first is the baseline); one
-  /// model gives its scores and sentence scores alone. `progress` signals come before each model,
-  /// then `finished` or `failed`. A request still running is superseded: it stops before its next
-  /// model and its result is dropped. Returns the request's id.
+  /// model gives its scores and sentence scores alone. `progress` signals come before each model
+  /// and after each batch of 64 sentences it translates, then `finished` or `failed`. A request
+  /// still running is superseded: it stops within a batch and its result is dropped. Returns the
+  /// request's id.
   quint64 compare(const QList<ModelChoice>& models, const CompareOptions& options = {});
-  /// Drops the running request (it stops before its next model); `stopped` follows at once.
+  /// Drops the running request (its worker stops within a batch of sentences); `stopped` follows at once.
   void stop();
   /// True from compare() until its `finished`, `failed` or `stopped`.
   bool isBusy() const { return busy_; }
 
  Q_SIGNALS:
-  /// The model `index` (0-based) of `count`, named `name`, is being translated.
-  void progress(int index, int count, const QString& name);
+  /// The model `index` (0-based) of `count`, named `name`, has translated `done` of the test
+  /// split's `sentences` (`done` 0 as it starts; `sentences` 0 until the first model's split is read).
+  void progress(int index, int count, const QString& name, int done, int sentences);
   void finished(const ts::ui::CompareResult& result);
   /// What went wrong, naming the model or file (e.g. a model tested on other sentences).
   void failed(const QString& message);

@@ -29,7 +29,7 @@ CompareInput compare_input_from_models(const std::vector<ModelToCompare>& models
   std::string first_corpus;
   for (std::size_t m = 0; m < models.size(); ++m) {
     if (stop && stop()) throw std::runtime_error("stopped");
-    if (progress) progress(m, models.size(), models[m].name);
+    if (progress) progress({m, models.size(), models[m].name, 0, in.sources.size()});
     auto loaded = load_checkpoint(models[m].path, at::Device(at::kCPU));
     const auto split = checkpoint_split(loaded);
     if (split.test.empty())
@@ -59,7 +59,12 @@ CompareInput compare_input_from_models(const std::vector<ModelToCompare>& models
     decode.weights = DecodeWeights::kFloat32;  // the model's own scores, as eval gives them
     Translator translator(loaded.model, std::move(loaded.pipeline));
     std::vector<double> confidences;
-    in.systems.push_back(translator.translate_all(in.sources, decode, 64, &confidences));
+    const auto total = in.sources.size();
+    in.systems.push_back(translator.translate_all(in.sources, decode, 64, &confidences, [&](std::size_t done) {
+      // Between batches: a stop lands within one batch of sentences, not at the end of a model.
+      if (stop && stop()) throw std::runtime_error("stopped");
+      if (progress) progress({m, models.size(), models[m].name, done, total});
+    }));
     in.confidences.push_back(std::move(confidences));
     in.names.push_back(models[m].name);
   }

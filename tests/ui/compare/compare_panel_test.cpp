@@ -214,7 +214,17 @@ class ComparePanelTest : public QObject {
     QSignalSpy progress(panel.service(), &CompareService::progress);
     QString error;
     QVERIFY2(wait_for_comparison(panel, &error), qPrintable(error));
-    QCOMPARE(progress.count(), 2);
+    // Each model: its start (0 of 0 sentences), then its one batch of the 8 test sentences.
+    QCOMPARE(progress.count(), 4);
+    for (int m = 0; m < 2; ++m) {
+      const auto start = progress.at(2 * m), batch = progress.at(2 * m + 1);
+      QCOMPARE(start.at(0).toInt(), m);
+      QCOMPARE(start.at(1).toInt(), 2);
+      QCOMPARE(start.at(3).toInt(), 0);
+      QCOMPARE(batch.at(0).toInt(), m);
+      QCOMPARE(batch.at(3).toInt(), 8);
+      QCOMPARE(batch.at(4).toInt(), 8);
+    }
     QVERIFY(!panel.isBusy());
     QVERIFY(!panel.statusIsError());
 

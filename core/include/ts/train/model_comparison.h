@@ -22,8 +22,16 @@ struct ModelToCompare {
 /// a checkpoint file or model folder itself.
 std::string model_of_path(const std::string& path);
 
-/// Called before each model is translated: its index, how many there are, and its name.
-using CompareProgress = std::function<void(std::size_t index, std::size_t count, const std::string& name)>;
+/// Where a comparison is: model `model` (0-based) of `models`, named `name`, with `done` of the
+/// test split's `sentences` translated by it (`done` 0 as it starts; `sentences` 0 until the first
+/// model's test split has been read).
+struct CompareProgressInfo {
+  std::size_t model = 0, models = 0;
+  std::string name;
+  std::size_t done = 0, sentences = 0;
+};
+/// Called before each model, and after each batch of sentences it translates.
+using CompareProgress = std::function<void(const CompareProgressInfo&)>;
 
 /// Translates the test split of every model (greedy, beam or sampling as its configuration's decode
 /// section says, on fp32 weights as `eval` does) and returns the comparison's input: the
@@ -31,8 +39,8 @@ using CompareProgress = std::function<void(std::size_t index, std::size_t count,
 /// word frequencies), the target language's BLEU tokenisation, one system per model and each
 /// output's confidence (mean token log-probability). Throws
 /// std::invalid_argument naming the model whose test split holds other sentences than the first's,
-/// and CheckpointError for a file that is not a model. `stop` (when given) is checked between
-/// models: a stop throws std::runtime_error("stopped").
+/// and CheckpointError for a file that is not a model. `stop` (when given) is checked before each
+/// model and after each batch of 64 sentences: a stop throws std::runtime_error("stopped").
 CompareInput compare_input_from_models(const std::vector<ModelToCompare>& models, const CompareProgress& progress = {},
                                        const std::function<bool()>& stop = {});
 
