@@ -10,6 +10,7 @@ HEADLESS_PACKAGES=(
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libsqlite3-dev libsqlitecpp-dev libssl-dev
   libgtest-dev libgmock-dev
+  libonnx-dev  # export --format onnx builds the graphs with ONNX's C++ library (optional: without it, refused)
   python3  # the malformed-input test holds a database lock from another process with it
 )
 # The desktop app, its tests, packaging checks, and the LibTorch 2.x check's root.

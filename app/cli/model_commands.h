@@ -19,7 +19,7 @@ class ModelCommands {
   int dispatch();
 
  private:
-  std::string checkpoint_, out_;
+  std::string checkpoint_, out_, format_ = "folder";
   CLI::App *export_ = nullptr, *upgrade_ = nullptr;
 };
 

@@ -40,6 +40,8 @@ inline constexpr ThirdPartyComponent kThirdPartyComponents[] = {
     {"ICU", "Unicode-DFS-2016", true, true},
     {"OpenCC", "Apache-2.0", true, true},
     {"OpenSSL 3", "Apache-2.0", true, true},
+    {"ONNX", "Apache-2.0", true, true},  // export --format onnx (ts/onnx), when built with libonnx-dev
+    {"Protocol Buffers", "BSD-3-Clause", true, true},
 };
 
 /// The components linked into `program`, in the order above.
