@@ -21,3 +21,7 @@ DESKTOP_PACKAGES=(
   xvfb xauth fonts-noto-cjk
   debootstrap  # scripts/check-libtorch2.sh builds and tests in a Debian 13 root with LibTorch 2.6
 )
+# The ONNX test (tests/cli/onnx_test.sh) runs examples/onnx/translate.js in Node.js; scripts/install-deps.sh
+# installs these only where `node` or `npm` is missing (NodeSource's nodejs carries its own npm and conflicts
+# with Debian's npm package), then onnxruntime-node from the npm registry.
+NODE_PACKAGES=(nodejs npm)
