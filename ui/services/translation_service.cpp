@@ -13,6 +13,7 @@
 #include "ts/decode/translator.h"
 #include "ts/model/errors.h"
 #include "ts/lm/lm_export.h"
+#include "ts/onnx/onnx_export.h"
 
 namespace ts::ui {
 
@@ -293,7 +294,9 @@ void TranslationService::loadCheckpoint(const QString& path) {
   QMetaObject::invokeMethod(worker_, [w = worker_, path] { w->load(path); }, Qt::QueuedConnection);
 }
 
-void TranslationService::exportModel(const QString& checkpoint, const QString& folder) {
+bool TranslationService::onnxExportAvailable() { return onnx_export_available(); }
+
+void TranslationService::exportModel(const QString& checkpoint, const QString& folder, bool onnx) {
   using Outcome = QPair<bool, QString>;
   auto* watcher = new QFutureWatcher<Outcome>(this);
   connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, folder] {
@@ -302,9 +305,10 @@ void TranslationService::exportModel(const QString& checkpoint, const QString& f
     if (outcome.first) Q_EMIT modelExported(folder, outcome.second);
     else Q_EMIT exportFailed(folder, outcome.second);
   });
-  watcher->setFuture(QtConcurrent::run([checkpoint, folder]() -> Outcome {
+  watcher->setFuture(QtConcurrent::run([checkpoint, folder, onnx]() -> Outcome {
     try {
-      const auto s = export_any_model(QFile::encodeName(checkpoint).toStdString(), QFile::encodeName(folder).toStdString());
+      const auto s = export_model_as(QFile::encodeName(checkpoint).toStdString(), QFile::encodeName(folder).toStdString(),
+                                     onnx ? ExportFormat::kOnnx : ExportFormat::kFolder);
       return {true, QObject::tr("%1 parameters, %2 files, %3 MB")
                         .arg(s.parameters)
                         .arg(s.files.size())

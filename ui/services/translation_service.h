@@ -121,9 +121,12 @@ class TranslationService : public QObject {
   /// Loads a checkpoint on the worker thread: `modelChanged` or `loadFailed` follows.
   void loadCheckpoint(const QString& path);
   /// Writes the model of `checkpoint` as a folder (model.safetensors, config.json, tokenizers; see
-  /// ts/train/model_export.h; a language model through ts/lm/lm_export.h) on the thread pool:
+  /// ts/train/model_export.h; a language model through ts/lm/lm_export.h) on the thread pool, with
+  /// `onnx` also its ONNX graphs beside (ts/onnx/onnx_export.h, translation models only):
   /// `modelExported` or `exportFailed` follows.
-  void exportModel(const QString& checkpoint, const QString& folder);
+  void exportModel(const QString& checkpoint, const QString& folder, bool onnx = false);
+  /// Whether this build can write ONNX graphs (it was built with ONNX's library).
+  static bool onnxExportAvailable();
   /// Queues a translation; `translated` follows with the same id.
   quint64 translate(const QString& text, const DecodeConfig& decode, bool record_attention = true);
 

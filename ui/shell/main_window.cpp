@@ -13,6 +13,7 @@
 #include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -241,7 +242,8 @@ void MainWindow::createMenus() {
   auto* export_model = file->addAction(tr("&Export Model…"), this, &MainWindow::exportDialog);
   export_model->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   export_model->setToolTip(tr("Write a checkpoint's model as safetensors weights, a JSON config and its "
-                              "tokenizers, for PyTorch and other tools."));
+                              "tokenizers, for PyTorch and other tools; optionally with ONNX graphs for "
+                              "ONNX Runtime."));
   file->addSeparator();
   auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -451,15 +453,26 @@ void MainWindow::exportDialog() {
     checkpoint = QFileDialog::getOpenFileName(this, tr("Export which checkpoint?"), state_->runsDirectory(),
                                               tr("Checkpoints (*.ckpt);;All files (*)"));
   if (checkpoint.isEmpty()) return;
+  // The format: the folder alone, or with the ONNX graphs beside (offered when this build can write them).
+  bool onnx = false;
+  if (TranslationService::onnxExportAvailable()) {
+    const QStringList formats = {tr("Model folder: safetensors weights, config.json, tokenizers"),
+                                 tr("Model folder and ONNX graphs (encoder.onnx, decoder_step.onnx) for ONNX Runtime")};
+    bool ok = false;
+    const QString format = QInputDialog::getItem(this, tr("Export Model"), tr("Format:"), formats, 0, false, &ok);
+    if (!ok) return;
+    onnx = format == formats.at(1);
+  }
   const QString folder = QFileDialog::getExistingDirectory(
       this, tr("Export %1 into an empty folder").arg(QFileInfo(checkpoint).fileName()), QFileInfo(checkpoint).absolutePath());
-  if (!folder.isEmpty()) exportModel(checkpoint, folder);
+  if (!folder.isEmpty()) exportModel(checkpoint, folder, onnx);
 }
 
-void MainWindow::exportModel(const QString& checkpoint, const QString& folder) {
-  status_label_->setText(tr("Exporting %1…").arg(QFileInfo(checkpoint).fileName()));
+void MainWindow::exportModel(const QString& checkpoint, const QString& folder, bool onnx) {
+  status_label_->setText(onnx ? tr("Exporting %1 with ONNX graphs…").arg(QFileInfo(checkpoint).fileName())
+                              : tr("Exporting %1…").arg(QFileInfo(checkpoint).fileName()));
   busy_->show();
-  translation_->exportModel(checkpoint, folder);
+  translation_->exportModel(checkpoint, folder, onnx);
 }
 
 void MainWindow::showAbout() {

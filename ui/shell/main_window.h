@@ -65,8 +65,9 @@ class MainWindow : public QMainWindow {
   /// Shows the language-model window and brings it to the front.
   void showLanguageModelWindow();
   /// Writes the model of `checkpoint` as a folder (model.safetensors, config.json; see
-  /// ts/train/model_export.h) in the background; ends with modelExported or exportFailed.
-  void exportModel(const QString& checkpoint, const QString& folder);
+  /// ts/train/model_export.h), with `onnx` also its ONNX graphs (ts/onnx/onnx_export.h), in the
+  /// background; ends with modelExported or exportFailed.
+  void exportModel(const QString& checkpoint, const QString& folder, bool onnx = false);
 
  Q_SIGNALS:
   void modelExported(const QString& folder, const QString& summary);

@@ -348,6 +348,16 @@ class MainWindowTest : public QObject {
     QVERIFY(test::wait_until([&] { return result_for(sentence, from).has_value(); }, 10000));
     QCOMPARE(result_for(sentence, from)->model, w.translation()->model().label);
     QCOMPARE(result_for(sentence, from)->text, before);
+    // The other format of File > Export Model: the folder with the ONNX graphs beside (tests/cli/onnx_test.sh
+    // runs them), where this build has ONNX.
+    if (TranslationService::onnxExportAvailable()) {
+      const QString onnx_folder = QDir(dir.path()).filePath(QStringLiteral("exported-onnx"));
+      w.exportModel(folder, onnx_folder, /*onnx=*/true);
+      QVERIFY(ts::ui::test::wait_for_signal(exported));
+      QCOMPARE(exported.last().at(0).toString(), onnx_folder);
+      for (const char* file : {"model.safetensors", "config.json", "encoder.onnx", "decoder_step.onnx"})
+        QVERIFY2(QFileInfo(QDir(onnx_folder).filePath(QString::fromLatin1(file))).size() > 0, file);
+    }
     // Exporting into a folder with other files in it is refused by name, and nothing is written.
     QFile other(QDir(dir.path()).filePath(QStringLiteral("busy/notes.txt")));
     QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("busy")) && other.open(QIODevice::WriteOnly));
