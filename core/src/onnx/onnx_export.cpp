@@ -383,7 +383,7 @@ class OnnxBuilder {
  private:
   onnx::ModelProto new_model(const std::string& name, const std::string& doc) {
     onnx::ModelProto m;
-    m.set_ir_version(onnx::IR_VERSION);
+    m.set_ir_version(kOnnxIrVersion);
     m.set_producer_name("transformer-studio");
     m.set_producer_version(TS_ONNX_PRODUCER_VERSION);
     m.set_domain("org.transformer-studio");

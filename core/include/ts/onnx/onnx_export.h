@@ -32,6 +32,9 @@ namespace ts {
 /// The ONNX operator set the graphs use: 17 is the first with LayerNormalization, and ONNX Runtime
 /// (1.14 and later, also onnxruntime-web), OpenVINO and TensorRT 8.6 run it.
 constexpr int kOnnxOpset = 17;
+/// The IR version written: 8, the one that came with opset 17 (ONNX 1.12), whatever ONNX library
+/// builds the graphs (Debian 13's 1.17 would write 10, which runtimes before ONNX Runtime 1.16 refuse).
+constexpr int kOnnxIrVersion = 8;
 
 /// False when this build has no ONNX library: every export below then refuses with a message that says so.
 bool onnx_export_available();
