@@ -131,16 +131,16 @@ TranslateOptionsBox::TranslateOptionsBox(StudioState* state, QWidget* parent)
 
 DecodeConfig TranslateOptionsBox::decodeConfig() const {
   DecodeConfig d = defaults();  // keeps max_len_a/b, which the panel does not show
-  d.mode = mode_->currentData().toString().toStdString();
+  d.mode = parse_decode_mode(mode_->currentData().toString().toStdString());
   d.beam = beam_->value();
   d.length_penalty = length_penalty_->value();
-  d.nbest = d.mode == "greedy" ? 1 : nbest_->value();
-  if (d.mode == "beam") d.nbest = std::min(d.nbest, d.beam);
+  d.nbest = d.mode == DecodeMode::kGreedy ? 1 : nbest_->value();
+  if (d.mode == DecodeMode::kBeam) d.nbest = std::min(d.nbest, d.beam);
   d.temperature = temperature_->value();
   d.top_k = top_k_->value();
   d.top_p = top_p_->value();
   d.seed = static_cast<std::uint64_t>(seed_->value());
-  d.weights = weights_->currentData().toString().toStdString();
+  d.weights = parse_decode_weights(weights_->currentData().toString().toStdString());
   return d;
 }
 
@@ -155,7 +155,7 @@ void TranslateOptionsBox::setModelDecode(const std::optional<DecodeConfig>& d) {
 
 void TranslateOptionsBox::applyDefaults(const DecodeConfig& d) {
   applied_defaults_ = d;
-  const int mode = mode_->findData(QString::fromStdString(d.mode));
+  const int mode = mode_->findData(QString::fromLatin1(decode_mode_name(d.mode)));
   mode_->setCurrentIndex(mode < 0 ? 0 : mode);
   beam_->setValue(d.beam);
   nbest_->setMaximum(64);
@@ -165,7 +165,7 @@ void TranslateOptionsBox::applyDefaults(const DecodeConfig& d) {
   top_k_->setValue(d.top_k);
   top_p_->setValue(d.top_p);
   seed_->setValue(static_cast<int>(std::min<std::uint64_t>(d.seed, static_cast<std::uint64_t>(seed_->maximum()))));
-  const int weights = weights_->findData(QString::fromStdString(d.weights));
+  const int weights = weights_->findData(QString::fromLatin1(decode_weights_name(d.weights)));
   weights_->setCurrentIndex(weights < 0 ? 0 : weights);
   updateModeOptions();
 }
