@@ -62,7 +62,7 @@ class LmTerminalObserver : public SessionObserver {
   }
   void on_log(const std::string& line) override { fmt::print(stderr, "{}\n", line); }
   void on_finished(const TrainingSummary& s) override {
-    fmt::print(stderr, "{}: {} after {} steps, {:.0f} tok/s on average\n", s.status, s.message, s.steps,
+    fmt::print(stderr, "{}: {} after {} steps, {:.0f} tok/s on average\n", run_status_name(s.status), s.message, s.steps,
                s.average_tokens_per_s);
     if (!s.last_checkpoint.empty()) fmt::print(stderr, "last checkpoint: {}\n", s.last_checkpoint);
   }
@@ -166,7 +166,7 @@ int LmCommands::train() {
   }
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
-  return summary.status == "failed" ? 1 : 0;
+  return summary.status == RunStatus::kFailed ? 1 : 0;
 }
 
 int LmCommands::generate() {

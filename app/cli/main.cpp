@@ -80,7 +80,7 @@ struct TrainArgs {
 struct QuietObserver : SessionObserver {
   int rank = 0;
   void on_finished(const TrainingSummary& s) override {
-    if (s.status == "failed") fmt::print(stderr, "rank {}: training failed: {}\n", rank, s.message);
+    if (s.status == RunStatus::kFailed) fmt::print(stderr, "rank {}: training failed: {}\n", rank, s.message);
   }
 };
 
@@ -146,7 +146,7 @@ int run_training(SessionRequest request, const TrainArgs& args) {
   if (!args.parallel_check.empty())
     append_parallel_check(args.parallel_check, quiet.rank, world_size, summary.steps,
                           parameters_sha256(session.trainer()->model()));
-  return summary.status == "failed" ? 1 : 0;
+  return summary.status == RunStatus::kFailed ? 1 : 0;
 }
 
 // --nproc N: ranks 1..N-1 run as child processes of this binary with the same arguments; rank 0

@@ -57,7 +57,7 @@ int list_runs(RunStore& store) {
     fmt::print("{:>4}  {:28}  {:18}  {:6}  {:15}  {:>7}  {:>6}  {:13}  {}\n", r.id, shorten(r.name, 28),
                shorten(fs::path(r.corpus_path).filename().string(), 18), r.kind == "language-model" ? "LM" : r.direction,
                shorten(r.preset, 15), r.steps,
-               bleu_text(r), r.status, r.started_at);
+               bleu_text(r), run_status_name(r.status), r.started_at);
   return 0;
 }
 
@@ -71,7 +71,7 @@ int show_run(RunStore& store, std::int64_t id) {
   const auto r = require(store, id);
   fmt::print("run {}: {} ({})\n  status    {}{}\n  started   {}{}\n  corpus    {} ({} pairs, {} bytes, sha256 {})\n"
              "  direction {}   preset {}   steps {}   best BLEU {}\n  machine   {}   device {}\n  directory {}\n",
-             r.id, r.name, r.kind == "language-model" ? "language model" : "translation", r.status, r.message.empty() ? "" : " (" + r.message + ")", r.started_at,
+             r.id, r.name, r.kind == "language-model" ? "language model" : "translation", run_status_name(r.status), r.message.empty() ? "" : " (" + r.message + ")", r.started_at,
              r.ended_at.empty() ? "" : ", ended " + r.ended_at, r.corpus_path, r.corpus_pairs, r.corpus_bytes,
              r.corpus_sha256.empty() ? "-" : r.corpus_sha256.substr(0, 16), r.direction, r.preset, r.steps, bleu_text(r),
              r.machine, r.device, r.out_dir);
@@ -122,7 +122,7 @@ int compare_runs(RunStore& store, const std::vector<std::int64_t>& ids) {
     for (std::size_t i = 0; i < runs.size(); ++i) fmt::print("  {:>16}", shorten(value_of(i), 16));
     fmt::print("\n");
   };
-  row("status", [&](std::size_t i) { return runs[i].status; });
+  row("status", [&](std::size_t i) { return std::string(run_status_name(runs[i].status)); });
   row("corpus", [&](std::size_t i) { return fs::path(runs[i].corpus_path).filename().string(); });
   row("direction", [&](std::size_t i) { return runs[i].direction; });
   row("steps", [&](std::size_t i) { return std::to_string(runs[i].steps); });
@@ -167,7 +167,7 @@ int export_run(RunStore& store, std::int64_t id, const std::string& format, cons
     for (const auto& m : metrics) out << fmt::format("{},{},{},{},{:.3f}\n", id, m.step, csv_field(m.name), m.value, m.time);
     return 0;
   }
-  nlohmann::json j = {{"id", run.id}, {"name", run.name}, {"kind", run.kind}, {"status", run.status}, {"corpus", run.corpus_path},
+  nlohmann::json j = {{"id", run.id}, {"name", run.name}, {"kind", run.kind}, {"status", run_status_name(run.status)}, {"corpus", run.corpus_path},
                       {"direction", run.direction}, {"config", run.config}};
   for (const auto& m : metrics) j["metrics"][m.name].push_back({{"step", m.step}, {"value", m.value}, {"time", m.time}});
   for (const auto& s : store.samples(id))

@@ -91,7 +91,7 @@ void TerminalObserver::on_log(const std::string& line) {
 
 void TerminalObserver::on_finished(const TrainingSummary& s) {
   clear_line();
-  fmt::print(out_, "{}: {} after {} steps, {} of training, {:.0f} tok/s on average\n", s.status, s.message, s.steps,
+  fmt::print(out_, "{}: {} after {} steps, {} of training, {:.0f} tok/s on average\n", run_status_name(s.status), s.message, s.steps,
              format_duration(s.seconds), s.average_tokens_per_s);
   if (s.validated)
     fmt::print(out_, "last validation: BLEU {:.2f}, chrF {:.2f}, dev loss {:.3f}\n", s.last_validation.bleu,

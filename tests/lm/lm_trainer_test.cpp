@@ -40,7 +40,7 @@ TEST(LmTrainer, BigramLossApproachesTheEntropyOfTheBigramTable) {
   Recorder recorder;
   LmTrainer trainer(config, data, options_in(dir), &recorder);
   const auto summary = trainer.run();
-  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.status, RunStatus::kFinished);
   ASSERT_EQ(recorder.validations.size(), 3u);
   EXPECT_GT(recorder.validations.front().train_loss, 0);
   const auto [train_loss, val_loss] = trainer.estimate_loss();
@@ -61,7 +61,7 @@ TEST(LmTrainer, TinyGptMemorisesAShortTextAndRegeneratesItGreedily) {
   test::TempDir dir;
   LmTrainer trainer(config, data, options_in(dir));
   const auto summary = trainer.run();
-  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.status, RunStatus::kFinished);
   EXPECT_LT(summary.last_validation.loss, 0.1);
   GenerateOptions options;
   options.temperature = 0;
@@ -78,7 +78,7 @@ TEST(LmTrainer, ATimeLimitFinishesTheRunAsForATranslationModel) {
   const auto data = prepare_lm_text(test::markov_text(4000), "markov.txt", config);
   test::TempDir dir;
   const auto summary = LmTrainer(config, data, options_in(dir)).run();
-  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.status, RunStatus::kFinished);
   EXPECT_EQ(summary.message, "reached max_minutes 1e-09");
   EXPECT_EQ(summary.steps, 1);
 }
@@ -98,7 +98,7 @@ TEST(LmTrainer, ANonFiniteLossFailsTheRunBeforeTheUpdateAndKeepsTheWeights) {
     for (const auto& p : params) before.push_back(p.detach().clone());
   }
   const auto summary = trainer.run();
-  EXPECT_EQ(summary.status, "failed");
+  EXPECT_EQ(summary.status, RunStatus::kFailed);
   EXPECT_EQ(summary.steps, 0);
   EXPECT_NE(summary.message.find("non-finite loss (nan) at step 1: stopped"), std::string::npos) << summary.message;
   EXPECT_EQ(recorder.finished, 1);
@@ -173,7 +173,7 @@ TEST(LmTrainer, CheckpointsAreWrittenAndKindsAreNotConfused) {
   test::TempDir stopped_dir;
   options.out_dir = stopped_dir.str();
   const auto stopped = LmTrainer(config, data, options).run();
-  EXPECT_EQ(stopped.status, "stopped");
+  EXPECT_EQ(stopped.status, RunStatus::kStopped);
   EXPECT_EQ(stopped.steps, 0);
 }
 
@@ -197,7 +197,7 @@ TEST(LmTrainer, PauseHoldsTheLoopAndBetweenStepsSeesEveryStep) {
   };
   Recorder recorder;
   const auto summary = LmTrainer(config, data, options, &recorder).run();
-  EXPECT_EQ(summary.status, "stopped");
+  EXPECT_EQ(summary.status, RunStatus::kStopped);
   EXPECT_EQ(summary.steps, 4);
   EXPECT_EQ(while_paused, 3);
   EXPECT_EQ(seen, (std::vector<std::int64_t>{0, 0, 0, 1, 2, 3, 4}));

@@ -93,7 +93,7 @@ std::int64_t make_full_run(RunStore& store) {
   store.write(b);
   store.update_progress(id, 300, 30.0);
   store.set_device(id, "cpu");
-  store.finish_run(id, "finished", "", 300);
+  store.finish_run(id, RunStatus::kFinished, "", 300);
   return id;
 }
 

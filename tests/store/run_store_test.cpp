@@ -180,10 +180,10 @@ TEST(RunStore, ReopeningARunDropsWorkLoggedAfterTheCheckpoint) {
   StoreBatch batch;
   for (int step = 1; step <= 10; ++step) batch.metrics.push_back({id, step, "train_loss", 1.0, 0});
   store.write(batch);
-  store.finish_run(id, "interrupted", "killed", 10);
+  store.finish_run(id, RunStatus::kInterrupted, "killed", 10);
   store.reopen_run(id, 6);
   EXPECT_EQ(store.metric(id, "train_loss").size(), 6u);
-  EXPECT_EQ(store.find_run(id)->status, "running");
+  EXPECT_EQ(store.find_run(id)->status, RunStatus::kRunning);
 }
 
 TEST(RunStore, RunsWhoseWriterDiedAreMarkedInterrupted) {
@@ -199,16 +199,16 @@ TEST(RunStore, RunsWhoseWriterDiedAreMarkedInterrupted) {
   }
   {
     RunStore store(db.path());
-    EXPECT_EQ(store.find_run(dead)->status, "running");  // opening closes nothing: the writer does, explicitly
+    EXPECT_EQ(store.find_run(dead)->status, RunStatus::kRunning);  // opening closes nothing: the writer does, explicitly
     EXPECT_EQ(store.mark_interrupted_runs(), (std::vector<std::int64_t>{dead}));
-    EXPECT_EQ(store.find_run(alive)->status, "running");
-    EXPECT_EQ(store.find_run(dead)->status, "interrupted");
+    EXPECT_EQ(store.find_run(alive)->status, RunStatus::kRunning);
+    EXPECT_EQ(store.find_run(dead)->status, RunStatus::kInterrupted);
     EXPECT_NE(store.find_run(dead)->message.find("killed or crashed"), std::string::npos);
   }
   lock.reset();
   RunStore store(db.path());
   store.mark_interrupted_runs();
-  EXPECT_EQ(store.find_run(alive)->status, "interrupted");
+  EXPECT_EQ(store.find_run(alive)->status, RunStatus::kInterrupted);
 }
 
 TEST(RunStore, ReaderSeesConsistentDataWhileAWriterCommits) {
@@ -298,7 +298,7 @@ struct DeadRunWithRecovery {
     file.batch.steps = 4;
     file.batch.best_bleu = 1.5;
     file.batch.device = "cpu (test)";
-    file.batch.end = RunEnd{"finished", "reached max_steps 4", 4, "2026-11-24T09:59:59Z"};
+    file.batch.end = RunEnd{RunStatus::kFinished, "reached max_steps 4", 4, "2026-11-24T09:59:59Z"};
   }
   std::string path() const { return (fs::path(out_dir) / kRecoveryFileName).string(); }
 };
@@ -311,7 +311,7 @@ TEST(RunStore, ARecoveryFileIsImportedIntoItsDeadRunAndRemoved) {
   store.mark_interrupted_runs();
   EXPECT_FALSE(fs::exists(f.path()));
   const auto run = *store.find_run(f.id);
-  EXPECT_EQ(run.status, "finished");
+  EXPECT_EQ(run.status, RunStatus::kFinished);
   EXPECT_EQ(run.steps, 4);
   EXPECT_EQ(run.ended_at, "2026-11-24T09:59:59Z");  // when training ended, not when it was imported
   EXPECT_EQ(run.device, "cpu (test)");
@@ -351,7 +351,7 @@ TEST(RunStore, ARecoveryFileWithoutAnEndLeavesTheRunInterruptedWithItsRows) {
   RunStore store(f.db.path());
   store.mark_interrupted_runs();
   const auto run = *store.find_run(f.id);
-  EXPECT_EQ(run.status, "interrupted");
+  EXPECT_EQ(run.status, RunStatus::kInterrupted);
   EXPECT_NE(run.message.find("recovered from " + f.path()), std::string::npos) << run.message;
   EXPECT_EQ(store.metric(f.id, "train_loss").size(), 4u);
   EXPECT_FALSE(fs::exists(f.path()));
@@ -363,7 +363,7 @@ TEST(RunStore, ARecoveryFileOfAnotherDatabaseIsLeftAlone) {
   write_recovery_file(f.path(), f.file);
   RunStore store(f.db.path());
   store.mark_interrupted_runs();
-  EXPECT_EQ(store.find_run(f.id)->status, "interrupted");
+  EXPECT_EQ(store.find_run(f.id)->status, RunStatus::kInterrupted);
   EXPECT_EQ(store.metric(f.id, "train_loss").size(), 1u);
   EXPECT_TRUE(fs::exists(f.path()));
 }
@@ -379,7 +379,7 @@ TEST(RunStore, ADamagedRecoveryFileIsNamedAndKept) {
   RunStore store(f.db.path());
   store.mark_interrupted_runs();
   const auto run = *store.find_run(f.id);
-  EXPECT_EQ(run.status, "interrupted");
+  EXPECT_EQ(run.status, RunStatus::kInterrupted);
   EXPECT_NE(run.message.find(f.path() + ": metrics[0]: expected [step, name, value, time]"), std::string::npos) << run.message;
   EXPECT_TRUE(fs::exists(f.path()));  // kept for a person to look at
   EXPECT_THROW(read_recovery_file(f.db.file("missing.json")), StoreError);
@@ -392,12 +392,12 @@ TEST(RunStore, ARecoveryFileWaitsWhileTheStoreIsLocked) {
     WriteLockHolder blocker(f.db.path());
     RunStore store(f.db.path(), /*busy_timeout_ms=*/20);  // opens all the same
     store.mark_interrupted_runs();
-    EXPECT_EQ(store.find_run(f.id)->status, "running");  // nothing could be written: the file waits
+    EXPECT_EQ(store.find_run(f.id)->status, RunStatus::kRunning);  // nothing could be written: the file waits
     EXPECT_TRUE(fs::exists(f.path()));
   }
   RunStore store(f.db.path());
   store.mark_interrupted_runs();
-  EXPECT_EQ(store.find_run(f.id)->status, "finished");
+  EXPECT_EQ(store.find_run(f.id)->status, RunStatus::kFinished);
   EXPECT_EQ(store.metric(f.id, "train_loss").size(), 4u);
 }
 
@@ -407,7 +407,7 @@ TEST(RunStore, AReadOnlyOpenWritesNothingAndRefusesWrites) {
   const auto before = sha256_file(f.db.path());
   RunStore store(f.db.path(), RunStore::kReaderBusyTimeoutMs, StoreAccess::kReadOnly);
   EXPECT_TRUE(store.read_only());
-  EXPECT_EQ(store.find_run(f.id)->status, "running");  // not closed: that is a writer's job
+  EXPECT_EQ(store.find_run(f.id)->status, RunStatus::kRunning);  // not closed: that is a writer's job
   EXPECT_EQ(store.metric(f.id, "train_loss").size(), 1u);
   const auto refused = [&](const char* what, const std::function<void()>& write) {
     try {
@@ -424,7 +424,7 @@ TEST(RunStore, AReadOnlyOpenWritesNothingAndRefusesWrites) {
   refused("rename_run", [&] { store.rename_run(f.id, "x"); });
   refused("add_tag", [&] { store.add_tag(f.id, "x"); });
   refused("delete_run", [&] { store.delete_run(f.id); });
-  refused("finish_run", [&] { store.finish_run(f.id, "finished", "", 1); });
+  refused("finish_run", [&] { store.finish_run(f.id, RunStatus::kFinished, "", 1); });
   refused("mark_interrupted_runs", [&] { store.mark_interrupted_runs(); });
   EXPECT_TRUE(fs::exists(f.path()));  // the recovery file waits for a writer
   EXPECT_EQ(sha256_file(f.db.path()), before);
@@ -492,6 +492,27 @@ TEST(RunStore, EveryFailureIsAStoreErrorNamingThePathAndTheOperation) {
   batch.run_id = id;
   batch.metrics.push_back({id, 1, "train_loss", 1.0, 0});
   fails("write", "writing 1 row of run", [&] { store.write(batch); });
+}
+
+TEST(RunStatus, EveryStatusReadsBackFromItsNameAndAnUnknownOneIsKeptApart) {
+  for (auto status : {RunStatus::kRunning, RunStatus::kFinished, RunStatus::kStopped, RunStatus::kEarlyStopped,
+                      RunStatus::kFailed, RunStatus::kInterrupted})
+    EXPECT_EQ(parse_run_status(run_status_name(status)), status) << status;
+  EXPECT_FALSE(parse_run_status("unknown").has_value());
+  EXPECT_FALSE(parse_run_status("Finished").has_value());
+  EXPECT_TRUE(is_end_status(RunStatus::kEarlyStopped));
+  EXPECT_FALSE(is_end_status(RunStatus::kInterrupted));  // a writer marks it; training never ends so
+  // A database written by a newer version, with a status this one does not know: listed, not refused.
+  TempDb db;
+  RunStore store(db.path());
+  const auto id = store.create_run(sample_run());
+  {
+    SQLite::Database other(db.path(), SQLite::OPEN_READWRITE);
+    other.exec("UPDATE runs SET status = 'paused-on-another-machine' WHERE id = " + std::to_string(id));
+  }
+  EXPECT_EQ(store.find_run(id)->status, RunStatus::kUnknown);
+  store.finish_run(id, RunStatus::kEarlyStopped, "no improvement", 7);
+  EXPECT_EQ(store.find_run(id)->status, RunStatus::kEarlyStopped);
 }
 
 TEST(Sha256, MatchesKnownDigests) {

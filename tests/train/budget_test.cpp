@@ -61,7 +61,7 @@ TEST(Budget, TheRunEndsOnTimeWithTheLearningRateDecayedToZeroAtTheDeadline) {
   SimulatedRun sim;
   BudgetObserver observer;
   const auto summary = Trainer(config, data, sim.options(dir.str()), &observer).run();
-  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.status, RunStatus::kFinished);
   EXPECT_NE(summary.message.find("time budget of 1 min used"), std::string::npos) << summary.message;
   // 2% of the budget is kept for the final validation until a validation has been timed; the one
   // half-way (two per minute-long budget) takes no simulated time, so the steps fill the budget.
@@ -120,7 +120,7 @@ TEST(Budget, PausedTimeDoesNotCountAndTheStepsAreTheSame) {
   };
   BudgetObserver b;
   const auto summary = Trainer(config, data, paused.options(paused_dir.str()), &b).run();
-  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.status, RunStatus::kFinished);
   EXPECT_EQ(polls, 60);
   ASSERT_EQ(a.steps.size(), b.steps.size());
   for (std::size_t i = 0; i < a.steps.size(); ++i) {
@@ -139,7 +139,7 @@ TEST(Budget, ValidationsAreSpreadOverTheBudgetAndTheLastComesAtTheEnd) {
   SimulatedRun sim;
   BudgetObserver observer;
   const auto summary = Trainer(config, data, sim.options(dir.str()), &observer).run();
-  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.status, RunStatus::kFinished);
   ASSERT_EQ(observer.validations.size(), 4u);
   // At a quarter, half and three quarters of the 120 s (less the final validation's reserve,
   // 2% until a validation has been timed), then after the last step.
@@ -161,13 +161,13 @@ TEST(Budget, ResumingTheSameBudgetContinuesItsScheduleWhereItStood) {
     if (sim.clock - 1000 >= 20) sim.stop.store(true);
   };
   BudgetObserver b1;
-  EXPECT_EQ(Trainer(config, data, first.options(split_dir.str()), &b1).run().status, "stopped");
+  EXPECT_EQ(Trainer(config, data, first.options(split_dir.str()), &b1).run().status, RunStatus::kStopped);
   ASSERT_EQ(b1.steps.size(), 20u);
   SimulatedRun second;
   second.clock = 5000;  // another day: only the budget's own bookkeeping carries over
   BudgetObserver b2;
   const auto summary = Trainer(config, data, second.options(split_dir.str(), split_dir.file("last.ckpt")), &b2).run();
-  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.status, RunStatus::kFinished);
   ASSERT_EQ(b1.steps.size() + b2.steps.size(), a.steps.size());
   for (std::size_t i = 0; i < b2.steps.size(); ++i) {
     EXPECT_NEAR(b2.steps[i].lr, a.steps[i + 20].lr, 1e-12) << "step " << i + 21;
@@ -189,7 +189,7 @@ TEST(Budget, ResumingWithAnotherBudgetStartsANewScheduleOverIt) {
   SimulatedRun second;
   BudgetObserver b;
   const auto summary = Trainer(longer, data, second.options(dir.str(), dir.file("last.ckpt")), &b).run();
-  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.status, RunStatus::kFinished);
   ASSERT_GE(b.steps.size(), 27u);
   EXPECT_LE(b.steps.size(), 30u);
   EXPECT_EQ(b.steps.front().step, steps_before + 1);
@@ -229,7 +229,7 @@ TEST(Budget, TimeSpentBeforeTheTrainerCountsAgainstTheBudget) {
   options.budget_start = sim.clock - 20;
   BudgetObserver observer;
   const auto summary = Trainer(config, data, options, &observer).run();
-  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.status, RunStatus::kFinished);
   ASSERT_GE(observer.steps.size(), 37u);  // 60 - 20 - the final validation's 2% reserve
   EXPECT_LE(observer.steps.size(), 40u);
   EXPECT_LE(sim.clock - options.budget_start, 60.0);

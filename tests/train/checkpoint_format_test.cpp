@@ -85,7 +85,7 @@ TEST(CheckpointFormat, ACorpusPathThatIsNotUtf8IsKeptWithReplacementCharacters) 
   config.train.max_steps = 2;
   const auto data = test::tiny_data(config);
   const auto summary = Trainer(config, data, {dir.str(), "/data/Stra\xdf" "e-deu.txt", "", nullptr}).run();
-  ASSERT_EQ(summary.status, "finished") << summary.message;
+  ASSERT_EQ(summary.status, RunStatus::kFinished) << summary.message;
   ASSERT_FALSE(summary.last_checkpoint.empty());
   EXPECT_EQ(read_checkpoint_meta(summary.last_checkpoint).corpus_path, "/data/Stra\xef\xbf\xbd" "e-deu.txt");
 }

@@ -35,7 +35,7 @@ TEST(Cuda, ACheckpointWrittenOnTheGpuTranslatesAlikeOnTheCpu) {
   test::TempDir dir;
   Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr});
   const auto summary = trainer.run();
-  ASSERT_EQ(summary.status, "finished") << summary.message;
+  ASSERT_EQ(summary.status, RunStatus::kFinished) << summary.message;
   ASSERT_FALSE(summary.last_checkpoint.empty());
   EXPECT_TRUE(trainer.model()->parameters().front().device().is_cuda());
   auto on_cpu = load_translator(summary.last_checkpoint, at::Device(at::kCPU));

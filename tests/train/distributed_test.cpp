@@ -154,11 +154,11 @@ void expect_same_as_one_process(ExperimentConfig config, int steps) {
   RecordingObserver single;
   Trainer trainer(config, data, {single_dir.str(), "tiny-deu.txt", "", nullptr}, &single);
   const auto single_summary = trainer.run();
-  ASSERT_EQ(single_summary.status, "finished");
+  ASSERT_EQ(single_summary.status, RunStatus::kFinished);
 
   const auto run = train_two_ranks(config, data, {dir0.str(), dir1.str()});
   for (int r = 0; r < 2; ++r) {
-    EXPECT_EQ(run.summaries[r].status, "finished") << "rank " << r << ": " << run.summaries[r].message;
+    EXPECT_EQ(run.summaries[r].status, RunStatus::kFinished) << "rank " << r << ": " << run.summaries[r].message;
     EXPECT_EQ(run.summaries[r].steps, steps);
     EXPECT_EQ(run.observers[r].finished, 1);
   }
@@ -209,7 +209,7 @@ TEST(DataParallel, AStopRequestOnAnyRankStopsEveryRankAtTheSameStep) {
   std::atomic<bool> stop0{false}, stop1{true};
   const auto run = train_two_ranks(config, data, {dir0.str(), dir1.str()}, {&stop0, &stop1});
   for (int r = 0; r < 2; ++r) {
-    EXPECT_EQ(run.summaries[r].status, "stopped") << "rank " << r;
+    EXPECT_EQ(run.summaries[r].status, RunStatus::kStopped) << "rank " << r;
     EXPECT_EQ(run.summaries[r].steps, 1) << "rank " << r;
   }
   EXPECT_TRUE(std::filesystem::exists(dir0.file("last.ckpt")));  // rank 0 saves when stopped
@@ -226,7 +226,7 @@ TEST(DataParallel, RanksWithDifferentConfigurationsRefuseToTrain) {
   test::TempDir dir0, dir1;
   const auto run = train_two_ranks(config, data, {dir0.str(), dir1.str()}, {nullptr, nullptr}, {config, other});
   for (int r = 0; r < 2; ++r) {
-    EXPECT_EQ(run.summaries[r].status, "failed") << "rank " << r;
+    EXPECT_EQ(run.summaries[r].status, RunStatus::kFailed) << "rank " << r;
     EXPECT_EQ(run.summaries[r].steps, 0);
   }
   EXPECT_NE(run.summaries[1].message.find("rank 1 differs from rank 0 in: configuration"), std::string::npos)

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -27,7 +29,7 @@ struct ScriptedBody : LoopBody {
   std::vector<std::string> calls, lines;
   int forwards = 0, update_calls = 0;
   double paused_seconds = 0;
-  LoopEnd finished_with{"<none>", ""};
+  std::optional<LoopEnd> finished_with;  // what finish() was given, once it was called
 
   std::int64_t step() const override { return steps; }
   void begin() override { calls.push_back("begin"); }
@@ -57,7 +59,7 @@ struct ScriptedBody : LoopBody {
   }
   std::optional<LoopEnd> validate_if_due() override {
     calls.push_back("validate");
-    if (steps == early_stop_at) return LoopEnd{"early-stopped", "no improvement"};
+    if (steps == early_stop_at) return LoopEnd{RunStatus::kEarlyStopped, "no improvement"};
     return std::nullopt;
   }
   void between_steps() override {
@@ -78,24 +80,26 @@ TEST(TrainingLoop, StepsInOrderUntilTheBodySaysALimitIsReached) {
   ScriptedBody body;
   body.max_steps = 2;
   const auto end = run_training_loop(body, {});
-  EXPECT_EQ(end.status, "finished");
+  EXPECT_EQ(end.status, RunStatus::kFinished);
   EXPECT_EQ(end.message, "reached max_steps 2");
   const std::vector<std::string> expected{"begin",    "limit",    "forward", "update", "stepped", "validate",
                                           "between",  "limit",    "forward", "update", "stepped", "validate",
                                           "between",  "limit",    "finish"};
   EXPECT_EQ(body.calls, expected);
-  EXPECT_EQ(body.finished_with.status, "finished");
+  ASSERT_TRUE(body.finished_with.has_value());
+  EXPECT_EQ(body.finished_with->status, RunStatus::kFinished);
 }
 
 TEST(TrainingLoop, ANonFiniteLossFailsTheRunBeforeTheUpdateByDefault) {
   ScriptedBody body;
   body.losses = {0.5, kNaN};
   const auto end = run_training_loop(body, {});
-  EXPECT_EQ(end.status, "failed");
+  EXPECT_EQ(end.status, RunStatus::kFailed);
   EXPECT_EQ(end.message, nonfinite_loss(kNaN, 2).message);
   EXPECT_EQ(body.update_calls, 1);  // the first step only: the NaN never reached the weights
   EXPECT_EQ(body.steps, 1);
-  EXPECT_EQ(body.finished_with.status, "failed");  // finish() still runs (a last checkpoint may be kept)
+  ASSERT_TRUE(body.finished_with.has_value());
+  EXPECT_EQ(body.finished_with->status, RunStatus::kFailed);  // finish() still runs (a last checkpoint may be kept)
 }
 
 TEST(TrainingLoop, TheSkipPolicySkipsNonFiniteUpdatesAndFailsAfterTwentyInARow) {
@@ -105,7 +109,7 @@ TEST(TrainingLoop, TheSkipPolicySkipsNonFiniteUpdatesAndFailsAfterTwentyInARow) 
   LoopControls controls;
   controls.on_nonfinite = NonFinitePolicy::Skip;
   auto end = run_training_loop(body, controls);
-  EXPECT_EQ(end.status, "finished");
+  EXPECT_EQ(end.status, RunStatus::kFinished);
   EXPECT_EQ(body.steps, 3);
   EXPECT_EQ(body.update_calls, 3);  // two skipped losses never updated
   ASSERT_EQ(body.lines.size(), 2u);
@@ -115,7 +119,7 @@ TEST(TrainingLoop, TheSkipPolicySkipsNonFiniteUpdatesAndFailsAfterTwentyInARow) 
   ScriptedBody stuck;
   stuck.losses.assign(100, kNaN);
   end = run_training_loop(stuck, controls);
-  EXPECT_EQ(end.status, "failed");
+  EXPECT_EQ(end.status, RunStatus::kFailed);
   EXPECT_EQ(end.message, nonfinite_loss(kNaN, 1, kMaxNonFiniteInARow).message);
   EXPECT_EQ(stuck.forwards, kMaxNonFiniteInARow);
   EXPECT_EQ(stuck.update_calls, 0);
@@ -126,7 +130,7 @@ TEST(TrainingLoop, ASkippedUpdateIsNeitherReportedNorValidated) {
   body.max_steps = 1;
   body.updates = {false, true};  // fp16 overflow on the first try
   const auto end = run_training_loop(body, {});
-  EXPECT_EQ(end.status, "finished");
+  EXPECT_EQ(end.status, RunStatus::kFinished);
   const std::vector<std::string> expected{"begin", "limit", "forward", "update", "limit",   "forward",
                                           "update", "stepped", "validate", "between", "limit", "finish"};
   EXPECT_EQ(body.calls, expected);
@@ -136,19 +140,20 @@ TEST(TrainingLoop, ValidationCanEndTheRun) {
   ScriptedBody body;
   body.early_stop_at = 2;
   const auto end = run_training_loop(body, {});
-  EXPECT_EQ(end.status, "early-stopped");
+  EXPECT_EQ(end.status, RunStatus::kEarlyStopped);
   EXPECT_EQ(body.steps, 2);
-  EXPECT_EQ(body.finished_with.status, "early-stopped");
+  ASSERT_TRUE(body.finished_with.has_value());
+  EXPECT_EQ(body.finished_with->status, RunStatus::kEarlyStopped);
 }
 
 TEST(TrainingLoop, AnErrorFailsTheRunWithItsMessageAndSkipsFinish) {
   ScriptedBody body;
   body.throw_at_forward = 1;
   const auto end = run_training_loop(body, {});
-  EXPECT_EQ(end.status, "failed");
+  EXPECT_EQ(end.status, RunStatus::kFailed);
   EXPECT_EQ(end.message, "disk full");
   EXPECT_EQ(body.steps, 1);
-  EXPECT_EQ(body.finished_with.status, "<none>");
+  EXPECT_FALSE(body.finished_with.has_value());
 }
 
 TEST(TrainingLoop, HoldsWhilePausedCallingBetweenStepsAndReportsThePause) {
@@ -161,7 +166,7 @@ TEST(TrainingLoop, HoldsWhilePausedCallingBetweenStepsAndReportsThePause) {
   controls.pause = &pause;
   controls.clock = [&fake_time] { return fake_time += 0.5; };
   const auto end = run_training_loop(body, controls);
-  EXPECT_EQ(end.status, "finished");
+  EXPECT_EQ(end.status, RunStatus::kFinished);
   ASSERT_GE(body.calls.size(), 3u);
   EXPECT_EQ(body.calls[1], "between");  // while paused, before the first step
   EXPECT_EQ(body.calls[2], "limit");
@@ -186,7 +191,7 @@ TEST(TrainingLoop, AStopRequestEndsAPauseAtOnce) {
   } stops;
   stops.flag = &stop;
   const auto end = run_training_loop(stops, controls);
-  EXPECT_EQ(end.status, "stopped");
+  EXPECT_EQ(end.status, RunStatus::kStopped);
   EXPECT_TRUE(stops.lines.empty());  // never paused
   EXPECT_EQ(stops.forwards, 0);
 }

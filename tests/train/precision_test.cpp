@@ -28,7 +28,7 @@ std::vector<double> train_losses(const std::string& precision, const std::string
   LossObserver observer;
   Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer);
   const auto summary = trainer.run();
-  EXPECT_EQ(summary.status, "finished") << summary.message;
+  EXPECT_EQ(summary.status, RunStatus::kFinished) << summary.message;
   if (weights_out) *weights_out = trainer.model();
   return observer.losses;
 }

@@ -38,7 +38,7 @@ TEST(RunRecorder, RecordsEveryStepValidationAndCheckpoint) {
   }
   RunStore store(f.db);
   const auto run = *store.find_run(f.run_id);
-  EXPECT_EQ(run.status, "finished");
+  EXPECT_EQ(run.status, RunStatus::kFinished);
   EXPECT_EQ(run.steps, 40);
   EXPECT_TRUE(run.best_bleu.has_value());
   EXPECT_EQ(store.metric(f.run_id, "train_loss").size(), 40u);
@@ -89,7 +89,7 @@ TEST(RunRecorder, ALockedStoreDoesNotStopTrainingAndCatchesUpAfterwards) {
       }
     });
     summary = Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
-    EXPECT_EQ(summary.status, "finished");
+    EXPECT_EQ(summary.status, RunStatus::kFinished);
     EXPECT_TRUE(released_while_waiting) << "the lock was not held when training ended";
     EXPECT_EQ(recorder.recovery_file(), "");
     ASSERT_FALSE(waits.empty());
@@ -107,7 +107,7 @@ TEST(RunRecorder, ALockedStoreDoesNotStopTrainingAndCatchesUpAfterwards) {
   EXPECT_EQ(store.metric(f.run_id, "train_loss").size(), 300u);
   EXPECT_EQ(store.metric(f.run_id, "lr").size(), 300u);
   const auto run = *store.find_run(f.run_id);
-  EXPECT_EQ(run.status, "finished");
+  EXPECT_EQ(run.status, RunStatus::kFinished);
   EXPECT_EQ(run.steps, 300);
   EXPECT_FALSE(store.checkpoints(f.run_id).empty());
   EXPECT_EQ(store.integrity_check(), "ok");
@@ -136,7 +136,7 @@ TEST(RunRecorder, StopsTrainingCleanlyWhenTheStoreNeverRecoversAndLosesNothing) 
         << recovery;
     EXPECT_TRUE(std::filesystem::exists(recovery));
   }  // the other writer lets go; the recorder is long gone
-  EXPECT_EQ(summary.status, "stopped");
+  EXPECT_EQ(summary.status, RunStatus::kStopped);
   EXPECT_LT(summary.steps, 1000000);
   EXPECT_TRUE(std::filesystem::exists(f.dir.file("out/last.ckpt")));
   bool gave_up = false;
@@ -148,7 +148,7 @@ TEST(RunRecorder, StopsTrainingCleanlyWhenTheStoreNeverRecoversAndLosesNothing) 
   store.mark_interrupted_runs();                   // the next writer imports the recovery file
   EXPECT_FALSE(std::filesystem::exists(recovery));
   const auto run = *store.find_run(f.run_id);
-  EXPECT_EQ(run.status, "stopped");
+  EXPECT_EQ(run.status, RunStatus::kStopped);
   EXPECT_EQ(run.steps, summary.steps);
   EXPECT_NE(run.message.find("recovered from"), std::string::npos) << run.message;
   EXPECT_EQ(store.metric(f.run_id, "train_loss").size(), static_cast<std::size_t>(summary.steps));
@@ -176,7 +176,7 @@ TEST(RunRecorder, AFailedRunIsRecordedThroughALockToo) {
       if (w.state == HistoryWaitState::kWaiting) blocker.release();
     });
     summary = Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
-    ASSERT_EQ(summary.status, "failed") << summary.message;
+    ASSERT_EQ(summary.status, RunStatus::kFailed) << summary.message;
     EXPECT_FALSE(blocker.held());
   }
   RunStore store(f.db);

@@ -37,7 +37,7 @@ struct EventLog : SessionObserver {
   void on_log(const std::string& line) override { logs.push_back(line); }
   void on_finished(const TrainingSummary& s) override {
     summary = s;
-    events.push_back("finished " + s.status);
+    events.push_back(std::string("finished ") + run_status_name(s.status));
   }
   bool logged(const std::string& part) const {
     for (const auto& l : logs)
@@ -69,7 +69,7 @@ TEST(TrainingSession, RunsEveryPhaseInOrderRecordsTheRunAndWritesItsDirectory) {
   auto request = tiny_request(corpus, dir, 3);
   TrainingSession session(request, &log);
   const auto summary = session.run();
-  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.status, RunStatus::kFinished);
   EXPECT_EQ(summary.steps, 3);
   const std::vector<std::string> expected{"phase preparing the data", "phase opening the run history", "recorded",
                                           "phase training", "start", "finished finished"};
@@ -87,7 +87,7 @@ TEST(TrainingSession, RunsEveryPhaseInOrderRecordsTheRunAndWritesItsDirectory) {
   const auto runs = store.list_runs();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].id, log.run_id);
-  EXPECT_EQ(runs[0].status, "finished");
+  EXPECT_EQ(runs[0].status, RunStatus::kFinished);
   EXPECT_EQ(runs[0].steps, 3);
   EXPECT_EQ(runs[0].out_dir, request.out_dir);
 }
@@ -101,7 +101,7 @@ TEST(TrainingSession, PicksAProbeSentenceFromTheDevSplitWhenAskedAndNoneIsSet) {
   request.pick_probe = true;
   TrainingSession session(request, &log);
   const auto summary = session.run();
-  ASSERT_EQ(summary.status, "finished") << summary.message;
+  ASSERT_EQ(summary.status, RunStatus::kFinished) << summary.message;
   const auto probe = session.config().train.probe;
   ASSERT_FALSE(probe.empty());
   // A source sentence of the dev split the trainer held out, written into config.json and logged.

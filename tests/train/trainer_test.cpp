@@ -27,7 +27,7 @@ TEST(Trainer, TinyModelOverfitsAHandfulOfPairsToExactTranslations) {
   RecordingObserver observer;
   Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer);
   const auto summary = trainer.run();
-  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.status, RunStatus::kFinished);
   ASSERT_EQ(observer.losses.size(), 300u);
   EXPECT_LT(observer.losses.back(), 0.05);
   EXPECT_LT(observer.losses.back(), observer.losses.front() / 20);
@@ -158,7 +158,7 @@ TEST(Trainer, WithoutDevPairsTheBestCheckpointFollowsTheLatestWeights) {
   test::TempDir dir;
   RecordingObserver observer;
   const auto summary = Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer).run();
-  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.status, RunStatus::kFinished);
   ASSERT_EQ(observer.validations.size(), 3u);
   std::vector<std::int64_t> best_steps;
   for (const auto& c : observer.checkpoints)
@@ -187,7 +187,7 @@ TEST(Trainer, LearnedPositionsLeaveOutHeldOutPairsLongerThanTheTableAndKeepTextA
   RecordingObserver observer;
   Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer);
   const auto summary = trainer.run();
-  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.status, RunStatus::kFinished);
   ASSERT_EQ(observer.validations.size(), 1u);
   EXPECT_EQ(observer.validations[0].sentences, 3u);
   EXPECT_GT(observer.validations[0].loss, 0.0);
@@ -255,7 +255,7 @@ TEST(Trainer, EarlyStoppingEndsARunThatNoLongerImproves) {
   test::TempDir dir;
   RecordingObserver observer;
   const auto summary = Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer).run();
-  EXPECT_EQ(summary.status, "early-stopped");
+  EXPECT_EQ(summary.status, RunStatus::kEarlyStopped);
   EXPECT_EQ(summary.steps, 10);
   ASSERT_EQ(observer.validations.size(), 2u);
   EXPECT_TRUE(observer.validations[0].improved);
@@ -276,7 +276,7 @@ TEST(Trainer, StopFlagEndsTheRunWithACheckpoint) {
   } observer;
   observer.flag = &stop;
   const auto summary = Trainer(config, data, {dir.str(), "tiny-deu.txt", "", &stop}, &observer).run();
-  EXPECT_EQ(summary.status, "stopped");
+  EXPECT_EQ(summary.status, RunStatus::kStopped);
   EXPECT_EQ(summary.steps, 7);
   ASSERT_TRUE(std::filesystem::exists(dir.file("last.ckpt")));
   EXPECT_EQ(read_checkpoint_meta(dir.file("last.ckpt")).position.step, 7);
@@ -309,7 +309,7 @@ TEST(Trainer, PauseHoldsTrainingBetweenStepsAndResumesWhereItWas) {
     if (calls_while_paused == 5) pause.store(false);  // "Resume" after a few polls
   };
   const auto summary = Trainer(config, data, options, &observer).run();
-  EXPECT_EQ(summary.status, "finished");
+  EXPECT_EQ(summary.status, RunStatus::kFinished);
   EXPECT_EQ(summary.steps, 12);
   EXPECT_GE(calls_while_paused, 5);
   EXPECT_EQ(step_seen_while_paused, 5);  // no step ran while paused
@@ -336,7 +336,7 @@ TEST(Trainer, StopWhilePausedEndsTheRun) {
   // Paused before the first step: no step runs, the run stops and there is nothing to save.
   const auto summary = Trainer(config, data, options).run();
   stopper.join();
-  EXPECT_EQ(summary.status, "stopped");
+  EXPECT_EQ(summary.status, RunStatus::kStopped);
   EXPECT_EQ(summary.steps, 0);
 }
 
@@ -371,7 +371,7 @@ TEST(Trainer, NonFiniteLossStopsTheRunAndSaysWhy) {
   auto data = test::tiny_data(config);
   test::TempDir dir;
   const auto summary = Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}).run();
-  EXPECT_EQ(summary.status, "failed");
+  EXPECT_EQ(summary.status, RunStatus::kFailed);
   EXPECT_NE(summary.message.find("non-finite loss"), std::string::npos);
   EXPECT_LT(summary.steps, 50);
 }
@@ -386,7 +386,7 @@ TEST(Trainer, NonFiniteLossesAreSkippedWhenConfiguredUntilTwentyInARow) {
   test::TempDir dir;
   RecordingObserver observer;
   const auto summary = Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer).run();
-  EXPECT_EQ(summary.status, "failed");
+  EXPECT_EQ(summary.status, RunStatus::kFailed);
   EXPECT_NE(summary.message.find("(20 in a row): stopped"), std::string::npos) << summary.message;
   const auto skipped = std::count_if(observer.logs.begin(), observer.logs.end(),
                                      [](const std::string& l) { return l.find("update skipped") != std::string::npos; });

@@ -76,7 +76,7 @@ TEST(WeightAverage, CheckpointsHoldTheAverageForReadersAndTheWeightsForResuming)
   const auto data = test::tiny_data(config);
   test::TempDir dir;
   Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr});
-  ASSERT_EQ(trainer.run().status, "finished");
+  ASSERT_EQ(trainer.run().status, RunStatus::kFinished);
   const auto file = CheckpointFile::open(dir.file("last.ckpt"));
   const auto live = live_weights(trainer);
   const auto raw = tensors_of(file, "raw.", trainer.model());
@@ -99,7 +99,7 @@ TEST(WeightAverage, TheFinalValidationScoresBothAndKeepsTheBetter) {
     test::TempDir dir;
     test::RecordingObserver observer;
     Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer);
-    ASSERT_EQ(trainer.run().status, "finished");
+    ASSERT_EQ(trainer.run().status, RunStatus::kFinished);
     ASSERT_FALSE(observer.validations.empty());
     const auto& v = observer.validations.back();
     ASSERT_GE(v.bleu_as_trained, 0.0);

@@ -163,7 +163,7 @@ bool SystemChooser::refresh() {
     label += QStringLiteral(" · ") + QFileInfo(checkpoint).fileName();
     const QString tip = tr("Run %1 (%2, %3), corpus %4\n%5")
                             .arg(r.id)
-                            .arg(q(r.status), q(r.preset), q(r.corpus_path), QDir::toNativeSeparators(checkpoint));
+                            .arg(QString::fromLatin1(run_status_name(r.status)), q(r.preset), q(r.corpus_path), QDir::toNativeSeparators(checkpoint));
     entries.push_back({QStringLiteral("run:%1").arg(r.id), checkpoint, label, tip, r.id});
   }
 

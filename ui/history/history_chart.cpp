@@ -209,7 +209,7 @@ void HistoryChart::poll(const std::vector<RunInfo>& runs, const RunStore& store)
   std::vector<const RunInfo*> moved;
   for (const auto& r : runs) {
     const auto it = chart_steps_.find(r.id);
-    if (r.status == "running" || it == chart_steps_.end() || it->second != r.steps) moved.push_back(&r);
+    if (r.status == RunStatus::kRunning || it == chart_steps_.end() || it->second != r.steps) moved.push_back(&r);
   }
   if (moved.empty()) return;
   if (series_watcher_->isRunning()) {

@@ -348,7 +348,7 @@ void HistoryPanel::setMessage(const QString& text, bool error) {
   message_->setText(text);
   message_->setProperty("error", error);
   QPalette pal = palette();
-  if (error) pal.setColor(QPalette::WindowText, RunTableModel::statusColor(QStringLiteral("failed")));
+  if (error) pal.setColor(QPalette::WindowText, RunTableModel::statusColor(RunStatus::kFailed));
   message_->setPalette(pal);
   message_->setToolTip(error ? tr("Error") : QString());
 }
@@ -376,7 +376,7 @@ void HistoryPanel::refresh() {
   qint64 newest = 0;
   for (const auto& r : runs) newest = std::max<qint64>(newest, r.id);
   bool any_running = false;
-  for (const auto& r : runs) any_running = any_running || r.status == "running";
+  for (const auto& r : runs) any_running = any_running || r.status == RunStatus::kRunning;
 
   // Which runs to select afterwards: the same ones, or the newest when the selection was the
   // default (first look, or following the newest run as new runs start).
@@ -492,7 +492,7 @@ QString HistoryPanel::detailsSignature() const {
     for (const auto& t : r.tags) tags << q(t);
     parts << QStringLiteral("%1|%2|%3|%4|%5|%6")
                  .arg(r.id)
-                 .arg(q(r.name), q(r.status))
+                 .arg(q(r.name), QString::fromLatin1(run_status_name(r.status)))
                  .arg(r.steps)
                  .arg(r.best_bleu ? *r.best_bleu : -1)
                  .arg(tags.join(QLatin1Char(',')));

@@ -305,7 +305,7 @@ bool HistoryPanel::deleteSelected(bool confirm) {
   }
   QStringList running;
   for (const auto& r : runs)
-    if (r.status == "running") running << QStringLiteral("#%1 \"%2\"").arg(r.id).arg(q(r.name));
+    if (r.status == RunStatus::kRunning) running << QStringLiteral("#%1 \"%2\"").arg(r.id).arg(q(r.name));
   if (!running.isEmpty()) {
     const QString text = tr("%1 still running: stop the training before deleting it.").arg(running.join(QStringLiteral(", ")));
     setMessage(text, true);
@@ -315,7 +315,7 @@ bool HistoryPanel::deleteSelected(bool confirm) {
   if (confirm) {
     QStringList names;
     for (std::size_t i = 0; i < runs.size() && i < 12; ++i)
-      names << QStringLiteral("#%1 \"%2\" (%3, %4 steps)").arg(runs[i].id).arg(q(runs[i].name), q(runs[i].status)).arg(runs[i].steps);
+      names << QStringLiteral("#%1 \"%2\" (%3, %4 steps)").arg(runs[i].id).arg(q(runs[i].name), QString::fromLatin1(run_status_name(runs[i].status))).arg(runs[i].steps);
     if (runs.size() > 12) names << tr("… and %1 more").arg(runs.size() - 12);
     QMessageBox box(QMessageBox::Question, tr("Delete runs"),
                     runs.size() == 1 ? tr("Delete run #%1 and its recorded metrics, samples and checkpoint records?").arg(runs.front().id)

@@ -62,7 +62,7 @@ int RunCheckpointTable::showRuns(const std::vector<RunInfo>& runs, const RunStor
   setRowCount(0);
   setColumnHidden(0, runs.size() < 2);
   int row = 0;
-  const QColor missing = RunTableModel::statusColor(QStringLiteral("failed"));
+  const QColor missing = RunTableModel::statusColor(RunStatus::kFailed);
   for (const auto& r : runs) {
     for (const auto& c : current_checkpoints(store, r.id)) {
       insertRow(row);

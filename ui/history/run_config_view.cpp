@@ -96,8 +96,8 @@ void RunConfigView::showRuns(const std::vector<RunInfo>& runs, const RunTableMod
       item->setToolTip(1, tip.isEmpty() ? value : tip);
       return item;
     };
-    auto* status = add(tr("status"), q(r.status) + (r.message.empty() ? QString() : QStringLiteral(" — ") + q(r.message)));
-    status->setForeground(1, RunTableModel::statusColor(q(r.status)));
+    auto* status = add(tr("status"), QString::fromLatin1(run_status_name(r.status)) + (r.message.empty() ? QString() : QStringLiteral(" — ") + q(r.message)));
+    status->setForeground(1, RunTableModel::statusColor(r.status));
     add(tr("corpus"), q(r.corpus_path));
     add(tr("pairs"), QString::number(r.corpus_pairs));
     if (!r.corpus_sha256.empty()) add(tr("corpus SHA-256"), q(r.corpus_sha256).left(16) + QStringLiteral("…"), q(r.corpus_sha256));
@@ -147,7 +147,7 @@ void RunConfigView::showRuns(const std::vector<RunInfo>& runs, const RunTableMod
     for (const auto& r : runs) values.push_back(value_of(r));
     add_row(summary, key, values, differs(values));
   };
-  summary_row(tr("status"), [](const RunInfo& r) { return q(r.status); });
+  summary_row(tr("status"), [](const RunInfo& r) { return QString::fromLatin1(run_status_name(r.status)); });
   summary_row(tr("corpus"), [](const RunInfo& r) {
     return r.corpus_path == StudioState::kDemoPath ? QStringLiteral("<demo>") : QFileInfo(q(r.corpus_path)).fileName();
   });

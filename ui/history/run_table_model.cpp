@@ -30,14 +30,18 @@ QDateTime parseUtc(const std::string& iso) {
   return t;
 }
 
-QString statusTip(const QString& status) {
-  if (status == QLatin1String("running")) return QObject::tr("Training now (updated every 2 s)");
-  if (status == QLatin1String("finished")) return QObject::tr("Reached its step, epoch or time limit");
-  if (status == QLatin1String("stopped")) return QObject::tr("Stopped by the user; a checkpoint was saved");
-  if (status == QLatin1String("early-stopped")) return QObject::tr("Stopped early: the dev metric stopped improving");
-  if (status == QLatin1String("failed")) return QObject::tr("Ended with an error");
-  if (status == QLatin1String("interrupted"))
-    return QObject::tr("The training process ended without closing the run (killed or crashed); it can be resumed from its last checkpoint");
+QString statusTip(RunStatus status) {
+  switch (status) {
+    case RunStatus::kRunning: return QObject::tr("Training now (updated every 2 s)");
+    case RunStatus::kFinished: return QObject::tr("Reached its step, epoch or time limit");
+    case RunStatus::kStopped: return QObject::tr("Stopped by the user; a checkpoint was saved");
+    case RunStatus::kEarlyStopped: return QObject::tr("Stopped early: the dev metric stopped improving");
+    case RunStatus::kFailed: return QObject::tr("Ended with an error");
+    case RunStatus::kInterrupted:
+      return QObject::tr("The training process ended without closing the run (killed or crashed); it can be resumed from "
+                         "its last checkpoint");
+    case RunStatus::kUnknown: return QObject::tr("A status this version of Transformer Studio does not know");
+  }
   return {};
 }
 
@@ -71,7 +75,7 @@ const RunInfo* RunTableModel::run(qint64 id) const {
 
 QString RunTableModel::searchText(int row) const {
   const RunInfo& r = runs_[static_cast<std::size_t>(row)];
-  return QStringList{q(r.name), q(r.corpus_path), q(r.direction), q(r.preset), tagsText(r), q(r.status),
+  return QStringList{q(r.name), q(r.corpus_path), q(r.direction), q(r.preset), tagsText(r), QString::fromLatin1(run_status_name(r.status)),
                      QStringLiteral("#%1").arg(r.id)}
       .join(QLatin1Char('\n'))
       .toLower();
@@ -83,15 +87,17 @@ int RunTableModel::rowCount(const QModelIndex& parent) const {
 
 int RunTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
-QColor RunTableModel::statusColor(const QString& status) {
+QColor RunTableModel::statusColor(RunStatus status) {
   QColor c;
-  if (status == QLatin1String("running")) c = QColor(31, 119, 180);
-  else if (status == QLatin1String("finished")) c = QColor(44, 150, 44);
-  else if (status == QLatin1String("early-stopped")) c = QColor(20, 150, 160);
-  else if (status == QLatin1String("stopped")) c = QColor(210, 120, 0);
-  else if (status == QLatin1String("failed")) c = QColor(214, 39, 40);
-  else if (status == QLatin1String("interrupted")) c = QColor(148, 103, 189);
-  else return QApplication::palette().color(QPalette::Text);
+  switch (status) {
+    case RunStatus::kRunning: c = QColor(31, 119, 180); break;
+    case RunStatus::kFinished: c = QColor(44, 150, 44); break;
+    case RunStatus::kEarlyStopped: c = QColor(20, 150, 160); break;
+    case RunStatus::kStopped: c = QColor(210, 120, 0); break;
+    case RunStatus::kFailed: c = QColor(214, 39, 40); break;
+    case RunStatus::kInterrupted: c = QColor(148, 103, 189); break;
+    case RunStatus::kUnknown: return QApplication::palette().color(QPalette::Text);
+  }
   // On a dark base the saturated mid tones are too dim: lighten them.
   if (QApplication::palette().color(QPalette::Base).lightness() < 128) c = c.lighter(150);
   return c;
@@ -108,7 +114,7 @@ double RunTableModel::durationSeconds(const RunInfo& r) {
   if (!start.isValid()) return -1;
   QDateTime end = parseUtc(r.ended_at);
   if (!end.isValid()) {
-    if (r.status != "running") return -1;
+    if (r.status != RunStatus::kRunning) return -1;
     end = QDateTime::currentDateTimeUtc();
   }
   return std::max<qint64>(0, start.secsTo(end));
@@ -123,7 +129,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
     switch (col) {
       case Id: return QVariant::fromValue<qint64>(r.id);
       case Name: return q(r.name);
-      case Status: return q(r.status);
+      case Status: return QString::fromLatin1(run_status_name(r.status));
       case Corpus: return r.corpus_path == StudioState::kDemoPath ? tr("demo corpus") : QFileInfo(q(r.corpus_path)).fileName();
       case Direction: return q(r.direction);
       case Preset: return q(r.preset);
@@ -153,7 +159,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
     switch (col) {
       case Name: return tr("Run #%1 \"%2\" (double-click to rename)").arg(r.id).arg(q(r.name));
       case Status: {
-        QString tip = statusTip(q(r.status));
+        QString tip = statusTip(r.status);
         if (!r.message.empty()) tip += (tip.isEmpty() ? QString() : QStringLiteral("\n")) + q(r.message);
         return tip;
       }
@@ -161,20 +167,20 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
         return tr("%1\n%2 pairs, %3").arg(q(r.corpus_path)).arg(r.corpus_pairs).arg(format_bytes(static_cast<double>(r.corpus_bytes)));
       case Started: return tr("%1 local time (%2)").arg(localTime(r.started_at, true), q(r.started_at));
       case Duration:
-        if (r.status == "running") return tr("Still running: time since the start");
+        if (r.status == RunStatus::kRunning) return tr("Still running: time since the start");
         return r.ended_at.empty() ? QVariant() : tr("Ended %1").arg(localTime(r.ended_at, true));
       case Device: return r.machine.empty() ? QVariant() : tr("on %1").arg(q(r.machine));
       case BestBleu: return tr("Best BLEU on the dev set (0–100)");
       default: return {};
     }
   }
-  if (role == Qt::ForegroundRole && col == Status) return statusColor(q(r.status));
-  if (role == Qt::FontRole && col == Status && r.status == "running") {
+  if (role == Qt::ForegroundRole && col == Status) return statusColor(r.status);
+  if (role == Qt::FontRole && col == Status && r.status == RunStatus::kRunning) {
     QFont f;
     f.setBold(true);
     return f;
   }
-  if (role == Qt::FontRole && col == Duration && r.status == "running") {
+  if (role == Qt::FontRole && col == Duration && r.status == RunStatus::kRunning) {
     QFont f;
     f.setItalic(true);
     return f;

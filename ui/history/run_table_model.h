@@ -46,7 +46,7 @@ class RunTableModel : public QAbstractTableModel {
   bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
 
   /// Colour of a status ("failed" red, "finished" green, ...) readable on the current palette.
-  static QColor statusColor(const QString& status);
+  static QColor statusColor(RunStatus status);
   /// Local-time text of an ISO 8601 UTC timestamp ("2024-05-01 14:03").
   static QString localTime(const std::string& iso_utc, bool seconds = false);
   /// Seconds from start to end (or to now while running); -1 when unknown.

@@ -123,7 +123,7 @@ void LmWindow::onValidated(const ts::ValidationResult& v) {
 }
 
 void LmWindow::onFinished(const ts::TrainingSummary& s) {
-  QString text = tr("%1 at step %2: %3.").arg(q(s.status)).arg(number(s.steps)).arg(q(s.message));
+  QString text = tr("%1 at step %2: %3.").arg(QString::fromLatin1(run_status_name(s.status))).arg(number(s.steps)).arg(q(s.message));
   if (s.validated)
     text += tr(" Last estimate: train %1, val %2 (bigram table %3).")
                 .arg(s.last_validation.train_loss, 0, 'f', 3)
@@ -132,8 +132,8 @@ void LmWindow::onFinished(const ts::TrainingSummary& s) {
   if (!s.best_checkpoint.empty()) text += tr(" Best checkpoint: %1").arg(q(s.best_checkpoint));
   run_status_->setText(text);
   log(text);
-  if (s.status == "finished") progress_->setValue(progress_->maximum());
-  statusBar()->showMessage(tr("Training %1.").arg(q(s.status)));
+  if (s.status == RunStatus::kFinished) progress_->setValue(progress_->maximum());
+  statusBar()->showMessage(tr("Training %1.").arg(QString::fromLatin1(run_status_name(s.status))));
   updateButtons();
   if (close_when_stopped_) {
     close_when_stopped_ = false;

@@ -277,7 +277,7 @@ void TrainingController::work(TrainingRequest request) {
     const auto summary = session.run();
     if (summary.steps > 0)
       snapshot(*session.trainer(), summary.steps,
-               tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromStdString(summary.status)));
+               tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromLatin1(run_status_name(summary.status))));
   } catch (const std::exception& e) {
     queue->push([m = QString::fromStdString(error_message(e))](TrainingController* c) { Q_EMIT c->failed(m); });
   }
@@ -319,7 +319,7 @@ void TrainingController::workLanguageModel(LmTrainingRequest request) {
     const auto summary = session.run();
     if (summary.steps > 0)
       snapshot(*session.trainer(),
-               tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromStdString(summary.status)));
+               tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromLatin1(run_status_name(summary.status))));
   } catch (const std::exception& e) {
     queue->push([m = QString::fromStdString(error_message(e))](TrainingController* c) { Q_EMIT c->failed(m); });
   }

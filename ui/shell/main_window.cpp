@@ -102,10 +102,10 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
           [this](const QString& message) { showError(tr("Training failed"), message); });
   connect(controller_, &TrainingController::finished, this, [this](const ts::TrainingSummary& s) {
     status_label_->setText(tr("Training %1 at step %2: %3")
-                               .arg(QString::fromStdString(s.status))
+                               .arg(QString::fromLatin1(run_status_name(s.status)))
                                .arg(s.steps)
                                .arg(QString::fromStdString(s.message)));
-    if (s.status == "failed") showError(tr("Training failed"), QString::fromStdString(s.message));
+    if (s.status == RunStatus::kFailed) showError(tr("Training failed"), QString::fromStdString(s.message));
   });
   // A locked run history at the end of a run: say that the app waits for it, and how it ended.
   connect(controller_, &TrainingController::historyWaiting, this, [this](const QString& summary, const QString& words, bool) {

@@ -442,9 +442,9 @@ void TrainingPanel::onValidated(const ts::ValidationResult& v) {
 }
 
 void TrainingPanel::onFinished(const ts::TrainingSummary& s) {
-  const QString status = QString::fromStdString(s.status);
-  status_->setText(s.status == "failed" ? tr("Failed") : tr("Done: %1").arg(status));
-  if (s.status == "finished") progress_->setValue(1000);
+  const QString status = QString::fromLatin1(run_status_name(s.status));
+  status_->setText(s.status == RunStatus::kFailed ? tr("Failed") : tr("Done: %1").arg(status));
+  if (s.status == RunStatus::kFinished) progress_->setValue(1000);
   setProgressText(tr("%1 at step %L2 · %3 · %L4 tok/s on average")
                            .arg(status)
                            .arg(s.steps)

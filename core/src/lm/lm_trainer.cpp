@@ -354,7 +354,7 @@ TrainingSummary LmTrainer::run() {
   controls.on_nonfinite = NonFinitePolicy::Fail;  // a language model has no skip option
   const auto end = run_training_loop(s, controls);
   auto& summary = s.summary;
-  if (end.status == "failed") s.log("training failed: " + end.message);
+  if (end.status == RunStatus::kFailed) s.log("training failed: " + end.message);
   summary.status = end.status;
   summary.message = end.message;
   summary.steps = s.at_step;

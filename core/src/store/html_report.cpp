@@ -522,15 +522,15 @@ void header_section(std::string& o, const RunInfo& run, bool test) {
   const bool lm = run.kind == "language-model";
   o += "<header>\n<h1>" + esc(run.name.empty() ? "Run " + std::to_string(run.id) : run.name) + "</h1>\n";
   o += "<p class=\"subtitle\">Run " + std::to_string(run.id) + " · " + (lm ? "language model" : "translation") +
-       (run.direction.empty() ? "" : " · " + esc(run.direction)) + " · <span class=\"badge " + esc(run.status) + "\">" +
-       or_dash(run.status) + "</span></p>\n";
+       (run.direction.empty() ? "" : " · " + esc(run.direction)) + " · <span class=\"badge " + run_status_name(run.status) + "\">" +
+       run_status_name(run.status) + "</span></p>\n";
   o += "<nav><a href=\"#summary\">Summary</a><a href=\"#curves\">Curves</a><a href=\"#samples\">Samples</a>"
        "<a href=\"#attention\">Attention</a>" + std::string(test ? "<a href=\"#test\">Test set</a>" : "") +
        "<a href=\"#configuration\">Configuration</a></nav>\n</header>\n";
   o += "<section id=\"run\">\n<h2>Run</h2>\n";
   if (!run.message.empty()) o += "<p class=\"message\">" + esc(run.message) + "</p>\n";
   o += "<dl class=\"facts\">\n";
-  fact(o, "Status", "<span class=\"badge " + esc(run.status) + "\">" + or_dash(run.status) + "</span>");
+  fact(o, "Status", std::string("<span class=\"badge ") + run_status_name(run.status) + "\">" + run_status_name(run.status) + "</span>");
   fact(o, "Kind", or_dash(run.kind));
   fact(o, "Direction", or_dash(run.direction));
   std::string corpus = run.corpus_path.empty() ? "—" : "<code>" + esc(base_name(run.corpus_path)) + "</code>";

@@ -29,7 +29,7 @@ json to_json(const StoreBatch& b) {
   j["steps"] = b.steps ? json(*b.steps) : json();
   j["best_bleu"] = b.best_bleu ? json(*b.best_bleu) : json();
   j["device"] = b.device;
-  j["end"] = b.end ? json{{"status", b.end->status}, {"message", b.end->message}, {"steps", b.end->steps},
+  j["end"] = b.end ? json{{"status", run_status_name(b.end->status)}, {"message", b.end->message}, {"steps", b.end->steps},
                           {"ended_at", b.end->ended_at}}
                    : json();
   return j;
@@ -95,14 +95,13 @@ StoreBatch from_json(const json& j, std::int64_t run_id) {
   if (j.contains("end") && !j.at("end").is_null()) {
     const auto& e = j.at("end");
     RunEnd end;
-    end.status = field<std::string>(e, "status", "end");
+    const auto status = field<std::string>(e, "status", "end");
     end.message = field<std::string>(e, "message", "end");
     end.steps = field<std::int64_t>(e, "steps", "end");
     end.ended_at = field<std::string>(e, "ended_at", "end");
-    static const char* const known[] = {"finished", "stopped", "early-stopped", "failed"};
-    bool ok = false;
-    for (const char* k : known) ok = ok || end.status == k;
-    if (!ok) throw std::runtime_error("end: unknown status \"" + end.status + "\"");
+    const auto parsed = parse_run_status(status);
+    if (!parsed || !is_end_status(*parsed)) throw std::runtime_error("end: unknown status \"" + status + "\"");
+    end.status = *parsed;
     b.end = std::move(end);
   }
   return b;

@@ -134,7 +134,7 @@ RunInfo read_run(SQLite::Statement& q) {
   r.device = text(q.getColumn(11));
   r.out_dir = text(q.getColumn(12));
   r.config = parse_json(text(q.getColumn(13)));
-  r.status = text(q.getColumn(14));
+  r.status = parse_run_status(text(q.getColumn(14))).value_or(RunStatus::kUnknown);
   r.message = text(q.getColumn(15));
   r.steps = q.getColumn(16).getInt64();
   r.best_bleu = optional_double(q.getColumn(17));
@@ -317,7 +317,7 @@ bool RunStore::import_recovery(std::int64_t run_id) {
       batch.end->message += (batch.end->message.empty() ? "" : " ") +
                             std::string("(the end of its history was recovered from ") + path + ")";
     } else {  // the writer died while it waited: everything it held, and the run marked interrupted
-      batch.end = RunEnd{"interrupted",
+      batch.end = RunEnd{RunStatus::kInterrupted,
                          "the training process ended while the run database refused writes; its history was "
                          "recovered from " + path,
                          batch.steps.value_or(run->steps), file.written_at};
@@ -452,7 +452,7 @@ void RunStore::write(const StoreBatch& batch, bool skip_existing) {
     }
     if (batch.end) {
       SQLite::Statement u(*db_, "UPDATE runs SET status = ?, message = ?, steps = ?, ended_at = ? WHERE id = ?");
-      SQLite::bind(u, batch.end->status, batch.end->message, batch.end->steps,
+      SQLite::bind(u, std::string(run_status_name(batch.end->status)), batch.end->message, batch.end->steps,
                    batch.end->ended_at.empty() ? utc_now() : batch.end->ended_at, run_id);
       u.exec();
     }
@@ -477,10 +477,11 @@ void RunStore::set_device(std::int64_t run_id, const std::string& device) {
   execute(*db_, path_, operation, "UPDATE runs SET device = ? WHERE id = ?", device, run_id);
 }
 
-void RunStore::finish_run(std::int64_t run_id, const std::string& status, const std::string& message, std::int64_t steps) {
+void RunStore::finish_run(std::int64_t run_id, RunStatus status, const std::string& message, std::int64_t steps) {
   const auto operation = of_run("recording the end", run_id);
   require_writable(operation);
-  execute(*db_, path_, operation, "UPDATE runs SET status = ?, message = ?, steps = ?, ended_at = ? WHERE id = ?", status,
+  execute(*db_, path_, operation, "UPDATE runs SET status = ?, message = ?, steps = ?, ended_at = ? WHERE id = ?",
+          std::string(run_status_name(status)),
           message, steps, utc_now(), run_id);
 }
 

@@ -32,16 +32,16 @@ double hold_while_paused(const std::atomic<bool>* pause, const std::atomic<bool>
   return paused;
 }
 
-LoopEnd stopped_by_request() { return {"stopped", "stopped by request"}; }
+LoopEnd stopped_by_request() { return {RunStatus::kStopped, "stopped by request"}; }
 
-LoopEnd reached_max_steps(std::int64_t max_steps) { return {"finished", fmt::format("reached max_steps {}", max_steps)}; }
+LoopEnd reached_max_steps(std::int64_t max_steps) { return {RunStatus::kFinished, fmt::format("reached max_steps {}", max_steps)}; }
 
 LoopEnd reached_max_minutes(double max_minutes) {
-  return {"finished", fmt::format("reached max_minutes {}", max_minutes)};
+  return {RunStatus::kFinished, fmt::format("reached max_minutes {}", max_minutes)};
 }
 
 LoopEnd nonfinite_loss(double loss, std::int64_t step, int skipped_in_a_row) {
-  return {"failed", fmt::format("non-finite loss ({}) at step {}{}: stopped; the last good checkpoint is kept (try a "
+  return {RunStatus::kFailed, fmt::format("non-finite loss ({}) at step {}{}: stopped; the last good checkpoint is kept (try a "
                                 "lower learning rate or more warmup)",
                                 loss, step, skipped_in_a_row > 0 ? fmt::format(" ({} in a row)", skipped_in_a_row) : "")};
 }
@@ -83,7 +83,7 @@ LoopEnd run_training_loop(LoopBody& body, const LoopControls& controls) {
     }
     body.finish(end);
   } catch (const std::exception& e) {
-    end = {"failed", error_message(e)};
+    end = {RunStatus::kFailed, error_message(e)};
   }
   return end;
 }

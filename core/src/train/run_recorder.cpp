@@ -76,7 +76,7 @@ RunRecorder::~RunRecorder() {
   stop_writer();
   if (!finished_) {  // training never reported an end (it failed to start): say so rather than "interrupted"
     TrainingSummary s;
-    s.status = "failed";
+    s.status = RunStatus::kFailed;
     s.message = "training ended before it could report (see the program's error)";
     {
       std::lock_guard<std::mutex> lock(mutex_);

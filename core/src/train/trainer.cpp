@@ -447,7 +447,7 @@ std::optional<LoopEnd> Trainer::State::stop_or_time_limit() {
   if (tc.max_steps > 0 && position.step >= tc.max_steps) return reached_max_steps(tc.max_steps);
   if (ranks.group ? ranks.shared_time_up : time_up()) {
     if (budget.length_s > 0 && budget_used() + budget.reserve_s >= budget.length_s)
-      return LoopEnd{"finished", fmt::format("time budget of {} used (the final validation takes the rest)",
+      return LoopEnd{RunStatus::kFinished, fmt::format("time budget of {} used (the final validation takes the rest)",
                                              minutes_text(budget.length_s / 60))};
     return reached_max_minutes(tc.max_minutes);
   }
@@ -583,7 +583,7 @@ std::optional<LoopEnd> Trainer::State::advance_epoch_if_done() {
   position.batch_in_epoch = 0;
   plan = batcher->epoch_plan(position.epoch);
   if (tc.max_epochs > 0 && position.epoch >= tc.max_epochs)
-    return LoopEnd{"finished", fmt::format("reached max_epochs {}", tc.max_epochs)};
+    return LoopEnd{RunStatus::kFinished, fmt::format("reached max_epochs {}", tc.max_epochs)};
   return std::nullopt;
 }
 
@@ -801,8 +801,8 @@ void Trainer::State::finish(const LoopEnd& end) {
   summary.message = end.message;
   if (!ranks.root) return;
   const bool stepped = position.step > speed.steps_at_start;
-  if (summary.status != "failed" && stepped && !validated_now) {
-    if (summary.status == "finished") {
+  if (summary.status != RunStatus::kFailed && stepped && !validated_now) {
+    if (summary.status == RunStatus::kFinished) {
       validate_and_save(/*final=*/true);
     } else {
       save("last", summary.validated ? &summary.last_validation : nullptr);
@@ -846,7 +846,7 @@ std::optional<LoopEnd> Trainer::State::validate_if_due() {
     ranks.group->all_reduce_sum(flag);
     early_stop = flag[0] > 0;
   }
-  if (early_stop) return LoopEnd{"early-stopped", fmt::format("no improvement in {} validations", tc.patience)};
+  if (early_stop) return LoopEnd{RunStatus::kEarlyStopped, fmt::format("no improvement in {} validations", tc.patience)};
   return std::nullopt;
 }
 

@@ -96,7 +96,7 @@ class ModelTablesTest : public QObject {
     const auto demo = ts::demo_corpus({600, 7});
     auto data = ts::prepare_data(demo, ts::parse_direction("en-de", demo), config.data);
     auto summary = ts::Trainer(config, std::move(data), {learned_dir_.path().toStdString(), "demo-deu.txt", "", nullptr}).run();
-    QCOMPARE(QString::fromStdString(summary.status), QStringLiteral("finished"));
+    QCOMPARE(summary.status, ts::RunStatus::kFinished);
     learned_ = learned_dir_.filePath(QStringLiteral("last.ckpt"));
     QVERIFY(QFileInfo::exists(learned_));
 
@@ -104,7 +104,7 @@ class ModelTablesTest : public QObject {
     auto tiny = ts::preset("tiny");
     tiny.train.max_steps = 20;
     summary = ts::Trainer(tiny, ts::test::tiny_data(tiny, "en-de"), {sinusoidal_dir_.path().toStdString(), "tiny-deu.txt", "", nullptr}).run();
-    QCOMPARE(QString::fromStdString(summary.status), QStringLiteral("finished"));
+    QCOMPARE(summary.status, ts::RunStatus::kFinished);
     sinusoidal_ = sinusoidal_dir_.filePath(QStringLiteral("last.ckpt"));
     QVERIFY(QFileInfo::exists(sinusoidal_));
   }

@@ -636,7 +636,7 @@ class AttentionPanelTest : public QObject {
     config.model.decoder_layers = 2;
     config.train.max_steps = 40;
     const auto summary = ts::Trainer(config, ts::test::tiny_data(config, "de-en"), {dir.path().toStdString(), "tiny-deu.txt", "", nullptr}).run();
-    QCOMPARE(QString::fromStdString(summary.status), QStringLiteral("finished"));
+    QCOMPARE(summary.status, ts::RunStatus::kFinished);
 
     Fixture f;
     QSignalSpy changed(&f.service, &TranslationService::modelChanged);

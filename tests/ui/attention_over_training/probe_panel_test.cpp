@@ -426,7 +426,7 @@ class ProbePanelTest : public QObject {
       ts::StoreBatch batch;
       for (qint64 s : {500, 100, 300}) batch.probes.push_back({run, s, probe(s)});
       store.write(batch);
-      store.finish_run(run, "finished", "done", 500);
+      store.finish_run(run, ts::RunStatus::kFinished, "done", 500);
     }
     Fixture f;
     f.panel.addValidation(validation(700));  // replaced by the run's frames

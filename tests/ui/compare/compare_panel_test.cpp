@@ -58,7 +58,7 @@ QString train(const QString& corpus, const QString& out_dir, int steps, double t
   const auto summary =
       ts::Trainer(config, std::move(data), {QFile::encodeName(out_dir).toStdString(), QFile::encodeName(corpus).toStdString(), "", nullptr})
           .run();
-  if (summary.status != "finished") return {};
+  if (summary.status != ts::RunStatus::kFinished) return {};
   for (const char* name : {"best.ckpt", "last.ckpt"}) {
     const QString path = QDir(out_dir).filePath(QString::fromLatin1(name));
     if (QFileInfo::exists(path)) return path;
@@ -76,7 +76,7 @@ qint64 record(ts::RunStore& store, const std::string& name, const QString& out_d
   n.kind = kind;
   n.config = nlohmann::json::object();
   const auto id = store.create_run(n);
-  store.finish_run(id, "finished", "", 10);
+  store.finish_run(id, ts::RunStatus::kFinished, "", 10);
   return id;
 }
 

@@ -41,7 +41,7 @@ struct RunSpec {
   int d_model = 128;
   int steps = 100;        // train_loss every 10 steps up to this
   int validations = 3;    // bleu points
-  std::string status = "finished";
+  ts::RunStatus status = ts::RunStatus::kFinished;
   std::vector<std::pair<std::string, std::string>> checkpoints;  // kind, path
 };
 
@@ -79,7 +79,7 @@ qint64 add_run(ts::RunStore& store, const RunSpec& spec) {
   }
   store.write(batch);
   store.update_progress(id, spec.steps, spec.validations ? std::optional<double>(best) : std::nullopt);
-  if (spec.status != "running") store.finish_run(id, spec.status, spec.status == "failed" ? "out of memory" : "", spec.steps);
+  if (spec.status != ts::RunStatus::kRunning) store.finish_run(id, spec.status, spec.status == ts::RunStatus::kFailed ? "out of memory" : "", spec.steps);
   return id;
 }
 
@@ -124,7 +124,7 @@ class HistoryPanelTest : public QObject {
     c.direction = "de-en";
     c.steps = 80;
     c.validations = 0;
-    c.status = "failed";
+    c.status = ts::RunStatus::kFailed;
     c.corpus = "/data/corpora/cmn.txt";
     add_run(store, c);
   }
@@ -393,7 +393,7 @@ class HistoryPanelTest : public QObject {
       ts::RunStore store(db_.toStdString());
       RunSpec spec;
       spec.name = "killed";
-      spec.status = "running";
+      spec.status = ts::RunStatus::kRunning;
       id = add_run(store, spec);  // "running", and nobody holds its lock: its process is gone
     }
     StudioState state;
@@ -404,14 +404,14 @@ class HistoryPanelTest : public QObject {
     // refreshes the list when it has closed the run.
     QVERIFY(test::wait_until([&] { return column(panel, RunTableModel::Status) == QStringList{"interrupted"}; }, 5000));
     ts::RunStore fresh(db_.toStdString(), 200, ts::StoreAccess::kReadOnly);
-    QCOMPARE(fresh.find_run(id)->status, std::string("interrupted"));
+    QCOMPARE(fresh.find_run(id)->status, ts::RunStatus::kInterrupted);
   }
 
   void deletingARunningRunIsRefused() {
     ts::RunStore store(db_.toStdString());
     RunSpec spec;
     spec.name = "live";
-    spec.status = "running";
+    spec.status = ts::RunStatus::kRunning;
     const auto id = add_run(store, spec);
     ts::RunLock lock(store.lock_path(id));  // alive: not marked interrupted when the panel opens the store
     StudioState state;
@@ -590,7 +590,7 @@ class HistoryPanelTest : public QObject {
     add_run(writer, done);
     RunSpec spec;
     spec.name = "live";
-    spec.status = "running";
+    spec.status = ts::RunStatus::kRunning;
     spec.steps = 50;
     const auto id = add_run(writer, spec);
     ts::RunLock lock(writer.lock_path(id));
@@ -619,7 +619,7 @@ class HistoryPanelTest : public QObject {
     (void)m;
 
     // The run ends: polling notices and stops.
-    writer.finish_run(id, "stopped", "", 200);
+    writer.finish_run(id, ts::RunStatus::kStopped, "", 200);
     QVERIFY(test::wait_until([&] { return column(panel, RunTableModel::Status).contains("stopped"); }, 6000));
   }
 

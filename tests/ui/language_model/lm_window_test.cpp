@@ -224,7 +224,7 @@ void LmWindowTest::trainsNextToTheBaselineThenGeneratesWithAttention() {
     const auto runs = store.list_runs();
     QCOMPARE(runs.size(), size_t(1));
     QCOMPARE(runs[0].kind, std::string("language-model"));
-    QCOMPARE(runs[0].status, std::string("finished"));
+    QCOMPARE(runs[0].status, ts::RunStatus::kFinished);
     QCOMPARE(runs[0].steps, 40);
     QCOMPARE(store.metric(runs[0].id, "dev_loss").size(), size_t(2));
   }

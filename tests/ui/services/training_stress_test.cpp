@@ -90,7 +90,7 @@ class TrainingStressTest : public QObject {
     ts::RunStore store(db.toStdString());
     const auto runs = store.list_runs();
     QCOMPARE(static_cast<int>(runs.size()), cycles);
-    for (const auto& r : runs) QCOMPARE(QString::fromStdString(r.status), QStringLiteral("stopped"));
+    for (const auto& r : runs) QCOMPARE(r.status, ts::RunStatus::kStopped);
     QCOMPARE(QString::fromStdString(store.integrity_check()), QStringLiteral("ok"));
 
     // Finally close the window mid-training (answering Yes): it stops, keeps the checkpoint, closes.
@@ -146,7 +146,7 @@ class TrainingStressTest : public QObject {
     ts::RunStore store(db.toStdString());
     const auto info = store.find_run(run);
     QVERIFY(info.has_value());
-    QCOMPARE(QString::fromStdString(info->status), QStringLiteral("stopped"));
+    QCOMPARE(info->status, ts::RunStatus::kStopped);
     QCOMPARE(info->steps, summary.steps);
     QCOMPARE(static_cast<std::int64_t>(store.metric(run, "train_loss").size()), summary.steps);
     QVERIFY(!store.checkpoints(run).empty());

@@ -262,7 +262,7 @@ class MainWindowTest : public QObject {
     QVERIFY(test::wait_until([&] { return finished.count() == 1; }, 10000));
     probe.stop();
     const auto summary = finished.at(0).at(0).value<ts::TrainingSummary>();
-    QCOMPARE(QString::fromStdString(summary.status), QStringLiteral("stopped"));
+    QCOMPARE(summary.status, ts::RunStatus::kStopped);
     QVERIFY(QFileInfo::exists(QDir(controller->outDir()).filePath(QStringLiteral("last.ckpt"))));
     QVERIFY(test::wait_until([&] { return !controller->isRunning(); }, 10000));
 
@@ -295,7 +295,7 @@ class MainWindowTest : public QObject {
     ts::RunStore store(db.toStdString());
     const auto info = store.find_run(run);
     QVERIFY(info.has_value());
-    QCOMPARE(QString::fromStdString(info->status), QStringLiteral("stopped"));
+    QCOMPARE(info->status, ts::RunStatus::kStopped);
     QVERIFY(!store.metric(run, "train_loss").empty());
     QVERIFY(!store.checkpoints(run).empty());
     const auto stored_probes = store.probes(run);

@@ -83,7 +83,7 @@ class TranslatePanelTest : public QObject {
     config.model.decoder_layers = 2;
     config.train.max_steps = 150;
     const auto summary = ts::Trainer(config, ts::test::tiny_data(config, "en-de"), {dir_.path().toStdString(), "tiny-deu.txt", "", nullptr}).run();
-    QCOMPARE(QString::fromStdString(summary.status), QStringLiteral("finished"));
+    QCOMPARE(summary.status, ts::RunStatus::kFinished);
     checkpoint_ = dir_.filePath(QStringLiteral("last.ckpt"));
     QVERIFY(QFileInfo::exists(checkpoint_));
     // The same model briefly, with beam search written into its decode section (as `auto` does).
@@ -94,7 +94,7 @@ class TranslatePanelTest : public QObject {
     const QString beam_dir = dir_.filePath(QStringLiteral("beam"));
     QVERIFY(QDir().mkpath(beam_dir));
     const auto beam = ts::Trainer(config, ts::test::tiny_data(config, "en-de"), {beam_dir.toStdString(), "tiny-deu.txt", "", nullptr}).run();
-    QCOMPARE(QString::fromStdString(beam.status), QStringLiteral("finished"));
+    QCOMPARE(beam.status, ts::RunStatus::kFinished);
     beam_checkpoint_ = QDir(beam_dir).filePath(QStringLiteral("last.ckpt"));
   }
 

@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ts/store/run_status.h"
+
 namespace SQLite {
 class Database;
 }
@@ -57,7 +59,7 @@ struct RunInfo {
   std::string corpus_path, corpus_sha256;
   std::int64_t corpus_bytes = 0, corpus_pairs = 0;
   std::string direction, preset, machine, device, out_dir;
-  std::string status;                // running | finished | stopped | early-stopped | failed | interrupted
+  RunStatus status = RunStatus::kRunning;
   std::string message;
   std::int64_t steps = 0;
   std::optional<double> best_bleu;
@@ -108,7 +110,7 @@ struct ProbeRow {
 
 /// How a run ended, as the recorder writes it (and a recovery file carries it).
 struct RunEnd {
-  std::string status;   // finished | stopped | early-stopped | failed
+  RunStatus status = RunStatus::kFinished;  // how it ended: is_end_status(status)
   std::string message;
   std::int64_t steps = 0;
   std::string ended_at;  // ISO 8601 UTC; empty = the moment it is written
@@ -167,7 +169,7 @@ class RunStore {
   void write(const StoreBatch& batch, bool skip_existing = false);
   void update_progress(std::int64_t run_id, std::int64_t steps, std::optional<double> best_bleu);
   void set_device(std::int64_t run_id, const std::string& device);
-  void finish_run(std::int64_t run_id, const std::string& status, const std::string& message, std::int64_t steps);
+  void finish_run(std::int64_t run_id, RunStatus status, const std::string& message, std::int64_t steps);
   /// Resuming: marks the run running again and drops metrics/samples logged after `step`
   /// (work lost with the process that died).
   void reopen_run(std::int64_t run_id, std::int64_t step);

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ts/store/run_status.h"
+
 namespace ts {
 
 struct TrainingStart {
@@ -67,7 +69,7 @@ struct CheckpointEvent {
 };
 
 struct TrainingSummary {
-  std::string status;            // "finished" | "stopped" | "early-stopped" | "failed"
+  RunStatus status = RunStatus::kFinished;  // finished, stopped, early-stopped or failed
   std::string message;           // why it ended
   std::int64_t steps = 0;
   double seconds = 0;            // this session's training time

@@ -14,6 +14,8 @@
 #include <optional>
 #include <string>
 
+#include "ts/store/run_status.h"
+
 namespace ts {
 
 /// The weight of the previous value in the displayed (smoothed) training loss.
@@ -30,7 +32,8 @@ double hold_while_paused(const std::atomic<bool>* pause, const std::atomic<bool>
 
 /// How a run ends, in the words every kind of run uses (TrainingSummary::status and ::message).
 struct LoopEnd {
-  std::string status, message;
+  RunStatus status = RunStatus::kFinished;
+  std::string message;
 };
 LoopEnd stopped_by_request();
 LoopEnd reached_max_steps(std::int64_t max_steps);
