@@ -145,7 +145,7 @@ TEST_F(Search, BeamTreeIsConsistentWithTheNBest) {
     const auto t = translator_->translate(pair.src, c);
     const auto& nodes = t.beam_tree.nodes;
     ASSERT_FALSE(nodes.empty());
-    EXPECT_EQ(nodes[0].state, "root");
+    EXPECT_EQ(nodes[0].state, BeamNodeState::kRoot);
     EXPECT_EQ(nodes[0].parent, -1);
     for (std::size_t i = 1; i < nodes.size(); ++i) {
       const auto& n = nodes[i];
@@ -153,15 +153,15 @@ TEST_F(Search, BeamTreeIsConsistentWithTheNBest) {
       ASSERT_LT(n.parent, static_cast<std::int64_t>(i)) << "parents come before children";
       const auto& p = nodes[static_cast<std::size_t>(n.parent)];
       EXPECT_EQ(n.step, p.step + 1);
-      EXPECT_NE(p.state, "pruned") << "nothing grows from a cut candidate";
+      EXPECT_NE(p.state, BeamNodeState::kPruned) << "nothing grows from a cut candidate";
       EXPECT_NEAR(n.log_prob, p.log_prob + n.token_log_prob, 1e-3) << "cumulative log-probability";
       EXPECT_EQ(n.text, translator_->pipeline().tgt_vocab->token(n.token));
-      pruned += n.state == "pruned";
+      pruned += n.state == BeamNodeState::kPruned;
     }
     // At most `beam` candidates survive each step.
     std::map<std::int64_t, int> kept_per_step;
     for (const auto& n : nodes)
-      if (n.state == "kept") ++kept_per_step[n.step];
+      if (n.state == BeamNodeState::kKept) ++kept_per_step[n.step];
     for (const auto& [step, count] : kept_per_step) EXPECT_LE(count, c.beam) << "step " << step;
     // Every n-best entry is a root-to-leaf path whose tokens and scores are the hypothesis's.
     ASSERT_EQ(t.nbest.size(), static_cast<std::size_t>(std::count_if(nodes.begin(), nodes.end(),
@@ -171,7 +171,7 @@ TEST_F(Search, BeamTreeIsConsistentWithTheNBest) {
       ASSERT_GE(path.size(), 2u);
       EXPECT_EQ(path.front(), 0);
       const auto& leaf = nodes[static_cast<std::size_t>(path.back())];
-      EXPECT_EQ(leaf.state, "finished");
+      EXPECT_EQ(leaf.state, BeamNodeState::kFinished);
       EXPECT_NEAR(leaf.log_prob, t.nbest[rank].log_prob, 1e-3);
       EXPECT_NEAR(leaf.score, t.nbest[rank].score, 1e-3);
       std::vector<std::int64_t> ids;

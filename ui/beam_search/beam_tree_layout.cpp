@@ -20,7 +20,7 @@ BeamLayout layoutBeamTree(const QVector<BeamTreeView::Node>& nodes, const QHash<
   for (int i = 0; i < n; ++i) {
     const Node& node = nodes[i];
     const int p = node.parent >= 0 ? index.value(node.parent, -1) : -1;
-    const bool self = show_pruned || node.state != QLatin1String("pruned");
+    const bool self = show_pruned || node.state != BeamNodeState::kPruned;
     visible[i] = self && (p < 0 || visible[p]);
     if (!visible[i]) continue;
     if (p < 0) roots << i;
@@ -32,8 +32,8 @@ BeamLayout layoutBeamTree(const QVector<BeamTreeView::Node>& nodes, const QHash<
 
   // Box heights: pruned candidates take one line, finished ones three, the others two.
   const auto box_height = [&](int i) {
-    const QString& state = nodes[i].state;
-    return BeamNodeItem::height(st, state == QLatin1String("pruned") ? 1 : state == QLatin1String("finished") ? 3 : 2);
+    const BeamNodeState state = nodes[i].state;
+    return BeamNodeItem::height(st, state == BeamNodeState::kPruned ? 1 : state == BeamNodeState::kFinished ? 3 : 2);
   };
   const double gap = kBeamGap;
   QVector<double> y(n, 0);

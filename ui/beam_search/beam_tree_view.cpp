@@ -254,8 +254,8 @@ void BeamTreeView::showResult(const TranslationResult& result) {
 void BeamTreeView::updateSummary() {
   int pruned = 0, finished = 0, steps = 0;
   for (const auto& n : nodes_) {
-    if (n.state == QLatin1String("pruned")) ++pruned;
-    if (n.state == QLatin1String("finished")) ++finished;
+    if (n.state == BeamNodeState::kPruned) ++pruned;
+    if (n.state == BeamNodeState::kFinished) ++finished;
     steps = std::max(steps, n.step);
   }
   QString best_text = result_.text;

@@ -24,6 +24,7 @@
 #include <QWidget>
 
 #include "services/translation_service.h"
+#include "ts/decode/beam_node_state.h"
 #include "ts/train/config.h"
 
 class QCheckBox;
@@ -56,7 +57,7 @@ class BeamTreeView : public QWidget {
     double token_log_prob = 0;
     double log_prob = 0;
     double score = 0;
-    QString state;      // root | kept | pruned | finished
+    BeamNodeState state = BeamNodeState::kKept;
     int rank = -1;      // n-best position, -1 when not returned
     QString prefix;     // the hypothesis text up to and including this node
   };

@@ -50,7 +50,13 @@ bool BeamTreeView::readTree(const nlohmann::json& tree, QString* error) {
       n.token_log_prob = j.value("token_log_prob", 0.0);
       n.log_prob = j.value("log_prob", 0.0);
       n.score = j.value("score", n.log_prob);
-      n.state = QString::fromStdString(j.value("state", std::string("kept")));
+      const auto state = j.value("state", std::string("kept"));
+      const auto parsed = parse_beam_node_state(state);
+      if (!parsed) {
+        *error = tr("node %1 has an unknown state \"%2\"").arg(n.id).arg(QString::fromStdString(state));
+        return false;
+      }
+      n.state = *parsed;
       n.rank = j.value("rank", -1);
       if (index_.contains(n.id)) {
         *error = tr("node %1 appears twice").arg(n.id);

@@ -39,12 +39,12 @@ QString BeamTreeView::toolTipFor(int i) const {
     lines << tr("P(token | prefix) = %1 (log %2)").arg(std::exp(n.token_log_prob), 0, 'f', 3).arg(format_lp(n.token_log_prob));
     lines << tr("Cumulative log-prob %1").arg(format_lp(n.log_prob));
   }
-  if (n.state == QLatin1String("finished")) {
+  if (n.state == BeamNodeState::kFinished) {
     lines << tr("Finished: score %1 (log-prob / length penalty)").arg(format_lp(n.score));
     lines << (n.rank >= 0 ? tr("n-best rank #%1").arg(n.rank + 1) : tr("Not among the n-best returned"));
-  } else if (n.state == QLatin1String("pruned")) {
+  } else if (n.state == BeamNodeState::kPruned) {
     lines << tr("Pruned: scored, but cut because the beam was full");
-  } else if (n.state == QLatin1String("kept")) {
+  } else if (n.state == BeamNodeState::kKept) {
     lines << tr("Kept in the beam (score %1)").arg(format_lp(n.score));
   }
   if (best_path_.contains(n.id)) lines << tr("On the path of the best translation");
@@ -80,10 +80,10 @@ void BeamTreeView::rebuildScene() {
     const QFontMetricsF bold(st.font);
     lines << bold.elidedText(node.token, Qt::ElideMiddle, st.box_w - 2 * st.pad - 4);
     lines << format_lp(node.log_prob);
-    const bool finished = node.state == QLatin1String("finished");
+    const bool finished = node.state == BeamNodeState::kFinished;
     if (finished)
       lines << (node.rank >= 0 ? tr("%1 · #%2").arg(format_lp(node.score)).arg(node.rank + 1) : format_lp(node.score));
-    const bool faded = node.state == QLatin1String("pruned");
+    const bool faded = node.state == BeamNodeState::kPruned;
     auto* item = new BeamNodeItem(&st, node.id, lines, best.contains(node.id), finished, faded);
     item->setPos(depth[i] * st.column, y[i]);
     item->setToolTip(toolTipFor(i));
@@ -111,7 +111,7 @@ void BeamTreeView::rebuildScene() {
     auto* edge = scene_->addPath(path, on_best ? accent : normal);
     edge->setZValue(on_best ? 0.5 : 0);
     edge->setData(0, node.id);
-    if (node.state == QLatin1String("pruned")) {
+    if (node.state == BeamNodeState::kPruned) {
       QPen dashed = normal;
       dashed.setStyle(Qt::DashLine);
       edge->setPen(dashed);
@@ -202,10 +202,10 @@ void BeamTreeView::onSelectionChanged() {
   }
   const Node& n = nodes_[i];
   QString details = tr("step %1 · log-prob %2").arg(n.step).arg(format_lp(n.log_prob));
-  if (n.state == QLatin1String("finished"))
+  if (n.state == BeamNodeState::kFinished)
     details += n.rank >= 0 ? tr(" · finished, score %1, n-best #%2").arg(format_lp(n.score)).arg(n.rank + 1)
                            : tr(" · finished, score %1").arg(format_lp(n.score));
-  else if (n.state == QLatin1String("pruned"))
+  else if (n.state == BeamNodeState::kPruned)
     details += tr(" · pruned");
   selection_->setText(tr("Selected hypothesis: “%1” (%2)").arg(n.prefix.isEmpty() ? tr("start") : n.prefix, details));
   Q_EMIT nodeSelected(n.id, n.prefix);

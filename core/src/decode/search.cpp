@@ -177,7 +177,7 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
   std::vector<Hypothesis> alive(1), finished;
   // The tree records every candidate examined: kept, finished, or cut because the beam was full.
   auto add_node = [tree](std::int64_t parent, std::int64_t token, std::int64_t step, float token_lp, double lp,
-                         const char* state) -> std::int64_t {
+                         BeamNodeState state) -> std::int64_t {
     if (!tree) return -1;
     BeamNode n;
     n.parent = parent;
@@ -191,12 +191,12 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
   };
   if (tree) {
     tree->nodes.clear();
-    alive[0].node = add_node(-1, Vocab::kBos, 0, 0.0F, 0.0, "root");
+    alive[0].node = add_node(-1, Vocab::kBos, 0, 0.0F, 0.0, BeamNodeState::kRoot);
   }
   auto mark_finished = [tree](const Hypothesis& h) {
     if (!tree || h.node < 0) return;
     auto& n = tree->nodes[static_cast<std::size_t>(h.node)];
-    n.state = "finished";
+    n.state = BeamNodeState::kFinished;
     n.score = h.score;
   };
   auto tokens = at::full({1}, Vocab::kBos, at::TensorOptions().dtype(at::kLong).device(device));
@@ -218,13 +218,13 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
       if (static_cast<std::int64_t>(next.size()) >= width) {
         // The beam is full: the remaining candidates are cut (only the tree keeps them).
         if (!tree) break;
-        add_node(alive[row].node, token, t + 1, lp_acc[row][token], s_acc[k], "pruned");
+        add_node(alive[row].node, token, t + 1, lp_acc[row][token], s_acc[k], BeamNodeState::kPruned);
         continue;
       }
       Hypothesis h = alive[row];
       h.token_log_probs.push_back(lp_acc[row][token]);
       h.log_prob = s_acc[k];
-      h.node = add_node(h.node, token, t + 1, lp_acc[row][token], h.log_prob, "kept");
+      h.node = add_node(h.node, token, t + 1, lp_acc[row][token], h.log_prob, BeamNodeState::kKept);
       if (token == Vocab::kEos) {
         h.finished = true;
         h.score = h.log_prob / length_penalty(h.ids.size() + 1, config.length_penalty);

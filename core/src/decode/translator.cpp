@@ -46,7 +46,7 @@ nlohmann::json Translation::beam_tree_json() const {
     const auto& n = beam_tree.nodes[i];
     nodes.push_back({{"id", i}, {"parent", n.parent}, {"token", n.text}, {"token_id", n.token}, {"step", n.step},
                      {"token_log_prob", n.token_log_prob}, {"log_prob", n.log_prob}, {"score", n.score},
-                     {"state", n.state}, {"rank", n.rank}});
+                     {"state", beam_node_state_name(n.state)}, {"rank", n.rank}});
   }
   return {{"nodes", std::move(nodes)}, {"best_path", beam_tree.path(0)}};
 }

@@ -414,6 +414,11 @@ class BeamTreeViewTest : public QObject {
     view.showResult(r);
     QVERIFY(!view.showsTree());
     QVERIFY2(view.message().contains(QStringLiteral("parent 42")), qPrintable(view.message()));
+    auto unknown = small_result();
+    unknown.beam_tree["nodes"][3]["state"] = "abandoned";  // not one of root, kept, pruned, finished
+    view.showResult(unknown);
+    QVERIFY(!view.showsTree());
+    QVERIFY2(view.message().contains(QStringLiteral("unknown state \"abandoned\"")), qPrintable(view.message()));
   }
 };
 

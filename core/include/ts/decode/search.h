@@ -10,6 +10,7 @@
 
 #include <ATen/ATen.h>
 
+#include "ts/decode/beam_node_state.h"
 #include "ts/decode/decode_config.h"
 #include "ts/model/transformer.h"
 
@@ -40,9 +41,7 @@ struct BeamNode {
   float token_log_prob = 0;           // log P(token | prefix)
   double log_prob = 0;                // cumulative: parent's log_prob + token_log_prob
   double score = 0;                   // finished: log_prob / length penalty; otherwise log_prob
-  /// "root", "kept" (stayed in the beam), "pruned" (among the top 2*beam candidates but cut),
-  /// "finished" (ended with EOS or at the length limit).
-  std::string state = "kept";
+  BeamNodeState state = BeamNodeState::kKept;
   int rank = -1;                      // position in the returned n-best (0 = best), -1 otherwise
 };
 
