@@ -15,4 +15,7 @@ $SUDO apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}"
 # examples/onnx/node_modules (git ignores it): the ONNX test (tests/cli/onnx_test.sh) runs the exported graphs
 # in it, and skips without it. This is the only thing fetched from the npm registry. --ignore-scripts: its
 # install script downloads GPU libraries from elsewhere; the CPU runtime for Linux x64 is in the package.
-(cd "$(dirname "$0")/../examples/onnx" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
+# Without the registry (offline), everything else still builds and runs; the ONNX test then says it is skipped.
+if ! (cd "$(dirname "$0")/../examples/onnx" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error); then
+  echo "warning: onnxruntime-node could not be installed from the npm registry; the ONNX Runtime test will be skipped" >&2
+fi
