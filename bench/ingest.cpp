@@ -42,11 +42,17 @@ int main(int argc, char** argv) {
   int runs = 3, bpe = 8000;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--direction" && i + 1 < argc) direction = argv[++i];
-    else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--bpe" && i + 1 < argc) bpe = std::atoi(argv[++i]);
-    else if (a.rfind("--", 0) == 0) { std::fprintf(stderr, "unknown option %s\n", a.c_str()); return 2; }
-    else path = a;
+    if (a == "--direction" && i + 1 < argc)
+      direction = argv[++i];
+    else if (a == "--runs" && i + 1 < argc)
+      runs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--bpe" && i + 1 < argc)
+      bpe = std::atoi(argv[++i]);
+    else if (a.rfind("--", 0) == 0) {
+      std::fprintf(stderr, "unknown option %s\n", a.c_str());
+      return 2;
+    } else
+      path = a;
   }
   try {
     const auto config = ts::preset("annotated").data;  // word-level on both sides, as the preset trains
@@ -60,9 +66,10 @@ int main(int argc, char** argv) {
     std::printf("corpus: %s, %zu pairs, direction %s\n", path.c_str(), corpus.pairs.size(), direction.c_str());
     std::printf("read_corpus                                  %7.3f s\n", read);
     std::printf("split (orient + shuffle + dev/test)          %7.3f s\n", split_s);
-    std::printf("prepare_data (split, word-tokenise both sides, build both vocabularies, encode every pair)"
-                " %7.3f s  -> %zu train examples, vocabularies %zu / %zu\n",
-                prepare, data.train.size(), data.pipeline.src_vocab->size(), data.pipeline.tgt_vocab->size());
+    std::printf(
+        "prepare_data (split, word-tokenise both sides, build both vocabularies, encode every pair)"
+        " %7.3f s  -> %zu train examples, vocabularies %zu / %zu\n",
+        prepare, data.train.size(), data.pipeline.src_vocab->size(), data.pipeline.tgt_vocab->size());
     std::printf("ingest end to end (read + prepare)           %7.3f s   target <= 1 s\n", read + prepare);
     if (bpe > 0) {
       std::vector<std::string> english;

@@ -50,15 +50,25 @@ Args parse(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (k == "--checkpoint") a.checkpoint = value();
-    else if (k == "--sentence") a.sentence = value();
-    else if (k == "--runs") a.runs = std::max(1, std::atoi(value().c_str()));
-    else if (k == "--threads") a.threads = std::max(0, std::atoi(value().c_str()));
-    else if (k == "--out-len") a.out_len = std::max(1, std::atoi(value().c_str()));
-    else if (k == "--mode") a.mode = value();
-    else if (k == "--weights") a.weights = value();
+    if (k == "--checkpoint")
+      a.checkpoint = value();
+    else if (k == "--sentence")
+      a.sentence = value();
+    else if (k == "--runs")
+      a.runs = std::max(1, std::atoi(value().c_str()));
+    else if (k == "--threads")
+      a.threads = std::max(0, std::atoi(value().c_str()));
+    else if (k == "--out-len")
+      a.out_len = std::max(1, std::atoi(value().c_str()));
+    else if (k == "--mode")
+      a.mode = value();
+    else if (k == "--weights")
+      a.weights = value();
     else {
-      std::fprintf(stderr, "usage: %s [--checkpoint FILE] [--sentence TEXT] [--runs N] [--threads N] [--out-len N] [--mode greedy|beam|all] [--weights fp32|bf16|int8|aten|all]\n", argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--checkpoint FILE] [--sentence TEXT] [--runs N] [--threads N] [--out-len N] [--mode greedy|beam|all] [--weights fp32|bf16|int8|aten|all]\n",
+          argv[0]);
       std::exit(k == "--help" ? 0 : 2);
     }
   }
@@ -77,7 +87,7 @@ template <class F>
 void measure(const char* name, int runs, F&& decode) {
   const std::string n = name;
   if (g_mode != "all" && n.rfind(g_mode, 0) != 0) return;  // --mode picks the lines that start with it
-  decode();  // warm-up: first-call allocations and kernel selection
+  decode();                                                // warm-up: first-call allocations and kernel selection
   std::vector<double> ms;
   std::size_t tokens = 0;
   for (int r = 0; r < runs; ++r) {
@@ -108,7 +118,8 @@ int main(int argc, char** argv) {
       for (auto [name, config] : {std::pair{"greedy + attention", greedy}, std::pair{"beam 5 + attention", beam}}) {
         config.weights = ts::parse_decode_weights(weights);
         const auto label = std::string(name) + ", " + weights;
-        measure(label.c_str(), a.runs, [&, config = config] { return translator.translate(a.sentence, config, true).target_tokens.size(); });
+        measure(label.c_str(), a.runs,
+                [&, config = config] { return translator.translate(a.sentence, config, true).target_tokens.size(); });
         std::printf("    -> %s\n", translator.translate(a.sentence, config, true).text.c_str());
       }
     return 0;
@@ -120,7 +131,7 @@ int main(int argc, char** argv) {
   model->eval();
   std::vector<std::int64_t> src;
   for (int i = 0; i < 13; ++i) src.push_back(4 + (i * 37) % (src_vocab - 4));  // 12 words and a full stop
-  src.push_back(3);                                                             // EOS
+  src.push_back(3);                                                            // EOS
   for (auto* d : {&greedy, &beam}) {
     d->max_len_a = 0;
     d->max_len_b = a.out_len;
@@ -133,7 +144,8 @@ int main(int argc, char** argv) {
       config.weights = ts::parse_decode_weights(weights);
       const bool record = std::string(name).find("no attention") == std::string::npos;
       const auto label = std::string(name) + ", " + weights;
-      measure(label.c_str(), a.runs, [&, config = config] { return ts::search(model, src, config, record).front().token_log_probs.size(); });
+      measure(label.c_str(), a.runs,
+              [&, config = config] { return ts::search(model, src, config, record).front().token_log_probs.size(); });
     }
   }
   const auto src_t = at::tensor(src, at::kLong).unsqueeze(0);

@@ -23,7 +23,7 @@ inline Corpus tiny_corpus() {
   Corpus c;
   c.path = "tiny-deu.txt";
   c.other = {"de", "German"};
-  c.pairs = {{"I see the dog.", "Ich sehe den Hund."},   {"You see the cat.", "Du siehst die Katze."},
+  c.pairs = {{"I see the dog.", "Ich sehe den Hund."},     {"You see the cat.", "Du siehst die Katze."},
              {"He sees the house.", "Er sieht das Haus."}, {"We see the dog.", "Wir sehen den Hund."},
              {"I have a cat.", "Ich habe eine Katze."},    {"She has a house.", "Sie hat ein Haus."},
              {"The dog sleeps.", "Der Hund schläft."},     {"The cat sleeps.", "Die Katze schläft."}};

@@ -70,10 +70,14 @@ json table_json(const BucketTable& t) {
 
 json confidence_json(const ConfidenceResult& r, const std::vector<double>& confidences) {
   if (!r.available) return nullptr;
-  return {{"mean_log_prob", r.mean},           {"pearson", r.pearson},
-          {"spearman", r.spearman},            {"sentences", r.sentences},
-          {"fifth_log_prob", r.fifth_confidence}, {"fifth_score", r.fifth_score},
-          {"fifth_count", r.fifth_count},      {"least_confident", r.least_confident},
+  return {{"mean_log_prob", r.mean},
+          {"pearson", r.pearson},
+          {"spearman", r.spearman},
+          {"sentences", r.sentences},
+          {"fifth_log_prob", r.fifth_confidence},
+          {"fifth_score", r.fifth_score},
+          {"fifth_count", r.fifth_count},
+          {"least_confident", r.least_confident},
           {"sentence_log_probs", confidences}};
 }
 
@@ -83,13 +87,16 @@ void print_confidence(const Comparison& c, const CompareInput& in, std::size_t e
   bool any = false;
   for (const auto& r : c.confidence) any = any || r.available;
   if (!any) return;
-  fmt::print("\nConfidence: each output's mean token log-probability against its sentence {} (does the model know "
-             "when it is wrong?)\n", c.sentence_metric);
+  fmt::print(
+      "\nConfidence: each output's mean token log-probability against its sentence {} (does the model know "
+      "when it is wrong?)\n",
+      c.sentence_metric);
   fmt::print("  {:<24} {:>12} {:>10} {:>11}\n", "system", "mean log p", "Pearson r", "Spearman ρ");
   for (std::size_t s = 0; s < c.systems.size(); ++s) {
     const auto& r = c.confidence[s];
     if (!r.available) continue;
-    fmt::print("  {:<24} {:>12.3f} {:>10.3f} {:>11.3f}\n", c.systems[s].name.substr(0, 24), r.mean, r.pearson, r.spearman);
+    fmt::print("  {:<24} {:>12.3f} {:>10.3f} {:>11.3f}\n", c.systems[s].name.substr(0, 24), r.mean, r.pearson,
+               r.spearman);
   }
   print_table(c.by_confidence, in.names, false);
   for (std::size_t s = 0; s < c.systems.size(); ++s) {
@@ -154,7 +161,8 @@ CompareCommand::CompareCommand(CLI::App& app) {
   c->add_option("--seed", seed_, "Seed of the resampling");
   c->add_option("--examples", examples_, "Sentences shown each way")->check(CLI::Range(0, 10000));
   c->add_option("--ngrams", ngrams_, "N-grams shown each way")->check(CLI::Range(0, 10000));
-  c->add_option("--threads", threads_, "CPU threads for translating models (default: all cores)")->check(CLI::NonNegativeNumber);
+  c->add_option("--threads", threads_, "CPU threads for translating models (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
   c->add_flag("--json", json_, "Write the comparison as JSON");
 }
 
@@ -163,7 +171,8 @@ bool CompareCommand::chosen() const { return command_->parsed(); }
 int CompareCommand::dispatch() {
   const bool text = !hyps_.empty(), models = !checkpoints_.empty() || !runs_.empty();
   if (text == models)
-    throw std::invalid_argument("compare: give text files (--ref with --hyp ...) or models (--checkpoint / --run ...), not both");
+    throw std::invalid_argument(
+        "compare: give text files (--ref with --hyp ...) or models (--checkpoint / --run ...), not both");
   CompareInput in;
   if (text) {
     if (ref_.empty()) throw std::invalid_argument("compare: --hyp needs --ref");
@@ -208,9 +217,14 @@ int CompareCommand::dispatch() {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   if (json_) {
-    json j = {{"sentences", c.sentences},   {"resamples", c.resamples}, {"seed", seed_},
-              {"tokenize", in.tokenize},    {"sentence_metric", c.sentence_metric}, {"split", in.split},
-              {"systems", json::array()},   {"pairs", json::array()},
+    json j = {{"sentences", c.sentences},
+              {"resamples", c.resamples},
+              {"seed", seed_},
+              {"tokenize", in.tokenize},
+              {"sentence_metric", c.sentence_metric},
+              {"split", in.split},
+              {"systems", json::array()},
+              {"pairs", json::array()},
               {"word_accuracy", table_json(c.word_accuracy)},
               {"by_sentence_score", table_json(c.by_sentence_score)},
               {"by_reference_length", table_json(c.by_reference_length)},
@@ -218,16 +232,20 @@ int CompareCommand::dispatch() {
               {"by_confidence", table_json(c.by_confidence)}};
     for (std::size_t s = 0; s < c.systems.size(); ++s) {
       const auto& r = c.systems[s];
-      j["systems"].push_back({{"name", r.name}, {"bleu", estimate_json(r.bleu)}, {"chrf", estimate_json(r.chrf)},
-                              {"mean_sentence_score", r.mean_sentence_score}, {"sentence_scores", c.sentence_scores[s]},
-                              {"confidence", confidence_json(c.confidence[s], s < in.confidences.size() ? in.confidences[s]
-                                                                                                        : std::vector<double>{})}});
+      j["systems"].push_back(
+          {{"name", r.name},
+           {"bleu", estimate_json(r.bleu)},
+           {"chrf", estimate_json(r.chrf)},
+           {"mean_sentence_score", r.mean_sentence_score},
+           {"sentence_scores", c.sentence_scores[s]},
+           {"confidence",
+            confidence_json(c.confidence[s], s < in.confidences.size() ? in.confidences[s] : std::vector<double>{})}});
     }
     for (const auto& p : c.pairs) {
-      json pair = {{"a", c.systems[p.a].name},     {"b", c.systems[p.b].name},
-                   {"p_value", c.systems[p.b].p_bleu}, {"p_value_chrf", c.systems[p.b].p_chrf},
-                   {"identical", p.identical},      {"a_better_ngrams", json::array()},
-                   {"b_better_ngrams", json::array()}, {"a_better_sentences", json::array()},
+      json pair = {{"a", c.systems[p.a].name},           {"b", c.systems[p.b].name},
+                   {"p_value", c.systems[p.b].p_bleu},   {"p_value_chrf", c.systems[p.b].p_chrf},
+                   {"identical", p.identical},           {"a_better_ngrams", json::array()},
+                   {"b_better_ngrams", json::array()},   {"a_better_sentences", json::array()},
                    {"b_better_sentences", json::array()}};
       for (const auto* list : {&p.a_better, &p.b_better})
         for (const auto& g : *list)
@@ -254,8 +272,9 @@ int CompareCommand::dispatch() {
              "p BLEU", "p chrF", fmt::format("mean s{}", c.sentence_metric));
   for (std::size_t s = 0; s < c.systems.size(); ++s) {
     const auto& r = c.systems[s];
-    fmt::print("  {:<24} {:>22} {:>22} {:>9} {:>9} {:>10.2f}\n", r.name.substr(0, 24), interval_text(r.bleu, c.resamples),
-               interval_text(r.chrf, c.resamples), s == 0 || c.resamples == 0 ? "-" : fmt::format("{:.4f}", r.p_bleu),
+    fmt::print("  {:<24} {:>22} {:>22} {:>9} {:>9} {:>10.2f}\n", r.name.substr(0, 24),
+               interval_text(r.bleu, c.resamples), interval_text(r.chrf, c.resamples),
+               s == 0 || c.resamples == 0 ? "-" : fmt::format("{:.4f}", r.p_bleu),
                s == 0 || c.resamples == 0 ? "-" : fmt::format("{:.4f}", r.p_chrf), r.mean_sentence_score);
   }
   print_table(c.word_accuracy, in.names, false);

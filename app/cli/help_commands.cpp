@@ -17,8 +17,9 @@ namespace {
 
 // Options whose value is a path: completed with file names.
 bool takes_path(const CLI::Option* o) {
-  static const std::set<std::string> words = {"corpus", "config", "checkpoint", "out", "db", "text", "hyp", "ref",
-                                               "resume", "attention-json", "hyp-out", "ref-out", "parallel-check"};
+  static const std::set<std::string> words = {"corpus",  "config",  "checkpoint",    "out",    "db",
+                                              "text",    "hyp",     "ref",           "resume", "attention-json",
+                                              "hyp-out", "ref-out", "parallel-check"};
   for (const auto& name : o->get_lnames())
     if (words.count(name)) return true;
   return false;
@@ -34,7 +35,8 @@ std::string flags_of(const CLI::Option* o) {
 }
 
 // Every subcommand below `app`, with its path ("runs show"), depth first.
-void walk(const CLI::App& app, const std::string& path, const std::function<void(const CLI::App&, const std::string&)>& f) {
+void walk(const CLI::App& app, const std::string& path,
+          const std::function<void(const CLI::App&, const std::string&)>& f) {
   f(app, path);
   for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
     walk(*sub, path.empty() ? sub->get_name() : path + " " + sub->get_name(), f);
@@ -43,9 +45,12 @@ void walk(const CLI::App& app, const std::string& path, const std::function<void
 std::string roff_escape(std::string text) {
   std::string out;
   for (char c : text) {
-    if (c == '\\') out += "\\e";
-    else if (c == '-') out += "\\-";
-    else out += c;
+    if (c == '\\')
+      out += "\\e";
+    else if (c == '-')
+      out += "\\-";
+    else
+      out += c;
   }
   // A line starting with . or ' would be a request.
   if (!out.empty() && (out[0] == '.' || out[0] == '\'')) out = "\\&" + out;
@@ -130,8 +135,9 @@ std::string bash_completion(const CLI::App& app, const std::string& program) {
 }}
 complete -F {name} {program}
 )SH",
-                     fmt::arg("program", program), fmt::arg("name", name), fmt::arg("subs", subs), fmt::arg("words", words),
-                     fmt::arg("paths", join(path_options)), fmt::arg("values", join(value_options)));
+                     fmt::arg("program", program), fmt::arg("name", name), fmt::arg("subs", subs),
+                     fmt::arg("words", words), fmt::arg("paths", join(path_options)),
+                     fmt::arg("values", join(value_options)));
 }
 
 std::string man_page(const CLI::App& app, const std::string& program, const std::string& version) {
@@ -154,7 +160,8 @@ std::string man_page(const CLI::App& app, const std::string& program, const std:
       if (hidden(o) || o->get_name() == "--help") continue;
       const bool flag = o->get_type_size() == 0;
       out << ".TP\n.B " << roff_escape(o->get_positional() ? o->get_name() : flags_of(o));
-      if (!flag && !o->get_positional()) out << " \\fI" << roff_escape(o->get_type_name().empty() ? "VALUE" : o->get_type_name()) << "\\fR";
+      if (!flag && !o->get_positional())
+        out << " \\fI" << roff_escape(o->get_type_name().empty() ? "VALUE" : o->get_type_name()) << "\\fR";
       out << "\n" << roff_escape(o->get_description());
       if (!o->get_default_str().empty()) out << " [default: " << roff_escape(o->get_default_str()) << "]";
       if (o->get_required()) out << " (required)";
@@ -164,8 +171,9 @@ std::string man_page(const CLI::App& app, const std::string& program, const std:
   out << ".SH FILES\n.TP\n.I ~/.local/share/transformer-studio/runs.db\nThe run history (see \\fBruns\\fR; "
          "\\fB\\-\\-db\\fR chooses another).\n.TP\n.I /usr/share/transformer-studio/configs/\nCommented example "
          "configurations for \\fBtrain \\-\\-config\\fR.\n";
-  out << ".SH EXAMPLES\n.nf\n" << roff_escape(program) << " demo\n" << roff_escape(program)
-      << " train \\-\\-corpus cmn.txt \\-\\-direction en\\-zh \\-\\-preset annotated\n"
+  out << ".SH EXAMPLES\n.nf\n"
+      << roff_escape(program) << " demo\n"
+      << roff_escape(program) << " train \\-\\-corpus cmn.txt \\-\\-direction en\\-zh \\-\\-preset annotated\n"
       << roff_escape(program) << " translate \\-\\-checkpoint runs/cmn\\-en\\-zh\n"
       << roff_escape(program) << " export \\-\\-checkpoint runs/cmn\\-en\\-zh \\-\\-out model\\-en\\-zh\n.fi\n";
   out << ".SH SEE ALSO\n\\fBtransformer\\-studio\\fR, the desktop app.\n";
@@ -173,8 +181,9 @@ std::string man_page(const CLI::App& app, const std::string& program, const std:
 }
 
 HelpCommands::HelpCommands(CLI::App& app) : app_(app) {
-  completion_ = app.add_subcommand("completion", "Print a shell completion script (bash): "
-                                                 "source <(transformer-studio-cli completion bash)");
+  completion_ = app.add_subcommand("completion",
+                                   "Print a shell completion script (bash): "
+                                   "source <(transformer-studio-cli completion bash)");
   completion_->add_option("shell", shell_, "The shell")->check(CLI::IsMember({"bash"}));
   man_ = app.add_subcommand("man", "Print the man page (roff): transformer-studio-cli man | man -l -");
 }
@@ -183,8 +192,10 @@ bool HelpCommands::chosen() const { return completion_->parsed() || man_->parsed
 
 int HelpCommands::dispatch() {
   const std::string program = "transformer-studio-cli";
-  if (completion_->parsed()) fmt::print("{}", bash_completion(app_, program));
-  else fmt::print("{}", man_page(app_, program, version_string()));
+  if (completion_->parsed())
+    fmt::print("{}", bash_completion(app_, program));
+  else
+    fmt::print("{}", man_page(app_, program, version_string()));
   return 0;
 }
 

@@ -62,8 +62,8 @@ class LmTerminalObserver : public SessionObserver {
   }
   void on_log(const std::string& line) override { fmt::print(stderr, "{}\n", line); }
   void on_finished(const TrainingSummary& s) override {
-    fmt::print(stderr, "{}: {} after {} steps, {:.0f} tok/s on average\n", run_status_name(s.status), s.message, s.steps,
-               s.average_tokens_per_s);
+    fmt::print(stderr, "{}: {} after {} steps, {:.0f} tok/s on average\n", run_status_name(s.status), s.message,
+               s.steps, s.average_tokens_per_s);
     if (!s.last_checkpoint.empty()) fmt::print(stderr, "last checkpoint: {}\n", s.last_checkpoint);
   }
 
@@ -88,14 +88,16 @@ LmCommands::LmCommands(CLI::App& app) {
   for (const auto& n : lm_preset_names()) presets += (presets.empty() ? "" : ", ") + n;
   train_->add_option("--preset", args_.preset, "Preset: " + presets)->check(CLI::IsMember(lm_preset_names()));
   train_->add_option("--max-steps", args_.max_steps, "Stop after this many steps")->check(CLI::NonNegativeNumber);
-  train_->add_option("--max-minutes", args_.max_minutes, "Stop after this many minutes of training")->check(CLI::NonNegativeNumber);
+  train_->add_option("--max-minutes", args_.max_minutes, "Stop after this many minutes of training")
+      ->check(CLI::NonNegativeNumber);
   train_->add_option("--out", args_.out, "Run directory for last.ckpt, best.ckpt and config.json");
   train_->add_option("--db", args_.db, "Run history database (default: " + RunStore::default_path() + ")");
   train_->add_option("--name", args_.name, "Name of the run in the history");
   train_->add_flag("--no-history", args_.no_history, "Do not record this run in the history");
-  train_->add_option("--history-wait", args_.history_wait,
-                     "Seconds a locked or unwritable run history may refuse writes before training stops cleanly, and "
-                     "that the end of the run waits for it before leaving its last rows in a recovery file (default 120)")
+  train_
+      ->add_option("--history-wait", args_.history_wait,
+                   "Seconds a locked or unwritable run history may refuse writes before training stops cleanly, and "
+                   "that the end of the run waits for it before leaving its last rows in a recovery file (default 120)")
       ->check(CLI::NonNegativeNumber);
   train_->add_option("--resume", args_.resume, "Continue a run: its directory or a checkpoint");
   train_->add_option("--threads", args_.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
@@ -106,8 +108,10 @@ LmCommands::LmCommands(CLI::App& app) {
   generate_->add_option("--checkpoint", args_.checkpoint, "A checkpoint written by lm-train")->required();
   generate_->add_option("--prompt", args_.prompt, "Text to continue (empty: start from a newline)");
   generate_->add_option("--length", args_.length, "Tokens to generate")->check(CLI::NonNegativeNumber);
-  generate_->add_option("--temperature", args_.temperature, "Sampling temperature (0 = greedy)")->check(CLI::NonNegativeNumber);
-  generate_->add_option("--top-k", args_.top_k, "Sample from the k most likely tokens (0 = all)")->check(CLI::NonNegativeNumber);
+  generate_->add_option("--temperature", args_.temperature, "Sampling temperature (0 = greedy)")
+      ->check(CLI::NonNegativeNumber);
+  generate_->add_option("--top-k", args_.top_k, "Sample from the k most likely tokens (0 = all)")
+      ->check(CLI::NonNegativeNumber);
   generate_->add_option("--top-p", args_.top_p, "Sample from the smallest set reaching this probability (1 = all)")
       ->check(CLI::Range(0.0, 1.0));
   generate_->add_option("--seed", args_.seed, "Sampling seed: the same seed gives the same text");

@@ -50,7 +50,7 @@ using ts::cli::TerminalObserver;
 namespace {
 
 std::atomic<bool> g_stop{false};
-bool g_quiet_signals = false;  // data-parallel ranks other than 0: rank 0 says it once
+bool g_quiet_signals = false;     // data-parallel ranks other than 0: rank 0 says it once
 std::vector<std::string> g_args;  // the command line, for --nproc to start the other ranks
 double g_command_start = -1;      // when this command started: a --budget counts from here
 
@@ -62,7 +62,7 @@ void on_sigint(int) {
 
 struct TrainArgs {
   std::string corpus, direction, preset = "auto", config_file, out, resume, device, precision;
-  std::string budget;  // --budget: "20", "20m", "1h30m" (empty = the preset's own)
+  std::string budget;    // --budget: "20", "20m", "1h30m" (empty = the preset's own)
   std::string db, name;  // run history
   bool no_history = false;
   double history_wait = ts::RecorderOptions{}.give_up_seconds;
@@ -95,7 +95,8 @@ std::string parameters_sha256(Transformer& model) {
 }
 
 // One line per rank, appended with a single write so that ranks finishing together do not mix.
-void append_parallel_check(const std::string& file, int rank, int world_size, std::int64_t step, const std::string& sha) {
+void append_parallel_check(const std::string& file, int rank, int world_size, std::int64_t step,
+                           const std::string& sha) {
   const auto line = fmt::format("rank {} of {} step {} sha256 {}\n", rank, world_size, step, sha);
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   if (fd < 0 || ::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
@@ -114,7 +115,8 @@ void apply_overrides(ExperimentConfig& config, const TrainArgs& a) {
   for (const auto& s : a.sets) config.set(s);
   if (a.max_steps >= 0) config.train.max_steps = a.max_steps;
   if (a.max_minutes >= 0) config.train.max_minutes = a.max_minutes;
-  if (!a.budget.empty()) config.train.budget_minutes = a.budget == "0" || a.budget == "none" ? 0 : parse_budget_minutes(a.budget);
+  if (!a.budget.empty())
+    config.train.budget_minutes = a.budget == "0" || a.budget == "none" ? 0 : parse_budget_minutes(a.budget);
   if (!a.device.empty()) config.train.device = a.device;
   if (a.threads >= 0) config.train.threads = a.threads;
   if (!a.precision.empty()) config.train.precision = a.precision;
@@ -156,7 +158,8 @@ class ChildRanks {
  public:
   ChildRanks(const TrainArgs& a, int port) {
     // Our own data-parallel options are replaced by each child's; everything else is kept.
-    const std::vector<std::string> ours{"--nproc", "--rank", "--world-size", "--master-addr", "--master-port", "--threads"};
+    const std::vector<std::string> ours{"--nproc",       "--rank",        "--world-size",
+                                        "--master-addr", "--master-port", "--threads"};
     std::vector<std::string> kept;
     for (std::size_t i = 0; i < g_args.size(); ++i) {
       const auto& arg = g_args[i];
@@ -173,9 +176,10 @@ class ChildRanks {
     }
     for (int rank = 1; rank < a.nproc; ++rank) {
       auto args = kept;
-      for (const auto& extra : {std::string("--rank"), std::to_string(rank), std::string("--world-size"), std::to_string(a.nproc),
-                                std::string("--master-addr"), a.master_addr, std::string("--master-port"), std::to_string(port),
-                                std::string("--threads"), std::to_string(a.threads)})
+      for (const auto& extra :
+           {std::string("--rank"), std::to_string(rank), std::string("--world-size"), std::to_string(a.nproc),
+            std::string("--master-addr"), a.master_addr, std::string("--master-port"), std::to_string(port),
+            std::string("--threads"), std::to_string(a.threads)})
         args.push_back(extra);
       spawn(rank, args);
     }
@@ -213,7 +217,7 @@ class ChildRanks {
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) throw std::runtime_error(fmt::format("--nproc: cannot start rank {} (fork failed)", rank));
-    if (pid == 0) {  // only async-signal-safe calls until exec
+    if (pid == 0) {                        // only async-signal-safe calls until exec
       ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // rank 0 gone: so are the others
       if (::getppid() != parent) ::_exit(1);
       ::execv("/proc/self/exe", argv.data());
@@ -240,9 +244,10 @@ class ChildRanks {
         c.done = true;
         if (r == c.pid && WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
         if (stopping_ && r == c.pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) continue;  // we stopped it
-        const auto what = r != c.pid       ? std::string("could not be waited for")
+        const auto what = r != c.pid          ? std::string("could not be waited for")
                           : WIFEXITED(status) ? fmt::format("exited with status {}", WEXITSTATUS(status))
-                                              : fmt::format("was killed by signal {} ({})", WTERMSIG(status), ::strsignal(WTERMSIG(status)));
+                                              : fmt::format("was killed by signal {} ({})", WTERMSIG(status),
+                                                            ::strsignal(WTERMSIG(status)));
         failures_.push_back(fmt::format("rank {} (pid {}) {}", c.rank, c.pid, what));
         if (!failed && !parent_done_) {
           fmt::print(stderr, "data-parallel: {}: stopping the other ranks\n", failures_.back());
@@ -276,10 +281,12 @@ class ChildRanks {
 std::optional<DistributedConfig> distributed_config(TrainArgs& a) {
   const bool by_hand = a.world_size >= 0 || a.rank >= 0;
   if (a.nproc > 1 && by_hand)
-    throw std::invalid_argument("--nproc starts every rank on this machine: do not combine it with --rank or --world-size "
-                                "(use those to start each rank yourself, e.g. on several machines)");
+    throw std::invalid_argument(
+        "--nproc starts every rank on this machine: do not combine it with --rank or --world-size "
+        "(use those to start each rank yourself, e.g. on several machines)");
   if (a.rank >= 0 && a.world_size < 0) throw std::invalid_argument("--rank needs --world-size");
-  if (a.world_size > 1 && a.rank < 0) throw std::invalid_argument(fmt::format("--world-size {} needs --rank (0 to {})", a.world_size, a.world_size - 1));
+  if (a.world_size > 1 && a.rank < 0)
+    throw std::invalid_argument(fmt::format("--world-size {} needs --rank (0 to {})", a.world_size, a.world_size - 1));
   if (a.rank >= 0 && a.rank >= a.world_size)
     throw std::invalid_argument(fmt::format("--rank {} must be below --world-size {}", a.rank, a.world_size));
   if (a.nproc <= 1 && a.world_size <= 1) {
@@ -301,8 +308,9 @@ std::optional<DistributedConfig> distributed_config(TrainArgs& a) {
     if (a.master_port > 0) d.master_port = a.master_port;
   }
   d.validate();
-  if (!data_parallel_available()) throw std::runtime_error(
-      "data-parallel training is not available: this build has no c10d Gloo support (install libgloo-dev and reconfigure)");
+  if (!data_parallel_available())
+    throw std::runtime_error(
+        "data-parallel training is not available: this build has no c10d Gloo support (install libgloo-dev and reconfigure)");
   return d;
 }
 
@@ -353,7 +361,8 @@ int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
     request.resume_checkpoint = ckpt;
     return run_training(std::move(request), a);
   }
-  if (a.corpus.empty() || a.direction.empty()) throw std::invalid_argument("train needs --corpus FILE and --direction SRC-TGT (or --resume)");
+  if (a.corpus.empty() || a.direction.empty())
+    throw std::invalid_argument("train needs --corpus FILE and --direction SRC-TGT (or --resume)");
   const auto corpus = read_corpus(a.corpus);
   request.corpus = &corpus;
   request.direction = parse_direction(a.direction, corpus);
@@ -361,7 +370,8 @@ int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
   // times (inside the budget, which starts with the command); the flags are applied on top. A
   // configuration file is trained as it is, even one that a fitted `auto` run wrote.
   request.fit_recipe = a.config_file.empty() && (a.preset.empty() || a.preset == "auto");
-  request.config = a.config_file.empty() ? preset(a.preset.empty() ? "auto" : a.preset) : load_config_file(a.config_file);
+  request.config =
+      a.config_file.empty() ? preset(a.preset.empty() ? "auto" : a.preset) : load_config_file(a.config_file);
   apply_overrides(request.config, a);
   request.keep_own_settings = [&a](const AutoFit& fit) {
     ExperimentConfig c = fit.config;
@@ -375,8 +385,8 @@ int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
 
 struct DecodeArgs {
   std::string checkpoint, attention_json, device = "auto", weights;  // weights: empty = the command's default
-  std::string input;   // translate: a file of sentences (empty: standard input)
-  int batch = -1;      // translate: sentences decoded together (-1: 64, or 1 when typing at a terminal)
+  std::string input;  // translate: a file of sentences (empty: standard input)
+  int batch = -1;     // translate: sentences decoded together (-1: 64, or 1 when typing at a terminal)
   int beam = 0, top_k = 0, nbest = 1, threads = 0;  // beam 0: not given
   bool sample = false;
   double temperature = 1.0, top_p = 1.0, length_penalty = -1;  // -1: not given
@@ -450,15 +460,14 @@ int cmd_translate(const DecodeArgs& a) {
     std::size_t done_before = 0;
     std::vector<std::string> lines;
     while (read_lines(in, static_cast<std::size_t>(batch) * 16, lines)) {
-      const auto outputs = translator.translate_all(lines, config, static_cast<std::size_t>(batch), nullptr,
-                                                    [&](std::size_t done) {
-                                                      if (!show) return;
-                                                      const auto n = done_before + done;
-                                                      const double s = std::chrono::duration<double>(
-                                                                           std::chrono::steady_clock::now() - started).count();
-                                                      fmt::print(stderr, "\r{} of {} sentences ({:.0f}%), {:.0f} sentences/s", n, total,
-                                                                 100.0 * n / total, s > 0 ? n / s : 0.0);
-                                                    });
+      const auto outputs =
+          translator.translate_all(lines, config, static_cast<std::size_t>(batch), nullptr, [&](std::size_t done) {
+            if (!show) return;
+            const auto n = done_before + done;
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            fmt::print(stderr, "\r{} of {} sentences ({:.0f}%), {:.0f} sentences/s", n, total, 100.0 * n / total,
+                       s > 0 ? n / s : 0.0);
+          });
       for (const auto& text : outputs) std::cout << text << "\n";
       std::cout.flush();
       done_before += lines.size();
@@ -517,7 +526,8 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
     pairs = dev ? split.dev : split.test;
     what = fmt::format("the {} {} pairs of {}", pairs.size(), dev ? "dev" : "test", loaded.meta.corpus_path);
     split_line = "split: " + describe_split(split.stats) + "\n";
-    if (pairs.empty()) throw std::invalid_argument(fmt::format("nothing to evaluate: the {} split is empty", dev ? "dev" : "test"));
+    if (pairs.empty())
+      throw std::invalid_argument(fmt::format("nothing to evaluate: the {} split is empty", dev ? "dev" : "test"));
   }
   if (pairs.empty()) throw std::invalid_argument("nothing to evaluate: " + e.corpus + " holds no pairs");
   std::vector<Example> examples;
@@ -527,11 +537,13 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
     // leaves them out the same way).
     const auto positions = static_cast<std::size_t>(loaded.model->max_length());
     if (const auto dropped = drop_pairs_longer_than(examples, pairs, positions); dropped > 0) {
-      fmt::print(stderr, "{} of {} pairs are longer than the model's {} learned positions and are left out, as in validation\n",
+      fmt::print(stderr,
+                 "{} of {} pairs are longer than the model's {} learned positions and are left out, as in validation\n",
                  dropped, dropped + pairs.size(), positions);
       what += fmt::format(" ({} scored)", pairs.size());
     }
-    if (pairs.empty()) throw std::invalid_argument("nothing to evaluate: every pair is longer than the model's positions");
+    if (pairs.empty())
+      throw std::invalid_argument("nothing to evaluate: every pair is longer than the model's positions");
   }
   std::vector<std::string> sources, refs;
   for (const auto& pair : pairs) {
@@ -540,18 +552,20 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
   }
   Translator translator(loaded.model, p);
   auto config = a.config(loaded.meta.config.decode);
-  if (a.weights.empty()) config.weights = DecodeWeights::kFloat32;  // the scores are the model's own unless asked otherwise
+  if (a.weights.empty())
+    config.weights = DecodeWeights::kFloat32;  // the scores are the model's own unless asked otherwise
   const auto hyps = translator.translate_all(sources, config);
   write_lines(e.hyp_out, hyps);
   write_lines(e.ref_out, refs);
   const double loss = evaluate_loss(loaded.model, examples, device);
   const auto tok = bleu_tokenize_for(p.tgt_language.code);
-  const std::string decoding = config.mode == DecodeMode::kBeam ? fmt::format("beam search of {}, length penalty {}", config.beam,
-                                                                    config.length_penalty)
-                              : config.mode == DecodeMode::kSample ? std::string("sampling") : std::string("greedy decoding");
-  fmt::print("evaluated {} ({}, {})\n{}loss {:.4f} | ppl {:.2f}\n{}\n{}\n", what, p.direction.str(), decoding, split_line, loss,
-             std::exp(loss),
-             corpus_bleu(hyps, {refs}, tok).to_string(), corpus_chrf(hyps, {refs}).to_string());
+  const std::string decoding = config.mode == DecodeMode::kBeam ? fmt::format("beam search of {}, length penalty {}",
+                                                                              config.beam, config.length_penalty)
+                               : config.mode == DecodeMode::kSample ? std::string("sampling")
+                                                                    : std::string("greedy decoding");
+  fmt::print("evaluated {} ({}, {})\n{}loss {:.4f} | ppl {:.2f}\n{}\n{}\n", what, p.direction.str(), decoding,
+             split_line, loss, std::exp(loss), corpus_bleu(hyps, {refs}, tok).to_string(),
+             corpus_chrf(hyps, {refs}).to_string());
   return 0;
 }
 
@@ -561,7 +575,8 @@ int cmd_score(const std::string& hyp, const std::vector<std::string>& refs, cons
   for (const auto& r : refs) {
     streams.push_back(ts::cli::read_text_lines(r));
     if (streams.back().size() != hyps.size())
-      throw std::invalid_argument(fmt::format("{} has {} lines but {} has {}", r, streams.back().size(), hyp, hyps.size()));
+      throw std::invalid_argument(
+          fmt::format("{} has {} lines but {} has {}", r, streams.back().size(), hyp, hyps.size()));
   }
   fmt::print("{}\n{}\n", corpus_bleu(hyps, streams, tokenize).to_string(), corpus_chrf(hyps, streams).to_string());
   return 0;
@@ -572,7 +587,8 @@ int cmd_demo(const TrainArgs& a) {
   apply_overrides(config, a);
   auto corpus = demo_corpus();
   corpus.path = "<demo>";
-  fmt::print(stderr, "training the demo preset on the built-in German-English corpus ({} pairs)\n", corpus.pairs.size());
+  fmt::print(stderr, "training the demo preset on the built-in German-English corpus ({} pairs)\n",
+             corpus.pairs.size());
   const std::string out = a.out.empty() ? "runs/demo" : a.out;
   SessionRequest request;
   request.corpus = &corpus;
@@ -590,8 +606,8 @@ int cmd_demo(const TrainArgs& a) {
   auto split = split_corpus(corpus, translator.pipeline().direction, config.data);
   fmt::print("\nsample translations from the held-out test pairs:\n");
   for (std::size_t i = 0; i < std::min<std::size_t>(8, split.test.size()); ++i) {
-    fmt::print("  {}\n  -> {}\n     (reference: {})\n", split.test[i].src, translator.translate(split.test[i].src, {}).text,
-               split.test[i].tgt);
+    fmt::print("  {}\n  -> {}\n     (reference: {})\n", split.test[i].src,
+               translator.translate(split.test[i].src, {}).text, split.test[i].tgt);
   }
   fmt::print("\ntry it: echo \"Der Hund sieht die Katze.\" | transformer-studio-cli translate --checkpoint {}\n", best);
   return 0;
@@ -628,8 +644,9 @@ void add_decode_options(CLI::App* cmd, DecodeArgs& d) {
   cmd->add_option("--checkpoint", d.checkpoint, "Checkpoint file or run directory (uses its last.ckpt)")->required();
   cmd->add_option("--beam", d.beam, "Beam width (1 = greedy; default: the model's own decode settings)")
       ->check(CLI::Range(1, 256));
-  cmd->add_option("--length-penalty", d.length_penalty,
-                  "Beam search's length normalisation (GNMT alpha: 0 = raw log-probability, 1 = per token; default: the model's)")
+  cmd->add_option(
+         "--length-penalty", d.length_penalty,
+         "Beam search's length normalisation (GNMT alpha: 0 = raw log-probability, 1 = per token; default: the model's)")
       ->check(CLI::Range(0.0, 5.0));
   cmd->add_flag("--sample", d.sample, "Sample instead of searching");
   cmd->add_option("--temperature", d.temperature, "Sampling temperature")->check(CLI::PositiveNumber);
@@ -671,32 +688,45 @@ int main(int argc, char** argv) {
   train->add_option("--extra-steps", train_args.extra_steps, "With --resume: train this many more steps")
       ->check(CLI::NonNegativeNumber);
   add_train_limits(train, train_args);
-  train->add_option("--nproc", train_args.nproc, "Data-parallel: train with N processes on this machine (Gloo on CPU, NCCL on CUDA); "
-                                                 "each uses --threads (default 1)")
+  train
+      ->add_option("--nproc", train_args.nproc,
+                   "Data-parallel: train with N processes on this machine (Gloo on CPU, NCCL on CUDA); "
+                   "each uses --threads (default 1)")
       ->check(CLI::Range(1, 1024));
-  train->add_option("--world-size", train_args.world_size, "Data-parallel across machines: the number of processes in all")
+  train
+      ->add_option("--world-size", train_args.world_size,
+                   "Data-parallel across machines: the number of processes in all")
       ->check(CLI::Range(1, 65536));
-  train->add_option("--rank", train_args.rank, "Data-parallel across machines: this process's rank, 0 to world size - 1 "
-                                               "(rank 0 writes checkpoints and the history)")
+  train
+      ->add_option("--rank", train_args.rank,
+                   "Data-parallel across machines: this process's rank, 0 to world size - 1 "
+                   "(rank 0 writes checkpoints and the history)")
       ->check(CLI::NonNegativeNumber);
   train->add_option("--master-addr", train_args.master_addr, "Data-parallel: rank 0's address (default 127.0.0.1)");
-  train->add_option("--master-port", train_args.master_port, "Data-parallel: rank 0's rendezvous port (default: a free port "
-                                                             "with --nproc, 29500 otherwise)")
+  train
+      ->add_option("--master-port", train_args.master_port,
+                   "Data-parallel: rank 0's rendezvous port (default: a free port "
+                   "with --nproc, 29500 otherwise)")
       ->check(CLI::Range(1, 65535));
-  train->add_option("--parallel-check", train_args.parallel_check,
-                    "For tests: each rank appends the SHA-256 of its final weights to this file")
+  train
+      ->add_option("--parallel-check", train_args.parallel_check,
+                   "For tests: each rank appends the SHA-256 of its final weights to this file")
       ->group("");  // hidden
 
   DecodeArgs translate_args, eval_args;
-  auto* translate = app.add_subcommand("translate", "Translate stdin (or --input FILE) to stdout, one sentence per line");
+  auto* translate =
+      app.add_subcommand("translate", "Translate stdin (or --input FILE) to stdout, one sentence per line");
   add_decode_options(translate, translate_args);
-  translate->add_option("--input", translate_args.input, "Translate this file instead of standard input (with a progress "
-                                                         "line on a terminal)");
-  translate->add_option("--batch", translate_args.batch,
-                        "Sentences decoded together (default 64; 1 when typing at a terminal: each line is answered at "
-                        "once). The outputs are the same as one at a time")
+  translate->add_option("--input", translate_args.input,
+                        "Translate this file instead of standard input (with a progress "
+                        "line on a terminal)");
+  translate
+      ->add_option("--batch", translate_args.batch,
+                   "Sentences decoded together (default 64; 1 when typing at a terminal: each line is answered at "
+                   "once). The outputs are the same as one at a time")
       ->check(CLI::Range(1, 4096));
-  translate->add_option("--attention-json", translate_args.attention_json, "Write attention weights (and the beam search tree), one JSON object per line");
+  translate->add_option("--attention-json", translate_args.attention_json,
+                        "Write attention weights (and the beam search tree), one JSON object per line");
 
   EvalArgs eval_extra;
   auto* eval = app.add_subcommand("eval", "Loss, BLEU and chrF of a checkpoint on its test split or a given corpus");
@@ -705,14 +735,16 @@ int main(int argc, char** argv) {
   eval->add_option("--split", eval_extra.split,
                    "Which held-out pairs of the run's split: test (report a figure; the default) or dev (choose a "
                    "setting without looking at test)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, HeldOut>{{"test", HeldOut::kTest}, {"dev", HeldOut::kDev}}))
+      ->transform(
+          CLI::CheckedTransformer(std::map<std::string, HeldOut>{{"test", HeldOut::kTest}, {"dev", HeldOut::kDev}}))
       ->excludes("--corpus");
   eval->add_option("--hyp-out", eval_extra.hyp_out, "Write the translations here, one per line");
   eval->add_option("--ref-out", eval_extra.ref_out, "Write the references here, one per line");
 
   std::string hyp, tokenize = "13a";
   std::vector<std::string> refs;
-  auto* score = app.add_subcommand("score", "BLEU and chrF of a hypothesis file against reference files (sacreBLEU-compatible)");
+  auto* score =
+      app.add_subcommand("score", "BLEU and chrF of a hypothesis file against reference files (sacreBLEU-compatible)");
   score->add_option("--hyp", hyp, "Hypotheses, one per line")->required()->check(CLI::ExistingFile);
   score->add_option("--ref", refs, "Reference file(s), one per line")->required()->check(CLI::ExistingFile);
   score->add_option("--tokenize", tokenize, "BLEU tokenisation")->check(CLI::IsMember({"13a", "zh", "char", "none"}));

@@ -55,9 +55,9 @@ int list_runs(RunStore& store) {
              "steps", "BLEU", "status", "started");
   for (const auto& r : runs)
     fmt::print("{:>4}  {:28}  {:18}  {:6}  {:15}  {:>7}  {:>6}  {:13}  {}\n", r.id, shorten(r.name, 28),
-               shorten(fs::path(r.corpus_path).filename().string(), 18), r.kind == "language-model" ? "LM" : r.direction,
-               shorten(r.preset, 15), r.steps,
-               bleu_text(r), run_status_name(r.status), r.started_at);
+               shorten(fs::path(r.corpus_path).filename().string(), 18),
+               r.kind == "language-model" ? "LM" : r.direction, shorten(r.preset, 15), r.steps, bleu_text(r),
+               run_status_name(r.status), r.started_at);
   return 0;
 }
 
@@ -69,12 +69,13 @@ RunInfo require(RunStore& store, std::int64_t id) {
 
 int show_run(RunStore& store, std::int64_t id) {
   const auto r = require(store, id);
-  fmt::print("run {}: {} ({})\n  status    {}{}\n  started   {}{}\n  corpus    {} ({} pairs, {} bytes, sha256 {})\n"
-             "  direction {}   preset {}   steps {}   best BLEU {}\n  machine   {}   device {}\n  directory {}\n",
-             r.id, r.name, r.kind == "language-model" ? "language model" : "translation", run_status_name(r.status), r.message.empty() ? "" : " (" + r.message + ")", r.started_at,
-             r.ended_at.empty() ? "" : ", ended " + r.ended_at, r.corpus_path, r.corpus_pairs, r.corpus_bytes,
-             r.corpus_sha256.empty() ? "-" : r.corpus_sha256.substr(0, 16), r.direction, r.preset, r.steps, bleu_text(r),
-             r.machine, r.device, r.out_dir);
+  fmt::print(
+      "run {}: {} ({})\n  status    {}{}\n  started   {}{}\n  corpus    {} ({} pairs, {} bytes, sha256 {})\n"
+      "  direction {}   preset {}   steps {}   best BLEU {}\n  machine   {}   device {}\n  directory {}\n",
+      r.id, r.name, r.kind == "language-model" ? "language model" : "translation", run_status_name(r.status),
+      r.message.empty() ? "" : " (" + r.message + ")", r.started_at, r.ended_at.empty() ? "" : ", ended " + r.ended_at,
+      r.corpus_path, r.corpus_pairs, r.corpus_bytes, r.corpus_sha256.empty() ? "-" : r.corpus_sha256.substr(0, 16),
+      r.direction, r.preset, r.steps, bleu_text(r), r.machine, r.device, r.out_dir);
   if (!r.tags.empty()) {
     std::string tags;
     for (const auto& t : r.tags) tags += (tags.empty() ? "" : ", ") + t;
@@ -98,7 +99,8 @@ int show_run(RunStore& store, std::int64_t id) {
 // Flattens {"a": {"b": 1}} into {"a.b": "1"}.
 void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, std::string>& out) {
   if (j.is_object()) {
-    for (const auto& item : j.items()) flatten(item.value(), prefix.empty() ? item.key() : prefix + "." + item.key(), out);
+    for (const auto& item : j.items())
+      flatten(item.value(), prefix.empty() ? item.key() : prefix + "." + item.key(), out);
   } else {
     out[prefix] = j.dump();
   }
@@ -164,14 +166,22 @@ int export_run(RunStore& store, std::int64_t id, const std::string& format, cons
   const auto metrics = store.all_metrics(id);
   if (format == "csv") {
     out << "run_id,step,metric,value,time_s\n";
-    for (const auto& m : metrics) out << fmt::format("{},{},{},{},{:.3f}\n", id, m.step, csv_field(m.name), m.value, m.time);
+    for (const auto& m : metrics)
+      out << fmt::format("{},{},{},{},{:.3f}\n", id, m.step, csv_field(m.name), m.value, m.time);
     return 0;
   }
-  nlohmann::json j = {{"id", run.id}, {"name", run.name}, {"kind", run.kind}, {"status", run_status_name(run.status)}, {"corpus", run.corpus_path},
-                      {"direction", run.direction}, {"config", run.config}};
-  for (const auto& m : metrics) j["metrics"][m.name].push_back({{"step", m.step}, {"value", m.value}, {"time", m.time}});
+  nlohmann::json j = {{"id", run.id},
+                      {"name", run.name},
+                      {"kind", run.kind},
+                      {"status", run_status_name(run.status)},
+                      {"corpus", run.corpus_path},
+                      {"direction", run.direction},
+                      {"config", run.config}};
+  for (const auto& m : metrics)
+    j["metrics"][m.name].push_back({{"step", m.step}, {"value", m.value}, {"time", m.time}});
   for (const auto& s : store.samples(id))
-    j["samples"].push_back({{"step", s.step}, {"source", s.source}, {"reference", s.reference}, {"hypothesis", s.hypothesis}});
+    j["samples"].push_back(
+        {{"step", s.step}, {"source", s.source}, {"reference", s.reference}, {"hypothesis", s.hypothesis}});
   for (const auto& c : store.checkpoints(id))
     j["checkpoints"].push_back({{"step", c.step}, {"kind", c.kind}, {"path", c.path}, {"sha256", c.sha256}});
   for (const auto& p : store.probes(id)) j["probes"].push_back({{"step", p.step}, {"probe", p.probe}});
@@ -182,8 +192,7 @@ int export_run(RunStore& store, std::int64_t id, const std::string& format, cons
 int delete_run(RunStore& store, std::int64_t id, bool yes) {
   const auto run = require(store, id);
   if (!yes) {
-    if (!::isatty(STDIN_FILENO))
-      throw std::invalid_argument("refusing to delete without confirmation: pass --yes");
+    if (!::isatty(STDIN_FILENO)) throw std::invalid_argument("refusing to delete without confirmation: pass --yes");
     fmt::print("delete run {} \"{}\" and its history (checkpoint files stay on disk)? [y/N] ", run.id, run.name);
     std::fflush(stdout);
     std::string answer;
@@ -252,8 +261,12 @@ RunsCommands::RunsCommands(CLI::App& app) {
   compare_->add_option("ids", args_.ids, "Two or more run ids")->required()->expected(2, 64);
   export_ = runs_->add_subcommand("export", "Metrics as CSV, or the whole run as JSON");
   export_->add_option("id", args_.id, "Run id")->required();
-  auto* csv = export_->add_flag_callback("--csv", [this] { args_.format = "csv"; }, "CSV: run_id,step,metric,value,time_s");
-  export_->add_flag_callback("--json", [this] { args_.format = "json"; }, "JSON with metrics, samples, checkpoints and probe attention")->excludes(csv);
+  auto* csv = export_->add_flag_callback(
+      "--csv", [this] { args_.format = "csv"; }, "CSV: run_id,step,metric,value,time_s");
+  export_
+      ->add_flag_callback(
+          "--json", [this] { args_.format = "json"; }, "JSON with metrics, samples, checkpoints and probe attention")
+      ->excludes(csv);
   export_->add_option("-o,--output", args_.out, "Write to this file instead of stdout");
   delete_ = runs_->add_subcommand("delete", "Delete a run's history (asks first)");
   delete_->add_option("id", args_.id, "Run id")->required();
@@ -265,13 +278,15 @@ RunsCommands::RunsCommands(CLI::App& app) {
   tag_->add_option("id", args_.id, "Run id")->required();
   tag_->add_option("tag", args_.tag, "Tag")->required();
   tag_->add_flag("--remove", args_.remove, "Remove the tag instead");
-  report_ = runs_->add_subcommand("report", "A self-contained HTML report of a run: config, curves, BLEU/chrF, "
-                                           "sample translations and attention, to share");
+  report_ = runs_->add_subcommand("report",
+                                  "A self-contained HTML report of a run: config, curves, BLEU/chrF, "
+                                  "sample translations and attention, to share");
   report_->add_option("id", args_.id, "Run id")->required();
   report_->add_option("-o,--output", args_.out, "The HTML file to write (default: run-<id>.html)");
-  report_->add_flag("--test", args_.test,
-                    "Translate the run's held-out test pairs with its model and add a Test set section: scores with 95% "
-                    "intervals, word accuracy, sentence buckets, confidence against score, the worst sentences");
+  report_->add_flag(
+      "--test", args_.test,
+      "Translate the run's held-out test pairs with its model and add a Test set section: scores with 95% "
+      "intervals, word accuracy, sentence buckets, confidence against score, the worst sentences");
   report_->add_option("--compare", args_.compare_with,
                       "Another run to compare with on the same test pairs (repeat; implies --test): p-values, n-grams "
                       "and sentences where each does better");

@@ -18,9 +18,9 @@ struct RunsArgs {
   std::int64_t id = 0;            // the other commands
   std::string name, format = "csv", tag, out;
   bool yes = false, remove = false;
-  bool test = false;                      // report: translate the run's test split
+  bool test = false;                       // report: translate the run's test split
   std::vector<std::int64_t> compare_with;  // report: other runs compared on it
-  int threads = 0;                        // report --test: CPU threads (0 = all cores)
+  int threads = 0;                         // report --test: CPU threads (0 = all cores)
 };
 
 /// Adds the `runs` command tree to `app`; `dispatch` runs whichever subcommand was chosen.

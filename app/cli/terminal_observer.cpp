@@ -29,9 +29,11 @@ void TerminalObserver::clear_line() {
 
 void TerminalObserver::on_start(const TrainingStart& s) {
   clear_line();
-  fmt::print(out_, "model: {:.2f} M parameters on {} ({} thread{}); {} train / {} dev / {} test pairs; {} batches per epoch{}\n",
-             s.parameters / 1e6, s.device, s.threads, s.threads == 1 ? "" : "s", s.train_pairs, s.dev_pairs, s.test_pairs,
-             s.batches_per_epoch, s.start_step > 0 ? fmt::format("; resuming at step {}", s.start_step) : "");
+  fmt::print(
+      out_,
+      "model: {:.2f} M parameters on {} ({} thread{}); {} train / {} dev / {} test pairs; {} batches per epoch{}\n",
+      s.parameters / 1e6, s.device, s.threads, s.threads == 1 ? "" : "s", s.train_pairs, s.dev_pairs, s.test_pairs,
+      s.batches_per_epoch, s.start_step > 0 ? fmt::format("; resuming at step {}", s.start_step) : "");
   std::fflush(out_);
 }
 
@@ -46,9 +48,9 @@ void TerminalObserver::on_step(const TrainingProgress& p) {
     bar = fmt::format("[{}{}] {:3.0f}% ", std::string(filled, '#'), std::string(width - filled, '.'), p.fraction * 100);
   }
   const std::string line =
-      fmt::format("{}step {} | epoch {} ({}/{}) | loss {:.3f} (avg {:.3f}) | lr {:.2e} | {:.0f} tok/s | {} elapsed{}", bar,
-                  p.step, p.epoch + 1, p.batch_in_epoch, p.batches_per_epoch, p.loss, p.smoothed_loss, p.lr, p.tokens_per_s,
-                  format_duration(p.elapsed_s),
+      fmt::format("{}step {} | epoch {} ({}/{}) | loss {:.3f} (avg {:.3f}) | lr {:.2e} | {:.0f} tok/s | {} elapsed{}",
+                  bar, p.step, p.epoch + 1, p.batch_in_epoch, p.batches_per_epoch, p.loss, p.smoothed_loss, p.lr,
+                  p.tokens_per_s, format_duration(p.elapsed_s),
                   p.budget_left_s >= 0 ? " | " + format_duration(p.budget_left_s) + " left in the budget"
                   : p.eta_s >= 0       ? " | ETA " + format_duration(p.eta_s)
                                        : "");
@@ -64,13 +66,17 @@ void TerminalObserver::on_step(const TrainingProgress& p) {
 void TerminalObserver::on_validation(const ValidationResult& v) {
   clear_line();
   if (v.sentences == 0 && v.loss == 0) {
-    fmt::print(out_, "checkpoint at step {}: no dev pairs to validate on (data.dev = 0), so best.ckpt follows the latest weights\n",
-               v.step);
+    fmt::print(
+        out_,
+        "checkpoint at step {}: no dev pairs to validate on (data.dev = 0), so best.ckpt follows the latest weights\n",
+        v.step);
     std::fflush(out_);
     return;
   }
-  fmt::print(out_, "validation at step {}: dev loss {:.3f} | ppl {:.2f} | BLEU {:.2f} | chrF {:.2f} on {} sentences{} ({:.1f} s)\n",
-             v.step, v.loss, v.perplexity, v.bleu, v.chrf, v.sentences, v.improved ? " | new best" : "", v.seconds);
+  fmt::print(
+      out_,
+      "validation at step {}: dev loss {:.3f} | ppl {:.2f} | BLEU {:.2f} | chrF {:.2f} on {} sentences{} ({:.1f} s)\n",
+      v.step, v.loss, v.perplexity, v.bleu, v.chrf, v.sentences, v.improved ? " | new best" : "", v.seconds);
   for (const auto& s : v.samples)
     fmt::print(out_, "  src: {}\n  ref: {}\n  out: {}\n", s.source, s.reference, s.hypothesis);
   std::fflush(out_);
@@ -91,8 +97,8 @@ void TerminalObserver::on_log(const std::string& line) {
 
 void TerminalObserver::on_finished(const TrainingSummary& s) {
   clear_line();
-  fmt::print(out_, "{}: {} after {} steps, {} of training, {:.0f} tok/s on average\n", run_status_name(s.status), s.message, s.steps,
-             format_duration(s.seconds), s.average_tokens_per_s);
+  fmt::print(out_, "{}: {} after {} steps, {} of training, {:.0f} tok/s on average\n", run_status_name(s.status),
+             s.message, s.steps, format_duration(s.seconds), s.average_tokens_per_s);
   if (s.validated)
     fmt::print(out_, "last validation: BLEU {:.2f}, chrF {:.2f}, dev loss {:.3f}\n", s.last_validation.bleu,
                s.last_validation.chrf, s.last_validation.loss);

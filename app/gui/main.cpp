@@ -90,47 +90,71 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription(QStringLiteral("Train and explore Transformer translation models."));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("corpus"), QStringLiteral("Corpus to open (Tatoeba/Anki format); the demo corpus if none."));
+  parser.addPositionalArgument(QStringLiteral("corpus"),
+                               QStringLiteral("Corpus to open (Tatoeba/Anki format); the demo corpus if none."));
   const QCommandLineOption db({QStringLiteral("db")}, QStringLiteral("Run history database."), QStringLiteral("file"));
-  const QCommandLineOption reverse({QStringLiteral("reverse")},
-                                   QStringLiteral("Translate into English (the other language is the source); a corpus file opens so "
-                                                  "unless another direction was chosen for it in the app."));
+  const QCommandLineOption reverse(
+      {QStringLiteral("reverse")},
+      QStringLiteral("Translate into English (the other language is the source); a corpus file opens so "
+                     "unless another direction was chosen for it in the app."));
   const QCommandLineOption from_english({QStringLiteral("from-english")},
                                         QStringLiteral("Translate from English (the demo corpus's direction)."));
-  const QCommandLineOption preset_opt({QStringLiteral("preset")}, QStringLiteral("Configuration preset."), QStringLiteral("name"));
-  const QCommandLineOption set_opt({QStringLiteral("set")}, QStringLiteral("Hyperparameter, as section.key=value (repeatable)."), QStringLiteral("assignment"));
-  const QCommandLineOption checkpoint({QStringLiteral("checkpoint")}, QStringLiteral("Load a checkpoint into the translate panel."), QStringLiteral("file"));
+  const QCommandLineOption preset_opt({QStringLiteral("preset")}, QStringLiteral("Configuration preset."),
+                                      QStringLiteral("name"));
+  const QCommandLineOption set_opt({QStringLiteral("set")},
+                                   QStringLiteral("Hyperparameter, as section.key=value (repeatable)."),
+                                   QStringLiteral("assignment"));
+  const QCommandLineOption checkpoint({QStringLiteral("checkpoint")},
+                                      QStringLiteral("Load a checkpoint into the translate panel."),
+                                      QStringLiteral("file"));
   const QCommandLineOption train({QStringLiteral("train")}, QStringLiteral("Start training at launch."));
-  const QCommandLineOption compare_opt({QStringLiteral("compare")},
-                                       QStringLiteral("Compare these models (checkpoints, run directories or model "
-                                                      "folders; repeatable, the first is the baseline) in the Compare panel."),
-                                       QStringLiteral("model"));
-  const QCommandLineOption translate({QStringLiteral("translate")}, QStringLiteral("Translate this text once a model is available."), QStringLiteral("text"));
-  const QCommandLineOption pick_token({QStringLiteral("pick-token")},
-                                      QStringLiteral("Before the screenshots, pick this output token (from 0) of the translation, as a click does."),
-                                      QStringLiteral("index"));
-  const QCommandLineOption screenshots({QStringLiteral("screenshots")}, QStringLiteral("Save a PNG of each panel into this directory, then quit."), QStringLiteral("dir"));
-  const QCommandLineOption window_size({QStringLiteral("window-size")},
-                                       QStringLiteral("Open the window at this size, e.g. 1280x800 (else as last time)."),
-                                       QStringLiteral("WxH"));
-  const QCommandLineOption delay({QStringLiteral("screenshot-delay")}, QStringLiteral("Seconds to wait before the screenshots (default 3)."), QStringLiteral("seconds"), QStringLiteral("3"));
+  const QCommandLineOption compare_opt(
+      {QStringLiteral("compare")},
+      QStringLiteral("Compare these models (checkpoints, run directories or model "
+                     "folders; repeatable, the first is the baseline) in the Compare panel."),
+      QStringLiteral("model"));
+  const QCommandLineOption translate({QStringLiteral("translate")},
+                                     QStringLiteral("Translate this text once a model is available."),
+                                     QStringLiteral("text"));
+  const QCommandLineOption pick_token(
+      {QStringLiteral("pick-token")},
+      QStringLiteral("Before the screenshots, pick this output token (from 0) of the translation, as a click does."),
+      QStringLiteral("index"));
+  const QCommandLineOption screenshots({QStringLiteral("screenshots")},
+                                       QStringLiteral("Save a PNG of each panel into this directory, then quit."),
+                                       QStringLiteral("dir"));
+  const QCommandLineOption window_size(
+      {QStringLiteral("window-size")},
+      QStringLiteral("Open the window at this size, e.g. 1280x800 (else as last time)."), QStringLiteral("WxH"));
+  const QCommandLineOption delay({QStringLiteral("screenshot-delay")},
+                                 QStringLiteral("Seconds to wait before the screenshots (default 3)."),
+                                 QStringLiteral("seconds"), QStringLiteral("3"));
   const QCommandLineOption replay({QStringLiteral("replay-probe")},
-                                  QStringLiteral("Show the probe attention a past run recorded (its run id)."), QStringLiteral("run"));
+                                  QStringLiteral("Show the probe attention a past run recorded (its run id)."),
+                                  QStringLiteral("run"));
   const QCommandLineOption token({QStringLiteral("explore-token")},
-                                 QStringLiteral("List this token's nearest neighbours in Model anatomy > Embeddings."), QStringLiteral("token"));
+                                 QStringLiteral("List this token's nearest neighbours in Model anatomy > Embeddings."),
+                                 QStringLiteral("token"));
   // Language models (File ▸ New language model).
-  const QCommandLineOption lm_text({QStringLiteral("lm-text")}, QStringLiteral("Open the language-model window on this text file."),
+  const QCommandLineOption lm_text({QStringLiteral("lm-text")},
+                                   QStringLiteral("Open the language-model window on this text file."),
                                    QStringLiteral("file"));
-  const QCommandLineOption lm_preset({QStringLiteral("lm-preset")}, QStringLiteral("Language-model preset."), QStringLiteral("name"));
-  const QCommandLineOption lm_set({QStringLiteral("lm-set")}, QStringLiteral("Language-model setting, key=value (repeatable)."),
+  const QCommandLineOption lm_preset({QStringLiteral("lm-preset")}, QStringLiteral("Language-model preset."),
+                                     QStringLiteral("name"));
+  const QCommandLineOption lm_set({QStringLiteral("lm-set")},
+                                  QStringLiteral("Language-model setting, key=value (repeatable)."),
                                   QStringLiteral("assignment"));
-  const QCommandLineOption lm_train({QStringLiteral("lm-train")}, QStringLiteral("Train the language model once the text is read."));
+  const QCommandLineOption lm_train({QStringLiteral("lm-train")},
+                                    QStringLiteral("Train the language model once the text is read."));
   const QCommandLineOption lm_checkpoint({QStringLiteral("lm-checkpoint")},
-                                         QStringLiteral("Load a language-model checkpoint to generate from."), QStringLiteral("file"));
+                                         QStringLiteral("Load a language-model checkpoint to generate from."),
+                                         QStringLiteral("file"));
   const QCommandLineOption lm_prompt({QStringLiteral("lm-prompt")},
-                                     QStringLiteral("Generate from this prompt once a language model is there."), QStringLiteral("text"));
-  for (const auto& o : {db, reverse, from_english, window_size, preset_opt, set_opt, checkpoint, train, compare_opt, translate, pick_token, screenshots, delay, replay, token,
-                        lm_text, lm_preset, lm_set, lm_train, lm_checkpoint, lm_prompt})
+                                     QStringLiteral("Generate from this prompt once a language model is there."),
+                                     QStringLiteral("text"));
+  for (const auto& o : {db,    reverse,     from_english, window_size, preset_opt,  set_opt,       checkpoint,
+                        train, compare_opt, translate,    pick_token,  screenshots, delay,         replay,
+                        token, lm_text,     lm_preset,    lm_set,      lm_train,    lm_checkpoint, lm_prompt})
     parser.addOption(o);
   parser.process(app);
 
@@ -172,7 +196,8 @@ int main(int argc, char** argv) {
   if (window_size_wanted.isValid()) window.resize(window_size_wanted);
   if (!has_cjk_font())
     window.statusBar()->showMessage(QObject::tr("No CJK font installed: Chinese and Japanese text will show as boxes "
-                                                "(install fonts-noto-cjk)."), 15000);
+                                                "(install fonts-noto-cjk)."),
+                                    15000);
 
   if (!parser.positionalArguments().isEmpty()) {
     // Train only once the corpus is read.
@@ -248,7 +273,8 @@ int main(int argc, char** argv) {
     window.showPanel(panel);
     panel->compare();
   }
-  if (parser.isSet(replay)) window.probePanel()->loadRun(window.state()->databasePath(), parser.value(replay).toLongLong());
+  if (parser.isSet(replay))
+    window.probePanel()->loadRun(window.state()->databasePath(), parser.value(replay).toLongLong());
   if (parser.isSet(screenshots)) {
     const QString dir = parser.value(screenshots);
     const int ms = static_cast<int>(parser.value(delay).toDouble() * 1000);
@@ -275,7 +301,8 @@ int main(int argc, char** argv) {
       }
       if (!window.saveScreenshots(dir, &error)) std::fprintf(stderr, "error: %s\n", qPrintable(error));
       window.controller()->stop();
-      if (!window.controller()->waitForFinished(30000)) std::fprintf(stderr, "warning: training did not stop in 30 s\n");
+      if (!window.controller()->waitForFinished(30000))
+        std::fprintf(stderr, "warning: training did not stop in 30 s\n");
       QApplication::exit(error.isEmpty() ? 0 : 1);
     });
   }

@@ -247,7 +247,8 @@ TEST(Confidence, CompareSystemsAnalysesTheSystemsThatHaveConfidences) {
     compare_systems(in);
     FAIL() << "expected an error";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("B has 1 confidences but the references have 5"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("B has 1 confidences but the references have 5"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -15,7 +15,8 @@ namespace {
 TEST(DecodeConfig, EveryModeAndWeightsReadsBackFromItsName) {
   for (auto mode : {DecodeMode::kGreedy, DecodeMode::kBeam, DecodeMode::kSample})
     EXPECT_EQ(parse_decode_mode(decode_mode_name(mode)), mode) << decode_mode_name(mode);
-  for (auto weights : {DecodeWeights::kFloat32, DecodeWeights::kBFloat16, DecodeWeights::kInt8, DecodeWeights::kLibTorch})
+  for (auto weights :
+       {DecodeWeights::kFloat32, DecodeWeights::kBFloat16, DecodeWeights::kInt8, DecodeWeights::kLibTorch})
     EXPECT_EQ(parse_decode_weights(decode_weights_name(weights)), weights) << decode_weights_name(weights);
   try {
     parse_decode_mode("Beam");
@@ -42,7 +43,8 @@ TEST(DecodeConfig, AConfigurationFileKeepsTheNames) {
     ExperimentConfig::from_json(bad);
     FAIL() << "unknown weights were accepted";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("decode.weights \"fp64\" is not one of fp32, bf16, int8, libtorch"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("decode.weights \"fp64\" is not one of fp32, bf16, int8, libtorch"),
+              std::string::npos)
         << e.what();
   }
 }

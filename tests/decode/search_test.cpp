@@ -128,7 +128,8 @@ TEST_F(Search, BeamAttentionOfEveryNBestEqualsAFullPassOverIt) {
       model->set_record_attention(false);
       ASSERT_EQ(full.cross.size(), h.attention.cross.size());
       for (std::size_t l = 0; l < full.cross.size(); ++l) {
-        EXPECT_TRUE(test::tensors_near(h.attention.cross[l], full.cross[l], 1e-5)) << "sentence " << s << " layer " << l;
+        EXPECT_TRUE(test::tensors_near(h.attention.cross[l], full.cross[l], 1e-5))
+            << "sentence " << s << " layer " << l;
         EXPECT_TRUE(test::tensors_near(h.attention.decoder_self[l], full.decoder_self[l], 1e-5)) << "sentence " << s;
       }
     }
@@ -165,7 +166,7 @@ TEST_F(Search, BeamTreeIsConsistentWithTheNBest) {
     for (const auto& [step, count] : kept_per_step) EXPECT_LE(count, c.beam) << "step " << step;
     // Every n-best entry is a root-to-leaf path whose tokens and scores are the hypothesis's.
     ASSERT_EQ(t.nbest.size(), static_cast<std::size_t>(std::count_if(nodes.begin(), nodes.end(),
-                                                                      [](const BeamNode& n) { return n.rank >= 0; })));
+                                                                     [](const BeamNode& n) { return n.rank >= 0; })));
     for (int rank = 0; rank < static_cast<int>(t.nbest.size()); ++rank) {
       const auto path = t.beam_tree.path(rank);
       ASSERT_GE(path.size(), 2u);
@@ -204,9 +205,16 @@ TEST_F(Search, GreedyBatchMatchesOneByOne) {
 // Sentences of several lengths (words of the tiny corpus, some repeated, one unknown), so batches
 // are padded and their sentences finish at different steps.
 std::vector<std::string> mixed_sentences() {
-  return {"Ich sehe den Hund.", "Der Hund schläft.", "Ich habe eine Katze und du siehst das Haus.", "Haus.",
-          "Wir sehen den Hund und die Katze schläft und er sieht das Haus.", "Sie hat ein Haus.", "Zebra",
-          "Du siehst die Katze.", "Die Katze schläft.", "Er sieht das Haus. Ich sehe den Hund."};
+  return {"Ich sehe den Hund.",
+          "Der Hund schläft.",
+          "Ich habe eine Katze und du siehst das Haus.",
+          "Haus.",
+          "Wir sehen den Hund und die Katze schläft und er sieht das Haus.",
+          "Sie hat ein Haus.",
+          "Zebra",
+          "Du siehst die Katze.",
+          "Die Katze schläft.",
+          "Er sieht das Haus. Ich sehe den Hund."};
 }
 
 TEST_F(Search, BeamBatchMatchesOneByOneForEveryWeightFormat) {
@@ -225,7 +233,8 @@ TEST_F(Search, BeamBatchMatchesOneByOneForEveryWeightFormat) {
         const auto alone = beam_search(translator_->model(), sources[i], config);
         ASSERT_EQ(batched[i].size(), alone.size()) << weights << " beam " << beam << " sentence " << i;
         for (std::size_t k = 0; k < alone.size(); ++k) {
-          EXPECT_EQ(batched[i][k].ids, alone[k].ids) << weights << " beam " << beam << " sentence " << i << " rank " << k;
+          EXPECT_EQ(batched[i][k].ids, alone[k].ids)
+              << weights << " beam " << beam << " sentence " << i << " rank " << k;
           EXPECT_NEAR(batched[i][k].score, alone[k].score, 1e-4) << weights << " beam " << beam << " sentence " << i;
           EXPECT_EQ(batched[i][k].finished, alone[k].finished);
         }

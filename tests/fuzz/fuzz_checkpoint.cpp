@@ -134,8 +134,11 @@ std::string seed_meta_json() {
   ts::TrainingPosition position;
   position.step = 12;
   position.tokens_seen = 345;
-  const nlohmann::json j = {{"format", 1}, {"config", config.to_json()}, {"position", position.to_json()},
-                            {"corpus", "made-up.txt"}, {"pipeline", pipeline.to_json()},
+  const nlohmann::json j = {{"format", 1},
+                            {"config", config.to_json()},
+                            {"position", position.to_json()},
+                            {"corpus", "made-up.txt"},
+                            {"pipeline", pipeline.to_json()},
                             {"metrics", {{"bleu", 1.5}}}};
   return j.dump();
 }
@@ -170,13 +173,18 @@ int write_seeds(const std::string& dir) {
   write_seed(dir, "flipped_byte_checkpoint", 1, flipped);
   // A plain zip, as torch.save would write it (local file header, then junk). The literal is split:
   // "\x00a..." would read as the one hex escape \x00a.
-  write_seed(dir, "plain_zip", 0, std::string("PK\x03\x04\x14\x00\x00\x00\x00\x00" "archive/data.pkl", 26));
+  write_seed(dir, "plain_zip", 0,
+             std::string("PK\x03\x04\x14\x00\x00\x00\x00\x00"
+                         "archive/data.pkl",
+                         26));
   const std::string payload = safetensors_bytes(tensors, {{"transformer-studio", meta}});
   write_seed(dir, "payload_real", 3, payload);
   write_seed(dir, "safetensors_real", 4, payload);
   write_seed(dir, "safetensors_bf16_bool", 4,
-             safetensors_bytes({{"b", at::ones({2, 2}, at::kBFloat16)}, {"m", at::ones({3}, at::kBool)},
-                                {"s", at::scalar_tensor(1.5, at::kDouble)}, {"e", at::empty({0, 4})}},
+             safetensors_bytes({{"b", at::ones({2, 2}, at::kBFloat16)},
+                                {"m", at::ones({3}, at::kBool)},
+                                {"s", at::scalar_tensor(1.5, at::kDouble)},
+                                {"e", at::empty({0, 4})}},
                                {}));
   write_seed(dir, "header_only", 0, header_for("x").substr(0, 96) + "\n");
   write_seed(dir, "meta_json", 2, meta);

@@ -107,20 +107,17 @@ void fuzz_other_readers(const json& j) {
   try {
     const ts::Vocab vocab = ts::Vocab::from_json(j);
     TS_FUZZ_CHECK(ts::Vocab::from_json(vocab.to_json()) == vocab, "Vocab JSON round trip");
-  } catch (const std::invalid_argument&) {
-  }
+  } catch (const std::invalid_argument&) {}
   try {
     const auto tok = ts::tokenizer_from_json(j);
     const auto tokens = tok->tokenize("Ein kleiner Test, 42!");
     (void)tok->detokenize(tokens);
     (void)ts::tokenizer_from_json(tok->to_json());
-  } catch (const std::invalid_argument&) {
-  }
+  } catch (const std::invalid_argument&) {}
   if (j.is_object() && j.contains("data") && j.at("data").is_object() && j.at("data").contains("src_tokenizer")) {
     try {
       (void)ts::TokenizerConfig::from_json(j.at("data").at("src_tokenizer"));
-    } catch (const std::invalid_argument&) {
-    }
+    } catch (const std::invalid_argument&) {}
   }
 }
 
@@ -129,8 +126,7 @@ void fuzz_assignments(std::string_view text, std::uint8_t selector) {
   ts::ExperimentConfig c;
   try {
     c = ts::preset(kPresets[(selector >> 1) & 3]);
-  } catch (const ts::ConfigError&) {
-  }
+  } catch (const ts::ConfigError&) {}
   ts::LmConfig lm;
   while (!text.empty()) {
     const std::size_t end = text.find('\n');
@@ -158,13 +154,11 @@ void fuzz_assignments(std::string_view text, std::uint8_t selector) {
         TS_FUZZ_CHECK(value == kept, "set(\"" + escaped(line) + "\") stored " + kept.dump());
       }
       check_validate(c);
-    } catch (const ts::ConfigError&) {
-    }
+    } catch (const ts::ConfigError&) {}
     try {
       lm.set(line);
       (void)lm.problems();
-    } catch (const ts::ConfigError&) {
-    }
+    } catch (const ts::ConfigError&) {}
   }
 }
 

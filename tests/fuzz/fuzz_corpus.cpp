@@ -69,7 +69,8 @@ void check_corpus(const ts::Corpus& corpus, std::string_view content, const ts::
     std::string_view body = content.substr(stats.had_bom ? 3 : 0);
     const auto newlines = static_cast<std::size_t>(std::count(body.begin(), body.end(), '\n'));
     const std::size_t expected = newlines + (!body.empty() && body.back() != '\n' ? 1 : 0);
-    TS_FUZZ_CHECK(stats.lines == expected, "line count " + std::to_string(stats.lines) + " vs " + std::to_string(expected));
+    TS_FUZZ_CHECK(stats.lines == expected,
+                  "line count " + std::to_string(stats.lines) + " vs " + std::to_string(expected));
     TS_FUZZ_CHECK(stats.lines == stats.blank_lines + stats.skipped + corpus.pairs.size(),
                   "lines = blank + skipped + pairs");
   }
@@ -89,12 +90,10 @@ void check_corpus(const ts::Corpus& corpus, std::string_view content, const ts::
   for (const char* text : kDirections) {
     try {
       const ts::Direction direction = ts::parse_direction(text, corpus);
-      TS_FUZZ_CHECK(direction.src_code != direction.tgt_code || corpus.other.code == "en",
-                    "a direction has two sides");
+      TS_FUZZ_CHECK(direction.src_code != direction.tgt_code || corpus.other.code == "en", "a direction has two sides");
       const auto oriented = ts::oriented_pairs(corpus, direction);
       TS_FUZZ_CHECK(oriented.size() == corpus.pairs.size(), "oriented_pairs keeps every pair");
-    } catch (const std::invalid_argument&) {
-    }
+    } catch (const std::invalid_argument&) {}
   }
 }
 

@@ -27,13 +27,13 @@ using Tokens = std::vector<std::string>;
 // A small English/German text with punctuation, digits, accents and a little CJK: enough for
 // SentencePiece to learn merges, made up for this target.
 std::vector<std::string> training_text() {
-  const std::vector<std::string> starts = {"The cat", "Ein Hund", "My sister's friend", "Der Lehrer",
-                                           "Zoë", "Our neighbours", "Das Mädchen", "A small boy"};
-  const std::vector<std::string> middles = {"reads", "sieht", "doesn't like", "kauft", "wrote",
-                                            "findet", "ate", "möchte"};
-  const std::vector<std::string> ends = {"a long letter.", "the green apple!", "das alte Haus?",
-                                         "zwei Äpfel, bitte.", "\"quotes\" (and brackets)",
-                                         "3,5 km/h at 10:30", "e-mail & co", "你好，世界。"};
+  const std::vector<std::string> starts = {"The cat", "Ein Hund",       "My sister's friend", "Der Lehrer",
+                                           "Zoë",     "Our neighbours", "Das Mädchen",        "A small boy"};
+  const std::vector<std::string> middles = {"reads", "sieht",  "doesn't like", "kauft",
+                                            "wrote", "findet", "ate",          "möchte"};
+  const std::vector<std::string> ends = {
+      "a long letter.",    "the green apple!", "das alte Haus?", "zwei Äpfel, bitte.", "\"quotes\" (and brackets)",
+      "3,5 km/h at 10:30", "e-mail & co",      "你好，世界。"};
   std::vector<std::string> out;
   for (std::size_t i = 0; i < 160; ++i) {
     out.push_back(starts[i % starts.size()] + " " + middles[(i / 3) % middles.size()] + " " +
@@ -103,11 +103,24 @@ bool reference_valid_utf8(std::string_view s) {
     const auto b = static_cast<unsigned char>(s[i]);
     int n = 0;
     char32_t cp = 0, min = 0;
-    if (b < 0x80) { ++i; continue; }
-    if ((b & 0xE0) == 0xC0) { n = 1; cp = b & 0x1F; min = 0x80; }
-    else if ((b & 0xF0) == 0xE0) { n = 2; cp = b & 0x0F; min = 0x800; }
-    else if ((b & 0xF8) == 0xF0) { n = 3; cp = b & 0x07; min = 0x10000; }
-    else return false;
+    if (b < 0x80) {
+      ++i;
+      continue;
+    }
+    if ((b & 0xE0) == 0xC0) {
+      n = 1;
+      cp = b & 0x1F;
+      min = 0x80;
+    } else if ((b & 0xF0) == 0xE0) {
+      n = 2;
+      cp = b & 0x0F;
+      min = 0x800;
+    } else if ((b & 0xF8) == 0xF0) {
+      n = 3;
+      cp = b & 0x07;
+      min = 0x10000;
+    } else
+      return false;
     for (int k = 1; k <= n; ++k) {
       if (i + static_cast<std::size_t>(k) >= s.size()) return false;
       const auto c = static_cast<unsigned char>(s[i + k]);
@@ -158,8 +171,8 @@ void check_word(const ts::Tokenizer& tok, std::string_view text) {
   }
   // Tokenizing is idempotent: the tokens joined by spaces give the same tokens again.
   const Tokens again = tok.tokenize(join(tokens, " "));
-  TS_FUZZ_CHECK(again == tokens, "word/" + mode + ": tokenize(join(tokens)) != tokens for " + escaped(text) +
-                                     " -> " + escaped(join(tokens, "|")) + " vs " + escaped(join(again, "|")));
+  TS_FUZZ_CHECK(again == tokens, "word/" + mode + ": tokenize(join(tokens)) != tokens for " + escaped(text) + " -> " +
+                                     escaped(join(tokens, "|")) + " vs " + escaped(join(again, "|")));
   // Detokenizing re-attaches punctuation but never merges or splits tokens.
   const std::string detok = tok.detokenize(tokens);
   TS_FUZZ_CHECK(ts::is_valid_utf8(detok), "detokenize gives valid UTF-8");
@@ -228,7 +241,8 @@ void check_vocab(const std::vector<Tokens>& sentences, std::size_t max_size) {
 }
 
 void fuzz_model_bytes(std::string_view bytes) {
-  nlohmann::json j = {{"config", {{"kind", "unigram"}, {"vocab_size", 100}}}, {"model", ts::base64_encode(std::string(bytes))}};
+  nlohmann::json j = {{"config", {{"kind", "unigram"}, {"vocab_size", 100}}},
+                      {"model", ts::base64_encode(std::string(bytes))}};
   std::unique_ptr<ts::Tokenizer> tok;
   try {
     tok = ts::tokenizer_from_json(j);

@@ -12,13 +12,12 @@
 namespace ts::fuzz {
 
 /// A broken invariant is a crash for libFuzzer: print what failed and abort, so the input is saved.
-#define TS_FUZZ_CHECK(condition, what)                                                        \
-  do {                                                                                        \
-    if (!(condition)) ::ts::fuzz::invariant_failed(#condition, (what), __FILE__, __LINE__);   \
+#define TS_FUZZ_CHECK(condition, what)                                                      \
+  do {                                                                                      \
+    if (!(condition)) ::ts::fuzz::invariant_failed(#condition, (what), __FILE__, __LINE__); \
   } while (0)
 
-[[noreturn]] inline void invariant_failed(const char* condition, const std::string& what,
-                                          const char* file, int line) {
+[[noreturn]] inline void invariant_failed(const char* condition, const std::string& what, const char* file, int line) {
   std::fprintf(stderr, "\n%s:%d: invariant broken: %s\n  %s\n", file, line, condition, what.c_str());
   std::abort();
 }

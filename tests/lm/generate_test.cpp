@@ -98,7 +98,8 @@ TEST(Generate, StreamsTextAndChecksThePrompt) {
     generate_text(f.model, f.data.codec, "abz", options);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("prompt: \"z\" is not in the model's vocabulary"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("prompt: \"z\" is not in the model's vocabulary"), std::string::npos)
+        << e.what();
   }
   options.record_attention = true;
   options.length = 30;

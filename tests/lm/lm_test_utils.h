@@ -44,7 +44,8 @@ inline std::string markov_text(std::size_t length, std::uint64_t seed = 11) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     const auto r = (state >> 33) % 100;
     // Each character strongly prefers its successor in the alphabet, else any character.
-    const std::size_t next = r < 60 ? (prev + 1) % alphabet.size() : static_cast<std::size_t>((state >> 40) % alphabet.size());
+    const std::size_t next =
+        r < 60 ? (prev + 1) % alphabet.size() : static_cast<std::size_t>((state >> 40) % alphabet.size());
     text += alphabet[next];
     prev = next;
   }

@@ -37,7 +37,8 @@ std::string repeat(const std::string& s, int n) {
 }
 
 TEST(LmText, CharCodecKeepsCaseSpacesAndNewlinesAndRoundTrips) {
-  const auto text = repeat("First Citizen:\nBefore we proceed any further, hear me speak.\n\nGr\u00fc\u00dfe, \u4e16\u754c!\n", 10);
+  const auto text =
+      repeat("First Citizen:\nBefore we proceed any further, hear me speak.\n\nGr\u00fc\u00dfe, \u4e16\u754c!\n", 10);
   const auto data = prepare_lm_text(text, "speech.txt", test::small_gpt_config());
   EXPECT_TRUE(data.codec.vocab().contains("\n"));
   EXPECT_TRUE(data.codec.vocab().contains(" "));
@@ -93,13 +94,16 @@ TEST(LmText, BadInputsGiveClearMessagesNamingTheFile) {
   EXPECT_NE(error_of(empty, config).find("empty.txt: the file is empty"), std::string::npos) << error_of(empty, config);
 
   const auto binary = write_file(dir, "data.bin", std::string("abc\0def", 7) + repeat("x", 100));
-  EXPECT_NE(error_of(binary, config).find("data.bin: looks like a binary file (NUL byte at byte offset 3)"), std::string::npos)
+  EXPECT_NE(error_of(binary, config).find("data.bin: looks like a binary file (NUL byte at byte offset 3)"),
+            std::string::npos)
       << error_of(binary, config);
 
   const auto png = write_file(dir, "image.png", "\x89PNG\r\n\x1a\n" + repeat("x", 100));
-  EXPECT_NE(error_of(png, config).find("image.png: looks like a PNG image"), std::string::npos) << error_of(png, config);
+  EXPECT_NE(error_of(png, config).find("image.png: looks like a PNG image"), std::string::npos)
+      << error_of(png, config);
 
-  const auto bad = write_file(dir, "latin1.txt", repeat("good line\n", 2) + "caf\xE9 au lait\n" + repeat("more text\n", 20));
+  const auto bad =
+      write_file(dir, "latin1.txt", repeat("good line\n", 2) + "caf\xE9 au lait\n" + repeat("more text\n", 20));
   const auto message = error_of(bad, config);
   EXPECT_NE(message.find("latin1.txt: invalid UTF-8 on line 3, byte 4"), std::string::npos) << message;
 

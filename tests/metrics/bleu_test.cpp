@@ -37,8 +37,7 @@ TEST(Bleu, SacrebleuReadmeExample13a) {
   EXPECT_NEAR(s.precisions[0], 100.0 * 14 / 17, 1e-9);
   EXPECT_NEAR(s.precisions[3], 100.0 * 3 / 8, 1e-9);
   EXPECT_EQ(s.tokenize, "13a");
-  EXPECT_EQ(s.to_string(),
-            "BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)");
+  EXPECT_EQ(s.to_string(), "BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)");
 }
 
 TEST(Bleu, SacrebleuReadmeExampleTokenizeNone) {
@@ -46,8 +45,7 @@ TEST(Bleu, SacrebleuReadmeExampleTokenizeNone) {
   EXPECT_NEAR(s.score, 49.1919566, 1e-6);  // published
   EXPECT_EQ(s.counts, (std::vector<long>{10, 6, 4, 2}));
   EXPECT_EQ(s.totals, (std::vector<long>{14, 11, 8, 5}));
-  EXPECT_EQ(s.to_string(),
-            "BLEU = 49.19 71.4/54.5/50.0/40.0 (BP = 0.931 ratio = 0.933 hyp_len = 14 ref_len = 15)");
+  EXPECT_EQ(s.to_string(), "BLEU = 49.19 71.4/54.5/50.0/40.0 (BP = 0.931 ratio = 0.933 hyp_len = 14 ref_len = 15)");
 }
 
 TEST(Bleu, SacrebleuEmptyHypothesesScoreZero) {
@@ -62,15 +60,14 @@ TEST(Bleu, SacrebleuEmptyHypothesesScoreZero) {
 
 TEST(Bleu, SacrebleuStatisticsVector) {
   // test_bleu.py: test_case_statistics gives the counts; the exp-smoothed score is bleu.py's.
-  const BleuScore s =
-      corpus_bleu({"am I am a character sequence"}, {{"I am a symbol string sequence a a"}});
+  const BleuScore s = corpus_bleu({"am I am a character sequence"}, {{"I am a symbol string sequence a a"}});
   EXPECT_EQ(s.counts, (std::vector<long>{4, 2, 1, 0}));
   EXPECT_EQ(s.totals, (std::vector<long>{6, 5, 4, 3}));
   EXPECT_NEAR(s.score, 23.263472697663296, 1e-9);
 }
 
 TEST(Bleu, SingleReferenceStream) {
-  EXPECT_NEAR(corpus_bleu(kHyps, {kRefs[0]}).score, 45.06750632106114, 1e-9);         // bleu.py
+  EXPECT_NEAR(corpus_bleu(kHyps, {kRefs[0]}).score, 45.06750632106114, 1e-9);           // bleu.py
   EXPECT_NEAR(corpus_bleu(kHyps, {kRefs[0]}, "none").score, 44.428088917702794, 1e-9);  // bleu.py
 }
 
@@ -113,8 +110,7 @@ TEST(Bleu, ThrowsWhenAStreamHasTheWrongLength) {
 }
 
 TEST(Bleu, UnknownTokenizerNamesTheValidOnes) {
-  for (const auto& call : {+[] { corpus_bleu(kHyps, kRefs, "intl"); },
-                           +[] { tokenize_for_bleu("x", "13A"); }}) {
+  for (const auto& call : {+[] { corpus_bleu(kHyps, kRefs, "intl"); }, +[] { tokenize_for_bleu("x", "13A"); }}) {
     try {
       call();
       ADD_FAILURE() << "no exception";
@@ -129,13 +125,11 @@ TEST(Bleu, UnknownTokenizerNamesTheValidOnes) {
 
 TEST(Bleu, ZhAndCharTokenizerScores) {
   // bleu.py corpus_bleu(tok=tokzh) / sacreBLEU's char tokenizer.
-  const std::vector<std::string> hyps = {"我喜欢NLP和Python 3.5！", "他说：“你好，world.”",
-                                         "今天天气很好。"};
-  const std::vector<std::string> refs = {"我很喜欢NLP和Python 3.5。", "他说：“你好，世界。”",
-                                         "今天的天气很好。"};
+  const std::vector<std::string> hyps = {"我喜欢NLP和Python 3.5！", "他说：“你好，world.”", "今天天气很好。"};
+  const std::vector<std::string> refs = {"我很喜欢NLP和Python 3.5。", "他说：“你好，世界。”", "今天的天气很好。"};
   EXPECT_NEAR(corpus_bleu(hyps, {refs}, "zh").score, 61.24451483868129, 1e-9);
   EXPECT_NEAR(corpus_bleu(hyps, {refs}, "char").score, 69.79888278752347, 1e-9);
-  EXPECT_EQ(corpus_bleu(hyps, {refs}, "13a").score, 0.0);  // whole clauses as tokens: no 4-grams
+  EXPECT_EQ(corpus_bleu(hyps, {refs}, "13a").score, 0.0);               // whole clauses as tokens: no 4-grams
   EXPECT_NEAR(corpus_bleu(kHyps, kRefs, "zh").score, 48.530827, 1e-6);  // no CJK: same as 13a
   EXPECT_NEAR(corpus_bleu(kHyps, kRefs, "char").score, 72.61064153440596, 1e-9);
 }
@@ -178,11 +172,9 @@ TEST(Bleu, ScoresTenThousandPairs) {
 
 TEST(Bleu, PythonWhitespaceMatchesStrIsspace) {
   // Every code point for which Python's str.isspace() is true (what sacreBLEU's split() uses).
-  const std::vector<char32_t> spaces = {0x9,    0xa,    0xb,    0xc,    0xd,    0x1c,   0x1d,
-                                        0x1e,   0x1f,   0x20,   0x85,   0xa0,   0x1680, 0x2000,
-                                        0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007,
-                                        0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f,
-                                        0x3000};
+  const std::vector<char32_t> spaces = {0x9,    0xa,    0xb,    0xc,    0xd,    0x1c,   0x1d,   0x1e,   0x1f,   0x20,
+                                        0x85,   0xa0,   0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006,
+                                        0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000};
   std::size_t found = 0;
   for (char32_t cp = 0; cp < 0x110000; ++cp) {
     const bool expected = std::find(spaces.begin(), spaces.end(), cp) != spaces.end();
@@ -215,11 +207,9 @@ TEST(Tokenize13a, QuotesAndHtmlEntities) {
 }
 
 TEST(Tokenize13a, SymbolsLineBreaksAndWhitespace) {
-  EXPECT_EQ(tokenize_for_bleu("co-op (see) [1] {x} a/b $5 10% @home #tag ^_^ back\\slash `tick` ~ |",
-                              "13a"),
+  EXPECT_EQ(tokenize_for_bleu("co-op (see) [1] {x} a/b $5 10% @home #tag ^_^ back\\slash `tick` ~ |", "13a"),
             "co-op ( see ) [ 1 ] { x } a / b $ 5 10 % @ home # tag ^ _ ^ back \\ slash ` tick ` ~ |");
-  EXPECT_EQ(tokenize_for_bleu("line one-\nline two\nthree <skipped> four", "13a"),
-            "line oneline two three four");
+  EXPECT_EQ(tokenize_for_bleu("line one-\nline two\nthree <skipped> four", "13a"), "line oneline two three four");
   EXPECT_EQ(tokenize_for_bleu("  spaced\tout\u00a0text\u3000end  ", "13a"), "spaced out text end");
   EXPECT_EQ(tokenize_for_bleu("Grüß Gott, naïve café.", "13a"), "Grüß Gott , naïve café .");
   EXPECT_EQ(tokenize_for_bleu("", "13a"), "");
@@ -230,8 +220,7 @@ TEST(BleuTokenizeZh, SpacesOutCjkThenApplies13a) {
   EXPECT_EQ(tokenize_for_bleu("我喜欢NLP和Python 3.5！", "zh"), "我 喜 欢 NLP 和 Python 3.5 ！");
   EXPECT_EQ(tokenize_for_bleu("他说：“你好，world.”", "zh"), "他 说 ： “ 你 好 ， world . ”");
   EXPECT_EQ(tokenize_for_bleu("ＡＢＣ１２３", "zh"), "Ａ Ｂ Ｃ １ ２ ３");
-  EXPECT_EQ(tokenize_for_bleu("カタカナ and ひらがな, 한국어.", "zh"),
-            "カ タ カ ナ and ひ ら が な , 한국어 .");
+  EXPECT_EQ(tokenize_for_bleu("カタカナ and ひらがな, 한국어.", "zh"), "カ タ カ ナ and ひ ら が な , 한국어 .");
   EXPECT_EQ(tokenize_for_bleu("  前后空格  ", "zh"), "前 后 空 格");
 }
 

@@ -24,8 +24,7 @@ namespace {
 using metrics_fixture::kHyps;
 using metrics_fixture::kRefs;
 
-double chrf(const std::vector<std::string>& hyps, const std::vector<std::string>& refs,
-            double beta = 2.0) {
+double chrf(const std::vector<std::string>& hyps, const std::vector<std::string>& refs, double beta = 2.0) {
   return corpus_chrf(hyps, {refs}, 6, 0, beta).score;
 }
 
@@ -45,8 +44,7 @@ TEST(Chrf, WordOrderTwoIsChrfPlusPlus) {
   EXPECT_EQ(s.to_string(), "chrF2++ = 59.15");
   EXPECT_NEAR(corpus_chrf(kHyps, {kRefs[0]}, 6, 2).score, 51.7309698503746, 1e-9);
   // Punctuation is split off word ends, then off word starts: "(hi)" -> "(hi" ")".
-  EXPECT_NEAR(corpus_chrf({"(hi) there, world!"}, {{"(hi) there world !"}}, 6, 2).score,
-              78.34738738098332, 1e-9);
+  EXPECT_NEAR(corpus_chrf({"(hi) there, world!"}, {{"(hi) there world !"}}, 6, 2).score, 78.34738738098332, 1e-9);
 }
 
 TEST(Chrf, SacrebleuEffectiveOrderVectors) {
@@ -67,28 +65,27 @@ TEST(Chrf, IdenticalIsHundredAndEmptyIsZero) {
 }
 
 TEST(Chrf, AllWhitespaceIsRemoved) {
-  EXPECT_NEAR(chrf({"a\tb\u00a0c\u3000d\x1c" "e"}, {"abcde"}), 100.0, 1e-9);
+  EXPECT_NEAR(chrf({"a\tb\u00a0c\u3000d\x1c"
+                    "e"},
+                   {"abcde"}),
+              100.0, 1e-9);
   EXPECT_NEAR(chrf({" Die  Katze "}, {"DieKatze"}), 100.0, 1e-9);
 }
 
 TEST(Chrf, ShortReferenceDropsHypothesisCountsLikeSacrebleu) {
   // "Ja" has no n-grams above order 2, so sacreBLEU does not count those of "Jawohl" either.
   // (bleu.py counts them and gets 63.55866241188273.)
-  EXPECT_NEAR(chrf({"The weather is lovely today.", "Jawohl"},
-                   {"The weather is nice today.", "Ja"}),
-              64.61568812947976, 1e-9);
+  EXPECT_NEAR(chrf({"The weather is lovely today.", "Jawohl"}, {"The weather is nice today.", "Ja"}), 64.61568812947976,
+              1e-9);
 }
 
 TEST(Chrf, PicksTheBestReferencePerSentence) {
-  EXPECT_NEAR(corpus_chrf({"the cat sat"}, {{"a dog stood"}, {"the cat sat"}}).score, 100.0,
-              1e-9);
+  EXPECT_NEAR(corpus_chrf({"the cat sat"}, {{"a dog stood"}, {"the cat sat"}}).score, 100.0, 1e-9);
   const std::vector<std::string> hyp = {"the cat sat on the mat"};
   EXPECT_NEAR(chrf(hyp, {"the cat sat"}), 79.73855444246794, 1e-9);
   EXPECT_NEAR(chrf(hyp, {"a cat sat on a mat"}), 55.11170308673565, 1e-9);
-  EXPECT_NEAR(corpus_chrf(hyp, {{"the cat sat"}, {"a cat sat on a mat"}}).score,
-              79.73855444246794, 1e-9);
-  EXPECT_NEAR(corpus_chrf(hyp, {{"a cat sat on a mat"}, {"the cat sat"}}).score,
-              79.73855444246794, 1e-9);
+  EXPECT_NEAR(corpus_chrf(hyp, {{"the cat sat"}, {"a cat sat on a mat"}}).score, 79.73855444246794, 1e-9);
+  EXPECT_NEAR(corpus_chrf(hyp, {{"a cat sat on a mat"}, {"the cat sat"}}).score, 79.73855444246794, 1e-9);
 }
 
 TEST(Chrf, EmptyReferencesAreLeftOut) {
@@ -96,9 +93,7 @@ TEST(Chrf, EmptyReferencesAreLeftOut) {
   // n-grams (the score would be 100).
   EXPECT_NEAR(corpus_chrf({"abc", "xyz"}, {{"abc", ""}, {"abc", "abd"}}).score, 50.0, 1e-9);
   EXPECT_NEAR(corpus_chrf(kHyps, {kRefs[0], {"The dog had bit the man.", "", ""}}).score,
-              corpus_chrf(kHyps, {kRefs[0], {"The dog had bit the man.", kRefs[0][1], kRefs[0][2]}})
-                  .score,
-              1e-12);
+              corpus_chrf(kHyps, {kRefs[0], {"The dog had bit the man.", kRefs[0][1], kRefs[0][2]}}).score, 1e-12);
 }
 
 TEST(Chrf, ThrowsOnBadArguments) {
@@ -109,10 +104,8 @@ TEST(Chrf, ThrowsOnBadArguments) {
 }
 
 TEST(Chrf, ZhSentences) {
-  const std::vector<std::string> hyps = {"我喜欢NLP和Python 3.5！", "他说：“你好，world.”",
-                                         "今天天气很好。"};
-  const std::vector<std::string> refs = {"我很喜欢NLP和Python 3.5。", "他说：“你好，世界。”",
-                                         "今天的天气很好。"};
+  const std::vector<std::string> hyps = {"我喜欢NLP和Python 3.5！", "他说：“你好，world.”", "今天天气很好。"};
+  const std::vector<std::string> refs = {"我很喜欢NLP和Python 3.5。", "他说：“你好，世界。”", "今天的天气很好。"};
   EXPECT_NEAR(chrf(hyps, refs), 66.85840093395804, 1e-9);  // bleu.py
 }
 

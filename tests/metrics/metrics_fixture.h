@@ -38,12 +38,12 @@ class Lcg {
 };
 
 inline const std::vector<std::string> kWords = {
-    "the", "dog", "man", "bit", "cat", "sat", "on", "mat", "a", "it", "was", "not",
-    "surprising", "he", "she", "had", "just", "bitten", "him", "first", "no", "one",
-    "house", "tree", "green", "red", "quickly", "and", "or", "but", "today", "yesterday",
-    "3.5", "1,000", "a-b", "5-3", "don't", "\"quoted\"", "&amp;", "(see)", "e.g.", "U.S.",
-    "Grüß", "naïve", "Straße", "你好", "世界。", "，", "x/y", "$5", "10%", "well-known",
-    "1990s", "--", "...", "co-op", "¿Qué?", "it's", "word.", "end,"};
+    "the",   "dog",        "man",        "bit",   "cat",    "sat",   "on",      "mat",        "a",     "it",
+    "was",   "not",        "surprising", "he",    "she",    "had",   "just",    "bitten",     "him",   "first",
+    "no",    "one",        "house",      "tree",  "green",  "red",   "quickly", "and",        "or",    "but",
+    "today", "yesterday",  "3.5",        "1,000", "a-b",    "5-3",   "don't",   "\"quoted\"", "&amp;", "(see)",
+    "e.g.",  "U.S.",       "Grüß",       "naïve", "Straße", "你好",  "世界。",  "，",         "x/y",   "$5",
+    "10%",   "well-known", "1990s",      "--",    "...",    "co-op", "¿Qué?",   "it's",       "word.", "end,"};
 inline const std::vector<std::string> kEnds = {".", "!", "?", "", " ."};
 
 inline std::vector<std::string> perturb(const std::vector<std::string>& words, Lcg& rng) {
@@ -73,8 +73,8 @@ inline std::string join(const std::vector<std::string>& words, const std::string
 
 }  // namespace detail
 
-inline void random_corpus(std::size_t sentences, std::vector<std::string>& hyps,
-                   std::vector<std::string>& refs, std::vector<std::string>& other_refs) {
+inline void random_corpus(std::size_t sentences, std::vector<std::string>& hyps, std::vector<std::string>& refs,
+                          std::vector<std::string>& other_refs) {
   using namespace detail;
   Lcg rng(20240611);
   hyps.clear();

@@ -26,8 +26,7 @@ TEST(EvalModeGuard, RestoresTrainingModeAfterTheScopeAndAfterAnException) {
   try {
     const EvalModeGuard eval(*model);
     throw std::runtime_error("validation failed");
-  } catch (const std::runtime_error&) {
-  }
+  } catch (const std::runtime_error&) {}
   EXPECT_TRUE(model->is_training());
 
   model->eval();  // a model in eval mode stays in it

@@ -61,7 +61,8 @@ TEST(PackedLinear, LargeProductsSplitAcrossThreadsGiveTheSameResult) {
   const auto w = at::randn({1030, 256}), b = at::randn({1030}), x = at::randn({5, 256});
   for (const auto format : kFormats) {
     const PackedLinear layer(w, b, format);
-    EXPECT_TRUE(test::tensors_near(apply(layer, x, best_isa()), reference(layer, x, b), 1e-3)) << weight_format_name(format);
+    EXPECT_TRUE(test::tensors_near(apply(layer, x, best_isa()), reference(layer, x, b), 1e-3))
+        << weight_format_name(format);
   }
   at::set_num_threads(threads);
 }
@@ -81,7 +82,8 @@ TEST(PackedLinear, StorageFormatsRoundAsDocumented) {
   EXPECT_FALSE(at::equal(int8, w));
   // Ties go to even; a NaN stays a NaN; a row of zeros stays zero.
   const auto special = at::tensor({1.0F + std::ldexp(1.0F, -8), 1.0F + 3 * std::ldexp(1.0F, -8),
-                                   std::numeric_limits<float>::quiet_NaN(), 0.0F}).view({1, 4});
+                                   std::numeric_limits<float>::quiet_NaN(), 0.0F})
+                           .view({1, 4});
   const auto s = PackedLinear(special, {}, WeightFormat::kBFloat16).unpacked_weight();
   EXPECT_EQ(s[0][0].item<float>(), 1.0F);
   EXPECT_EQ(s[0][1].item<float>(), 1.0F + 4 * std::ldexp(1.0F, -8));
@@ -192,7 +194,8 @@ TEST_P(PackedTransformerVariants, Bf16AndInt8StepsStayCloseButAreReallyQuantised
 }
 
 INSTANTIATE_TEST_SUITE_P(Model, PackedTransformerVariants,
-                         ::testing::Combine(::testing::Bool(), ::testing::Values("sinusoidal", "learned"), ::testing::Bool()));
+                         ::testing::Combine(::testing::Bool(), ::testing::Values("sinusoidal", "learned"),
+                                            ::testing::Bool()));
 
 TEST(PackedTransformer, SharedEmbeddingsPackTheOneTable) {
   torch::NoGradGuard no_grad;
@@ -249,7 +252,8 @@ TEST(PackedTransformer, RefusesTokenIdsOutsideTheVocabulariesAndPositionsBeyondT
   EXPECT_THROW(packed->encode(src, padding_mask(src, Vocab::kPad), nullptr), std::out_of_range);
   const auto ok = at::tensor({5, 6, 3}, at::kLong).view({1, 3});
   DecoderState state;
-  packed->start(state, packed->encode(ok, padding_mask(ok, Vocab::kPad), nullptr), padding_mask(ok, Vocab::kPad), false);
+  packed->start(state, packed->encode(ok, padding_mask(ok, Vocab::kPad), nullptr), padding_mask(ok, Vocab::kPad),
+                false);
   EXPECT_THROW(packed->step(state, at::tensor({24}, at::kLong)), std::out_of_range);
   EXPECT_THROW(packed->step(state, at::tensor({-1}, at::kLong)), std::out_of_range);
   const auto long_src = at::full({1, 40}, 5, at::kLong);  // 32 learned positions

@@ -18,7 +18,8 @@ namespace {
 
 std::string to_bytes(const NamedTensors& tensors, const std::map<std::string, std::string>& metadata = {}) {
   std::string bytes;
-  const auto n = write_safetensors(tensors, metadata, [&](const void* d, std::size_t s) { bytes.append(static_cast<const char*>(d), s); });
+  const auto n = write_safetensors(tensors, metadata,
+                                   [&](const void* d, std::size_t s) { bytes.append(static_cast<const char*>(d), s); });
   EXPECT_EQ(n, bytes.size());
   return bytes;
 }
@@ -102,13 +103,17 @@ TEST(Safetensors, HostileHeadersAreRefusedByName) {
       {crafted(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", f32x2), "its shape needs 12 bytes"},
       {crafted(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,16]}})", f32x2), "outside the 8 data bytes"},
       {crafted(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}})", f32x2), "outside"},
-      {crafted(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", f32x2),
+      {crafted(
+           R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+           f32x2),
        "share bytes"},
       {crafted(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", f32x2), "unindexed bytes"},
       {crafted(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", f32x2), "4 bytes no tensor uses"},
-      {crafted(R"({"a":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})", std::string("\x01\x02", 2)), "neither 0 nor 1"},
+      {crafted(R"({"a":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})", std::string("\x01\x02", 2)),
+       "neither 0 nor 1"},
       {crafted(R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", f32x2), "non-negative integers"},
-      {crafted(R"({"a":{"dtype":"F32","shape":[1099511627776,1099511627776,1099511627776],"data_offsets":[0,8]}})", f32x2),
+      {crafted(R"({"a":{"dtype":"F32","shape":[1099511627776,1099511627776,1099511627776],"data_offsets":[0,8]}})",
+               f32x2),
        "more bytes than the file holds"},
       {crafted(R"({"a":{"dtype":"F32","shape":[2]}})", f32x2), "lacks dtype, shape or data_offsets"},
       {crafted(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0.5,8]}})", f32x2), "two non-negative integers"},
@@ -130,9 +135,15 @@ TEST(Safetensors, WritingRefusesRepeatedNames) {
 
 // Found by fuzz_checkpoint: metadata that is not UTF-8 escaped as nlohmann's type_error 316.
 TEST(Safetensors, WritingRefusesTextThatIsNotUtf8WithItsOwnError) {
-  const std::string latin1 = "Stra\xdf" "e";  // Latin-1, not UTF-8
-  for (const auto& write : std::vector<std::function<void()>>{
-           [&] { to_bytes({}, {{"note", latin1}}); }, [&] { to_bytes({{latin1, at::ones({1})}}); }}) {
+  const std::string latin1 =
+      "Stra\xdf"
+      "e";  // Latin-1, not UTF-8
+  for (const auto& write : std::vector<std::function<void()>>{[&] {
+                                                                to_bytes({}, {{"note", latin1}});
+                                                              },
+                                                              [&] {
+                                                                to_bytes({{latin1, at::ones({1})}});
+                                                              }}) {
     try {
       write();
       ADD_FAILURE() << "wrote invalid UTF-8";
@@ -140,7 +151,9 @@ TEST(Safetensors, WritingRefusesTextThatIsNotUtf8WithItsOwnError) {
       EXPECT_NE(std::string(e.what()).find("not valid UTF-8"), std::string::npos) << e.what();
     }
   }
-  EXPECT_NO_THROW(to_bytes({}, {{"note", "Stra\xc3\x9f" "e"}}));
+  EXPECT_NO_THROW(to_bytes({}, {{"note",
+                                 "Stra\xc3\x9f"
+                                 "e"}}));
 }
 
 }  // namespace

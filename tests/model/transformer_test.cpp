@@ -37,7 +37,7 @@ TEST_P(TransformerVariants, IncrementalDecodingMatchesTheFullPass) {
   model->eval();
   auto src = at::tensor({5, 6, 7, 3, 8, 9, 3, 0}, at::kLong).view({2, 4});
   auto tgt = at::tensor({2, 10, 11, 12, 2, 13, 14, 15}, at::kLong).view({2, 4});
-  auto logits = model->forward(src, tgt);  // [2, 4, 24]
+  auto logits = model->forward(src, tgt);          // [2, 4, 24]
   logits.select(2, Vocab::kPad).fill_(-INFINITY);  // step() never proposes PAD or BOS
   logits.select(2, Vocab::kBos).fill_(-INFINITY);
   auto full = at::log_softmax(logits, -1);

@@ -144,9 +144,9 @@ TEST(OnnxExport, ModelsOfEveryPresetExport) {
 std::string tiny_checkpoint(const test::TempDir& dir) {
   const auto config = test::tiny_config();
   const auto data = test::tiny_data(config);
-  auto model = build_model(config.model, static_cast<std::int64_t>(data.pipeline.src_vocab->size()),
-                           static_cast<std::int64_t>(data.pipeline.tgt_vocab->size()), Vocab::kPad,
-                           data.pipeline.shared_vocab);
+  auto model =
+      build_model(config.model, static_cast<std::int64_t>(data.pipeline.src_vocab->size()),
+                  static_cast<std::int64_t>(data.pipeline.tgt_vocab->size()), Vocab::kPad, data.pipeline.shared_vocab);
   CheckpointMeta meta;
   meta.config = config;
   meta.pipeline = data.pipeline.to_json();
@@ -201,8 +201,9 @@ TEST(OnnxExport, WhatCannotBeExportedSaysWhyAndWritesNothing) {
   const auto message =
       test::message_of<CheckpointError>([&] { export_model_as(lm.string(), out, ExportFormat::kOnnx); });
   if (onnx_export_available()) {
-    EXPECT_EQ(message, lm.string() + ": holds a language model: ONNX export is for translation models (export the "
-                                     "folder without --format onnx)");
+    EXPECT_EQ(message, lm.string() +
+                           ": holds a language model: ONNX export is for translation models (export the "
+                           "folder without --format onnx)");
   } else {
     EXPECT_NE(message.find("this build of Transformer Studio has no ONNX support"), std::string::npos) << message;
     EXPECT_NE(message.find("libonnx-dev"), std::string::npos) << message;

@@ -64,7 +64,8 @@ TEST(AtomicFile, ErrorsNameTheFile) {
     write_file_atomically(dir.file("taken"), "x");
     FAIL() << "renamed a file over a directory";
   } catch (const FileWriteError& e) {
-    EXPECT_NE(std::string(e.what()).find(dir.file("taken") + ": cannot rename into place"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(dir.file("taken") + ": cannot rename into place"), std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(entries(dir.str()), 1u);
   // A descriptor that cannot be written to.
@@ -81,7 +82,8 @@ TEST(AtomicFile, ErrorsNameTheFile) {
       write_file_atomically(dir.file("locked/out.txt"), "x");
       FAIL();
     } catch (const FileWriteError& e) {
-      EXPECT_NE(std::string(e.what()).find("locked/out.txt: cannot create: Permission denied"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("locked/out.txt: cannot create: Permission denied"), std::string::npos)
+          << e.what();
     }
     ::chmod(dir.file("locked").c_str(), 0700);
   }

@@ -66,7 +66,8 @@ TEST(RunStore, MigratesAnOlderDatabaseKeepingItsRuns) {
   {
     SQLite::Database old(db.path(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     migrate_schema(old, 1);
-    old.exec("INSERT INTO runs(name, started_at, config, status) VALUES('old run', '2026-01-01T00:00:00Z', '{}', 'finished')");
+    old.exec(
+        "INSERT INTO runs(name, started_at, config, status) VALUES('old run', '2026-01-01T00:00:00Z', '{}', 'finished')");
     EXPECT_FALSE(old.tableExists("tags"));
   }
   RunStore store(db.path());
@@ -97,7 +98,8 @@ TEST(RunStore, RefusesANewerSchemaAndForeignFiles) {
   } catch (const StoreError& e) {
     EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos);
   }
-  std::ofstream(db.file("notes.db")) << "these are my notes, not a database at all, but long enough to look like a file";
+  std::ofstream(db.file("notes.db"))
+      << "these are my notes, not a database at all, but long enough to look like a file";
   EXPECT_THROW(RunStore(db.file("notes.db")), StoreError);
 }
 
@@ -128,8 +130,8 @@ TEST(RunStore, KeepsProbeAttentionPerValidationUntilTheRunIsDeleted) {
 TEST(RunStore, HostileNamesAreJustNames) {
   TempDb db;
   RunStore store(db.path());
-  const std::string names[] = {"Robert'); DROP TABLE runs;--", "quote \" and ' both", "emoji 🚀 训练",
-                               "%_wildcards_%", std::string("nul\0inside", 10)};
+  const std::string names[] = {"Robert'); DROP TABLE runs;--", "quote \" and ' both", "emoji 🚀 训练", "%_wildcards_%",
+                               std::string("nul\0inside", 10)};
   for (const auto& name : names) {
     const auto id = store.create_run(sample_run(name));
     EXPECT_EQ(store.find_run(id)->name, name);
@@ -199,7 +201,8 @@ TEST(RunStore, RunsWhoseWriterDiedAreMarkedInterrupted) {
   }
   {
     RunStore store(db.path());
-    EXPECT_EQ(store.find_run(dead)->status, RunStatus::kRunning);  // opening closes nothing: the writer does, explicitly
+    EXPECT_EQ(store.find_run(dead)->status,
+              RunStatus::kRunning);  // opening closes nothing: the writer does, explicitly
     EXPECT_EQ(store.mark_interrupted_runs(), (std::vector<std::int64_t>{dead}));
     EXPECT_EQ(store.find_run(alive)->status, RunStatus::kRunning);
     EXPECT_EQ(store.find_run(dead)->status, RunStatus::kInterrupted);
@@ -224,7 +227,8 @@ TEST(RunStore, ReaderSeesConsistentDataWhileAWriterCommits) {
       std::size_t last = 0;
       while (!done) {
         const auto points = store.metric(id, "train_loss");
-        if (points.size() < last || points.size() % 50 != 0) throw std::runtime_error("saw a partial or shrinking batch");
+        if (points.size() < last || points.size() % 50 != 0)
+          throw std::runtime_error("saw a partial or shrinking batch");
         last = points.size();
         ++reads;
       }
@@ -291,7 +295,8 @@ struct DeadRunWithRecovery {
     file.run_started_at = started_at;
     file.written_at = "2026-11-24T10:00:00Z";
     file.reason = "the run database is locked by another process";
-    for (int step = 2; step <= 4; ++step) file.batch.metrics.push_back({id, step, "train_loss", 5.0 - step, 0.1 * step});
+    for (int step = 2; step <= 4; ++step)
+      file.batch.metrics.push_back({id, step, "train_loss", 5.0 - step, 0.1 * step});
     file.batch.samples.push_back({id, 4, 0, "ein Hund", "a dog", "a dog"});
     file.batch.checkpoints.push_back({0, id, 4, "last", out_dir + "/last.ckpt", "abc", "", 123, {{"bleu", 1.5}}});
     file.batch.probes.push_back({id, 4, {{"source", "ein Hund"}}});
@@ -380,7 +385,8 @@ TEST(RunStore, ADamagedRecoveryFileIsNamedAndKept) {
   store.mark_interrupted_runs();
   const auto run = *store.find_run(f.id);
   EXPECT_EQ(run.status, RunStatus::kInterrupted);
-  EXPECT_NE(run.message.find(f.path() + ": metrics[0]: expected [step, name, value, time]"), std::string::npos) << run.message;
+  EXPECT_NE(run.message.find(f.path() + ": metrics[0]: expected [step, name, value, time]"), std::string::npos)
+      << run.message;
   EXPECT_TRUE(fs::exists(f.path()));  // kept for a person to look at
   EXPECT_THROW(read_recovery_file(f.db.file("missing.json")), StoreError);
 }
@@ -466,8 +472,9 @@ TEST(RunStore, EveryFailureIsAStoreErrorNamingThePathAndTheOperation) {
   const auto id = store.create_run(sample_run());
   {
     SQLite::Database other(db.path(), SQLite::OPEN_READWRITE);  // a damaged database: its tables gone
-    other.exec("PRAGMA foreign_keys = OFF; DROP TABLE metrics; DROP TABLE samples; DROP TABLE probes; "
-               "DROP TABLE checkpoints;");
+    other.exec(
+        "PRAGMA foreign_keys = OFF; DROP TABLE metrics; DROP TABLE samples; DROP TABLE probes; "
+        "DROP TABLE checkpoints;");
   }
   const auto fails = [&](const char* what, const std::string& operation, const std::function<void()>& read) {
     try {

@@ -31,8 +31,7 @@ std::string error_of(const std::string& path) {
   return "no error";
 }
 
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
+#define EXPECT_CONTAINS(haystack, needle) EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
 
 TEST(Corpus, ParsesTabSeparatedPairs) {
   const Corpus corpus = parse_corpus("Hi.\tHallo!\nRun!\tLauf!\n", "deu.txt");
@@ -67,8 +66,7 @@ TEST(Corpus, HandlesCrlfLineEndings) {
 }
 
 TEST(Corpus, IgnoresAttributionAndFurtherColumns) {
-  const Corpus corpus =
-      parse_corpus("Hi.\tHallo!\tCC-BY 2.0 (France) #538123\nRun!\tLauf!\tx\ty\n", "deu.txt");
+  const Corpus corpus = parse_corpus("Hi.\tHallo!\tCC-BY 2.0 (France) #538123\nRun!\tLauf!\tx\ty\n", "deu.txt");
   ASSERT_EQ(corpus.pairs.size(), 2u);
   EXPECT_EQ(corpus.pairs[0].other, "Hallo!");
   EXPECT_EQ(corpus.pairs[1].other, "Lauf!");
@@ -104,19 +102,20 @@ TEST(Corpus, ReportsMalformedLinesWithLineNumbers) {
   CorpusReadOptions options;
   options.max_line_chars = 30;
   const std::string content =
-      "Hi.\tHallo!\n"                   // 1
-      "no tab here\n"                   // 2
-      "\tLeer\n"                        // 3: empty English side
-      "Empty.\t   \n"                   // 4: empty German side
-      "Bad \xFF byte.\tKaputt.\n"       // 5: invalid UTF-8
-      "\n"                              // 6: blank
-      + std::string(40, 'x') + "\tLang\n"  // 7: too long
-      "Run!\tLauf!\n"                   // 8
-      "Wow!\tPotzdonner!\n"             // 9
-      "Fire!\tFeuer!\n"                 // 10
-      "Help!\tHilfe!\n"                 // 11
-      "Stop!\tStopp!\n"                 // 12
-      "Wait!\tWarte!\n";                // 13
+      "Hi.\tHallo!\n"              // 1
+      "no tab here\n"              // 2
+      "\tLeer\n"                   // 3: empty English side
+      "Empty.\t   \n"              // 4: empty German side
+      "Bad \xFF byte.\tKaputt.\n"  // 5: invalid UTF-8
+      "\n"                         // 6: blank
+      + std::string(40, 'x') +
+      "\tLang\n"             // 7: too long
+      "Run!\tLauf!\n"        // 8
+      "Wow!\tPotzdonner!\n"  // 9
+      "Fire!\tFeuer!\n"      // 10
+      "Help!\tHilfe!\n"      // 11
+      "Stop!\tStopp!\n"      // 12
+      "Wait!\tWarte!\n";     // 13
   const Corpus corpus = parse_corpus(content, "deu.txt", options);
   EXPECT_EQ(corpus.pairs.size(), 7u);
   EXPECT_EQ(corpus.stats.lines, 13u);
@@ -166,8 +165,8 @@ TEST(Corpus, StopsAfterMaxPairs) {
 
 TEST(Corpus, ReadsFileWithBomCrlfAndAttribution) {
   const TempDir dir;
-  const std::string path = dir.write(
-      "cmn.txt", "\xEF\xBB\xBFHi.\t\xE5\x97\xA8\xE3\x80\x82\tCC-BY\r\nRun.\t\xE8\xB7\x91\tCC");
+  const std::string path =
+      dir.write("cmn.txt", "\xEF\xBB\xBFHi.\t\xE5\x97\xA8\xE3\x80\x82\tCC-BY\r\nRun.\t\xE8\xB7\x91\tCC");
   const Corpus corpus = read_corpus(path);
   ASSERT_EQ(corpus.pairs.size(), 2u);
   EXPECT_TRUE(corpus.stats.had_bom);
@@ -218,8 +217,7 @@ TEST(Corpus, RefusesUtf16Text) {
 TEST(Corpus, RefusesMostlyInvalidUtf8) {
   // Latin-1 German: every line with an umlaut is invalid UTF-8.
   const TempDir dir;
-  const std::string path =
-      dir.write("deu.txt", "Hi.\tGr\xFC\xDF Gott!\nHelp!\tZu H\xFClf!\nRun!\tLauf!\n");
+  const std::string path = dir.write("deu.txt", "Hi.\tGr\xFC\xDF Gott!\nHelp!\tZu H\xFClf!\nRun!\tLauf!\n");
   const std::string message = error_of(path);
   EXPECT_CONTAINS(message, path);
   EXPECT_CONTAINS(message, "UTF-8");
@@ -273,8 +271,7 @@ TEST(Corpus, DescribeSummarisesPairsAndProblems) {
   const Corpus clean = parse_corpus("Hi.\tHallo!\n", "data/deu.txt");
   EXPECT_EQ(describe(clean), "deu.txt: 1 pairs (English/German)");
   const Corpus messy = parse_corpus("Hi.\tHallo!\nbad\nworse\n", "data/deu.txt", options);
-  EXPECT_EQ(describe(messy),
-            "deu.txt: 1 pairs (English/German), 2 skipped (line 2: no tab separator; ...)");
+  EXPECT_EQ(describe(messy), "deu.txt: 1 pairs (English/German), 2 skipped (line 2: no tab separator; ...)");
 }
 
 TEST(Corpus, ReadsRealGermanCorpus) {

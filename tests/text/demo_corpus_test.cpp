@@ -78,11 +78,11 @@ struct TestNoun {
   char gender;  // 'm', 'f', 'n'
 };
 
-const std::vector<TestNoun> kTestNouns = {
-    {"dog", "Hund", 'm'},   {"man", "Mann", 'm'},    {"teacher", "Lehrer", 'm'}, {"ball", "Ball", 'm'},
-    {"apple", "Apfel", 'm'}, {"key", "Schlüssel", 'm'}, {"cat", "Katze", 'f'},  {"woman", "Frau", 'f'},
-    {"cup", "Tasse", 'f'},  {"flower", "Blume", 'f'}, {"child", "Kind", 'n'},   {"horse", "Pferd", 'n'},
-    {"book", "Buch", 'n'},  {"egg", "Ei", 'n'}};
+const std::vector<TestNoun> kTestNouns = {{"dog", "Hund", 'm'},     {"man", "Mann", 'm'},    {"teacher", "Lehrer", 'm'},
+                                          {"ball", "Ball", 'm'},    {"apple", "Apfel", 'm'}, {"key", "Schlüssel", 'm'},
+                                          {"cat", "Katze", 'f'},    {"woman", "Frau", 'f'},  {"cup", "Tasse", 'f'},
+                                          {"flower", "Blume", 'f'}, {"child", "Kind", 'n'},  {"horse", "Pferd", 'n'},
+                                          {"book", "Buch", 'n'},    {"egg", "Ei", 'n'}};
 
 struct TestAdjective {
   std::string en;
@@ -252,10 +252,9 @@ TEST(DemoCorpus, SubjectsAreNominativeAtTheStart) {
 
 TEST(DemoCorpus, AccusativeObjectsUseDenAndEinen) {
   // "sees the dog" -> "den Hund", "likes a big dog" -> "einen großen Hund", "has my cup" -> "meine Tasse"
-  const std::set<std::string> verbs = {"see",   "sees",  "like",  "likes",   "find",  "finds",
-                                       "hear",  "hears", "buy",   "buys",    "have",  "has",
-                                       "carry", "carries", "visit", "visits", "read", "reads",
-                                       "eat",   "eats"};
+  const std::set<std::string> verbs = {"see",   "sees",   "like", "likes", "find", "finds", "hear",
+                                       "hears", "buy",    "buys", "have",  "has",  "carry", "carries",
+                                       "visit", "visits", "read", "reads", "eat",  "eats"};
   EXPECT_GT(check_case_after(verbs, 'a'), 300u);
 }
 
@@ -379,8 +378,8 @@ TEST(DemoCorpus, ModalsAndNegationGoToTheEnd) {
     if (pair.other.find(',') != std::string::npos) continue;
     const auto de = words(pair.other);
     if (pair.english.find(" wants to ") != std::string::npos) {
-      const bool wollen = contains_sequence(de, {"will"}) || contains_sequence(de, {"willst"}) ||
-                          contains_sequence(de, {"wollen"});
+      const bool wollen =
+          contains_sequence(de, {"will"}) || contains_sequence(de, {"willst"}) || contains_sequence(de, {"wollen"});
       EXPECT_TRUE(wollen) << pair.other;
       EXPECT_TRUE(ends_with(de.back(), "en")) << pair.other;  // "Das Kind will den Hund sehen."
       ++modals;
@@ -397,9 +396,9 @@ TEST(DemoCorpus, ModalsAndNegationGoToTheEnd) {
 }
 
 TEST(DemoCorpus, GermanNounsAreCapitalised) {
-  const std::set<std::string> determiners = {"der", "die", "das", "den", "dem", "ein", "eine", "einen",
-                                             "einem", "einer", "mein", "meine", "meinen", "meinem",
-                                             "meiner", "dein", "deine", "deinen", "deinem", "deiner"};
+  const std::set<std::string> determiners = {"der",    "die",   "das",   "den",    "dem",    "ein",    "eine",
+                                             "einen",  "einem", "einer", "mein",   "meine",  "meinen", "meinem",
+                                             "meiner", "dein",  "deine", "deinen", "deinem", "deiner"};
   std::size_t checked = 0;
   for (const auto& pair : default_corpus()) {
     const auto de = words(pair.other);

@@ -17,57 +17,77 @@ namespace {
 
 // Everyday sentences written for these tests (not taken from any corpus).
 const std::vector<std::string> kGerman = {
-    "Ich habe heute keine Zeit.",        "Wo ist der Bahnhof?",
-    "Das Wetter ist schön.",             "Wir gehen morgen ins Kino.",
-    "Er kauft sich ein neues Fahrrad.",  "Sie trinkt gern Tee mit Zitrone.",
-    "Kannst du mir bitte helfen?",       "Mein Bruder wohnt in Hamburg.",
-    "Die Kinder spielen im Garten.",     "Ich verstehe die Frage nicht.",
-    "Das Buch liegt auf dem Tisch.",     "Wir müssen jetzt los.",
+    "Ich habe heute keine Zeit.",
+    "Wo ist der Bahnhof?",
+    "Das Wetter ist schön.",
+    "Wir gehen morgen ins Kino.",
+    "Er kauft sich ein neues Fahrrad.",
+    "Sie trinkt gern Tee mit Zitrone.",
+    "Kannst du mir bitte helfen?",
+    "Mein Bruder wohnt in Hamburg.",
+    "Die Kinder spielen im Garten.",
+    "Ich verstehe die Frage nicht.",
+    "Das Buch liegt auf dem Tisch.",
+    "Wir müssen jetzt los.",
 };
 const std::vector<std::string> kFrench = {
-    "Je ne sais pas où il est.",           "Nous allons au marché demain.",
-    "Elle a acheté une robe rouge.",       "Il fait très froid ce matin.",
-    "Tu veux du café ou du thé ?",         "Les enfants jouent dans le jardin.",
-    "C'est une bonne idée.",               "Mon frère habite à Lyon.",
-    "J'ai oublié mes clés.",               "Vous êtes vraiment gentils.",
-    "Le train part à huit heures.",        "Qu'est-ce que tu fais ce soir ?",
+    "Je ne sais pas où il est.",    "Nous allons au marché demain.", "Elle a acheté une robe rouge.",
+    "Il fait très froid ce matin.", "Tu veux du café ou du thé ?",   "Les enfants jouent dans le jardin.",
+    "C'est une bonne idée.",        "Mon frère habite à Lyon.",      "J'ai oublié mes clés.",
+    "Vous êtes vraiment gentils.",  "Le train part à huit heures.",  "Qu'est-ce que tu fais ce soir ?",
 };
 const std::vector<std::string> kSpanish = {
-    "No sé dónde está mi teléfono.",       "Vamos a la playa mañana.",
-    "Mi hermana tiene dos gatos.",         "¿Cuánto cuesta este libro?",
-    "Hace mucho calor hoy.",               "Los niños están en el parque.",
-    "Quiero aprender a cocinar.",          "El tren llega a las ocho.",
-    "Ella trabaja en un hospital.",        "Me gusta mucho esta canción.",
-    "¿Por qué no vienes con nosotros?",    "Hay una farmacia cerca de aquí.",
+    "No sé dónde está mi teléfono.",
+    "Vamos a la playa mañana.",
+    "Mi hermana tiene dos gatos.",
+    "¿Cuánto cuesta este libro?",
+    "Hace mucho calor hoy.",
+    "Los niños están en el parque.",
+    "Quiero aprender a cocinar.",
+    "El tren llega a las ocho.",
+    "Ella trabaja en un hospital.",
+    "Me gusta mucho esta canción.",
+    "¿Por qué no vienes con nosotros?",
+    "Hay una farmacia cerca de aquí.",
 };
 const std::vector<std::string> kItalian = {
-    "Non so dove sono le chiavi.",         "Domani andiamo al mare.",
-    "Mia sorella ha due gatti.",           "Quanto costa questo libro?",
-    "Oggi fa molto caldo.",                "I bambini giocano nel giardino.",
-    "Vorrei imparare a cucinare.",         "Il treno arriva alle otto.",
-    "Lei lavora in un ospedale.",          "Questa canzone mi piace molto.",
-    "Perché non vieni con noi?",           "C'è una farmacia qui vicino.",
+    "Non so dove sono le chiavi.",    "Domani andiamo al mare.",    "Mia sorella ha due gatti.",
+    "Quanto costa questo libro?",     "Oggi fa molto caldo.",       "I bambini giocano nel giardino.",
+    "Vorrei imparare a cucinare.",    "Il treno arriva alle otto.", "Lei lavora in un ospedale.",
+    "Questa canzone mi piace molto.", "Perché non vieni con noi?",  "C'è una farmacia qui vicino.",
 };
 const std::vector<std::string> kDutch = {
-    "Ik weet niet waar mijn sleutels zijn.", "Morgen gaan we naar het strand.",
-    "Mijn zus heeft twee katten.",           "Hoeveel kost dit boek?",
-    "Het is vandaag erg warm.",              "De kinderen spelen in de tuin.",
-    "Ik wil graag leren koken.",             "De trein komt om acht uur aan.",
-    "Zij werkt in een ziekenhuis.",          "Dit liedje vind ik heel mooi.",
-    "Waarom kom je niet mee?",               "Er is een apotheek hier in de buurt.",
+    "Ik weet niet waar mijn sleutels zijn.",
+    "Morgen gaan we naar het strand.",
+    "Mijn zus heeft twee katten.",
+    "Hoeveel kost dit boek?",
+    "Het is vandaag erg warm.",
+    "De kinderen spelen in de tuin.",
+    "Ik wil graag leren koken.",
+    "De trein komt om acht uur aan.",
+    "Zij werkt in een ziekenhuis.",
+    "Dit liedje vind ik heel mooi.",
+    "Waarom kom je niet mee?",
+    "Er is een apotheek hier in de buurt.",
 };
 const std::vector<std::string> kPortuguese = {
-    "Não sei onde estão as minhas chaves.", "Amanhã vamos à praia.",
-    "A minha irmã tem dois gatos.",         "Quanto custa este livro?",
-    "Hoje está muito calor.",               "As crianças brincam no jardim.",
-    "Eu quero aprender a cozinhar.",        "O comboio chega às oito.",
-    "Ela trabalha num hospital.",           "Gosto muito desta canção.",
-    "Por que você não vem conosco?",        "Há uma farmácia perto daqui.",
+    "Não sei onde estão as minhas chaves.",
+    "Amanhã vamos à praia.",
+    "A minha irmã tem dois gatos.",
+    "Quanto custa este livro?",
+    "Hoje está muito calor.",
+    "As crianças brincam no jardim.",
+    "Eu quero aprender a cozinhar.",
+    "O comboio chega às oito.",
+    "Ela trabalha num hospital.",
+    "Gosto muito desta canção.",
+    "Por que você não vem conosco?",
+    "Há uma farmácia perto daqui.",
 };
 const std::vector<std::string> kChinese = {
-    "我今天很忙。",         "你想喝茶还是咖啡？", "他们明天去北京。",   "这本书很有意思。",
-    "我的妹妹在医院工作。", "外面下雨了。",       "你会说中文吗？",     "我们一起吃饭吧。",
-    "火车八点到。",         "这个问题很难回答。", "他每天早上跑步。",   "请把门关上。",
+    "我今天很忙。",         "你想喝茶还是咖啡？", "他们明天去北京。", "这本书很有意思。",
+    "我的妹妹在医院工作。", "外面下雨了。",       "你会说中文吗？",   "我们一起吃饭吧。",
+    "火车八点到。",         "这个问题很难回答。", "他每天早上跑步。", "请把门关上。",
 };
 const std::vector<std::string> kJapanese = {
     "今日はとても忙しいです。",   "お茶とコーヒー、どちらがいいですか。",
@@ -78,72 +98,74 @@ const std::vector<std::string> kJapanese = {
     "彼は毎朝走ります。",         "ドアを閉めてください。",
 };
 const std::vector<std::string> kRussian = {
-    "Я сегодня очень занят.",           "Ты хочешь чай или кофе?",
-    "Завтра мы едем в Москву.",         "Эта книга очень интересная.",
-    "Моя сестра работает в больнице.",  "На улице идёт дождь.",
-    "Ты говоришь по-русски?",           "Давай поужинаем вместе.",
-    "Поезд приходит в восемь.",         "На этот вопрос трудно ответить.",
-    "Он бегает каждое утро.",           "Закрой, пожалуйста, дверь.",
+    "Я сегодня очень занят.",          "Ты хочешь чай или кофе?",         "Завтра мы едем в Москву.",
+    "Эта книга очень интересная.",     "Моя сестра работает в больнице.", "На улице идёт дождь.",
+    "Ты говоришь по-русски?",          "Давай поужинаем вместе.",         "Поезд приходит в восемь.",
+    "На этот вопрос трудно ответить.", "Он бегает каждое утро.",          "Закрой, пожалуйста, дверь.",
 };
 const std::vector<std::string> kUkrainian = {
-    "Я сьогодні дуже зайнятий.",         "Ти хочеш чай чи каву?",
-    "Завтра ми їдемо до Києва.",         "Ця книжка дуже цікава.",
-    "Моя сестра працює в лікарні.",      "На вулиці йде дощ.",
-    "Ти розмовляєш українською?",        "Давай повечеряємо разом.",
-    "Потяг прибуває о восьмій.",         "На це питання важко відповісти.",
-    "Він бігає щоранку.",                "Зачини, будь ласка, двері.",
+    "Я сьогодні дуже зайнятий.",       "Ти хочеш чай чи каву?",        "Завтра ми їдемо до Києва.",
+    "Ця книжка дуже цікава.",          "Моя сестра працює в лікарні.", "На вулиці йде дощ.",
+    "Ти розмовляєш українською?",      "Давай повечеряємо разом.",     "Потяг прибуває о восьмій.",
+    "На це питання важко відповісти.", "Він бігає щоранку.",           "Зачини, будь ласка, двері.",
 };
 const std::vector<std::string> kEnglish = {
-    "I don't know where my keys are.",  "We are going to the beach tomorrow.",
-    "My sister has two cats.",          "How much is this book?",
-    "It is very hot today.",            "The children are playing in the garden.",
-    "I want to learn how to cook.",     "The train arrives at eight.",
-    "She works in a hospital.",         "I really like this song.",
-    "Why don't you come with us?",      "There is a pharmacy near here.",
+    "I don't know where my keys are.", "We are going to the beach tomorrow.",
+    "My sister has two cats.",         "How much is this book?",
+    "It is very hot today.",           "The children are playing in the garden.",
+    "I want to learn how to cook.",    "The train arrives at eight.",
+    "She works in a hospital.",        "I really like this song.",
+    "Why don't you come with us?",     "There is a pharmacy near here.",
 };
 const std::vector<std::string> kSwedish = {
-    "Jag vet inte var mina nycklar är.",  "I morgon åker vi till stranden.",
-    "Min syster har två katter.",         "Hur mycket kostar den här boken?",
-    "Det är väldigt varmt i dag.",        "Barnen leker i trädgården.",
-    "Jag vill lära mig att laga mat.",    "Tåget kommer klockan åtta.",
-    "Hon arbetar på ett sjukhus.",        "Jag tycker mycket om den här låten.",
-    "Varför följer du inte med oss?",     "Det finns ett apotek här i närheten.",
+    "Jag vet inte var mina nycklar är.",   "I morgon åker vi till stranden.", "Min syster har två katter.",
+    "Hur mycket kostar den här boken?",    "Det är väldigt varmt i dag.",     "Barnen leker i trädgården.",
+    "Jag vill lära mig att laga mat.",     "Tåget kommer klockan åtta.",      "Hon arbetar på ett sjukhus.",
+    "Jag tycker mycket om den här låten.", "Varför följer du inte med oss?",  "Det finns ett apotek här i närheten.",
 };
 const std::vector<std::string> kTurkish = {
-    "Anahtarlarımın nerede olduğunu bilmiyorum.", "Yarın denize gidiyoruz.",
-    "Kız kardeşimin iki kedisi var.",             "Bu kitap ne kadar?",
-    "Bugün hava çok sıcak.",                      "Çocuklar bahçede oynuyor.",
-    "Yemek yapmayı öğrenmek istiyorum.",          "Tren saat sekizde geliyor.",
-    "O bir hastanede çalışıyor.",                 "Bu şarkıyı çok seviyorum.",
-    "Neden bizimle gelmiyorsun?",                 "Yakında bir eczane var.",
+    "Anahtarlarımın nerede olduğunu bilmiyorum.",
+    "Yarın denize gidiyoruz.",
+    "Kız kardeşimin iki kedisi var.",
+    "Bu kitap ne kadar?",
+    "Bugün hava çok sıcak.",
+    "Çocuklar bahçede oynuyor.",
+    "Yemek yapmayı öğrenmek istiyorum.",
+    "Tren saat sekizde geliyor.",
+    "O bir hastanede çalışıyor.",
+    "Bu şarkıyı çok seviyorum.",
+    "Neden bizimle gelmiyorsun?",
+    "Yakında bir eczane var.",
 };
 const std::vector<std::string> kPolish = {
-    "Nie wiem, gdzie są moje klucze.",  "Jutro jedziemy nad morze.",
-    "Moja siostra ma dwa koty.",        "Ile kosztuje ta książka?",
-    "Dzisiaj jest bardzo gorąco.",      "Dzieci bawią się w ogrodzie.",
-    "Chcę nauczyć się gotować.",        "Pociąg przyjeżdża o ósmej.",
-    "Ona pracuje w szpitalu.",          "Bardzo lubię tę piosenkę.",
-    "Dlaczego nie idziesz z nami?",     "Niedaleko jest apteka.",
+    "Nie wiem, gdzie są moje klucze.", "Jutro jedziemy nad morze.",    "Moja siostra ma dwa koty.",
+    "Ile kosztuje ta książka?",        "Dzisiaj jest bardzo gorąco.",  "Dzieci bawią się w ogrodzie.",
+    "Chcę nauczyć się gotować.",       "Pociąg przyjeżdża o ósmej.",   "Ona pracuje w szpitalu.",
+    "Bardzo lubię tę piosenkę.",       "Dlaczego nie idziesz z nami?", "Niedaleko jest apteka.",
 };
 const std::vector<std::string> kKorean = {
-    "오늘은 너무 바빠요.", "차와 커피 중에 뭐가 좋아요?", "그들은 내일 서울에 가요.",
-    "이 책은 정말 재미있어요.", "밖에 비가 와요.", "같이 밥 먹어요.",
+    "오늘은 너무 바빠요.",      "차와 커피 중에 뭐가 좋아요?",
+    "그들은 내일 서울에 가요.", "이 책은 정말 재미있어요.",
+    "밖에 비가 와요.",          "같이 밥 먹어요.",
 };
 const std::vector<std::string> kGreek = {
-    "Σήμερα είμαι πολύ απασχολημένος.", "Θέλεις τσάι ή καφέ;",
-    "Αύριο πάμε στη θάλασσα.",          "Αυτό το βιβλίο είναι ενδιαφέρον.",
+    "Σήμερα είμαι πολύ απασχολημένος.",
+    "Θέλεις τσάι ή καφέ;",
+    "Αύριο πάμε στη θάλασσα.",
+    "Αυτό το βιβλίο είναι ενδιαφέρον.",
 };
 const std::vector<std::string> kArabic = {
-    "أنا مشغول جدا اليوم.", "هل تريد شايا أم قهوة؟", "سنذهب إلى البحر غدا.", "هذا الكتاب ممتع جدا.",
+    "أنا مشغول جدا اليوم.",
+    "هل تريد شايا أم قهوة؟",
+    "سنذهب إلى البحر غدا.",
+    "هذا الكتاب ممتع جدا.",
 };
 
 std::vector<std::string_view> views(const std::vector<std::string>& sentences) {
   return {sentences.begin(), sentences.end()};
 }
 
-DetectedLanguage detect(const std::vector<std::string>& sentences) {
-  return detect_language(views(sentences));
-}
+DetectedLanguage detect(const std::vector<std::string>& sentences) { return detect_language(views(sentences)); }
 
 // An English<TAB>other corpus text, one pair per sentence.
 std::string corpus_text(const std::vector<std::string>& other) {
@@ -163,16 +185,15 @@ struct Case {
 
 TEST(DetectLanguage, LatinScriptLanguagesByTheirWords) {
   const Case cases[] = {
-      {&kGerman, "de", "German", "Latin"},       {&kFrench, "fr", "French", "Latin"},
-      {&kSpanish, "es", "Spanish", "Latin"},     {&kItalian, "it", "Italian", "Latin"},
-      {&kDutch, "nl", "Dutch", "Latin"},         {&kPortuguese, "pt", "Portuguese", "Latin"},
-      {&kEnglish, "en", "English", "Latin"},     {&kSwedish, "sv", "Swedish", "Latin"},
-      {&kTurkish, "tr", "Turkish", "Latin"},     {&kPolish, "pl", "Polish", "Latin"},
+      {&kGerman, "de", "German", "Latin"},   {&kFrench, "fr", "French", "Latin"},
+      {&kSpanish, "es", "Spanish", "Latin"}, {&kItalian, "it", "Italian", "Latin"},
+      {&kDutch, "nl", "Dutch", "Latin"},     {&kPortuguese, "pt", "Portuguese", "Latin"},
+      {&kEnglish, "en", "English", "Latin"}, {&kSwedish, "sv", "Swedish", "Latin"},
+      {&kTurkish, "tr", "Turkish", "Latin"}, {&kPolish, "pl", "Polish", "Latin"},
   };
   for (const Case& c : cases) {
     const DetectedLanguage detected = detect(*c.sentences);
-    EXPECT_EQ(detected.language.code, c.code)
-        << c.name << " (confidence " << detected.confidence << ")";
+    EXPECT_EQ(detected.language.code, c.code) << c.name << " (confidence " << detected.confidence << ")";
     EXPECT_EQ(detected.language.name, c.name);
     EXPECT_EQ(detected.script, c.script) << c.name;
     EXPECT_GE(detected.confidence, kMinLanguageConfidence) << c.name;
@@ -182,15 +203,14 @@ TEST(DetectLanguage, LatinScriptLanguagesByTheirWords) {
 
 TEST(DetectLanguage, OtherScriptsByTheirLetters) {
   const Case cases[] = {
-      {&kChinese, "zh", "Chinese", "Han"},        {&kJapanese, "ja", "Japanese", "Han+Kana"},
-      {&kRussian, "ru", "Russian", "Cyrillic"},   {&kUkrainian, "uk", "Ukrainian", "Cyrillic"},
-      {&kKorean, "ko", "Korean", "Hangul"},       {&kGreek, "el", "Greek", "Greek"},
+      {&kChinese, "zh", "Chinese", "Han"},      {&kJapanese, "ja", "Japanese", "Han+Kana"},
+      {&kRussian, "ru", "Russian", "Cyrillic"}, {&kUkrainian, "uk", "Ukrainian", "Cyrillic"},
+      {&kKorean, "ko", "Korean", "Hangul"},     {&kGreek, "el", "Greek", "Greek"},
       {&kArabic, "ar", "Arabic", "Arabic"},
   };
   for (const Case& c : cases) {
     const DetectedLanguage detected = detect(*c.sentences);
-    EXPECT_EQ(detected.language.code, c.code)
-        << c.name << " (confidence " << detected.confidence << ")";
+    EXPECT_EQ(detected.language.code, c.code) << c.name << " (confidence " << detected.confidence << ")";
     EXPECT_EQ(detected.language.name, c.name);
     EXPECT_EQ(detected.script, c.script) << c.name;
     EXPECT_DOUBLE_EQ(detected.confidence, 1.0) << c.name;
@@ -224,9 +244,8 @@ TEST(DetectLanguage, ToleratesNamesAndNoiseInTheSample) {
 }
 
 TEST(DetectLanguage, GarbageIsOther) {
-  const std::vector<std::string> garbage = {"xq zvk prt", "bnm wq",   "12345",   "!!! ???",
-                                            "kkk jjj hhh", "zzz",      "qwrt plk", "---",
-                                            "3.14159",     "#$%&"};
+  const std::vector<std::string> garbage = {"xq zvk prt", "bnm wq",   "12345", "!!! ???", "kkk jjj hhh",
+                                            "zzz",        "qwrt plk", "---",   "3.14159", "#$%&"};
   const DetectedLanguage detected = detect(garbage);
   EXPECT_EQ(detected.language.code, "");
   EXPECT_EQ(detected.language.name, "Other");
@@ -266,10 +285,9 @@ TEST(DetectLanguage, ReadsASampleSpreadOverTheWholeInput) {
 
 TEST(DetectLanguage, DecomposedAccentsAndUpperCase) {
   // Capitals, and "schön" / "müssen" written with combining diaereses (NFD).
-  const std::vector<std::string> german = {
-      "ICH HABE HEUTE KEINE ZEIT.",     "WO IST DER BAHNHOF?",
-      "Das Wetter ist scho\xCC\x88n.", "Wir mu\xCC\x88ssen jetzt los.",
-      "DIE KINDER SPIELEN IM GARTEN."};
+  const std::vector<std::string> german = {"ICH HABE HEUTE KEINE ZEIT.", "WO IST DER BAHNHOF?",
+                                           "Das Wetter ist scho\xCC\x88n.", "Wir mu\xCC\x88ssen jetzt los.",
+                                           "DIE KINDER SPIELEN IM GARTEN."};
   EXPECT_EQ(detect(german).language.code, "de");
 }
 
@@ -299,8 +317,7 @@ TEST(CorpusLanguage, DetectedWhenTheNameSaysNothing) {
   EXPECT_EQ(direction.str(), "de-en");
   EXPECT_EQ(parse_direction("en-German", corpus).str(), "en-de");
   EXPECT_EQ(parse_direction("pairs-en", corpus).str(), "de-en");  // the stem still works
-  EXPECT_EQ(describe(corpus),
-            "pairs.tsv: 12 pairs (English/German, language detected from the text)");
+  EXPECT_EQ(describe(corpus), "pairs.tsv: 12 pairs (English/German, language detected from the text)");
 }
 
 TEST(CorpusLanguage, DetectedForOtherScriptsAndFromFiles) {

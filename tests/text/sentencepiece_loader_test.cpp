@@ -22,9 +22,7 @@ namespace {
 constexpr const char* kEnvVar = "TS_SENTENCEPIECE_MODULE";
 constexpr const char* kMissing = "/nonexistent/dir/no-such-module.so";
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 /// Sets an environment variable for the current scope, restoring the old value afterwards.
 class ScopedEnv {

@@ -153,16 +153,15 @@ TEST(Split, RejectsInvalidSizeValues) {
   EXPECT_THROW(resolve_split_size(std::nan(""), 100), std::invalid_argument);
 }
 
-
 // ---------------------------------------------------------------- grouped by source
 
 TEST(SourceKey, IgnoresCaseWidthPunctuationAndSpacing) {
   EXPECT_EQ(source_key("Tom ran!"), source_key("tom ran."));
   EXPECT_EQ(source_key("  Tom   ran  "), "tom ran");
-  EXPECT_EQ(source_key("Ｔｏｍ ｒａｎ"), "tom ran");           // full-width letters (NFKC)
-  EXPECT_EQ(source_key("GRÜSSE"), source_key("grüße"));       // case folding
-  EXPECT_EQ(source_key("你好！"), source_key("你好。"));       // CJK punctuation
-  EXPECT_EQ(source_key("«Oui», dit-il."), "oui ditil");       // quotes and hyphen go, letters stay
+  EXPECT_EQ(source_key("Ｔｏｍ ｒａｎ"), "tom ran");      // full-width letters (NFKC)
+  EXPECT_EQ(source_key("GRÜSSE"), source_key("grüße"));   // case folding
+  EXPECT_EQ(source_key("你好！"), source_key("你好。"));  // CJK punctuation
+  EXPECT_EQ(source_key("«Oui», dit-il."), "oui ditil");   // quotes and hyphen go, letters stay
   EXPECT_NE(source_key("Tom ran."), source_key("Tom runs."));
   EXPECT_NE(source_key("I'm here."), source_key("I am here."));  // other words are another sentence
 }

@@ -16,8 +16,7 @@ namespace {
 
 using Tokens = std::vector<std::string>;
 
-std::unique_ptr<Tokenizer> word_tokenizer(const std::string& punctuation = "split",
-                                          bool lowercase = true) {
+std::unique_ptr<Tokenizer> word_tokenizer(const std::string& punctuation = "split", bool lowercase = true) {
   TokenizerConfig config;
   config.punctuation = punctuation;
   config.lowercase = lowercase;
@@ -32,11 +31,9 @@ std::unique_ptr<Tokenizer> char_tokenizer() {
 
 // ~200 varied English/German sentences for SentencePiece training.
 std::vector<std::string> training_sentences() {
-  const std::vector<std::string> subjects = {"Tom",        "Maria",        "the teacher",
-                                             "my brother", "der Hund",     "die Katze",
-                                             "ein Kind",   "our neighbour"};
-  const std::vector<std::string> verbs = {"sees",  "likes", "sucht", "findet",
-                                          "reads", "kauft", "wants", "braucht"};
+  const std::vector<std::string> subjects = {"Tom",      "Maria",     "the teacher", "my brother",
+                                             "der Hund", "die Katze", "ein Kind",    "our neighbour"};
+  const std::vector<std::string> verbs = {"sees", "likes", "sucht", "findet", "reads", "kauft", "wants", "braucht"};
   const std::vector<std::string> objects = {"a book.",      "the red car!",        "das Haus?",
                                             "einen Apfel.", "some water, please.", "die Zeitung."};
   std::vector<std::string> out;
@@ -89,8 +86,7 @@ TEST(WordTokenizer, LowercasesUnicode) {
 
 TEST(WordTokenizer, StripModeDropsPunctuation) {
   const auto tok = word_tokenizer("strip");
-  EXPECT_EQ(tok->tokenize("Hallo, Welt! Wie geht's?"),
-            (Tokens{"hallo", "welt", "wie", "geht", "s"}));
+  EXPECT_EQ(tok->tokenize("Hallo, Welt! Wie geht's?"), (Tokens{"hallo", "welt", "wie", "geht", "s"}));
   EXPECT_EQ(tok->detokenize({"hallo", "welt"}), "hallo welt");
   EXPECT_EQ(tok->detokenize(tok->tokenize("ich bin hier")), "ich bin hier");
 }
@@ -193,14 +189,13 @@ TEST(SentencePieceTokenizer, BpeRoundTripsAndCompresses) {
     Tokens lowered = tok->tokenize(sentence);
     EXPECT_FALSE(lowered.empty());
   }
-  EXPECT_EQ(tok->detokenize(tok->tokenize("die katze findet das haus? 7")),
-            "die katze findet das haus? 7");
+  EXPECT_EQ(tok->detokenize(tok->tokenize("die katze findet das haus? 7")), "die katze findet das haus? 7");
 }
 
 TEST(SentencePieceTokenizer, UnigramRoundTrips) {
   const auto tok = sentencepiece_tokenizer("unigram", 150);
-  for (const std::string s : {"maria braucht einen apfel. 3",
-                              "our neighbour wants some water, please.", "unseen wörds zebra"}) {
+  for (const std::string s :
+       {"maria braucht einen apfel. 3", "our neighbour wants some water, please.", "unseen wörds zebra"}) {
     const auto pieces = tok->tokenize(s);
     EXPECT_FALSE(pieces.empty());
     EXPECT_EQ(tok->detokenize(pieces), s);
@@ -235,7 +230,7 @@ TEST(SentencePieceTokenizer, AVocabularyTooSmallForTheCharactersIsRaisedAndSaysS
     std::unique_ptr<Tokenizer> tok;
     ASSERT_NO_THROW(tok = make_tokenizer(config, lines)) << kind;
     const int used = tok->config().vocab_size;
-    EXPECT_GE(used, 600 + 100) << kind;  // every character, and the pieces asked for
+    EXPECT_GE(used, 600 + 100) << kind;       // every character, and the pieces asked for
     EXPECT_LE(used, 600 + 100 + 10) << kind;  // (plus the few SentencePiece adds of its own)
     const auto note = tok->training_note();
     EXPECT_NE(note.find("tokenizer.vocab_size 100 is smaller than the"), std::string::npos) << note;
@@ -294,8 +289,7 @@ TEST(TokenizerConfig, JsonRoundTrip) {
   EXPECT_EQ(back.punctuation, "strip");
   EXPECT_FALSE(back.lowercase);
   // Missing keys keep their defaults.
-  EXPECT_EQ(TokenizerConfig::from_json({{"kind", "char"}}).vocab_size,
-            TokenizerConfig{}.vocab_size);
+  EXPECT_EQ(TokenizerConfig::from_json({{"kind", "char"}}).vocab_size, TokenizerConfig{}.vocab_size);
 }
 
 // Runs `from_json` on `j` and returns the error message ("" when nothing was thrown).
@@ -309,8 +303,7 @@ std::string config_error(const nlohmann::json& j) {
 }
 
 TEST(TokenizerConfig, RejectsBadKeysAndValues) {
-  EXPECT_EQ(config_error({{"kind", "wordz"}}),
-            "tokenizer.kind \"wordz\" is not one of word, char, bpe, unigram");
+  EXPECT_EQ(config_error({{"kind", "wordz"}}), "tokenizer.kind \"wordz\" is not one of word, char, bpe, unigram");
   EXPECT_NE(config_error({{"punctuation", "drop"}}).find("split, strip, keep"), std::string::npos);
   EXPECT_NE(config_error({{"chinese", "zh"}}).find("none, t2s, s2t"), std::string::npos);
   EXPECT_NE(config_error({{"colour", "red"}}).find("unknown key \"colour\""), std::string::npos);
@@ -318,8 +311,7 @@ TEST(TokenizerConfig, RejectsBadKeysAndValues) {
   EXPECT_NE(config_error({{"vocab_size", "8000"}}).find("must be an integer"), std::string::npos);
   EXPECT_NE(config_error({{"vocab_size", 4294967396LL}}), "");  // would wrap to 100 as an int
   EXPECT_NE(config_error({{"lowercase", 1}}).find("tokenizer.lowercase"), std::string::npos);
-  EXPECT_NE(config_error({{"character_coverage", 1.5}}).find("character_coverage"),
-            std::string::npos);
+  EXPECT_NE(config_error({{"character_coverage", 1.5}}).find("character_coverage"), std::string::npos);
   EXPECT_NE(config_error(nlohmann::json::array()), "");
   EXPECT_EQ(config_error({{"kind", "bpe"}, {"vocab_size", 300}}), "");
 
@@ -338,8 +330,7 @@ TEST(TokenizerConfig, WordAndCharTokenizersRebuildFromJson) {
     EXPECT_EQ(copy->to_json(), tok->to_json());
     EXPECT_EQ(copy->tokenize("Hallo, Welt! 你好"), tok->tokenize("Hallo, Welt! 你好"));
   }
-  EXPECT_THROW(tokenizer_from_json({{"config", {{"kind", "word"}}}, {"extra", 1}}),
-               std::invalid_argument);
+  EXPECT_THROW(tokenizer_from_json({{"config", {{"kind", "word"}}}, {"extra", 1}}), std::invalid_argument);
   EXPECT_THROW(tokenizer_from_json({{"kind", "word"}}), std::invalid_argument);
 }
 

@@ -34,12 +34,10 @@ TEST(Vocab, BuildOrdersByFrequencyThenFirstAppearance) {
   const Vocab vocab = Vocab::build(kSentences);
   // "." x3; "der", "hund", "schläft" x2 (first seen in that order); then singletons by first
   // appearance.
-  const std::vector<std::string> expected = {"<pad>", "<unk>", "<s>",     "</s>",  ".",
-                                             "der",   "hund",  "schläft", "bellt", "die",
-                                             "katze", "ein",   "vogel",   "singt"};
+  const std::vector<std::string> expected = {"<pad>",   "<unk>", "<s>", "</s>",  ".",   "der",   "hund",
+                                             "schläft", "bellt", "die", "katze", "ein", "vogel", "singt"};
   ASSERT_EQ(vocab.size(), expected.size());
-  for (std::size_t i = 0; i < expected.size(); ++i)
-    EXPECT_EQ(vocab.token(static_cast<std::int64_t>(i)), expected[i]);
+  for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(vocab.token(static_cast<std::int64_t>(i)), expected[i]);
   EXPECT_EQ(Vocab::build(kSentences), vocab);  // deterministic
 }
 
@@ -80,12 +78,10 @@ TEST(Vocab, DecodeStopsAtEosAndSkipsPadAndBos) {
   const Vocab vocab = Vocab::build(kSentences);
   const auto der = vocab.id("der");
   const auto hund = vocab.id("hund");
-  EXPECT_EQ(vocab.decode(
-                {Vocab::kBos, der, Vocab::kPad, hund, Vocab::kUnk, Vocab::kEos, der, Vocab::kPad}),
+  EXPECT_EQ(vocab.decode({Vocab::kBos, der, Vocab::kPad, hund, Vocab::kUnk, Vocab::kEos, der, Vocab::kPad}),
             (std::vector<std::string>{"der", "hund", "<unk>"}));
   EXPECT_TRUE(vocab.decode({Vocab::kEos, der}).empty());
-  EXPECT_EQ(vocab.decode(vocab.encode({"die", "katze"})),
-            (std::vector<std::string>{"die", "katze"}));
+  EXPECT_EQ(vocab.decode(vocab.encode({"die", "katze"})), (std::vector<std::string>{"die", "katze"}));
 }
 
 TEST(Vocab, JsonRoundTrip) {
@@ -103,14 +99,10 @@ TEST(Vocab, FromJsonRejectsBrokenVocabularies) {
   EXPECT_THROW(Vocab::from_json(json::array()), std::invalid_argument);
   EXPECT_THROW(Vocab::from_json({{"words", json::array()}}), std::invalid_argument);
   EXPECT_THROW(Vocab::from_json({{"tokens", {"<pad>", "<unk>", "<s>"}}}), std::invalid_argument);
-  EXPECT_THROW(Vocab::from_json({{"tokens", {"<unk>", "<pad>", "<s>", "</s>"}}}),
-               std::invalid_argument);
-  EXPECT_THROW(Vocab::from_json({{"tokens", {"<pad>", "<unk>", "<s>", "</s>", "a", "a"}}}),
-               std::invalid_argument);
-  EXPECT_THROW(Vocab::from_json({{"tokens", {"<pad>", "<unk>", "<s>", "</s>", 7}}}),
-               std::invalid_argument);
-  EXPECT_THROW(Vocab::from_json({{"tokens", {"<pad>", "<unk>", "<s>", "</s>", ""}}}),
-               std::invalid_argument);
+  EXPECT_THROW(Vocab::from_json({{"tokens", {"<unk>", "<pad>", "<s>", "</s>"}}}), std::invalid_argument);
+  EXPECT_THROW(Vocab::from_json({{"tokens", {"<pad>", "<unk>", "<s>", "</s>", "a", "a"}}}), std::invalid_argument);
+  EXPECT_THROW(Vocab::from_json({{"tokens", {"<pad>", "<unk>", "<s>", "</s>", 7}}}), std::invalid_argument);
+  EXPECT_THROW(Vocab::from_json({{"tokens", {"<pad>", "<unk>", "<s>", "</s>", ""}}}), std::invalid_argument);
   EXPECT_EQ(Vocab::from_json({{"tokens", {"<pad>", "<unk>", "<s>", "</s>", "a"}}}).id("a"), 4);
 }
 

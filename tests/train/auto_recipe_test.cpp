@@ -43,7 +43,8 @@ MachineProfile two_cores(bool bf16 = false) {
 }
 
 bool says(const RecipeChoice& r, const std::string& words) {
-  return std::any_of(r.reasons.begin(), r.reasons.end(), [&](const std::string& l) { return l.find(words) != std::string::npos; });
+  return std::any_of(r.reasons.begin(), r.reasons.end(),
+                     [&](const std::string& l) { return l.find(words) != std::string::npos; });
 }
 
 TEST(AutoRecipe, AnAlphabeticPairSharesOneSubwordVocabularyAndOneEmbedding) {
@@ -72,8 +73,12 @@ TEST(AutoRecipe, AnAlphabeticPairSharesOneSubwordVocabularyAndOneEmbedding) {
 
 TEST(AutoRecipe, TheVocabularyGrowsWithTheCorpus) {
   const auto small = german(3000), large = german(170000);
-  EXPECT_EQ(auto_recipe(large, parse_direction("en-de", large), 20, two_cores(true)).config.data.src_tokenizer.vocab_size, 8000);
-  EXPECT_EQ(auto_recipe(small, parse_direction("en-de", small), 20, two_cores(true)).config.data.src_tokenizer.vocab_size, 2000);
+  EXPECT_EQ(
+      auto_recipe(large, parse_direction("en-de", large), 20, two_cores(true)).config.data.src_tokenizer.vocab_size,
+      8000);
+  EXPECT_EQ(
+      auto_recipe(small, parse_direction("en-de", small), 20, two_cores(true)).config.data.src_tokenizer.vocab_size,
+      2000);
 }
 
 TEST(AutoRecipe, AShortBudgetCapsTheVocabulary) {

@@ -72,7 +72,8 @@ TEST(Budget, TheRunEndsOnTimeWithTheLearningRateDecayedToZeroAtTheDeadline) {
   // Warmup over 5 steps, the peak at step 5, then a straight line to zero at the deadline.
   EXPECT_NEAR(observer.steps[0].lr, 1e-3 / 5, 1e-12);
   EXPECT_NEAR(observer.steps[4].lr, 1e-3, 1e-12);
-  for (std::size_t i = 5; i < observer.steps.size(); ++i) EXPECT_LT(observer.steps[i].lr, observer.steps[i - 1].lr) << i;
+  for (std::size_t i = 5; i < observer.steps.size(); ++i)
+    EXPECT_LT(observer.steps[i].lr, observer.steps[i - 1].lr) << i;
   EXPECT_LT(observer.steps.back().lr, 1e-3 * 0.03);
   // The fraction and the time left follow the budget.
   // Step 31 reports after 30 simulated seconds (the clock moves once a step has reported).
@@ -143,8 +144,7 @@ TEST(Budget, ValidationsAreSpreadOverTheBudgetAndTheLastComesAtTheEnd) {
   ASSERT_EQ(observer.validations.size(), 4u);
   // At a quarter, half and three quarters of the 120 s (less the final validation's reserve,
   // 2% until a validation has been timed), then after the last step.
-  for (int k = 0; k < 3; ++k)
-    EXPECT_NEAR(static_cast<double>(observer.validations[k].step), 30.0 * (k + 1), 2.5) << k;
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(static_cast<double>(observer.validations[k].step), 30.0 * (k + 1), 2.5) << k;
   EXPECT_GE(observer.steps.size(), 117u);
   EXPECT_LE(observer.steps.size(), 120u);
   EXPECT_EQ(observer.validations.back().step, static_cast<std::int64_t>(observer.steps.size()));
@@ -209,7 +209,8 @@ TEST(Budget, PreciseBudgetsAreParsedAndSaid) {
   EXPECT_DOUBLE_EQ(parse_budget_minutes("90s"), 1.5);
   EXPECT_DOUBLE_EQ(parse_budget_minutes("0.5"), 0.5);
   for (const char* bad : {"", "0", "-5", "abc", "20x", "1h30", "nan", "inf", "1e3", "m", "20 20"})
-    EXPECT_NE(test::message_of<ConfigError>([&] { parse_budget_minutes(bad); }).find("expected minutes"), std::string::npos)
+    EXPECT_NE(test::message_of<ConfigError>([&] { parse_budget_minutes(bad); }).find("expected minutes"),
+              std::string::npos)
         << bad;
   EXPECT_EQ(minutes_text(20), "20 min");
   EXPECT_EQ(minutes_text(90), "1 h 30 min");

@@ -84,10 +84,17 @@ TEST(CheckpointFormat, ACorpusPathThatIsNotUtf8IsKeptWithReplacementCharacters) 
   auto config = test::tiny_config();
   config.train.max_steps = 2;
   const auto data = test::tiny_data(config);
-  const auto summary = Trainer(config, data, {dir.str(), "/data/Stra\xdf" "e-deu.txt", "", nullptr}).run();
+  const auto summary = Trainer(config, data,
+                               {dir.str(),
+                                "/data/Stra\xdf"
+                                "e-deu.txt",
+                                "", nullptr})
+                           .run();
   ASSERT_EQ(summary.status, RunStatus::kFinished) << summary.message;
   ASSERT_FALSE(summary.last_checkpoint.empty());
-  EXPECT_EQ(read_checkpoint_meta(summary.last_checkpoint).corpus_path, "/data/Stra\xef\xbf\xbd" "e-deu.txt");
+  EXPECT_EQ(read_checkpoint_meta(summary.last_checkpoint).corpus_path,
+            "/data/Stra\xef\xbf\xbd"
+            "e-deu.txt");
 }
 
 SafetensorsReader payload_of(const std::string& path) {
@@ -107,7 +114,9 @@ void rewrite(const std::string& from, const std::string& to, const std::function
 TEST(CheckpointFormat, TensorsThatDoNotFitTheModelAreRefusedByName) {
   test::TempDir dir;
   const auto trained = train_tiny(dir, 2);
-  const auto load = [&](const std::string& path) { return message_of([&] { load_checkpoint(path, at::Device(at::kCPU)); }); };
+  const auto load = [&](const std::string& path) {
+    return message_of([&] { load_checkpoint(path, at::Device(at::kCPU)); });
+  };
   const auto original = payload_of(trained.checkpoint);
   std::string weight;  // a weight matrix
   for (const auto& [name, entry] : original.entries())
@@ -120,7 +129,8 @@ TEST(CheckpointFormat, TensorsThatDoNotFitTheModelAreRefusedByName) {
   auto m = load(dir.file("missing.ckpt"));
   EXPECT_NE(m.find("missing.ckpt: lacks the weights " + weight), std::string::npos) << m;
 
-  rewrite(trained.checkpoint, dir.file("extra.ckpt"), [](NamedTensors& t) { t.emplace_back("model.extra.weight", at::ones({2})); });
+  rewrite(trained.checkpoint, dir.file("extra.ckpt"),
+          [](NamedTensors& t) { t.emplace_back("model.extra.weight", at::ones({2})); });
   m = load(dir.file("extra.ckpt"));
   EXPECT_NE(m.find("holds a tensor the model does not have: model.extra.weight"), std::string::npos) << m;
 
@@ -140,9 +150,12 @@ TEST(CheckpointFormat, TensorsThatDoNotFitTheModelAreRefusedByName) {
       load_training_state(path, adam, false);
     });
   };
-  rewrite(trained.checkpoint, dir.file("opt-extra.ckpt"), [](NamedTensors& t) { t.emplace_back("optimizer.9999.step", at::scalar_tensor(1, at::kLong)); });
+  rewrite(trained.checkpoint, dir.file("opt-extra.ckpt"),
+          [](NamedTensors& t) { t.emplace_back("optimizer.9999.step", at::scalar_tensor(1, at::kLong)); });
   m = resume(dir.file("opt-extra.ckpt"));
-  EXPECT_NE(m.find("optimizer state \"optimizer.9999.step\" for a parameter the model does not have"), std::string::npos) << m;
+  EXPECT_NE(m.find("optimizer state \"optimizer.9999.step\" for a parameter the model does not have"),
+            std::string::npos)
+      << m;
   rewrite(trained.checkpoint, dir.file("opt-shape.ckpt"), [](NamedTensors& t) {
     for (auto& [name, tensor] : t)
       if (name == "optimizer.0.exp_avg") tensor = at::zeros({1});
@@ -153,7 +166,8 @@ TEST(CheckpointFormat, TensorsThatDoNotFitTheModelAreRefusedByName) {
 }
 
 // The 0.1 writer, kept here to make version-1 files: a LibTorch archive under a version-1 header.
-void write_version1(const std::string& path, const LoadedModel& loaded, torch::optim::Optimizer& optimizer, const nlohmann::json& meta) {
+void write_version1(const std::string& path, const LoadedModel& loaded, torch::optim::Optimizer& optimizer,
+                    const nlohmann::json& meta) {
   torch::serialize::OutputArchive archive, model_archive, optimizer_archive;
   archive.write("meta", c10::IValue(meta.dump()));
   loaded.model->save(model_archive);
@@ -166,7 +180,8 @@ void write_version1(const std::string& path, const LoadedModel& loaded, torch::o
     payload.append(static_cast<const char*>(d), n);
     return n;
   });
-  std::ofstream(path, std::ios::binary) << "TRANSFORMER-STUDIO-CHECKPOINT 1 " << sha256_hex(payload) << " " << payload.size() << "\n"
+  std::ofstream(path, std::ios::binary) << "TRANSFORMER-STUDIO-CHECKPOINT 1 " << sha256_hex(payload) << " "
+                                        << payload.size() << "\n"
                                         << payload;
 }
 
@@ -200,11 +215,13 @@ TEST(CheckpointFormat, Version1IsRefusedAndUpgradedOnRequestToIdenticalTranslati
     }
   }
   Translator before(loaded.model, loaded.pipeline), after(upgraded.model, upgraded.pipeline);
-  for (const auto& pair : trained.data.text.train) EXPECT_EQ(before.translate(pair.src, DecodeConfig{}).text, after.translate(pair.src, DecodeConfig{}).text);
+  for (const auto& pair : trained.data.text.train)
+    EXPECT_EQ(before.translate(pair.src, DecodeConfig{}).text, after.translate(pair.src, DecodeConfig{}).text);
   // Upgrading in place works, and a current file has nothing to upgrade.
   upgrade_legacy_checkpoint(old_path, old_path);
   EXPECT_NO_THROW(load_checkpoint(old_path, at::Device(at::kCPU)));
-  EXPECT_NE(message_of([&] { upgrade_legacy_checkpoint(new_path, dir.file("x.ckpt")); }).find("nothing to upgrade"), std::string::npos);
+  EXPECT_NE(message_of([&] { upgrade_legacy_checkpoint(new_path, dir.file("x.ckpt")); }).find("nothing to upgrade"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -14,8 +14,8 @@ namespace {
 using nlohmann::json;
 
 json valid_position() {
-  return {{"step", 1},        {"epoch", 0},          {"batch_in_epoch", 0}, {"tokens_seen", 0},
-          {"elapsed_seconds", 0.5}, {"best_metric", 0}, {"has_best", false}, {"bad_validations", 0}};
+  return {{"step", 1},        {"epoch", 0},        {"batch_in_epoch", 0}, {"tokens_seen", 0}, {"elapsed_seconds", 0.5},
+          {"best_metric", 0}, {"has_best", false}, {"bad_validations", 0}};
 }
 
 // A checkpoint with an intact envelope (header, size, SHA-256) whose metadata is `meta`.
@@ -72,7 +72,8 @@ TEST(CheckpointFuzzRegressions, FractionalCountsAndWrongTypesAreRefused) {
 
 TEST(CheckpointFuzzRegressions, FormatMustBeAnInteger) {
   test::TempDir dir;
-  const json meta = {{"format", 1e300}, {"config", json::object()}, {"position", valid_position()}, {"pipeline", json::object()}};
+  const json meta = {
+      {"format", 1e300}, {"config", json::object()}, {"position", valid_position()}, {"pipeline", json::object()}};
   EXPECT_NE(meta_error(write_with_meta(dir, meta)).find("format is not an integer"), std::string::npos);
 }
 

@@ -36,8 +36,9 @@ TEST(CheckpointMalformed, WeightsForAnotherVocabularyAreRefusedByName) {
 TEST(CheckpointMalformed, AConfigurationTooLargeForMemoryIsRefusedBeforeAllocating) {
   const auto config = test::tiny_config();
   const auto data = test::tiny_data(config);
-  auto model = build_model(config.model, static_cast<std::int64_t>(data.pipeline.src_vocab->size()),
-                           static_cast<std::int64_t>(data.pipeline.tgt_vocab->size()), Vocab::kPad, data.pipeline.shared_vocab);
+  auto model =
+      build_model(config.model, static_cast<std::int64_t>(data.pipeline.src_vocab->size()),
+                  static_cast<std::int64_t>(data.pipeline.tgt_vocab->size()), Vocab::kPad, data.pipeline.shared_vocab);
   CheckpointMeta meta;
   meta.config = config;
   meta.config.model.d_model = 1 << 20;  // a tampered configuration: ~10^13 weights

@@ -139,7 +139,8 @@ TEST(ConfigFiles, EveryFileLoadsIsValidAndWritesEveryKey) {
     EXPECT_TRUE(problems.empty()) << joined(problems);
     // Complete: the file itself (not only the preset it starts from) sets every key that
     // to_json() writes, and nothing else.
-    const json raw = json::parse(read_text(file.string()), nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    const json raw =
+        json::parse(read_text(file.string()), nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
     EXPECT_EQ(leaf_keys(raw), leaf_keys(c.to_json()));
   }
 }
@@ -213,9 +214,7 @@ TEST(ConfigFiles, CommentsDoNotChangeTheMeaning) {
     const auto text = read_text(file.string());
     for (const bool drop : {false, true}) {
       const auto path = dir.file(std::string(drop ? "dropped-" : "rewritten-") + file.filename().string());
-      {
-        std::ofstream(path) << rewrite_comments(text, drop);
-      }
+      { std::ofstream(path) << rewrite_comments(text, drop); }
       ExperimentConfig changed;
       ASSERT_NO_THROW(changed = load_config_file(path)) << (drop ? "comments dropped" : "comments rewritten");
       EXPECT_EQ(changed.to_json(), original) << (drop ? "comments dropped" : "comments rewritten");

@@ -42,7 +42,8 @@ TEST(ConfigFuzzRegressions, IntegersOutsideIntAreRefusedNotWrapped) {
 
 // Unsigned seeds above INT64_MAX were refused as "negative" (read through a signed integer).
 TEST(ConfigFuzzRegressions, FullRangeUnsignedSeedsAreAccepted) {
-  const auto c = ExperimentConfig::from_json(json{{"train", {{"seed", UINT64_MAX}}}, {"data", {{"split_seed", 1ULL << 63}}}});
+  const auto c =
+      ExperimentConfig::from_json(json{{"train", {{"seed", UINT64_MAX}}}, {"data", {{"split_seed", 1ULL << 63}}}});
   EXPECT_EQ(c.train.seed, UINT64_MAX);
   EXPECT_EQ(c.data.split_seed, 1ULL << 63);
   EXPECT_THROW(ExperimentConfig::from_json(json{{"train", {{"seed", -1}}}}), ConfigError);
@@ -57,7 +58,7 @@ TEST(ConfigFuzzRegressions, SetRefusesBytesThatAreNotUtf8) {
   EXPECT_EQ(c.train.probe, "");
   EXPECT_NO_THROW((void)c.to_json().dump());
   EXPECT_THROW(c.set("model.d_model=\x80"), ConfigError);  // was nlohmann type_error 316
-  c.set("train.probe=Grüß Gott");                           // valid UTF-8 is fine
+  c.set("train.probe=Grüß Gott");                          // valid UTF-8 is fine
   EXPECT_EQ(c.train.probe, "Grüß Gott");
 }
 
@@ -77,7 +78,8 @@ TEST(ConfigFuzzRegressions, ValidateListsProblemsAfterAValueWithNul) {
   c.set("train.schedule=nope");
   const auto message = config_error([&] { c.validate(); });
   EXPECT_NE(message.find("model.positions \"l\\u0006\\u0000earned\" is not one of sinusoidal, learned"),
-            std::string::npos) << message;
+            std::string::npos)
+      << message;
   EXPECT_NE(message.find("train.schedule \"nope\" is not one of noam, constant, linear, cosine"), std::string::npos)
       << message;
   // A closed set held as an enum refuses an unknown name when it is set, with the same words.

@@ -81,7 +81,8 @@ TEST(Config, SavedConfigsWithoutASplitKeepTheShuffledPairsSplit) {
     ExperimentConfig::from_json(j);
     FAIL() << "unknown split accepted";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("data.split: unknown split \"random\" (use grouped or pairs)"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("data.split: unknown split \"random\" (use grouped or pairs)"),
+              std::string::npos)
         << e.what();
   }
 }
@@ -126,18 +127,14 @@ TEST(Config, LearnedPositionsMustCoverTheLongestPair) {
 TEST(Config, LoadsFilesAndNamesThemInErrors) {
   test::TempDir dir;
   EXPECT_THROW(load_config_file(dir.file("missing.json")), ConfigError);
-  {
-    std::ofstream(dir.file("bad.json")) << "{ not json";
-  }
+  { std::ofstream(dir.file("bad.json")) << "{ not json"; }
   try {
     load_config_file(dir.file("bad.json"));
     FAIL();
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos);
   }
-  {
-    std::ofstream(dir.file("ok.json")) << R"({"preset": "annotated", "model": {"heads": 4}})";
-  }
+  { std::ofstream(dir.file("ok.json")) << R"({"preset": "annotated", "model": {"heads": 4}})"; }
   auto c = load_config_file(dir.file("ok.json"));
   EXPECT_EQ(c.model.heads, 4);
   EXPECT_EQ(c.model.d_model, 256);  // the rest comes from the preset
@@ -157,7 +154,8 @@ TEST(Config, EveryPresetPreparesAChineseCorpus) {
   for (int i = 0; i < 3000; ++i) {  // presets hold out up to 1,000 dev and 1,000 test pairs
     std::string zh;
     for (int k = 0; k < 10; ++k) append_utf8(zh, static_cast<char32_t>(0x4E00 + (i * 13 + k * 61) % 1500));
-    text += "We have " + std::to_string(i) + " small cats.\t" + zh + "。\tattribution column of fixture line " + std::to_string(i + 1) + "\n";
+    text += "We have " + std::to_string(i) + " small cats.\t" + zh + "。\tattribution column of fixture line " +
+            std::to_string(i + 1) + "\n";
   }
   const auto corpus = parse_corpus(text, "cmn.txt");
   ASSERT_EQ(corpus.pairs.size(), 3000u);
@@ -165,8 +163,8 @@ TEST(Config, EveryPresetPreparesAChineseCorpus) {
     auto config = preset(name);
     for (const std::string direction : {"en-zh", "zh-en"}) {
       std::vector<std::string> log;
-      EXPECT_NO_THROW(prepare_data(corpus, parse_direction(direction, corpus), config.data,
-                                   nullptr, [&](const std::string& line) { log.push_back(line); }))
+      EXPECT_NO_THROW(prepare_data(corpus, parse_direction(direction, corpus), config.data, nullptr,
+                                   [&](const std::string& line) { log.push_back(line); }))
           << name << " " << direction;
       if (name == "scratch-bpe") {
         bool said = false;

@@ -107,7 +107,8 @@ TEST(DataParallel, CollectivesSumAndBroadcastAcrossRanks) {
     for (std::size_t i = 0; i < p.size(); ++i) {
       EXPECT_TRUE(at::equal(p[i], p0[i])) << "rank " << r << " parameter " << i;
       ASSERT_TRUE(p[i].grad().defined());
-      EXPECT_TRUE(at::allclose(p[i].grad(), at::full_like(p[i], i == 0 ? 0.5 : 1.5))) << "rank " << r << " parameter " << i;
+      EXPECT_TRUE(at::allclose(p[i].grad(), at::full_like(p[i], i == 0 ? 0.5 : 1.5)))
+          << "rank " << r << " parameter " << i;
     }
   }
 }
@@ -120,7 +121,8 @@ struct DataParallelRun {
 
 // Trains `config` on 2 ranks. The trainers are built one after the other (LibTorch's global RNG
 // initialises the weights), then run side by side.
-DataParallelRun train_two_ranks(const ExperimentConfig& config, const PreparedData& data, const std::vector<std::string>& dirs,
+DataParallelRun train_two_ranks(const ExperimentConfig& config, const PreparedData& data,
+                                const std::vector<std::string>& dirs,
                                 std::vector<std::atomic<bool>*> stops = {nullptr, nullptr},
                                 std::vector<ExperimentConfig> configs = {}) {
   auto ranks = connect_ranks(2);
@@ -133,7 +135,8 @@ DataParallelRun train_two_ranks(const ExperimentConfig& config, const PreparedDa
   for (int r = 0; r < 2; ++r) {
     TrainerOptions options{dirs[r], "tiny-deu.txt", "", stops[r]};
     options.parallel = ranks[r];
-    trainers.push_back(std::make_unique<Trainer>(configs.empty() ? config : configs[r], data, options, &run.observers[r]));
+    trainers.push_back(
+        std::make_unique<Trainer>(configs.empty() ? config : configs[r], data, options, &run.observers[r]));
   }
   on_ranks(2, [&](int r) { run.summaries[r] = trainers[r]->run(); });
   for (int r = 0; r < 2; ++r)
@@ -174,7 +177,8 @@ void expect_same_as_one_process(ExperimentConfig config, int steps) {
   }
   // The loss reported by rank 0 is the whole batch's; rank 1 reports nothing but its end.
   ASSERT_EQ(run.observers[0].losses.size(), single.losses.size());
-  for (std::size_t i = 0; i < single.losses.size(); ++i) EXPECT_NEAR(run.observers[0].losses[i], single.losses[i], 1e-5) << "step " << i + 1;
+  for (std::size_t i = 0; i < single.losses.size(); ++i)
+    EXPECT_NEAR(run.observers[0].losses[i], single.losses[i], 1e-5) << "step " << i + 1;
   EXPECT_TRUE(run.observers[1].losses.empty());
   // Only rank 0 writes checkpoints.
   EXPECT_FALSE(run.observers[0].checkpoints.empty());

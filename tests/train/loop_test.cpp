@@ -21,11 +21,11 @@ namespace {
 // A body whose losses, update results and validation ends are scripted; it records every call.
 struct ScriptedBody : LoopBody {
   std::int64_t steps = 0, max_steps = 5;
-  std::vector<double> losses;             // loss of the n-th forward_backward (then 1.0)
-  std::vector<bool> updates;              // result of the n-th update (then true)
-  std::int64_t early_stop_at = -1;        // validate_if_due ends the run at this step
-  std::int64_t throw_at_forward = -1;     // forward_backward throws on this call
-  std::atomic<bool>* unpause = nullptr;   // cleared by between_steps while paused
+  std::vector<double> losses;            // loss of the n-th forward_backward (then 1.0)
+  std::vector<bool> updates;             // result of the n-th update (then true)
+  std::int64_t early_stop_at = -1;       // validate_if_due ends the run at this step
+  std::int64_t throw_at_forward = -1;    // forward_backward throws on this call
+  std::atomic<bool>* unpause = nullptr;  // cleared by between_steps while paused
   std::vector<std::string> calls, lines;
   int forwards = 0, update_calls = 0;
   double paused_seconds = 0;
@@ -47,7 +47,8 @@ struct ScriptedBody : LoopBody {
   }
   bool update() override {
     calls.push_back("update");
-    const bool ok = update_calls < static_cast<int>(updates.size()) ? updates[static_cast<std::size_t>(update_calls)] : true;
+    const bool ok =
+        update_calls < static_cast<int>(updates.size()) ? updates[static_cast<std::size_t>(update_calls)] : true;
     ++update_calls;
     if (ok) ++steps;
     return ok;
@@ -82,9 +83,9 @@ TEST(TrainingLoop, StepsInOrderUntilTheBodySaysALimitIsReached) {
   const auto end = run_training_loop(body, {});
   EXPECT_EQ(end.status, RunStatus::kFinished);
   EXPECT_EQ(end.message, "reached max_steps 2");
-  const std::vector<std::string> expected{"begin",    "limit",    "forward", "update", "stepped", "validate",
-                                          "between",  "limit",    "forward", "update", "stepped", "validate",
-                                          "between",  "limit",    "finish"};
+  const std::vector<std::string> expected{"begin",    "limit",    "forward", "update",  "stepped",
+                                          "validate", "between",  "limit",   "forward", "update",
+                                          "stepped",  "validate", "between", "limit",   "finish"};
   EXPECT_EQ(body.calls, expected);
   ASSERT_TRUE(body.finished_with.has_value());
   EXPECT_EQ(body.finished_with->status, RunStatus::kFinished);
@@ -131,7 +132,7 @@ TEST(TrainingLoop, ASkippedUpdateIsNeitherReportedNorValidated) {
   body.updates = {false, true};  // fp16 overflow on the first try
   const auto end = run_training_loop(body, {});
   EXPECT_EQ(end.status, RunStatus::kFinished);
-  const std::vector<std::string> expected{"begin", "limit", "forward", "update", "limit",   "forward",
+  const std::vector<std::string> expected{"begin",  "limit",   "forward",  "update",  "limit", "forward",
                                           "update", "stepped", "validate", "between", "limit", "finish"};
   EXPECT_EQ(body.calls, expected);
 }

@@ -31,7 +31,8 @@ void expect_same_trajectory(const Options& options, const char* name) {
     set_grads(ours, step);
     set_grads(theirs, step);
     if (step == 4) {  // a learning-rate change between steps, as the schedule does
-      for (auto* opt : {static_cast<torch::optim::Optimizer*>(&fused), static_cast<torch::optim::Optimizer*>(&reference)})
+      for (auto* opt :
+           {static_cast<torch::optim::Optimizer*>(&fused), static_cast<torch::optim::Optimizer*>(&reference)})
         for (auto& g : opt->param_groups()) g.options().set_lr(options.get_lr() * 0.5);
     }
     ASSERT_TRUE(fused_adam_step(fused)) << name;

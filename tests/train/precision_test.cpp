@@ -108,16 +108,16 @@ TEST(Precision, AutoOnAGpuPicksTheFastestLowPrecisionThatIsReallyFaster) {
     t.fp32 = fp32, t.bf16 = bf16, t.fp16 = fp16, t.n = 2048;
     return choose_gpu_precision(t);
   };
-  EXPECT_EQ(pick(1.0, 0.10, 0.10), "bf16");  // Ampere, Hopper: both native, bf16 needs no loss scaling
+  EXPECT_EQ(pick(1.0, 0.10, 0.10), "bf16");   // Ampere, Hopper: both native, bf16 needs no loss scaling
   EXPECT_EQ(pick(1.0, 0.105, 0.10), "bf16");  // within 10% of fp16
-  EXPECT_EQ(pick(1.0, 0.50, 0.10), "fp16");  // bf16 faster than fp32 but far behind fp16
-  EXPECT_EQ(pick(1.0, 0.95, 0.20), "fp16");  // Volta, Turing: bf16 emulated, fp16 tensor cores
-  EXPECT_EQ(pick(1.0, 0.0, 0.20), "fp16");   // no bf16 kernel at all
-  EXPECT_EQ(pick(1.0, 0.90, 0.85), "fp32");  // neither is 1.3x faster: not worth the rounding
+  EXPECT_EQ(pick(1.0, 0.50, 0.10), "fp16");   // bf16 faster than fp32 but far behind fp16
+  EXPECT_EQ(pick(1.0, 0.95, 0.20), "fp16");   // Volta, Turing: bf16 emulated, fp16 tensor cores
+  EXPECT_EQ(pick(1.0, 0.0, 0.20), "fp16");    // no bf16 kernel at all
+  EXPECT_EQ(pick(1.0, 0.90, 0.85), "fp32");   // neither is 1.3x faster: not worth the rounding
   EXPECT_EQ(pick(1.0, 0.0, 0.0), "fp32");
-  EXPECT_EQ(pick(0.0, 0.1, 0.1), "fp32");    // nothing to compare with: the safe choice
-  EXPECT_EQ(pick(1.0, 0.76, 0.0), "bf16");   // 1.32x faster
-  EXPECT_EQ(pick(1.0, 0.78, 0.0), "fp32");   // 1.28x: short of the bar
+  EXPECT_EQ(pick(0.0, 0.1, 0.1), "fp32");   // nothing to compare with: the safe choice
+  EXPECT_EQ(pick(1.0, 0.76, 0.0), "bf16");  // 1.32x faster
+  EXPECT_EQ(pick(1.0, 0.78, 0.0), "fp32");  // 1.28x: short of the bar
   PrecisionTimings t;
   t.fp32 = 0.004, t.bf16 = 0.0005, t.fp16 = 0, t.n = 2048;
   const auto line = describe_gpu_precision(t);
@@ -147,7 +147,8 @@ TEST(PrecisionCuda, MixedPrecisionTrainsOnTheGpu) {
   const int steps = 60;
   const auto fp32 = train_losses("fp32", "cuda", steps);
   ASSERT_EQ(fp32.size(), static_cast<std::size_t>(steps));
-  for (const std::string precision : {"bf16", "fp16"}) expect_tracks(train_losses(precision, "cuda", steps), fp32, precision);
+  for (const std::string precision : {"bf16", "fp16"})
+    expect_tracks(train_losses(precision, "cuda", steps), fp32, precision);
 }
 
 TEST(PrecisionCuda, AutoTimesTheGpuAndPicksAPrecisionItCanTrainIn) {

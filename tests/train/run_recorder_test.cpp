@@ -54,8 +54,8 @@ TEST(RunRecorder, RecordsEveryStepValidationAndCheckpoint) {
   ASSERT_GE(checkpoints.size(), 3u);  // best and last at the first validation, last (and maybe best) at the second
   const auto& last = checkpoints.back();
   EXPECT_EQ(read_checkpoint_header(last.path).sha256, last.sha256);
-  EXPECT_EQ(store.find_run_by_path(f.dir.str()), f.run_id);       // the run's directory
-  EXPECT_EQ(store.find_run_by_path(last.path), f.run_id);         // one of its checkpoints
+  EXPECT_EQ(store.find_run_by_path(f.dir.str()), f.run_id);  // the run's directory
+  EXPECT_EQ(store.find_run_by_path(last.path), f.run_id);    // one of its checkpoints
   EXPECT_EQ(store.integrity_check(), "ok");
 }
 
@@ -88,7 +88,8 @@ TEST(RunRecorder, ALockedStoreDoesNotStopTrainingAndCatchesUpAfterwards) {
         blocker.release();
       }
     });
-    summary = Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
+    summary =
+        Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
     EXPECT_EQ(summary.status, RunStatus::kFinished);
     EXPECT_TRUE(released_while_waiting) << "the lock was not held when training ended";
     EXPECT_EQ(recorder.recovery_file(), "");
@@ -128,11 +129,13 @@ TEST(RunRecorder, StopsTrainingCleanlyWhenTheStoreNeverRecoversAndLosesNothing) 
       RunRecorder recorder(f.db, f.run_id, &stop, {0.05, 0.5, true, /*busy_timeout_ms=*/20});
       blocker = std::make_unique<WriteLockHolder>(f.db);  // from now on, and after the recorder is gone
       recorder.set_log([&](const std::string& line) { logs.push_back(line); });
-      summary = Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
+      summary =
+          Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
       recovery = recorder.recovery_file();
     }
     ASSERT_FALSE(recovery.empty());
-    EXPECT_EQ(recovery, (std::filesystem::path(f.dir.str()) / kRecoveryFileName).string())  // beside the run's checkpoints
+    EXPECT_EQ(recovery,
+              (std::filesystem::path(f.dir.str()) / kRecoveryFileName).string())  // beside the run's checkpoints
         << recovery;
     EXPECT_TRUE(std::filesystem::exists(recovery));
   }  // the other writer lets go; the recorder is long gone
@@ -175,7 +178,8 @@ TEST(RunRecorder, AFailedRunIsRecordedThroughALockToo) {
     recorder.set_wait_observer([&](const HistoryWait& w) {
       if (w.state == HistoryWaitState::kWaiting) blocker.release();
     });
-    summary = Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
+    summary =
+        Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
     ASSERT_EQ(summary.status, RunStatus::kFailed) << summary.message;
     EXPECT_FALSE(blocker.held());
   }

@@ -71,8 +71,9 @@ TEST(TrainingSession, RunsEveryPhaseInOrderRecordsTheRunAndWritesItsDirectory) {
   const auto summary = session.run();
   EXPECT_EQ(summary.status, RunStatus::kFinished);
   EXPECT_EQ(summary.steps, 3);
-  const std::vector<std::string> expected{"phase preparing the data", "phase opening the run history", "recorded",
-                                          "phase training", "start", "finished finished"};
+  const std::vector<std::string> expected{
+      "phase preparing the data", "phase opening the run history", "recorded", "phase training", "start",
+      "finished finished"};
   EXPECT_EQ(log.events, expected);
   EXPECT_EQ(log.start_step, 0);
   ASSERT_FALSE(log.logs.empty());
@@ -211,7 +212,8 @@ TEST(TrainingSession, AResumedRunIsNotFittedAgain) {
   request.resume_checkpoint = dir.file("last.ckpt");
   request.fit_recipe = true;
   TrainingSession session(request, nullptr);
-  EXPECT_NE(test::message_of<std::invalid_argument>([&] { session.run(); }).find("keeps its recipe"), std::string::npos);
+  EXPECT_NE(test::message_of<std::invalid_argument>([&] { session.run(); }).find("keeps its recipe"),
+            std::string::npos);
 }
 
 TEST(LmTrainingSession, TrainsRecordsAndResumesWithTheCheckpointsText) {
@@ -227,8 +229,9 @@ TEST(LmTrainingSession, TrainsRecordsAndResumesWithTheCheckpointsText) {
     EventLog log;
     LmTrainingSession session(request, &log);
     EXPECT_EQ(session.run().steps, 3);
-    const std::vector<std::string> expected{"phase preparing the data", "phase opening the run history", "recorded",
-                                            "phase training", "start", "finished finished"};
+    const std::vector<std::string> expected{
+        "phase preparing the data", "phase opening the run history", "recorded", "phase training", "start",
+        "finished finished"};
     EXPECT_EQ(log.events, expected);
     EXPECT_TRUE(log.logged("reading " + text));
     EXPECT_EQ(read_json(request.out_dir + "/config.json"), request.config.to_json());

@@ -51,7 +51,8 @@ TEST(Trainer, ResumeContinuesTheSameLossTrajectory) {
   Trainer(config, data, {split_dir.str(), "tiny-deu.txt", "", nullptr}, &first).run();
   config.train.max_steps = 12;
   RecordingObserver second;
-  const auto summary = Trainer(config, data, {split_dir.str(), "tiny-deu.txt", split_dir.file("last.ckpt"), nullptr}, &second).run();
+  const auto summary =
+      Trainer(config, data, {split_dir.str(), "tiny-deu.txt", split_dir.file("last.ckpt"), nullptr}, &second).run();
   EXPECT_EQ(summary.steps, 12);
 
   ASSERT_EQ(straight.losses.size(), 12u);
@@ -85,7 +86,7 @@ TEST(Trainer, WritesItsSplitWithAlternateTranslationsKeptTogether) {
     EXPECT_EQ(j.at("direction"), "de-en");
     EXPECT_EQ(j.at("pairs"), corpus.pairs.size());
     EXPECT_EQ(j.at("sources"), corpus.pairs.size() - 4);  // 4 Hund pairs are one source, 2 Katze pairs another
-    EXPECT_EQ(j.at("corpus_sha256"), "");  // no such file: nothing to hash
+    EXPECT_EQ(j.at("corpus_sha256"), "");                 // no such file: nothing to hash
     EXPECT_EQ(j.at("train"), data.text.train.size());
     std::set<std::string> train_sources;
     for (const auto& p : data.text.train) train_sources.insert(p.src);
@@ -314,9 +315,11 @@ TEST(Trainer, PauseHoldsTrainingBetweenStepsAndResumesWhereItWas) {
   EXPECT_GE(calls_while_paused, 5);
   EXPECT_EQ(step_seen_while_paused, 5);  // no step ran while paused
   ASSERT_EQ(observer.steps.size(), 12u);
-  for (std::size_t i = 0; i < observer.steps.size(); ++i) EXPECT_EQ(observer.steps[i], static_cast<std::int64_t>(i) + 1);
+  for (std::size_t i = 0; i < observer.steps.size(); ++i)
+    EXPECT_EQ(observer.steps[i], static_cast<std::int64_t>(i) + 1);
   const auto has = [&](const std::string& prefix) {
-    return std::any_of(observer.logs.begin(), observer.logs.end(), [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
+    return std::any_of(observer.logs.begin(), observer.logs.end(),
+                       [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
   };
   EXPECT_TRUE(has("paused at step 5"));
   EXPECT_TRUE(has("resumed after"));
@@ -388,8 +391,9 @@ TEST(Trainer, NonFiniteLossesAreSkippedWhenConfiguredUntilTwentyInARow) {
   const auto summary = Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer).run();
   EXPECT_EQ(summary.status, RunStatus::kFailed);
   EXPECT_NE(summary.message.find("(20 in a row): stopped"), std::string::npos) << summary.message;
-  const auto skipped = std::count_if(observer.logs.begin(), observer.logs.end(),
-                                     [](const std::string& l) { return l.find("update skipped") != std::string::npos; });
+  const auto skipped = std::count_if(observer.logs.begin(), observer.logs.end(), [](const std::string& l) {
+    return l.find("update skipped") != std::string::npos;
+  });
   EXPECT_EQ(skipped, 19);
   config.train.on_nonfinite = "sometimes";
   EXPECT_THROW(config.validate(), ConfigError);
@@ -398,9 +402,7 @@ TEST(Trainer, NonFiniteLossesAreSkippedWhenConfiguredUntilTwentyInARow) {
 TEST(Checkpoint, RefusesMissingForeignAndTruncatedFiles) {
   test::TempDir dir;
   EXPECT_THROW(read_checkpoint_meta(dir.file("nope.ckpt")), CheckpointError);
-  {
-    std::ofstream(dir.file("foreign.ckpt")) << "hello, not a checkpoint";
-  }
+  { std::ofstream(dir.file("foreign.ckpt")) << "hello, not a checkpoint"; }
   EXPECT_THROW(read_checkpoint_meta(dir.file("foreign.ckpt")), CheckpointError);
   auto config = test::tiny_config();
   config.train.max_steps = 2;

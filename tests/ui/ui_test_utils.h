@@ -25,11 +25,11 @@ namespace ts::ui::test {
 /// ones (no tab) placed after the first pair. The file name makes the language German.
 inline QString write_fixture_corpus(const QTemporaryDir& dir, int pairs = 40, int bad = 0,
                                     const QString& name = QStringLiteral("deu.txt")) {
-  static const char* en[] = {"I see a cat.", "The dog runs.", "We are here.", "She reads a book.", "He is tall.",
-                             "It is cold.", "They eat bread.", "You sing well.", "The house is big.", "I like tea."};
-  static const char* de[] = {"Ich sehe eine Katze.", "Der Hund rennt.", "Wir sind hier.", "Sie liest ein Buch.",
-                             "Er ist groß.", "Es ist kalt.", "Sie essen Brot.", "Du singst gut.",
-                             "Das Haus ist groß.", "Ich mag Tee."};
+  static const char* en[] = {"I see a cat.", "The dog runs.",   "We are here.",   "She reads a book.", "He is tall.",
+                             "It is cold.",  "They eat bread.", "You sing well.", "The house is big.", "I like tea."};
+  static const char* de[] = {"Ich sehe eine Katze.", "Der Hund rennt.", "Wir sind hier.",  "Sie liest ein Buch.",
+                             "Er ist groß.",         "Es ist kalt.",    "Sie essen Brot.", "Du singst gut.",
+                             "Das Haus ist groß.",   "Ich mag Tee."};
   const QString path = QDir(dir.path()).filePath(name);
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly)) return {};

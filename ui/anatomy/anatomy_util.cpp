@@ -36,7 +36,7 @@ QCPColorMap* make_heatmap(QCustomPlot* plot, const QString& scaleLabel) {
   scale->axis()->setTickLabelColor(fg);
   scale->axis()->setLabelColor(fg);
   map->setColorScale(scale);
-  map->setGradient(viridis_gradient());  // after setColorScale, which hands the scale's gradient to the map
+  map->setGradient(viridis_gradient());    // after setColorScale, which hands the scale's gradient to the map
   auto* group = new QCPMarginGroup(plot);  // the scale lines up with the axis rect
   plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
   scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);

@@ -30,7 +30,8 @@ void fill_heatmap(QCustomPlot* plot, QCPColorMap* map, const Container& values, 
   map->data()->setSize(cols, rows);
   map->data()->setRange(QCPRange(0, std::max(cols - 1, 0)), QCPRange(0, std::max(rows - 1, 0)));
   for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) map->data()->setCell(c, r, static_cast<double>(values[static_cast<std::size_t>(r) * cols + c]));
+    for (int c = 0; c < cols; ++c)
+      map->data()->setCell(c, r, static_cast<double>(values[static_cast<std::size_t>(r) * cols + c]));
   map->setDataRange(dataRange);
   plot->xAxis->setRange(-0.5, cols - 0.5);
   plot->yAxis->setRange(-0.5, rows - 0.5);

@@ -62,8 +62,9 @@ EmbeddingsTab::EmbeddingsTab(QWidget* parent) : QWidget(parent) {
   search_->setObjectName(QStringLiteral("embeddingSearch"));
   search_->setPlaceholderText(tr("A token, e.g. Hund"));
   search_->setClearButtonEnabled(true);
-  search_->setToolTip(tr("Press Enter to list the tokens whose embeddings point the most in the same direction. "
-                         "A subword's word-initial mark (\u2581) and the case are tried when the token as typed is not found."));
+  search_->setToolTip(
+      tr("Press Enter to list the tokens whose embeddings point the most in the same direction. "
+         "A subword's word-initial mark (\u2581) and the case are tried when the token as typed is not found."));
   k_ = new QSpinBox(this);
   k_->setObjectName(QStringLiteral("embeddingK"));
   k_->setRange(1, 50);
@@ -97,7 +98,8 @@ EmbeddingsTab::EmbeddingsTab(QWidget* parent) : QWidget(parent) {
   neighbour_points_ = scatter_->addGraph();
   neighbour_points_->setName(tr("neighbours"));
   neighbour_points_->setLineStyle(QCPGraph::lsNone);
-  neighbour_points_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(series_color(1), 2), Qt::NoBrush, 12));
+  neighbour_points_->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(series_color(1), 2), Qt::NoBrush, 12));
   query_point_ = scatter_->addGraph();
   query_point_->setName(tr("searched token"));
   query_point_->setLineStyle(QCPGraph::lsNone);
@@ -198,9 +200,7 @@ void EmbeddingsTab::searchToken(const QString& token) {
 
 bool EmbeddingsTab::targetSide() const { return side_->currentData().toBool(); }
 
-const EmbeddingProjection& EmbeddingsTab::currentProjection() const {
-  return targetSide() ? target_ : source_;
-}
+const EmbeddingProjection& EmbeddingsTab::currentProjection() const { return targetSide() ? target_ : source_; }
 
 void EmbeddingsTab::updateScatter() {
   for (const auto& label : labels_) scatter_->removeItem(label.item);
@@ -261,11 +261,12 @@ void EmbeddingsTab::showNeighbours(const TokenNeighbours& result) {
     message_->setText(result.error);
   } else {
     const EmbeddingProjection& side = result.target ? target_ : source_;
-    message_->setText(tr("The %1 tokens nearest to %2 (id %3) in the %4 embedding space, by cosine similarity.")
-                          .arg(result.tokens.size())
-                          .arg(quoted(result.token))
-                          .arg(result.token_id)
-                          .arg(side.language.isEmpty() ? (result.target ? tr("target") : tr("source")) : side.language));
+    message_->setText(
+        tr("The %1 tokens nearest to %2 (id %3) in the %4 embedding space, by cosine similarity.")
+            .arg(result.tokens.size())
+            .arg(quoted(result.token))
+            .arg(result.token_id)
+            .arg(side.language.isEmpty() ? (result.target ? tr("target") : tr("source")) : side.language));
     table_->setRowCount(result.tokens.size());
     for (int i = 0; i < result.tokens.size(); ++i) {
       auto* token = new QTableWidgetItem(result.tokens[i]);
@@ -379,7 +380,8 @@ void EmbeddingsTab::thinScatterLabels() {
     const ScatterLabel& label = labels_[order[n]];
     const QPoint at(qRound(scatter_->xAxis->coordToPixel(label.x)), qRound(scatter_->yAxis->coordToPixel(label.y)));
     const QFontMetrics metrics(label.item->font());
-    const QRect box(at.x() + 5, at.y() - metrics.height() / 2, metrics.horizontalAdvance(label.item->text()), metrics.height());
+    const QRect box(at.x() + 5, at.y() - metrics.height() / 2, metrics.horizontalAdvance(label.item->text()),
+                    metrics.height());
     const bool searched = n == 0 && label.highlighted && label.id == neighbours_.token_id;
     bool visible = area.contains(at);
     if (visible && !searched) {
@@ -423,11 +425,12 @@ void EmbeddingsTab::scatterHover(const QPoint& pos) {
       text += tr("\nfrequency rank %1 (id %2)").arg(label.rank + 1).arg(label.id);
     else
       text += tr("\nid %1 (not among the most frequent tokens shown)").arg(label.id);
-    if (label.id == neighbours_.token_id && label.highlighted)
-      text += tr("\nthe searched token");
+    if (label.id == neighbours_.token_id && label.highlighted) text += tr("\nthe searched token");
     const int n = neighbours_.ids.indexOf(label.id);
     if (n >= 0 && label.highlighted)
-      text += tr("\ncosine similarity to %1: %2").arg(quoted(neighbours_.token)).arg(neighbours_.similarities.value(n), 0, 'f', 3);
+      text += tr("\ncosine similarity to %1: %2")
+                  .arg(quoted(neighbours_.token))
+                  .arg(neighbours_.similarities.value(n), 0, 'f', 3);
     text += tr("\nPC 1 %1, PC 2 %2").arg(label.x, 0, 'f', 3).arg(label.y, 0, 'f', 3);
   }
   hover_ = text;

@@ -33,8 +33,9 @@ LearningRateTab::LearningRateTab(const StudioState* state, QWidget* parent) : QW
   steps_->setRange(100, 1000000);
   steps_->setSingleStep(1000);
   steps_->setValue(20000);
-  steps_->setToolTip(tr("Optimizer steps drawn. The linear and cosine schedules decay to train.max_steps "
-                        "when it is set, otherwise to this number."));
+  steps_->setToolTip(
+      tr("Optimizer steps drawn. The linear and cosine schedules decay to train.max_steps "
+         "when it is set, otherwise to this number."));
   controls->addWidget(new QLabel(tr("Steps shown:"), this));
   controls->addWidget(steps_);
   controls->addStretch(1);

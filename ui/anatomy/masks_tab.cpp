@@ -79,7 +79,8 @@ void MasksTab::redraw() {
     }
   }
   if (sentences.size() < 3)
-    sentences = {QStringLiteral("I see a cat ."), QStringLiteral("The dog runs ."), QStringLiteral("We are here today with friends .")};
+    sentences = {QStringLiteral("I see a cat ."), QStringLiteral("The dog runs ."),
+                 QStringLiteral("We are here today with friends .")};
   std::vector<std::vector<std::int64_t>> batch;
   QStringList labels;
   for (const QString& s : sentences) {

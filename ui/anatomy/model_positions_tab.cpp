@@ -27,7 +27,8 @@ namespace {
 
 // Hovering a heatmap shows the cell under the mouse as a tooltip; the text is also kept in the
 // plot's "hoverText" property (tests and screenshots read it).
-void attach_hover(QCustomPlot* plot, QCPColorMap* map, std::function<QString(int column, int row, double value)> describe) {
+void attach_hover(QCustomPlot* plot, QCPColorMap* map,
+                  std::function<QString(int column, int row, double value)> describe) {
   QObject::connect(plot, &QCustomPlot::mouseMove, plot, [plot, map, describe](QMouseEvent* event) {
     const QPointF pos = event->position();
     int column = -1, row = -1;
@@ -68,7 +69,8 @@ ModelPositionsTab::ModelPositionsTab(QWidget* parent) : QWidget(parent) {
   learned_box_ = new QWidget(this);
   auto* learned_layout = new QVBoxLayout(learned_box_);
   learned_layout->setContentsMargins(0, 0, 0, 0);
-  learned_layout->addWidget(note(tr("The learned position table: one row per position, one column per dimension."), learned_box_));
+  learned_layout->addWidget(
+      note(tr("The learned position table: one row per position, one column per dimension."), learned_box_));
   learned_ = new QCustomPlot(learned_box_);
   learned_->setObjectName(QStringLiteral("anatomyLearnedPositions"));
   learned_map_ = make_heatmap(learned_, tr("Value"));
@@ -123,8 +125,7 @@ void ModelPositionsTab::showNoModel(const QString& message) {
 void ModelPositionsTab::showTables(const ModelTables& tables) {
   const int p = tables.positions;
   message_->setText(tr("%1: %2 positions, the first %3 of %4 shown, d_model %5.")
-                        .arg(tables.model,
-                             tables.learned_positions ? tr("learned") : tr("sinusoidal (fixed)"))
+                        .arg(tables.model, tables.learned_positions ? tr("learned") : tr("sinusoidal (fixed)"))
                         .arg(p)
                         .arg(tables.max_positions)
                         .arg(tables.d_model));
@@ -141,14 +142,15 @@ void ModelPositionsTab::showTables(const ModelTables& tables) {
                                  : tr("Cosine similarity between the model's sinusoidal positions (P \u00d7 P)."));
   fill_heatmap(similarity_, similarity_map_, tables.position_similarity, p, p, QCPRange(-1, 1));
   note_->setVisible(true);
-  note_->setText(tables.learned_positions
-                     ? tr("Learned positions start random; training pulls neighbouring positions together, which shows as "
-                          "a bright band along the diagonal. Positions beyond the longest training sentences get no "
-                          "gradient and stay close to their random start.")
-                     : tr("This model adds the fixed sinusoidal table (drawn in the Positional encoding tab). Every "
-                          "row has the same length and PE(i)\u00b7PE(j) = \u03a3 cos(\u03c9\u2096(i \u2212 j)), so the "
-                          "similarity depends only on the distance |i \u2212 j|: every diagonal of the matrix is "
-                          "constant. A learned table has no such constraint."));
+  note_->setText(
+      tables.learned_positions
+          ? tr("Learned positions start random; training pulls neighbouring positions together, which shows as "
+               "a bright band along the diagonal. Positions beyond the longest training sentences get no "
+               "gradient and stay close to their random start.")
+          : tr("This model adds the fixed sinusoidal table (drawn in the Positional encoding tab). Every "
+               "row has the same length and PE(i)\u00b7PE(j) = \u03a3 cos(\u03c9\u2096(i \u2212 j)), so the "
+               "similarity depends only on the distance |i \u2212 j|: every diagonal of the matrix is "
+               "constant. A learned table has no such constraint."));
 }
 
 }  // namespace ts::ui

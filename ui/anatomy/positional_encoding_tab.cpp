@@ -41,8 +41,9 @@ PositionalEncodingTab::PositionalEncodingTab(QWidget* parent) : QWidget(parent) 
   d_model_->setToolTip(tr("Model dimension (columns of the table); follows model.d_model of the configuration"));
   dimensions_ = new QLineEdit(QStringLiteral("4,5,6,7"), this);
   dimensions_->setObjectName(QStringLiteral("peDimensions"));
-  dimensions_->setToolTip(tr("Dimensions drawn as curves over positions, separated by commas "
-                             "(4,5,6,7 as in the Annotated Transformer's figure)"));
+  dimensions_->setToolTip(
+      tr("Dimensions drawn as curves over positions, separated by commas "
+         "(4,5,6,7 as in the Annotated Transformer's figure)"));
   controls->addWidget(new QLabel(tr("Positions:"), this));
   controls->addWidget(positions_);
   controls->addWidget(new QLabel(tr("d_model:"), this));
@@ -72,9 +73,10 @@ PositionalEncodingTab::PositionalEncodingTab(QWidget* parent) : QWidget(parent) 
   splitter->addWidget(heatmap_);
   splitter->addWidget(curves_);
   layout->addWidget(splitter, 1);
-  layout->addWidget(note(tr("PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)): "
-                            "each pair of dimensions is a sinusoid of its own wavelength, from 2π to 10000·2π."),
-                         this));
+  layout->addWidget(
+      note(tr("PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)): "
+              "each pair of dimensions is a sinusoid of its own wavelength, from 2π to 10000·2π."),
+           this));
 
   connect(positions_, &QSpinBox::valueChanged, this, &PositionalEncodingTab::redraw);
   connect(d_model_, &QSpinBox::valueChanged, this, &PositionalEncodingTab::redraw);
@@ -98,7 +100,8 @@ void PositionalEncodingTab::redraw() {
   // The chosen dimensions: those that are not numbers or not below d_model are named, not drawn.
   QStringList bad;
   QList<int> dims;
-  const QStringList parts = dimensions_->text().split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
+  const QStringList parts =
+      dimensions_->text().split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
   for (const QString& part : parts) {
     bool ok = false;
     const int dim = part.toInt(&ok);
@@ -109,7 +112,9 @@ void PositionalEncodingTab::redraw() {
   }
   message_->setVisible(!bad.isEmpty());
   if (!bad.isEmpty())
-    message_->setText(tr("Not drawn: %1 (dimensions are whole numbers from 0 to %2).").arg(bad.join(QStringLiteral(", "))).arg(d - 1));
+    message_->setText(tr("Not drawn: %1 (dimensions are whole numbers from 0 to %2).")
+                          .arg(bad.join(QStringLiteral(", ")))
+                          .arg(d - 1));
 
   curves_->clearGraphs();
   QVector<double> keys(positions);

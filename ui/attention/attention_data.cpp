@@ -93,9 +93,12 @@ AttentionMatrix AttentionData::matrix(AttentionKind kind, int layer, int head) c
 
 QStringList AttentionData::rowLabels(AttentionKind kind) const {
   switch (kind) {
-    case AttentionKind::EncoderSelf: return source_tokens_;
-    case AttentionKind::Cross: return target_tokens_;
-    case AttentionKind::DecoderSelf: break;
+    case AttentionKind::EncoderSelf:
+      return source_tokens_;
+    case AttentionKind::Cross:
+      return target_tokens_;
+    case AttentionKind::DecoderSelf:
+      break;
   }
   // The decoder is fed "<s>" first, then each token it produced: step t sees y(t-1) and predicts y(t).
   QStringList inputs{QStringLiteral("<s>")};
@@ -109,36 +112,48 @@ QStringList AttentionData::columnLabels(AttentionKind kind) const {
 
 QString AttentionData::kindName(AttentionKind kind) {
   switch (kind) {
-    case AttentionKind::EncoderSelf: return tr("Encoder self-attention");
-    case AttentionKind::DecoderSelf: return tr("Decoder self-attention (causal)");
-    case AttentionKind::Cross: return tr("Cross-attention");
+    case AttentionKind::EncoderSelf:
+      return tr("Encoder self-attention");
+    case AttentionKind::DecoderSelf:
+      return tr("Decoder self-attention (causal)");
+    case AttentionKind::Cross:
+      return tr("Cross-attention");
   }
   return {};
 }
 
 QString AttentionData::rowTitle(AttentionKind kind) {
   switch (kind) {
-    case AttentionKind::EncoderSelf: return tr("query (source token)");
-    case AttentionKind::DecoderSelf: return tr("query (decoder input, predicts the next token)");
-    case AttentionKind::Cross: return tr("output (target token)");
+    case AttentionKind::EncoderSelf:
+      return tr("query (source token)");
+    case AttentionKind::DecoderSelf:
+      return tr("query (decoder input, predicts the next token)");
+    case AttentionKind::Cross:
+      return tr("output (target token)");
   }
   return {};
 }
 
 QString AttentionData::columnTitle(AttentionKind kind) {
   switch (kind) {
-    case AttentionKind::EncoderSelf: return tr("key (source token)");
-    case AttentionKind::DecoderSelf: return tr("key (earlier decoder input)");
-    case AttentionKind::Cross: return tr("input (source token)");
+    case AttentionKind::EncoderSelf:
+      return tr("key (source token)");
+    case AttentionKind::DecoderSelf:
+      return tr("key (earlier decoder input)");
+    case AttentionKind::Cross:
+      return tr("input (source token)");
   }
   return {};
 }
 
 const char* AttentionData::jsonKey(AttentionKind kind) {
   switch (kind) {
-    case AttentionKind::EncoderSelf: return "encoder_self";
-    case AttentionKind::DecoderSelf: return "decoder_self";
-    case AttentionKind::Cross: return "cross";
+    case AttentionKind::EncoderSelf:
+      return "encoder_self";
+    case AttentionKind::DecoderSelf:
+      return "decoder_self";
+    case AttentionKind::Cross:
+      return "cross";
   }
   return "";
 }

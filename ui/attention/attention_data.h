@@ -43,7 +43,9 @@ class AttentionData {
   QStringList columnLabels(AttentionKind kind) const;
 
   /// True for the cells the causal mask hides (decoder self-attention, key after query).
-  static bool isMasked(AttentionKind kind, int row, int column) { return kind == AttentionKind::DecoderSelf && column > row; }
+  static bool isMasked(AttentionKind kind, int row, int column) {
+    return kind == AttentionKind::DecoderSelf && column > row;
+  }
   static QString kindName(AttentionKind kind);
   static QString rowTitle(AttentionKind kind);
   static QString columnTitle(AttentionKind kind);

@@ -15,12 +15,12 @@ namespace ts::ui {
 struct TranslationResult;
 
 struct AttentionSvgInput {
-  QString title;                        // "Cross-attention · layer 2 · head 3"
-  QString subtitle;                     // e.g. the sentence
-  QString row_title, column_title;      // axis titles
-  QStringList rows, columns;            // token labels
-  QVector<QVector<double>> values;      // [row][column]; missing entries read as 0
-  bool causal = false;                  // cells with column > row are masked (drawn grey)
+  QString title;                    // "Cross-attention · layer 2 · head 3"
+  QString subtitle;                 // e.g. the sentence
+  QString row_title, column_title;  // axis titles
+  QStringList rows, columns;        // token labels
+  QVector<QVector<double>> values;  // [row][column]; missing entries read as 0
+  bool causal = false;              // cells with column > row are masked (drawn grey)
 };
 
 /// Escapes text for XML character data and attribute values (& < > " '), dropping the control

@@ -80,7 +80,8 @@ void AttentionHeadGrid::rebuild(const AttentionData& data, AttentionKind kind,
   header(tr("avg"), tr("Average of the layer's heads"), 0, column_of(-1));
   for (int h = 0; h < heads; ++h) header(tr("H%1").arg(h + 1), tr("Head %1").arg(h + 1), 0, column_of(h));
   layout->setColumnMinimumWidth(2, 6);
-  thumbs_.assign(static_cast<std::size_t>(layers), std::vector<AttentionThumbnail*>(static_cast<std::size_t>(heads + 1), nullptr));
+  thumbs_.assign(static_cast<std::size_t>(layers),
+                 std::vector<AttentionThumbnail*>(static_cast<std::size_t>(heads + 1), nullptr));
   for (int l = 0; l < layers; ++l) {
     header(tr("L%1").arg(l + 1), tr("Layer %1").arg(l + 1), l + 1, 0);
     for (int h = -1; h < heads; ++h) {
@@ -90,7 +91,9 @@ void AttentionHeadGrid::rebuild(const AttentionData& data, AttentionKind kind,
       const HeadSummary& s = summaries[static_cast<std::size_t>(l)][static_cast<std::size_t>(h + 1)];
       thumb->setCaption(QString::fromStdString(s.caption));
       QString tip = tr("Layer %1, %2: %3").arg(l + 1).arg(head_name(h), QString::fromStdString(s.description));
-      tip += QLatin1Char('\n') + tr("mean entropy %1 nats (%2 of the maximum)").arg(s.mean_entropy, 0, 'f', 2).arg(percent(s.normalized_entropy));
+      tip += QLatin1Char('\n') + tr("mean entropy %1 nats (%2 of the maximum)")
+                                     .arg(s.mean_entropy, 0, 'f', 2)
+                                     .arg(percent(s.normalized_entropy));
       tip += QLatin1Char('\n') + tr("Click to open it large.");
       thumb->setToolTip(plain_tooltip(tip));
       connect(thumb, &AttentionThumbnail::clicked, this, &AttentionHeadGrid::headClicked);
@@ -110,8 +113,9 @@ void AttentionHeadGrid::updateThumbnailSide() {
   const auto* layout = static_cast<QGridLayout*>(grid_->layout());
   const QMargins m = layout->contentsMargins();
   const int label = fontMetrics().horizontalAdvance(QStringLiteral("L00")) + 6;
-  const int available = scroll_->width() - 2 * scroll_->frameWidth() - style()->pixelMetric(QStyle::PM_ScrollBarExtent) -
-                        m.left() - m.right() - label - 6 - layout->horizontalSpacing() * (heads_ + 2);
+  const int available = scroll_->width() - 2 * scroll_->frameWidth() -
+                        style()->pixelMetric(QStyle::PM_ScrollBarExtent) - m.left() - m.right() - label - 6 -
+                        layout->horizontalSpacing() * (heads_ + 2);
   const int side = std::clamp(available / (heads_ + 1) - 6, kMinThumbSide, kMaxThumbSide);
   if (side == thumb_side_) return;  // new thumbnails are made with thumb_side_ already
   thumb_side_ = side;

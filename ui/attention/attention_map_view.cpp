@@ -37,8 +37,8 @@ AttentionMapView::AttentionMapView(QWidget* parent) : QWidget(parent) {
   hover_->setText(hoverHint());
 }
 
-void AttentionMapView::showMap(const AttentionData& data, AttentionKind kind, int layer, int head, const HeadSummary& summary,
-                               const QString& title) {
+void AttentionMapView::showMap(const AttentionData& data, AttentionKind kind, int layer, int head,
+                               const HeadSummary& summary, const QString& title) {
   kind_ = kind;
   const AttentionMatrix m = data.matrix(kind, layer, head);
   if (m.empty() || attention_columns(m) == 0) {
@@ -71,14 +71,16 @@ void AttentionMapView::showMap(const AttentionData& data, AttentionKind kind, in
 }
 
 QString AttentionMapView::hoverHint() const {
-  return kind_ == AttentionKind::DecoderSelf ? tr("Hover a cell to read its weight; hatched cells are later tokens, hidden by the causal mask.")
-                                             : tr("Hover a cell to read its weight.");
+  return kind_ == AttentionKind::DecoderSelf
+             ? tr("Hover a cell to read its weight; hatched cells are later tokens, hidden by the causal mask.")
+             : tr("Hover a cell to read its weight.");
 }
 
 QString AttentionMapView::cellText(int row, int column) const {
   if (row < 0 || column < 0 || row >= heatmap_->rowCount() || column >= heatmap_->columnCount()) return {};
   if (AttentionData::isMasked(kind_, row, column))
-    return tr("%1 ← %2: masked: later tokens").arg(heatmap_->rowLabels().value(row), heatmap_->columnLabels().value(column));
+    return tr("%1 ← %2: masked: later tokens")
+        .arg(heatmap_->rowLabels().value(row), heatmap_->columnLabels().value(column));
   return heatmap_->cellText(row, column);
 }
 
@@ -91,7 +93,8 @@ void AttentionMapView::onHover(int row, int column, double) {
   hover_->setText(text);
   // The heatmap's own tooltip would show the weight 0; say why there is none.
   if (AttentionData::isMasked(kind_, row, column))
-    QToolTip::showText(heatmap_->plot()->mapToGlobal(heatmap_->cellCenter(row, column)), plain_tooltip(text), heatmap_->plot());
+    QToolTip::showText(heatmap_->plot()->mapToGlobal(heatmap_->cellCenter(row, column)), plain_tooltip(text),
+                       heatmap_->plot());
 }
 
 }  // namespace ts::ui

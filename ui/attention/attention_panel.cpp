@@ -72,7 +72,8 @@ void AttentionPanel::buildUi() {
   status_->setWordWrap(true);
   dev_pairs_ = new QComboBox(this);
   dev_pairs_->setObjectName(QStringLiteral("attentionDevPair"));
-  dev_pairs_->setToolTip(tr("A held-out (dev) pair of the corpus: translate its source and compare with the reference"));
+  dev_pairs_->setToolTip(
+      tr("A held-out (dev) pair of the corpus: translate its source and compare with the reference"));
   dev_pairs_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   dev_pairs_->setMinimumContentsLength(14);
   dev_pairs_->addItem(tr("Dev pair…"));
@@ -98,8 +99,9 @@ void AttentionPanel::buildUi() {
   for (auto kind : {AttentionKind::EncoderSelf, AttentionKind::DecoderSelf, AttentionKind::Cross})
     kind_combo_->addItem(AttentionData::kindName(kind), static_cast<int>(kind));
   kind_combo_->setCurrentIndex(kind_combo_->findData(static_cast<int>(kind_)));
-  kind_combo_->setToolTip(tr("Encoder self-attention: source over source. Decoder self-attention: each output step over the "
-                             "earlier ones (later tokens are masked). Cross-attention: output over source."));
+  kind_combo_->setToolTip(
+      tr("Encoder self-attention: source over source. Decoder self-attention: each output step over the "
+         "earlier ones (later tokens are masked). Cross-attention: output over source."));
   layer_combo_ = new QComboBox(this);
   layer_combo_->setObjectName(QStringLiteral("attentionLayerCombo"));
   layer_combo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -184,8 +186,9 @@ void AttentionPanel::buildUi() {
   split->setStretchFactor(1, 3);
 
   pages_->setCurrentWidget(empty_);
-  for (QWidget* w : {static_cast<QWidget*>(kind_combo_), static_cast<QWidget*>(layer_combo_), static_cast<QWidget*>(head_combo_),
-                     static_cast<QWidget*>(export_png_), static_cast<QWidget*>(export_svg_), static_cast<QWidget*>(export_json_)})
+  for (QWidget* w :
+       {static_cast<QWidget*>(kind_combo_), static_cast<QWidget*>(layer_combo_), static_cast<QWidget*>(head_combo_),
+        static_cast<QWidget*>(export_png_), static_cast<QWidget*>(export_svg_), static_cast<QWidget*>(export_json_)})
     w->setEnabled(false);
 }
 
@@ -289,7 +292,8 @@ void AttentionPanel::showResult(const TranslationResult& r) {
 
   const QString model = r.model.isEmpty() ? service_->model().label : r.model;
   sentence_full_ = tr("%1  →  %2").arg(r.source, r.text.isEmpty() ? tr("(empty translation)") : r.text);
-  sentence_info_ = tr("%1 source tokens, %2 target tokens").arg(data_.sourceTokens().size()).arg(data_.targetTokens().size());
+  sentence_info_ =
+      tr("%1 source tokens, %2 target tokens").arg(data_.sourceTokens().size()).arg(data_.targetTokens().size());
   if (!model.isEmpty()) sentence_info_ += tr(" · %1").arg(model);
   if (const auto ref = references_.constFind(r.source.trimmed()); ref != references_.constEnd())
     sentence_info_ += tr(" · reference: %1").arg(*ref);
@@ -312,8 +316,9 @@ void AttentionPanel::showResult(const TranslationResult& r) {
       }
   kind_combo_->setCurrentIndex(kind_combo_->findData(static_cast<int>(kind_)));
   syncing_ = false;
-  for (QWidget* w : {static_cast<QWidget*>(kind_combo_), static_cast<QWidget*>(layer_combo_), static_cast<QWidget*>(head_combo_),
-                     static_cast<QWidget*>(export_png_), static_cast<QWidget*>(export_svg_), static_cast<QWidget*>(export_json_)})
+  for (QWidget* w :
+       {static_cast<QWidget*>(kind_combo_), static_cast<QWidget*>(layer_combo_), static_cast<QWidget*>(head_combo_),
+        static_cast<QWidget*>(export_png_), static_cast<QWidget*>(export_svg_), static_cast<QWidget*>(export_json_)})
     w->setEnabled(true);
   pages_->setCurrentIndex(1);
   rebuildForKind();
@@ -379,7 +384,8 @@ AttentionHeatmap* AttentionPanel::largeView() const { return map_->heatmap(); }
 HeadSummary AttentionPanel::headSummary(int layer, int head) const {
   if (layer < 0 || layer >= static_cast<int>(summaries_.size())) return {};
   const auto& row = summaries_[static_cast<std::size_t>(layer)];
-  return head + 1 >= 0 && head + 1 < static_cast<int>(row.size()) ? row[static_cast<std::size_t>(head + 1)] : HeadSummary();
+  return head + 1 >= 0 && head + 1 < static_cast<int>(row.size()) ? row[static_cast<std::size_t>(head + 1)]
+                                                                  : HeadSummary();
 }
 
 void AttentionPanel::selectHead(int layer, int head) {
@@ -406,7 +412,9 @@ QString AttentionPanel::viewTitle() const {
   return tr("%1 · layer %2 · %3").arg(AttentionData::kindName(kind_)).arg(layer_ + 1).arg(head_name(head_));
 }
 
-void AttentionPanel::showLarge() { map_->showMap(data_, kind_, layer_, head_, headSummary(layer_, head_), viewTitle()); }
+void AttentionPanel::showLarge() {
+  map_->showMap(data_, kind_, layer_, head_, headSummary(layer_, head_), viewTitle());
+}
 
 QString AttentionPanel::largeCellText(int row, int column) const { return map_->cellText(row, column); }
 

@@ -99,7 +99,6 @@ class AttentionPanel : public QWidget {
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
-
   TranslationService* service_;
   TranslationResult result_;
   AttentionData data_;

@@ -58,7 +58,8 @@ void AttentionPanel::exportPngClicked() {
                            .arg(QString::fromLatin1(AttentionData::jsonKey(kind_)))
                            .arg(layer_ + 1)
                            .arg(head_ < 0 ? QStringLiteral("avg") : QStringLiteral("H%1").arg(head_ + 1));
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export attention map as PNG"), name, tr("PNG images (*.png)"));
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export attention map as PNG"), name, tr("PNG images (*.png)"));
   if (path.isEmpty()) return;
   QString error;
   if (!exportPng(path, &error)) QMessageBox::warning(this, tr("Cannot export the image"), error);
@@ -69,15 +70,16 @@ void AttentionPanel::exportSvgClicked() {
                            .arg(QString::fromLatin1(AttentionData::jsonKey(kind_)))
                            .arg(layer_ + 1)
                            .arg(head_ < 0 ? QStringLiteral("avg") : QStringLiteral("H%1").arg(head_ + 1));
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export attention map as SVG"), name, tr("SVG images (*.svg)"));
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export attention map as SVG"), name, tr("SVG images (*.svg)"));
   if (path.isEmpty()) return;
   QString error;
   if (!exportSvg(path, &error)) QMessageBox::warning(this, tr("Cannot export the SVG"), error);
 }
 
 void AttentionPanel::exportJsonClicked() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export attention weights as JSON"), QStringLiteral("attention.json"),
-                                                    tr("JSON files (*.json)"));
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export attention weights as JSON"),
+                                                    QStringLiteral("attention.json"), tr("JSON files (*.json)"));
   if (path.isEmpty()) return;
   QString error;
   if (!exportJson(path, &error)) QMessageBox::warning(this, tr("Cannot export the weights"), error);

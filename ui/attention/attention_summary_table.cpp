@@ -54,10 +54,14 @@ void AttentionSummaryTable::setSummaries(const std::vector<std::vector<HeadSumma
   items_->clear();
   items_->setHorizontalHeaderLabels({tr("Layer"), tr("Head"), tr("Pattern"), tr("Strength"), tr("Entropy (nats)"),
                                      tr("Normalised entropy"), tr("Monotonicity")});
-  const QStringList tips = {tr("Layer (1 = first)"), tr("Head"), tr("What the head mostly looks at"),
-                            tr("Mean weight the pattern explains (for “broad”: the normalised entropy)"),
-                            tr("Mean entropy of the rows, in nats"), tr("Entropy divided by its maximum, log(number of keys): 0 = one key, 1 = uniform"),
-                            tr("Cross-attention: share of steps whose aligned source position does not move backwards")};
+  const QStringList tips = {
+      tr("Layer (1 = first)"),
+      tr("Head"),
+      tr("What the head mostly looks at"),
+      tr("Mean weight the pattern explains (for “broad”: the normalised entropy)"),
+      tr("Mean entropy of the rows, in nats"),
+      tr("Entropy divided by its maximum, log(number of keys): 0 = one key, 1 = uniform"),
+      tr("Cross-attention: share of steps whose aligned source position does not move backwards")};
   for (int c = 0; c < tips.size(); ++c) items_->setHeaderData(c, Qt::Horizontal, tips[c], Qt::ToolTipRole);
   for (std::size_t l = 0; l < summaries.size(); ++l) {
     for (std::size_t h = 1; h < summaries[l].size(); ++h) {
@@ -74,8 +78,9 @@ void AttentionSummaryTable::setSummaries(const std::vector<std::vector<HeadSumma
       // Where the rows have no peak to follow (spread out, parked on </s>) the figure means nothing.
       const bool follows_peak = s.pattern == AttentionPattern::Alignment || s.pattern == AttentionPattern::Reordering ||
                                 s.pattern == AttentionPattern::Mixed;
-      auto* monotone = cross && follows_peak && s.monotonicity >= 0 ? number_item(percent(s.monotonicity), s.monotonicity)
-                                                                    : number_item(QStringLiteral("–"), -1);
+      auto* monotone = cross && follows_peak && s.monotonicity >= 0
+                           ? number_item(percent(s.monotonicity), s.monotonicity)
+                           : number_item(QStringLiteral("–"), -1);
       items_->appendRow({layer, head, pattern, number_item(percent(s.strength), s.strength),
                          number_item(QString::number(s.mean_entropy, 'f', 2), s.mean_entropy),
                          number_item(QString::number(s.normalized_entropy, 'f', 2), s.normalized_entropy), monotone});

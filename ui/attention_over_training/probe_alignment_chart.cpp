@@ -11,8 +11,9 @@ namespace ts::ui {
 ProbeAlignmentChart::ProbeAlignmentChart(QWidget* parent) : QCustomPlot(parent) {
   setObjectName(QStringLiteral("probeAlignmentChart"));
   setMinimumHeight(170);
-  setToolTip(tr("Sharpness: mean over output tokens of their largest attention weight (1 = each looks at "
-                "one input token). Entropy: mean row entropy divided by its maximum (1 = uniform)."));
+  setToolTip(
+      tr("Sharpness: mean over output tokens of their largest attention weight (1 = each looks at "
+         "one input token). Entropy: mean row entropy divided by its maximum (1 = uniform)."));
   style_plot(this);
   setInteractions(QCP::Interactions());  // a summary strip: nothing to drag
   xAxis->setLabel(tr("step"));

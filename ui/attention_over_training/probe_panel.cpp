@@ -46,13 +46,15 @@ ProbePanel::ProbePanel(StudioState* state, TrainingController* controller, QWidg
   sentence_->setObjectName(QStringLiteral("probeSentence"));
   sentence_->setPlaceholderText(tr("A source sentence to translate at every validation (train.probe)"));
   sentence_->setClearButtonEnabled(true);
-  sentence_->setToolTip(tr("Press Enter to apply. The trainer translates this sentence at every validation and "
-                           "records its cross-attention, so you can replay how the alignment forms."));
+  sentence_->setToolTip(
+      tr("Press Enter to apply. The trainer translates this sentence at every validation and "
+         "records its cross-attention, so you can replay how the alignment forms."));
   sentence_label->setBuddy(sentence_);
   pick_ = new QPushButton(tr("Use a dev sentence"), this);
   pick_->setObjectName(QStringLiteral("probePick"));
-  pick_->setToolTip(tr("Pick a sentence of 6 to 12 words from the dev split of the current corpus (held out from "
-                       "training, so the model never sees it while learning)"));
+  pick_->setToolTip(
+      tr("Pick a sentence of 6 to 12 words from the dev split of the current corpus (held out from "
+         "training, so the model never sees it while learning)"));
   sentence_row->addWidget(sentence_label);
   sentence_row->addWidget(sentence_, 1);
   sentence_row->addWidget(pick_);
@@ -195,8 +197,10 @@ void ProbePanel::addValidation(const ts::ValidationResult& result) {
   const bool follow = frames.isEmpty() || current == frames.size() - 1;  // watching live: move on
   const qint64 current_step = current >= 0 ? frames[current].step : -1;
   auto it = std::lower_bound(frames.begin(), frames.end(), f.step, [](const Frame& a, qint64 s) { return a.step < s; });
-  if (it != frames.end() && it->step == f.step) *it = std::move(f);  // a resumed run validating again
-  else frames.insert(it, std::move(f));
+  if (it != frames.end() && it->step == f.step)
+    *it = std::move(f);  // a resumed run validating again
+  else
+    frames.insert(it, std::move(f));
   int next = frames.size() - 1;
   if (!follow)
     for (int i = 0; i < frames.size(); ++i)
@@ -273,8 +277,10 @@ void ProbePanel::showFrame() {
   step_->setText(tr("step %L1 — %2").arg(f.step).arg(f.text.isEmpty() ? tr("(empty translation)") : f.text));
   step_->setToolTip(tr("Validation %1 of %2 · probe: %3").arg(i + 1).arg(frames_.size()).arg(f.source));
   const auto m = matrix(f, layer(), head());
-  if (m.isEmpty()) heatmap_->clear(tr("Layer %1 was not recorded at step %L2.").arg(layer() + 1).arg(f.step));
-  else heatmap_->setMatrix(f.target_tokens, f.source_tokens, m);
+  if (m.isEmpty())
+    heatmap_->clear(tr("Layer %1 was not recorded at step %L2.").arg(layer() + 1).arg(f.step));
+  else
+    heatmap_->setMatrix(f.target_tokens, f.source_tokens, m);
   chart_->showMarker(static_cast<double>(f.step));
 }
 
@@ -316,8 +322,10 @@ void ProbePanel::pause() {
 }
 
 void ProbePanel::togglePlay() {
-  if (isPlaying()) pause();
-  else play();
+  if (isPlaying())
+    pause();
+  else
+    play();
 }
 
 void ProbePanel::advance() {

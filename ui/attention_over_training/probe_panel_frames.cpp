@@ -14,7 +14,8 @@ namespace {
 QStringList string_list(const nlohmann::json& j) {
   QStringList out;
   if (!j.is_array()) return out;
-  for (const auto& s : j) out << (s.is_string() ? QString::fromStdString(s.get<std::string>()) : QString::fromStdString(s.dump()));
+  for (const auto& s : j)
+    out << (s.is_string() ? QString::fromStdString(s.get<std::string>()) : QString::fromStdString(s.dump()));
   return out;
 }
 

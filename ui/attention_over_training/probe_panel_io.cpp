@@ -29,7 +29,8 @@ void ProbePanel::loadRun(const QString& db_path, qint64 run_id) {
         Frame f;
         if (parseFrame(row.probe, row.step, &f)) r.frames.push_back(std::move(f));
       }
-      std::stable_sort(r.frames.begin(), r.frames.end(), [](const Frame& a, const Frame& b) { return a.step < b.step; });
+      std::stable_sort(r.frames.begin(), r.frames.end(),
+                       [](const Frame& a, const Frame& b) { return a.step < b.step; });
     } catch (const std::exception& e) {
       r.error = QString::fromStdString(e.what());
     }
@@ -45,16 +46,17 @@ void ProbePanel::onRunLoaded() {
     Q_EMIT loadFailed(r.error);
     return;
   }
-  empty_->setText(r.frames.isEmpty()
-                      ? tr("Run %1 recorded no probe frames: it was trained without a probe sentence (train.probe).")
-                            .arg(r.run_id)
-                      : empty_text_);
-  replay_note_ = r.frames.isEmpty() ? QString()
-                 : tr("Replaying run %1: “%2”, %Ln validation(s) from step %3 to %4.", nullptr, r.frames.size())
-                       .arg(r.run_id)
-                       .arg(r.frames.front().source)
-                       .arg(r.frames.front().step)
-                       .arg(r.frames.back().step);
+  empty_->setText(
+      r.frames.isEmpty()
+          ? tr("Run %1 recorded no probe frames: it was trained without a probe sentence (train.probe).").arg(r.run_id)
+          : empty_text_);
+  replay_note_ = r.frames.isEmpty()
+                     ? QString()
+                     : tr("Replaying run %1: “%2”, %Ln validation(s) from step %3 to %4.", nullptr, r.frames.size())
+                           .arg(r.run_id)
+                           .arg(r.frames.front().source)
+                           .arg(r.frames.front().step)
+                           .arg(r.frames.back().step);
   setFrames(r.frames, static_cast<int>(r.frames.size()) - 1);
   updateStatus();
   Q_EMIT runLoaded(r.run_id, static_cast<int>(r.frames.size()));
@@ -90,8 +92,8 @@ bool ProbePanel::writeFrames(const QVector<Frame>& frames, const QString& path, 
 
 void ProbePanel::exportClicked() {
   if (frames_.isEmpty()) return;
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export probe frames"), QStringLiteral("probe-attention.json"),
-                                                    tr("JSON (*.json)"));
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export probe frames"),
+                                                    QStringLiteral("probe-attention.json"), tr("JSON (*.json)"));
   if (path.isEmpty()) return;
   QString error;
   if (!exportFrames(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);

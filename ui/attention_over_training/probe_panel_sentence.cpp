@@ -23,7 +23,8 @@ void ProbePanel::applyProbe() {
     return;
   }
   // JSON-quoted so that a sentence such as "42" or "true" stays a string.
-  const QString assignment = QStringLiteral("train.probe=") + QString::fromStdString(nlohmann::json(text.toStdString()).dump());
+  const QString assignment =
+      QStringLiteral("train.probe=") + QString::fromStdString(nlohmann::json(text.toStdString()).dump());
   QString error;
   if (!state_->applySetting(assignment, &error)) {
     status_->setForegroundRole(QPalette::WindowText);
@@ -37,7 +38,8 @@ void ProbePanel::followConfig() {
   if (!state_) return;
   const QString probe = QString::fromStdString(state_->config().train.probe);
   // Show the value in force, unless the person is typing a new one.
-  if (sentence_->text().trimmed() != probe && !(sentence_->hasFocus() && sentence_->isModified())) sentence_->setText(probe);
+  if (sentence_->text().trimmed() != probe && !(sentence_->hasFocus() && sentence_->isModified()))
+    sentence_->setText(probe);
   updateStatus();
 }
 
@@ -51,21 +53,25 @@ void ProbePanel::updateStatus() {
   if (!replay_note_.isEmpty() && !running_) {
     status_->setText(replay_note_);
   } else if (running_ && probe != running_probe_) {
-    status_->setText(running_probe_.isEmpty()
-                         ? tr("Applies from the next training run: the current run captures a sentence it picked from the dev split.")
-                         : tr("Applies from the next training run: the current run captures “%1”.").arg(running_probe_));
+    status_->setText(
+        running_probe_.isEmpty()
+            ? tr("Applies from the next training run: the current run captures a sentence it picked from the dev split.")
+            : tr("Applies from the next training run: the current run captures “%1”.").arg(running_probe_));
   } else if (probe.isEmpty() && !running_ && !frames_.isEmpty() && !frames_.last().source.isEmpty()) {
     status_->setText(tr("The last run recorded “%1”, a sentence it picked from the dev split. The next run picks one "
                         "again (the same for the same corpus and split) unless you type another.")
                          .arg(frames_.last().source));
   } else if (probe.isEmpty()) {
     status_->setText(running_ ? tr("This run translates a sentence picked from the dev split at %1 and records its "
-                                   "cross-attention (it shows above from the first validation).").arg(when)
+                                   "cross-attention (it shows above from the first validation).")
+                                    .arg(when)
                               : tr("No probe sentence set: the next training run picks one from the dev split (6 to 12 "
-                                   "words) and records its cross-attention at %1. Type one to choose it.").arg(when));
+                                   "words) and records its cross-attention at %1. Type one to choose it.")
+                                    .arg(when));
   } else {
-    status_->setText(running_ ? tr("This run translates the probe at %1 and records its cross-attention.").arg(when)
-                              : tr("The next training run will translate it at %1 and record its cross-attention.").arg(when));
+    status_->setText(
+        running_ ? tr("This run translates the probe at %1 and records its cross-attention.").arg(when)
+                 : tr("The next training run will translate it at %1 and record its cross-attention.").arg(when));
   }
 }
 
@@ -101,8 +107,10 @@ void ProbePanel::pickDevSentence() {
     applyProbe();
   });
   // Splitting a large corpus takes a moment: off the GUI thread.
-  watcher->setFuture(QtConcurrent::run([corpus = state_->corpus(), direction = state_->direction(),
-                                        data = state_->config().data] { return pickProbeSentence(*corpus, direction, data); }));
+  watcher->setFuture(
+      QtConcurrent::run([corpus = state_->corpus(), direction = state_->direction(), data = state_->config().data] {
+        return pickProbeSentence(*corpus, direction, data);
+      }));
 }
 
 }  // namespace ts::ui

@@ -23,8 +23,10 @@ BeamLayout layoutBeamTree(const QVector<BeamTreeView::Node>& nodes, const QHash<
     const bool self = show_pruned || node.state != BeamNodeState::kPruned;
     visible[i] = self && (p < 0 || visible[p]);
     if (!visible[i]) continue;
-    if (p < 0) roots << i;
-    else children[p] << i;
+    if (p < 0)
+      roots << i;
+    else
+      children[p] << i;
   }
   // Most probable continuation on top.
   for (auto& c : children)
@@ -58,7 +60,8 @@ BeamLayout layoutBeamTree(const QVector<BeamTreeView::Node>& nodes, const QHash<
     const double pitch = BeamNodeItem::height(st, 3) + gap;
     for (auto it = columns.begin(); it != columns.end(); ++it) {
       auto& column = it.value();
-      std::stable_sort(column.begin(), column.end(), [&](int a, int b) { return nodes[a].log_prob > nodes[b].log_prob; });
+      std::stable_sort(column.begin(), column.end(),
+                       [&](int a, int b) { return nodes[a].log_prob > nodes[b].log_prob; });
       for (int k = 0; k < column.size(); ++k) y[column[k]] = (k - (column.size() - 1) / 2.0) * pitch;
     }
   } else {
@@ -75,7 +78,8 @@ BeamLayout layoutBeamTree(const QVector<BeamTreeView::Node>& nodes, const QHash<
       const double h = box_height(i);
       if (previous >= 0) {
         const bool siblings = nodes[previous].parent == nodes[i].parent;
-        next += siblings ? (previous_h + h) / 2 + gap : (std::max(previous_h, inner_h) + std::max(h, inner_h)) / 2 + gap;
+        next +=
+            siblings ? (previous_h + h) / 2 + gap : (std::max(previous_h, inner_h) + std::max(h, inner_h)) / 2 + gap;
       }
       y[i] = next;
       previous_h = h;

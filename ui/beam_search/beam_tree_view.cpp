@@ -57,8 +57,9 @@ BeamTreeView::BeamTreeView(TranslationService* service, QWidget* parent)
   layout_->setObjectName(QStringLiteral("beamLayout"));
   layout_->addItem(tr("Tree"));
   layout_->addItem(tr("Ranked by score (compact)"));
-  layout_->setToolTip(tr("Tree: every leaf on its own row, nothing crosses. Ranked: each step's candidates in a "
-                         "column sorted by log-probability, far shorter for wide beams and long sentences."));
+  layout_->setToolTip(
+      tr("Tree: every leaf on its own row, nothing crosses. Ranked: each step's candidates in a "
+         "column sorted by log-probability, far shorter for wide beams and long sentences."));
   fit_ = new QToolButton(this);
   fit_->setObjectName(QStringLiteral("beamFit"));
   fit_->setText(tr("Fit"));
@@ -146,8 +147,9 @@ BeamTreeView::BeamTreeView(TranslationService* service, QWidget* parent)
   connect(scene_, &QGraphicsScene::selectionChanged, this, &BeamTreeView::onSelectionChanged);
   if (service_) connect(service_, &TranslationService::translated, this, &BeamTreeView::showResult);
 
-  showMessage(tr("Translate a sentence with beam search to see every hypothesis it explored, with the chosen one "
-                 "highlighted."));
+  showMessage(
+      tr("Translate a sentence with beam search to see every hypothesis it explored, with the chosen one "
+         "highlighted."));
   updateButtons();
 }
 

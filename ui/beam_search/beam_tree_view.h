@@ -58,8 +58,8 @@ class BeamTreeView : public QWidget {
     double log_prob = 0;
     double score = 0;
     BeamNodeState state = BeamNodeState::kKept;
-    int rank = -1;      // n-best position, -1 when not returned
-    QString prefix;     // the hypothesis text up to and including this node
+    int rank = -1;   // n-best position, -1 when not returned
+    QString prefix;  // the hypothesis text up to and including this node
   };
 
   explicit BeamTreeView(TranslationService* service, QWidget* parent = nullptr);
@@ -167,7 +167,7 @@ class BeamTreeView : public QWidget {
   QLabel* selection_ = nullptr;
 
   QVector<Node> nodes_;
-  QHash<qint64, int> index_;        // node id -> index in nodes_
+  QHash<qint64, int> index_;  // node id -> index in nodes_
   QList<qint64> best_path_;
   QHash<qint64, BeamNodeItem*> items_;
   QList<QGraphicsPathItem*> edges_;

@@ -28,8 +28,8 @@ void BeamTreeView::initialView() {
   view_->resetTransform();
   const QRectF bounds = scene_->itemsBoundingRect();
   const QSize port = view_->viewport()->size();
-  const double fit = std::min(port.width() / std::max(1.0, bounds.width() + 20),
-                              port.height() / std::max(1.0, bounds.height() + 20));
+  const double fit =
+      std::min(port.width() / std::max(1.0, bounds.width() + 20), port.height() / std::max(1.0, bounds.height() + 20));
   if (fit >= 0.6) {
     fitToView();
     return;
@@ -43,8 +43,8 @@ void BeamTreeView::initialView() {
     if (auto* root = items_.value(nodes_.first().id)) path_rect = root->sceneBoundingRect();
   }
   path_rect.adjust(-40, -40, 40, 40);
-  const double path_fit = std::min(port.width() / std::max(1.0, path_rect.width()),
-                                   port.height() / std::max(1.0, path_rect.height()));
+  const double path_fit =
+      std::min(port.width() / std::max(1.0, path_rect.width()), port.height() / std::max(1.0, path_rect.height()));
   if (path_fit >= 0.45) {
     const double s = std::min(path_fit, 1.0);
     view_->scale(s, s);

@@ -36,7 +36,9 @@ QString BeamTreeView::toolTipFor(int i) const {
     lines << tr("Root: the decoder starts from %1").arg(esc(n.token));
   } else {
     lines << tr("Token “%1” (id %2) at step %3").arg(esc(n.token)).arg(n.token_id).arg(n.step);
-    lines << tr("P(token | prefix) = %1 (log %2)").arg(std::exp(n.token_log_prob), 0, 'f', 3).arg(format_lp(n.token_log_prob));
+    lines << tr("P(token | prefix) = %1 (log %2)")
+                 .arg(std::exp(n.token_log_prob), 0, 'f', 3)
+                 .arg(format_lp(n.token_log_prob));
     lines << tr("Cumulative log-prob %1").arg(format_lp(n.log_prob));
   }
   if (n.state == BeamNodeState::kFinished) {

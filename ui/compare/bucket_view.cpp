@@ -61,7 +61,8 @@ BucketView::BucketView(const QString& object_name, QWidget* parent) : QWidget(pa
   group_ = new QCPBarsGroup(plot_);  // bars leave it when they are deleted
   group_->setSpacingType(QCPBarsGroup::stAbsolute);
   group_->setSpacing(1);
-  plot_->setToolTip(tr("One bar per system in each bucket; the table below gives the numbers. Drag to pan, wheel to zoom."));
+  plot_->setToolTip(
+      tr("One bar per system in each bucket; the table below gives the numbers. Drag to pan, wheel to zoom."));
 
   table_ = new QTableWidget(content_);
   table_->setObjectName(object_name + QStringLiteral("Table"));
@@ -141,9 +142,12 @@ void BucketView::setTable(const BucketTable& t, const QStringList& names, bool c
       const double value = si < t.values[bi].size() ? t.values[bi][si] : 0.0;
       const long count = si < t.counts[bi].size() ? t.counts[bi][si] : 0;
       QString text;
-      if (counts_are_values) text = QString::number(count);
-      else if (count == 0) text = QStringLiteral("–");
-      else text = QStringLiteral("%1 (%2)").arg(value, 0, 'f', t.value == "F-measure" ? 3 : 2).arg(count);
+      if (counts_are_values)
+        text = QString::number(count);
+      else if (count == 0)
+        text = QStringLiteral("–");
+      else
+        text = QStringLiteral("%1 (%2)").arg(value, 0, 'f', t.value == "F-measure" ? 3 : 2).arg(count);
       auto* item = new QTableWidgetItem(text);
       item->setData(Qt::UserRole, value);
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);

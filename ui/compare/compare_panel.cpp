@@ -228,9 +228,12 @@ void ComparePanel::showBuckets(int kind) {
   const auto& c = result_.comparison;
   QStringList names;
   for (const auto& n : result_.input.names) names << q(n);
-  if (kind == 0) buckets_->setTable(c.by_reference_length, names, false);
-  else if (kind == 1) buckets_->setTable(c.by_sentence_score, names, true);
-  else buckets_->setTable(c.by_length_difference, names, true);
+  if (kind == 0)
+    buckets_->setTable(c.by_reference_length, names, false);
+  else if (kind == 1)
+    buckets_->setTable(c.by_sentence_score, names, true);
+  else
+    buckets_->setTable(c.by_length_difference, names, true);
 }
 
 }  // namespace ts::ui

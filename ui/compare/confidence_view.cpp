@@ -51,8 +51,9 @@ ConfidenceView::ConfidenceView(QWidget* parent) : QWidget(parent) {
   plot_->legend->setVisible(true);
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
   plot_->xAxis->setLabel(tr("confidence: mean token log-probability (0 = certain)"));
-  plot_->setToolTip(tr("One point per test sentence and system. Points that climb to the right: the surer the model, "
-                       "the better the translation. Drag to pan, wheel to zoom."));
+  plot_->setToolTip(
+      tr("One point per test sentence and system. Points that climb to the right: the surer the model, "
+         "the better the translation. Drag to pan, wheel to zoom."));
   buckets_ = new BucketView(QStringLiteral("compareConfidenceBuckets"), this);
 
   auto* split = new QSplitter(Qt::Vertical, this);
@@ -114,10 +115,11 @@ void ConfidenceView::setComparison(const Comparison& c, const CompareInput& in, 
   const QString verdict = best.spearman >= 0.5   ? tr("it mostly knows when it is wrong")
                           : best.spearman >= 0.2 ? tr("it knows only roughly when it is wrong")
                                                  : tr("its confidence says little about its quality");
-  caption_->setText(tr("Does the model know when it is wrong? Confidence against sentence %1 (r: Pearson, ρ: Spearman): ")
-                        .arg(metric) +
-                    lines.join(QStringLiteral("; ")) + QStringLiteral(". ") +
-                    tr("For %1, %2.").arg(names[first_with_confidence_].toHtmlEscaped(), verdict));
+  caption_->setText(
+      tr("Does the model know when it is wrong? Confidence against sentence %1 (r: Pearson, ρ: Spearman): ")
+          .arg(metric) +
+      lines.join(QStringLiteral("; ")) + QStringLiteral(". ") +
+      tr("For %1, %2.").arg(names[first_with_confidence_].toHtmlEscaped(), verdict));
   caption_->setTextFormat(Qt::RichText);
   plot_->xAxis->setRange(std::floor(low * 2) / 2 - 0.1, 0.05);
   plot_->yAxis->setRange(-2, 102);

@@ -84,8 +84,9 @@ void NgramView::setComparison(const Comparison& comparison, const QStringList& n
   data_ = comparison.pairs;
   names_ = names;
   if (data_.empty()) return;  // one system: nothing to set against it
-  note_->setText(tr("N-grams (1 to 4 words) of the references matched more often by one system than by the other "
-                    "over the test set, by compare-mt's smoothed share (a + 1) / (a + b + 2)."));
+  note_->setText(
+      tr("N-grams (1 to 4 words) of the references matched more often by one system than by the other "
+         "over the test set, by compare-mt's smoothed share (a + 1) / (a + b + 2)."));
   {
     const QSignalBlocker block(pairs_);
     for (const auto& p : data_)
@@ -107,7 +108,8 @@ void NgramView::showPair(int pair) {
   fill(b_better_, p.b_better, a, b);
 }
 
-void NgramView::fill(QTableWidget* table, const std::vector<NgramDifference>& rows, const QString& a, const QString& b) {
+void NgramView::fill(QTableWidget* table, const std::vector<NgramDifference>& rows, const QString& a,
+                     const QString& b) {
   table->setRowCount(0);
   table->setHorizontalHeaderLabels({tr("N-gram"), a, b});
   table->horizontalHeaderItem(1)->setToolTip(tr("Times %1 matched it in the references").arg(a));

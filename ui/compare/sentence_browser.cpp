@@ -49,8 +49,9 @@ SentenceBrowser::SentenceBrowser(QWidget* parent) : QWidget(parent) {
   view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 8);
   view_->horizontalHeader()->setSectionsMovable(true);
   view_->horizontalHeader()->setToolTip(tr("Click to sort"));
-  view_->setToolTip(tr("Double-click a row to open the sentence in the Attention and Beam search panels, with the "
-                       "system of the column clicked (the baseline for the source and reference)"));
+  view_->setToolTip(
+      tr("Double-click a row to open the sentence in the Attention and Beam search panels, with the "
+         "system of the column clicked (the baseline for the source and reference)"));
   layout->addWidget(view_, 1);
 
   connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
@@ -109,9 +110,12 @@ void SentenceBrowser::activate(const QModelIndex& view_index) {
 
 void SentenceBrowser::updateCount() {
   const int total = model_->rowCount(), shown = proxy_->rowCount();
-  if (total == 0) count_->clear();
-  else if (shown == total) count_->setText(total == 1 ? tr("1 sentence") : tr("%1 sentences").arg(total));
-  else count_->setText(tr("%1 of %2 sentences").arg(shown).arg(total));
+  if (total == 0)
+    count_->clear();
+  else if (shown == total)
+    count_->setText(total == 1 ? tr("1 sentence") : tr("%1 sentences").arg(total));
+  else
+    count_->setText(tr("%1 of %2 sentences").arg(shown).arg(total));
 }
 
 }  // namespace ts::ui

@@ -146,8 +146,9 @@ QVariant SentenceTableModel::data(const QModelIndex& index, int role) const {
     if (is_output) return output(row, system);
     const double value = is_score ? score(row, system) : difference(row);
     if (role == SortRole) return value;
-    return col == differenceColumn() ? QStringLiteral("%1%2").arg(value > 0 ? QStringLiteral("+") : QString()).arg(value, 0, 'f', 1)
-                                     : QString::number(value, 'f', 1);
+    return col == differenceColumn()
+               ? QStringLiteral("%1%2").arg(value > 0 ? QStringLiteral("+") : QString()).arg(value, 0, 'f', 1)
+               : QString::number(value, 'f', 1);
   }
   if (role == HtmlRole && is_output) {
     const int other = counterpart(system);
@@ -165,7 +166,8 @@ QVariant SentenceTableModel::data(const QModelIndex& index, int role) const {
         if (!marked.isEmpty())
           tip += QLatin1Char('\n') + tr("Not in %1's output: %2").arg(names_[other], marked.join(QLatin1Char(' ')));
       }
-      return tip + QLatin1Char('\n') + tr("Double-click to open this sentence with %1 in Attention and Beam search").arg(names_[system]);
+      return tip + QLatin1Char('\n') +
+             tr("Double-click to open this sentence with %1 in Attention and Beam search").arg(names_[system]);
     }
     return {};
   }
@@ -191,7 +193,8 @@ QVariant SentenceTableModel::headerData(int section, Qt::Orientation orientation
     if (role == Qt::DisplayRole) return tr("%1 log p").arg(names_[system]);
     if (role == Qt::ToolTipRole)
       return tr("%1's confidence: the mean token log-probability of its output (0 = certain; lower = less sure). Sort "
-                "ascending for the least confident sentences first").arg(names_[system]);
+                "ascending for the least confident sentences first")
+          .arg(names_[system]);
     return {};
   }
   if (role == Qt::DisplayRole) {
@@ -210,19 +213,21 @@ QVariant SentenceTableModel::headerData(int section, Qt::Orientation orientation
     if (is_score) return tr("Sentence %1 of %2 against the reference (0-100)").arg(metric_, names_[system]);
     if (system >= 0) {
       const int other = counterpart(system);
-      return other < 0 ? tr("The output of %1").arg(names_[system])
-                       : tr("The output of %1; in colour the words %2's output lacks").arg(names_[system], names_[other]);
+      return other < 0
+                 ? tr("The output of %1").arg(names_[system])
+                 : tr("The output of %1; in colour the words %2's output lacks").arg(names_[system], names_[other]);
     }
   }
   return {};
 }
 
 SentenceFilterProxy::SentenceFilterProxy(QObject* parent)
-    : WordFilterProxy(SentenceTableModel::SortRole, -1,
-                      [this](int row) {
-                        const auto* model = qobject_cast<const SentenceTableModel*>(sourceModel());
-                        return model ? model->searchText(row) : QString();
-                      },
-                      parent) {}
+    : WordFilterProxy(
+          SentenceTableModel::SortRole, -1,
+          [this](int row) {
+            const auto* model = qobject_cast<const SentenceTableModel*>(sourceModel());
+            return model ? model->searchText(row) : QString();
+          },
+          parent) {}
 
 }  // namespace ts::ui

@@ -63,7 +63,9 @@ class SentenceTableModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
  private:
-  QString output(int row, int system) const { return outputs_[static_cast<std::size_t>(system)][static_cast<std::size_t>(row)]; }
+  QString output(int row, int system) const {
+    return outputs_[static_cast<std::size_t>(system)][static_cast<std::size_t>(row)];
+  }
   /// The system whose output a system's words are compared with (-1: none).
   int counterpart(int system) const;
   int perSystem() const { return has_confidence_ ? 3 : 2; }
@@ -71,14 +73,14 @@ class SentenceTableModel : public QAbstractTableModel {
   int kindOfColumn(int column) const;
 
   QStringList names_;
-  QString metric_;                          // "BLEU" or "chrF"
+  QString metric_;  // "BLEU" or "chrF"
   std::vector<QString> sources_, references_;
-  std::vector<std::vector<QString>> outputs_;  // [system][row]
-  std::vector<std::vector<double>> scores_;    // [system][row]
+  std::vector<std::vector<QString>> outputs_;     // [system][row]
+  std::vector<std::vector<double>> scores_;       // [system][row]
   std::vector<std::vector<double>> confidences_;  // [system][row]; empty for a system without
   bool has_confidence_ = false;
   std::vector<QString> search_;
-  std::vector<QColor> colors_;                 // per system, as in the charts
+  std::vector<QColor> colors_;  // per system, as in the charts
 };
 
 /// Sorts on SentenceTableModel::SortRole (ties by test-set order); every whitespace-separated word

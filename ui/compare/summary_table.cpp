@@ -37,8 +37,10 @@ SummaryTable::SummaryTable(QWidget* parent) : QTableWidget(0, ColumnCount, paren
       tr("Paired bootstrap resampling against the baseline: the chance of a difference this large if the two "
          "systems were equally good. * marks p < 0.05"));
   horizontalHeaderItem(PChrf)->setToolTip(horizontalHeaderItem(PBleu)->toolTip());
-  horizontalHeaderItem(Bleu)->setToolTip(tr("Corpus BLEU (sacreBLEU), between the 2.5th and 97.5th percentiles of the resamples"));
-  horizontalHeaderItem(Chrf)->setToolTip(tr("Corpus chrF (sacreBLEU), between the 2.5th and 97.5th percentiles of the resamples"));
+  horizontalHeaderItem(Bleu)->setToolTip(
+      tr("Corpus BLEU (sacreBLEU), between the 2.5th and 97.5th percentiles of the resamples"));
+  horizontalHeaderItem(Chrf)->setToolTip(
+      tr("Corpus chrF (sacreBLEU), between the 2.5th and 97.5th percentiles of the resamples"));
   setEditTriggers(QAbstractItemView::NoEditTriggers);
   setSelectionBehavior(QAbstractItemView::SelectRows);
   setSelectionMode(QAbstractItemView::SingleSelection);
@@ -53,7 +55,8 @@ SummaryTable::SummaryTable(QWidget* parent) : QTableWidget(0, ColumnCount, paren
 void SummaryTable::fitHeight() {
   // Every system in view (up to eight; more scroll), so the summary never hides a row.
   const int rows = std::clamp(rowCount(), 2, 8);
-  int height = horizontalHeader()->sizeHint().height() + 2 * frameWidth() + rows * verticalHeader()->defaultSectionSize();
+  int height =
+      horizontalHeader()->sizeHint().height() + 2 * frameWidth() + rows * verticalHeader()->defaultSectionSize();
   // Room for the horizontal scroll bar whether or not it shows yet: it appears only after the
   // layout, when a narrow dock cannot show every column.
   height += horizontalScrollBar()->sizeHint().height();

@@ -27,7 +27,8 @@ namespace {
 
 constexpr int kLabelRole = Qt::UserRole + 4;  // the entry's text without the baseline mark
 constexpr int kKeyRole = Qt::UserRole + 5;    // "run:12" or "file:3": what a refresh keeps
-constexpr int kBusyTimeoutMs = RunStore::kReaderBusyTimeoutMs;           // read on the GUI thread: a busy store answers soon or fails
+constexpr int kBusyTimeoutMs =
+    RunStore::kReaderBusyTimeoutMs;  // read on the GUI thread: a busy store answers soon or fails
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
@@ -60,8 +61,9 @@ SystemChooser::SystemChooser(QWidget* parent) : QWidget(parent) {
   list_->setDragDropMode(QAbstractItemView::InternalMove);
   list_->setDefaultDropAction(Qt::MoveAction);
   list_->setSelectionMode(QAbstractItemView::SingleSelection);
-  list_->setToolTip(tr("Translation runs of the history with a checkpoint, newest first, and models added by hand. "
-                       "Drag an entry, or use Up and Down, to change the order."));
+  list_->setToolTip(
+      tr("Translation runs of the history with a checkpoint, newest first, and models added by hand. "
+         "Drag an entry, or use Up and Down, to change the order."));
   layout->addWidget(list_, 1);
 
   auto* buttons = new QHBoxLayout;
@@ -138,13 +140,15 @@ bool SystemChooser::refresh() {
   } catch (const StoreError& e) {
     // Nothing recorded yet, or a database that the History panel upgrades first: no runs to offer yet.
     if (e.problem() != StoreProblem::kMissing && e.problem() != StoreProblem::kOutdated) {
-      Q_EMIT message(tr("Cannot read the run history %1: %2").arg(QDir::toNativeSeparators(path), QString::fromUtf8(e.what())),
-                     true);
+      Q_EMIT message(
+          tr("Cannot read the run history %1: %2").arg(QDir::toNativeSeparators(path), QString::fromUtf8(e.what())),
+          true);
       return false;
     }
   } catch (const std::exception& e) {
-    Q_EMIT message(tr("Cannot read the run history %1: %2").arg(QDir::toNativeSeparators(path), QString::fromUtf8(e.what())),
-                   true);
+    Q_EMIT message(
+        tr("Cannot read the run history %1: %2").arg(QDir::toNativeSeparators(path), QString::fromUtf8(e.what())),
+        true);
     return false;
   }
   std::sort(runs.begin(), runs.end(), [](const RunInfo& a, const RunInfo& b) { return a.id > b.id; });
@@ -163,7 +167,8 @@ bool SystemChooser::refresh() {
     label += QStringLiteral(" · ") + QFileInfo(checkpoint).fileName();
     const QString tip = tr("Run %1 (%2, %3), corpus %4\n%5")
                             .arg(r.id)
-                            .arg(QString::fromLatin1(run_status_name(r.status)), q(r.preset), q(r.corpus_path), QDir::toNativeSeparators(checkpoint));
+                            .arg(QString::fromLatin1(run_status_name(r.status)), q(r.preset), q(r.corpus_path),
+                                 QDir::toNativeSeparators(checkpoint));
     entries.push_back({QStringLiteral("run:%1").arg(r.id), checkpoint, label, tip, r.id});
   }
 
@@ -174,8 +179,10 @@ bool SystemChooser::refresh() {
   for (int row = list_->count() - 1; row >= 0; --row) {
     auto* item = list_->item(row);
     const QString key = item->data(kKeyRole).toString();
-    if (item->data(RunRole).toLongLong() > 0 && !wanted.contains(key)) delete list_->takeItem(row);  // deleted or lost its files
-    else listed.insert(key);
+    if (item->data(RunRole).toLongLong() > 0 && !wanted.contains(key))
+      delete list_->takeItem(row);  // deleted or lost its files
+    else
+      listed.insert(key);
   }
   int insert_at = 0;
   for (const auto& e : entries) {
@@ -250,8 +257,8 @@ void SystemChooser::addDialog() {
 }
 
 void SystemChooser::addFolderDialog() {
-  const QString dir = QFileDialog::getExistingDirectory(this, tr("Add an exported model folder or a run directory"),
-                                                        start_directory_);
+  const QString dir =
+      QFileDialog::getExistingDirectory(this, tr("Add an exported model folder or a run directory"), start_directory_);
   if (dir.isEmpty()) return;
   QString error;
   if (!addModel(dir, &error)) Q_EMIT message(error, true);
@@ -284,15 +291,18 @@ void SystemChooser::makeBaseline(int row) {
   updating_ = true;
   item->setCheckState(Qt::Checked);
   updating_ = false;
-  if (row == 0) updateMarks();
-  else moveEntry(row, 0);
+  if (row == 0)
+    updateMarks();
+  else
+    moveEntry(row, 0);
 }
 
 QList<ModelChoice> SystemChooser::checkedModels() const {
   QList<ModelChoice> out;
   for (int row = 0; row < list_->count(); ++row) {
     const auto* item = list_->item(row);
-    if (item->checkState() == Qt::Checked) out.push_back({item->data(NameRole).toString(), item->data(PathRole).toString()});
+    if (item->checkState() == Qt::Checked)
+      out.push_back({item->data(NameRole).toString(), item->data(PathRole).toString()});
   }
   return out;
 }
@@ -325,9 +335,12 @@ void SystemChooser::updateMarks() {
     }
   }
   updating_ = false;
-  if (checked == 0) count_->setText(tr("Nothing checked."));
-  else if (checked == 1) count_->setText(tr("One system: %1's output for every test pair, worst first.").arg(baseline));
-  else count_->setText(tr("%1 systems, tested against %2.").arg(checked).arg(baseline));
+  if (checked == 0)
+    count_->setText(tr("Nothing checked."));
+  else if (checked == 1)
+    count_->setText(tr("One system: %1's output for every test pair, worst first.").arg(baseline));
+  else
+    count_->setText(tr("%1 systems, tested against %2.").arg(checked).arg(baseline));
   updateButtons();
   Q_EMIT checkedChanged(checked);
 }

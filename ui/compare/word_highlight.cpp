@@ -81,9 +81,9 @@ void HtmlItemDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
   QAbstractTextDocumentLayout::PaintContext context;
   const auto group = (opt.state & QStyle::State_Enabled) ? QPalette::Normal : QPalette::Disabled;
   context.palette = opt.palette;
-  context.palette.setColor(QPalette::Text, opt.palette.color(group, (opt.state & QStyle::State_Selected)
-                                                                        ? QPalette::HighlightedText
-                                                                        : QPalette::Text));
+  context.palette.setColor(
+      QPalette::Text,
+      opt.palette.color(group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text));
   if (direction == Qt::RightToLeft) {  // laid out right to left, against the cell's right edge
     QTextOption text_option = doc.defaultTextOption();
     text_option.setTextDirection(Qt::RightToLeft);

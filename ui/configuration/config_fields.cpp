@@ -137,8 +137,9 @@ std::vector<ConfigField> build_fields() {
     k = key("kind");
     Row kind(k.c_str(), "Tokenizer", FieldKind::Choice);
     kind.values({QStringLiteral("word"), QStringLiteral("char"), QStringLiteral("bpe"), QStringLiteral("unigram")})
-        .help("How text is cut into tokens: word (words and punctuation marks), char (single characters; spaces "
-              "become \u2581), bpe or unigram (SentencePiece subwords learned from the training split).");
+        .help(
+            "How text is cut into tokens: word (words and punctuation marks), char (single characters; spaces "
+            "become \u2581), bpe or unigram (SentencePiece subwords learned from the training split).");
     if (!is_src) kind.when(used, unused_note);
     add(kind);
 
@@ -153,35 +154,42 @@ std::vector<ConfigField> build_fields() {
     k = key("punctuation");
     Row punct(k.c_str(), "Punctuation", FieldKind::Choice);
     punct.values({QStringLiteral("split"), QStringLiteral("strip"), QStringLiteral("keep")})
-        .help("Word tokenizer: split (marks become tokens of their own), strip (marks are dropped), keep "
-              "(marks stay attached to words; text is split on spaces only).")
+        .help(
+            "Word tokenizer: split (marks become tokens of their own), strip (marks are dropped), keep "
+            "(marks stay attached to words; text is split on spaces only).")
         .when([tok, used](const ExperimentConfig& c) { return used(c) && tok(c).kind == "word"; },
-              is_src ? tr_("only for the word tokenizer") : tr_("only for the word tokenizer without a shared vocabulary"));
+              is_src ? tr_("only for the word tokenizer")
+                     : tr_("only for the word tokenizer without a shared vocabulary"));
     add(punct);
 
     k = key("chinese");
     Row chinese(k.c_str(), "Chinese script", FieldKind::Choice);
     chinese.values({QStringLiteral("none"), QStringLiteral("t2s"), QStringLiteral("s2t")})
-        .help("Convert Chinese text before tokenizing: t2s (traditional to simplified), s2t (simplified to "
-              "traditional), none. Needs OpenCC in this build.");
+        .help(
+            "Convert Chinese text before tokenizing: t2s (traditional to simplified), s2t (simplified to "
+            "traditional), none. Needs OpenCC in this build.");
     if (!is_src) chinese.when(used, unused_note);
     add(chinese);
 
     k = key("vocab_size");
     Row size(k.c_str(), "Subword vocabulary", FieldKind::Integer);
     size.range(16, 1000000, 500)
-        .help("bpe/unigram: how many SentencePiece pieces to learn. Smaller corpora support fewer pieces; "
-              "training retries with a smaller vocabulary when the data cannot fill it.")
-        .when([tok, used](const ExperimentConfig& c) { return used(c) && (tok(c).kind == "bpe" || tok(c).kind == "unigram"); },
+        .help(
+            "bpe/unigram: how many SentencePiece pieces to learn. Smaller corpora support fewer pieces; "
+            "training retries with a smaller vocabulary when the data cannot fill it.")
+        .when([tok, used](
+                  const ExperimentConfig& c) { return used(c) && (tok(c).kind == "bpe" || tok(c).kind == "unigram"); },
               "only for bpe/unigram");
     add(size);
 
     k = key("character_coverage");
     Row coverage(k.c_str(), "Character coverage", FieldKind::Real);
     coverage.range(0.0001, 1, 0.0005)
-        .help("bpe/unigram: the share of characters the SentencePiece model covers; rarer ones become <unk>. "
-              "0.9995 suits scripts with thousands of characters (Chinese, Japanese), 1.0 small alphabets.")
-        .when([tok, used](const ExperimentConfig& c) { return used(c) && (tok(c).kind == "bpe" || tok(c).kind == "unigram"); },
+        .help(
+            "bpe/unigram: the share of characters the SentencePiece model covers; rarer ones become <unk>. "
+            "0.9995 suits scripts with thousands of characters (Chinese, Japanese), 1.0 small alphabets.")
+        .when([tok, used](
+                  const ExperimentConfig& c) { return used(c) && (tok(c).kind == "bpe" || tok(c).kind == "unigram"); },
               "only for bpe/unigram");
     add(coverage);
   }
@@ -238,7 +246,8 @@ std::vector<ConfigField> build_fields() {
               .values({QStringLiteral("adam"), QStringLiteral("adamw")})
               .help("adam: weight decay added to the gradient (L2); adamw: decoupled weight decay."));
   add_row(Row("train.schedule", "LR schedule", FieldKind::Choice)
-              .values({QStringLiteral("noam"), QStringLiteral("constant"), QStringLiteral("linear"), QStringLiteral("cosine")})
+              .values({QStringLiteral("noam"), QStringLiteral("constant"), QStringLiteral("linear"),
+                       QStringLiteral("cosine")})
               .help("Learning rate over steps. noam: rises for the warmup steps, then decays as 1/\u221astep "
                     "(the paper). constant, linear and cosine: linear warmup to the learning rate, then constant, "
                     "linear to 0 or cosine to 10 % over max steps; with a time budget, linear and cosine reach 0 "
@@ -289,10 +298,11 @@ std::vector<ConfigField> build_fields() {
               .special("off (count sentences)")
               .help("Token budget per batch (padded tokens of the longer side); sentences of similar length are "
                     "bucketed together. 0 = batches of a fixed number of sentences instead."));
-  add_row(Row("train.batch_sentences", "Batch sentences", FieldKind::Integer)
-              .range(0, kIntMax, 8)
-              .help("Sentences per batch (length-sorted buckets) when batch tokens is 0.")
-              .when([](const ExperimentConfig& c) { return c.train.batch_tokens <= 0; }, "only when batch tokens is 0"));
+  add_row(
+      Row("train.batch_sentences", "Batch sentences", FieldKind::Integer)
+          .range(0, kIntMax, 8)
+          .help("Sentences per batch (length-sorted buckets) when batch tokens is 0.")
+          .when([](const ExperimentConfig& c) { return c.train.batch_tokens <= 0; }, "only when batch tokens is 0"));
   add_row(Row("train.accumulate", "Accumulate gradients", FieldKind::Integer)
               .range(1, 1024)
               .help("Batches whose gradients are summed before each optimizer step: a larger effective batch "
@@ -378,7 +388,8 @@ std::vector<ConfigField> build_fields() {
   subgroup.clear();
   auto mode_is = [](std::initializer_list<DecodeMode> modes) {
     std::vector<DecodeMode> list(modes.begin(), modes.end());
-    return [list](const ExperimentConfig& c) { return std::find(list.begin(), list.end(), c.decode.mode) != list.end(); };
+    return
+        [list](const ExperimentConfig& c) { return std::find(list.begin(), list.end(), c.decode.mode) != list.end(); };
   };
   add_row(Row("decode.mode", "Search", FieldKind::Choice)
               .values({QStringLiteral("greedy"), QStringLiteral("beam"), QStringLiteral("sample")})
@@ -421,12 +432,13 @@ std::vector<ConfigField> build_fields() {
               .range(0, 100000)
               .help("Longest output: a \u00d7 source length + b tokens. With a and b both 0: 2 \u00d7 source "
                     "length + 10."));
-  add_row(Row("decode.weights", "Weights (CPU)", FieldKind::Choice)
-              .values({QStringLiteral("bf16"), QStringLiteral("int8"), QStringLiteral("fp32"), QStringLiteral("libtorch")})
-              .help("How the weights are stored while translating one sentence on the CPU: bf16 (half the memory "
-                    "traffic, nearly always the fp32 translation), int8 (the fastest, occasionally a different word), "
-                    "fp32 (the model's own, packed) or libtorch (LibTorch's operations, the reference). Evaluation, "
-                    "validation and GPUs use the model's own fp32 weights."));
+  add_row(
+      Row("decode.weights", "Weights (CPU)", FieldKind::Choice)
+          .values({QStringLiteral("bf16"), QStringLiteral("int8"), QStringLiteral("fp32"), QStringLiteral("libtorch")})
+          .help("How the weights are stored while translating one sentence on the CPU: bf16 (half the memory "
+                "traffic, nearly always the fp32 translation), int8 (the fastest, occasionally a different word), "
+                "fp32 (the model's own, packed) or libtorch (LibTorch's operations, the reference). Evaluation, "
+                "validation and GPUs use the model's own fp32 weights."));
   return out;
 }
 
@@ -446,8 +458,9 @@ const ConfigField* find_config_field(const QString& key) {
 }
 
 QStringList config_groups() {
-  return {QStringLiteral("data"),  QStringLiteral("src_tokenizer"), QStringLiteral("tgt_tokenizer"), QStringLiteral("model"),
-          QStringLiteral("train"), QStringLiteral("compute"),       QStringLiteral("decode")};
+  return {QStringLiteral("data"),  QStringLiteral("src_tokenizer"), QStringLiteral("tgt_tokenizer"),
+          QStringLiteral("model"), QStringLiteral("train"),         QStringLiteral("compute"),
+          QStringLiteral("decode")};
 }
 
 QString group_title(const QString& group) {
@@ -508,8 +521,9 @@ QString field_tooltip(const ConfigField& field) {
   QString range;
   switch (field.kind) {
     case FieldKind::Integer:
-      range = tr_("Range: %1 to %2").arg(QLocale().toString(static_cast<qlonglong>(field.minimum)),
-                                          QLocale().toString(static_cast<qlonglong>(field.maximum)));
+      range = tr_("Range: %1 to %2")
+                  .arg(QLocale().toString(static_cast<qlonglong>(field.minimum)),
+                       QLocale().toString(static_cast<qlonglong>(field.maximum)));
       break;
     case FieldKind::Real:
       range = tr_("Range: %1 to %2").arg(format_number(field.minimum), format_number(field.maximum));

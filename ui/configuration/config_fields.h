@@ -43,9 +43,9 @@ struct ConfigField {
   double maximum = 0;
   double step = 1;
   StepMode step_mode = StepMode::Linear;
-  QStringList choices;   // Choice: allowed values (train.device is filled by the panel from the machine)
-  QString special;       // text shown at the minimum instead of the number ("no limit"); "" = none
-  QString help;          // what it does (the tooltip adds the default and the range)
+  QStringList choices;  // Choice: allowed values (train.device is filled by the panel from the machine)
+  QString special;      // text shown at the minimum instead of the number ("no limit"); "" = none
+  QString help;         // what it does (the tooltip adds the default and the range)
   /// When set and false for a config, the field has no effect there and is greyed out.
   std::function<bool(const ExperimentConfig&)> relevant;
   QString irrelevant_note;  // why it is greyed out ("only for bpe/unigram")

@@ -68,12 +68,12 @@ class ConfigPanel : public QWidget {
  private:
   struct Editor {
     const ConfigField* field = nullptr;
-    QWidget* widget = nullptr;   // objectName "field.<key>"
-    QLabel* label = nullptr;     // "label.<key>"
-    QLabel* error = nullptr;     // "error.<key>", shown when an edit is refused
-    QLabel* hint = nullptr;      // "hint.<key>", derived facts (pairs in the dev set, head size)
+    QWidget* widget = nullptr;  // objectName "field.<key>"
+    QLabel* label = nullptr;    // "label.<key>"
+    QLabel* error = nullptr;    // "error.<key>", shown when an edit is refused
+    QLabel* hint = nullptr;     // "hint.<key>", derived facts (pairs in the dev set, head size)
     double minimum = 0, maximum = 0;
-    QString tooltip;             // what it does, default, range
+    QString tooltip;  // what it does, default, range
   };
   struct Section {
     QToolButton* header = nullptr;

@@ -65,7 +65,8 @@ QScrollArea* ConfigPanel::buildFields() {
     label_width = std::max(label_width, QFontMetrics(f).horizontalAdvance(QStringLiteral("\u26a0 ") + e.field->label));
   }
   for (const auto& section : sections_)
-    if (auto* grid = qobject_cast<QGridLayout*>(section.body->layout())) grid->setColumnMinimumWidth(0, label_width + 4);
+    if (auto* grid = qobject_cast<QGridLayout*>(section.body->layout()))
+      grid->setColumnMinimumWidth(0, label_width + 4);
   scroll_->setWidget(fields);
   return scroll_;
 }
@@ -214,9 +215,8 @@ QWidget* ConfigPanel::createEditor(Editor& e) {
       auto* combo = new QComboBox(this);
       if (f.key == QLatin1String("train.device")) {
         for (const QString& device : available_devices()) {
-          const QString text = device == QLatin1String("auto")
-                                   ? tr("auto: %1").arg(default_device_description())
-                                   : device_description(device);
+          const QString text = device == QLatin1String("auto") ? tr("auto: %1").arg(default_device_description())
+                                                               : device_description(device);
           combo->addItem(text, device);
         }
       } else {
@@ -386,18 +386,20 @@ void ConfigPanel::refreshHints() {
       const double v = key == QLatin1String("data.dev") ? c.data.dev : c.data.test;
       try {
         const std::size_t n = resolve_split_size(v, total);
-        hint = v > 0 && v < 1 ? tr("%1 % = %2 of %3 pairs").arg(number(v * 100), count(std::int64_t(n)), count(std::int64_t(total)))
-                              : tr("%1 of %2 pairs").arg(count(std::int64_t(n)), count(std::int64_t(total)));
-      } catch (const std::exception&) {
-      }
+        hint =
+            v > 0 && v < 1
+                ? tr("%1 % = %2 of %3 pairs").arg(number(v * 100), count(std::int64_t(n)), count(std::int64_t(total)))
+                : tr("%1 of %2 pairs").arg(count(std::int64_t(n)), count(std::int64_t(total)));
+      } catch (const std::exception&) {}
     } else if (key == QLatin1String("model.heads") && c.model.heads > 0 && c.model.d_model % c.model.heads == 0) {
       hint = tr("%1 dimensions per head").arg(c.model.d_model / c.model.heads);
     } else if (key == QLatin1String("model.d_ff") && c.model.d_model > 0) {
       hint = tr("%1 \u00d7 d_model").arg(number(std::round(10.0 * c.model.d_ff / c.model.d_model) / 10));
     } else if (key == QLatin1String("train.lr") && c.train.schedule == "noam" && c.model.d_model > 0) {
       const double warmup = std::max(1, c.train.warmup);
-      hint = tr("peak %1 at step %2").arg(QLocale().toString(c.train.lr / std::sqrt(c.model.d_model * warmup), 'g', 3),
-                                         count(static_cast<std::int64_t>(warmup)));
+      hint = tr("peak %1 at step %2")
+                 .arg(QLocale().toString(c.train.lr / std::sqrt(c.model.d_model * warmup), 'g', 3),
+                      count(static_cast<std::int64_t>(warmup)));
     } else if (key == QLatin1String("train.accumulate") && c.train.accumulate > 1) {
       hint = tr("%1 batches per step").arg(c.train.accumulate);
     } else if (key == QLatin1String("decode.max_len_b") && c.decode.max_len_a <= 0 && c.decode.max_len_b <= 0) {
@@ -421,7 +423,9 @@ void ConfigPanel::refreshSections() {
     const QString& group = it.key();
     QString summary;
     if (group == QLatin1String("data")) {
-      summary = tr("dev %1 \u00b7 test %2 \u00b7 max length %3").arg(number(c.data.dev), number(c.data.test)).arg(c.data.max_len);
+      summary = tr("dev %1 \u00b7 test %2 \u00b7 max length %3")
+                    .arg(number(c.data.dev), number(c.data.test))
+                    .arg(c.data.max_len);
       if (c.data.shared_vocab) summary += tr(" \u00b7 shared vocabulary");
     } else if (group == QLatin1String("src_tokenizer")) {
       summary = tokenizer(c.data.src_tokenizer);
@@ -436,15 +440,18 @@ void ConfigPanel::refreshSections() {
                     .arg(c.model.d_ff);
     } else if (group == QLatin1String("train")) {
       summary = QStringLiteral("%1 \u00b7 %2 lr %3 \u00b7 %4")
-                    .arg(QString::fromStdString(c.train.optimizer), QString::fromStdString(c.train.schedule), number(c.train.lr),
+                    .arg(QString::fromStdString(c.train.optimizer), QString::fromStdString(c.train.schedule),
+                         number(c.train.lr),
                          c.train.batch_tokens > 0 ? tr("%1 tokens/batch").arg(count(c.train.batch_tokens))
                                                   : tr("%1 sentences/batch").arg(count(c.train.batch_sentences)));
       summary += c.train.budget_minutes > 0 ? tr(" \u00b7 %1 budget").arg(format_budget(c.train.budget_minutes))
                                             : tr(" \u00b7 no budget");
     } else if (group == QLatin1String("compute")) {
-      summary = QString::fromStdString(c.train.device) + QStringLiteral(" \u00b7 ") +
-                (c.train.threads == 0 ? tr("all %1 cores").arg(cpu_cores()) : (c.train.threads == 1 ? tr("1 thread") : tr("%1 threads").arg(c.train.threads))) +
-                QStringLiteral(" \u00b7 ") + QString::fromStdString(c.train.precision);
+      summary =
+          QString::fromStdString(c.train.device) + QStringLiteral(" \u00b7 ") +
+          (c.train.threads == 0 ? tr("all %1 cores").arg(cpu_cores())
+                                : (c.train.threads == 1 ? tr("1 thread") : tr("%1 threads").arg(c.train.threads))) +
+          QStringLiteral(" \u00b7 ") + QString::fromStdString(c.train.precision);
     } else if (group == QLatin1String("decode")) {
       summary = QString::fromLatin1(decode_mode_name(c.decode.mode));
       if (c.decode.mode == DecodeMode::kBeam) summary += QStringLiteral(" %1").arg(c.decode.beam);

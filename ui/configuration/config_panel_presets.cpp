@@ -40,21 +40,25 @@ void ConfigPanel::buildPresetArea(QVBoxLayout* layout) {
   for (const auto& name : preset_names()) {
     const QString n = QString::fromStdString(name);
     preset_combo_->addItem(n, n);
-    preset_combo_->setItemData(preset_combo_->count() - 1, QString::fromStdString(preset_description(name)), Qt::ToolTipRole);
+    preset_combo_->setItemData(preset_combo_->count() - 1, QString::fromStdString(preset_description(name)),
+                               Qt::ToolTipRole);
   }
-  preset_combo_->setToolTip(tr("Start from the settings of a seed tutorial, the built-in demo or the tiny test model. "
-                               "Device and thread choices are kept."));
+  preset_combo_->setToolTip(
+      tr("Start from the settings of a seed tutorial, the built-in demo or the tiny test model. "
+         "Device and thread choices are kept."));
   preset_label->setBuddy(preset_combo_);
   reset_button_ = new QPushButton(tr("&Reset to preset"), this);
   reset_button_->setObjectName(QStringLiteral("resetPresetButton"));
   reset_button_->setToolTip(tr("Undo every change made since the preset was chosen (device and threads are kept)."));
   auto* load_button = new QPushButton(tr("&Load…"), this);
   load_button->setObjectName(QStringLiteral("loadConfigButton"));
-  load_button->setToolTip(tr("Read a configuration from a JSON file (as written by Save… or used by "
-                             "transformer-studio-cli train --config)."));
+  load_button->setToolTip(
+      tr("Read a configuration from a JSON file (as written by Save… or used by "
+         "transformer-studio-cli train --config)."));
   auto* save_button = new QPushButton(tr("&Save…"), this);
   save_button->setObjectName(QStringLiteral("saveConfigButton"));
-  save_button->setToolTip(tr("Write this configuration as JSON, for later or for transformer-studio-cli train --config."));
+  save_button->setToolTip(
+      tr("Write this configuration as JSON, for later or for transformer-studio-cli train --config."));
   preset_row->addWidget(preset_label);
   preset_row->addWidget(preset_combo_);
   preset_row->addWidget(reset_button_);
@@ -111,8 +115,8 @@ void ConfigPanel::buildPresetArea(QVBoxLayout* layout) {
   connect(load_button, &QPushButton::clicked, this, [this] {
     QSettings settings;
     const QString dir = settings.value(QStringLiteral("configPanel/lastDir"), QDir::homePath()).toString();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Load configuration"), dir,
-                                                      tr("JSON files (*.json);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Load configuration"), dir, tr("JSON files (*.json);;All files (*)"));
     if (path.isEmpty()) return;
     settings.setValue(QStringLiteral("configPanel/lastDir"), QFileInfo(path).absolutePath());
     loadConfig(path);
@@ -149,11 +153,13 @@ void ConfigPanel::refreshPreset() {
       differs = was != config_value(now, e.field->key);
       if (differs) {
         changed << e.field->key;
-        tip += QStringLiteral("<p>%1</p>").arg(tr("Preset \u201c%1\u201d: %2").arg(name, display_value(was)).toHtmlEscaped());
+        tip += QStringLiteral("<p>%1</p>")
+                   .arg(tr("Preset \u201c%1\u201d: %2").arg(name, display_value(was)).toHtmlEscaped());
       }
     }
     for (const QString& problem : flagged_.value(e.field->key))
-      tip += QStringLiteral("<p style='color:%1'>\u26a0 %2</p>").arg(warning_colour(palette()).name(), problem.toHtmlEscaped());
+      tip += QStringLiteral("<p style='color:%1'>\u26a0 %2</p>")
+                 .arg(warning_colour(palette()).name(), problem.toHtmlEscaped());
     e.label->setToolTip(tip);
     e.widget->setToolTip(tip);
     QFont f = e.label->font();
@@ -161,8 +167,9 @@ void ConfigPanel::refreshPreset() {
     e.label->setFont(f);
   }
 
-  preset_description_->setText(index >= 0 ? QString::fromStdString(preset_description(c.preset))
-                                          : tr("Settings not based on a preset (from a file or edited from defaults)."));
+  preset_description_->setText(index >= 0
+                                   ? QString::fromStdString(preset_description(c.preset))
+                                   : tr("Settings not based on a preset (from a file or edited from defaults)."));
   if (index < 0) {
     preset_status_->setText(tr("custom"));
   } else if (changed.isEmpty() && c.preset == "auto") {
@@ -175,8 +182,10 @@ void ConfigPanel::refreshPreset() {
     QStringList shown = changed.mid(0, 4);
     QString list = shown.join(QStringLiteral(", "));
     if (changed.size() > shown.size()) list += tr(" and %1 more").arg(changed.size() - shown.size());
-    preset_status_->setText(changed.size() == 1 ? tr("custom (from %1): 1 change, in bold below: %2").arg(name, list)
-                                                : tr("custom (from %1): %2 changes, in bold below: %3").arg(name).arg(changed.size()).arg(list));
+    preset_status_->setText(
+        changed.size() == 1
+            ? tr("custom (from %1): 1 change, in bold below: %2").arg(name, list)
+            : tr("custom (from %1): %2 changes, in bold below: %3").arg(name).arg(changed.size()).arg(list));
   }
   reset_button_->setEnabled(index >= 0 && !changed.isEmpty());
 }

@@ -57,7 +57,8 @@ void ConfigPanel::refreshProblems() {
     const std::size_t total = corpus->pairs.size();
     std::size_t dev = 0, test = 0;
     bool ok = true;
-    for (const auto& [key, value, out] : {std::tuple{"data.dev", c.data.dev, &dev}, std::tuple{"data.test", c.data.test, &test}}) {
+    for (const auto& [key, value, out] :
+         {std::tuple{"data.dev", c.data.dev, &dev}, std::tuple{"data.test", c.data.test, &test}}) {
       try {
         *out = resolve_split_size(value, total);
       } catch (const std::exception&) {
@@ -67,8 +68,9 @@ void ConfigPanel::refreshProblems() {
       }
     }
     if (ok && dev + test >= total)
-      problems << tr("data.dev and data.test hold out %1 + %2 pairs: none of the corpus's %3 pairs is left for training")
-                      .arg(count(dev), count(test), count(static_cast<std::int64_t>(total)));
+      problems
+          << tr("data.dev and data.test hold out %1 + %2 pairs: none of the corpus's %3 pairs is left for training")
+                 .arg(count(dev), count(test), count(static_cast<std::int64_t>(total)));
   }
 
   // Advice that does not block training.
@@ -120,10 +122,13 @@ void ConfigPanel::refreshProblems() {
     html = QStringLiteral("<span style='color:%1'>\u2714 %2</span>")
                .arg(ok_colour(p).name(), tr("No problems: this configuration can be trained.").toHtmlEscaped());
   } else {
-    html = QStringLiteral("<b style='color:%1'>\u26a0 %2</b><ul style='margin-top:2px; margin-bottom:0px; -qt-list-indent:1'>")
-               .arg(warn.name(), (problems.size() == 1 ? tr("1 problem: training will not start until it is fixed")
-                                               : tr("%1 problems: training will not start until they are fixed").arg(problems.size()))
-                    .toHtmlEscaped());
+    html = QStringLiteral(
+               "<b style='color:%1'>\u26a0 %2</b><ul style='margin-top:2px; margin-bottom:0px; -qt-list-indent:1'>")
+               .arg(warn.name(),
+                    (problems.size() == 1
+                         ? tr("1 problem: training will not start until it is fixed")
+                         : tr("%1 problems: training will not start until they are fixed").arg(problems.size()))
+                        .toHtmlEscaped());
     for (const QString& item : problems) html += QStringLiteral("<li>%1</li>").arg(item.toHtmlEscaped());
     html += QStringLiteral("</ul>");
   }
@@ -134,7 +139,8 @@ void ConfigPanel::refreshProblems() {
   }
   problems_label_->setText(html);
   QPalette box = problems_box_->palette();
-  box.setColor(QPalette::Window, problems.isEmpty() ? p.color(QPalette::Window) : blend(p.color(QPalette::Window), warn, 0.12));
+  box.setColor(QPalette::Window,
+               problems.isEmpty() ? p.color(QPalette::Window) : blend(p.color(QPalette::Window), warn, 0.12));
   problems_box_->setPalette(box);
 
   if (had != !problems.isEmpty()) Q_EMIT problemsChanged(!problems.isEmpty());

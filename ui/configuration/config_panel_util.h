@@ -16,14 +16,20 @@ namespace ts::ui::config_util {
 
 // Colours that read on light and dark palettes alike: the hue is fixed, the lightness follows the window.
 inline bool is_dark(const QPalette& p) { return p.color(QPalette::Window).lightness() < 128; }
-inline QColor error_colour(const QPalette& p) { return is_dark(p) ? QColor(0xff, 0x8a, 0x80) : QColor(0xc6, 0x28, 0x28); }
-inline QColor warning_colour(const QPalette& p) { return is_dark(p) ? QColor(0xff, 0xc1, 0x4d) : QColor(0x9a, 0x56, 0x00); }
+inline QColor error_colour(const QPalette& p) {
+  return is_dark(p) ? QColor(0xff, 0x8a, 0x80) : QColor(0xc6, 0x28, 0x28);
+}
+inline QColor warning_colour(const QPalette& p) {
+  return is_dark(p) ? QColor(0xff, 0xc1, 0x4d) : QColor(0x9a, 0x56, 0x00);
+}
 inline QColor ok_colour(const QPalette& p) { return is_dark(p) ? QColor(0x81, 0xc7, 0x84) : QColor(0x2e, 0x7d, 0x32); }
 inline QColor blend(const QColor& a, const QColor& b, double t) {
   return QColor::fromRgbF(a.redF() * (1 - t) + b.redF() * t, a.greenF() * (1 - t) + b.greenF() * t,
                           a.blueF() * (1 - t) + b.blueF() * t);
 }
-inline QColor muted_colour(const QPalette& p) { return blend(p.color(QPalette::WindowText), p.color(QPalette::Window), 0.4); }
+inline QColor muted_colour(const QPalette& p) {
+  return blend(p.color(QPalette::WindowText), p.color(QPalette::Window), 0.4);
+}
 
 inline void set_text_colour(QWidget* w, const QColor& c) {
   QPalette p = w->palette();

@@ -10,7 +10,8 @@
 
 namespace ts::ui {
 
-RealSpinBox::RealSpinBox(StepMode mode, double step, QWidget* parent) : QDoubleSpinBox(parent), mode_(mode), step_(step) {
+RealSpinBox::RealSpinBox(StepMode mode, double step, QWidget* parent)
+    : QDoubleSpinBox(parent), mode_(mode), step_(step) {
   setDecimals(15);  // values are rounded to this many decimals: keep 1e-12 intact
   setSingleStep(mode == StepMode::Linear ? step : 1);
 }

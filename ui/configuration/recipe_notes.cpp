@@ -70,8 +70,9 @@ RecipeNotes::RecipeNotes(StudioState* state, QWidget* parent) : QFrame(parent), 
   reasons_->setTextInteractionFlags(Qt::TextSelectableByMouse);  // read-only, but can be copied
   layout->addWidget(title_);
   layout->addWidget(new ReasonsArea(reasons_, this), 1);
-  setToolTip(tr("The auto preset is fitted to the corpus, the translation direction, the \u201cTrain for\u201d budget "
-                "(Training panel) and this machine. Fields you change yourself are kept when it is fitted again."));
+  setToolTip(
+      tr("The auto preset is fitted to the corpus, the translation direction, the \u201cTrain for\u201d budget "
+         "(Training panel) and this machine. Fields you change yourself are kept when it is fitted again."));
 
   last_preset_ = state_->config().preset;  // the preset at start is a default, not a choice
   connect(state_, &StudioState::corpusChanged, this, &RecipeNotes::onCorpusChanged);

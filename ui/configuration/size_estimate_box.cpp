@@ -34,10 +34,12 @@ SizeEstimateBox::SizeEstimateBox(StudioState* state, QWidget* parent)
   bold.setBold(true);
   parameters_->setFont(bold);
   memory_->setFont(bold);
-  parameters_->setToolTip(tr("Weights the model will have. Exact for the vocabulary sizes below, which are "
-                             "estimated from the corpus before the tokenizers are trained."));
-  memory_->setToolTip(tr("Weights, gradients and the two Adam moments (4 copies), plus the activations of one "
-                         "batch kept for the backward pass. A rough guide, not a guarantee."));
+  parameters_->setToolTip(
+      tr("Weights the model will have. Exact for the vocabulary sizes below, which are "
+         "estimated from the corpus before the tokenizers are trained."));
+  memory_->setToolTip(
+      tr("Weights, gradients and the two Adam moments (4 copies), plus the activations of one "
+         "batch kept for the backward pass. A rough guide, not a guarantee."));
   size_form->addRow(tr("Parameters:"), parameters_);
   size_form->addRow(tr("Weights:"), weights_);
   size_form->addRow(tr("Training memory:"), memory_);
@@ -70,14 +72,15 @@ void SizeEstimateBox::refresh() {
   const double average = averageSentenceTokens();
   const ModelSize size = estimate_model_size(c, src, tgt, average);
   const double millions = static_cast<double>(size.parameters) / 1e6;
-  parameters_->setText(tr("\u2248 %1 (%2 M)")
-                           .arg(count(size.parameters), QLocale().toString(millions, 'f', millions < 10 ? 2 : 1)));
+  parameters_->setText(
+      tr("\u2248 %1 (%2 M)").arg(count(size.parameters), QLocale().toString(millions, 'f', millions < 10 ? 2 : 1)));
   weights_->setText(tr("%1 as 32-bit floats").arg(format_bytes(static_cast<double>(size.weight_bytes))));
   memory_->setText(tr("\u2248 %1").arg(format_bytes(static_cast<double>(size.training_bytes))));
   QString batch;
   if (c.train.batch_tokens > 0) {
     batch = tr("%1 tokens (\u2248 %2 sentences)")
-                .arg(count(size.batch_tokens), count(static_cast<std::int64_t>(std::max(1.0, c.train.batch_tokens / average))));
+                .arg(count(size.batch_tokens),
+                     count(static_cast<std::int64_t>(std::max(1.0, c.train.batch_tokens / average))));
   } else {
     batch = tr("%1 sentences \u2248 %2 tokens").arg(count(c.train.batch_sentences), count(size.batch_tokens));
   }
@@ -93,10 +96,14 @@ void SizeEstimateBox::refresh() {
     vocab = tr("shared \u2248 %1 tokens").arg(count(src));
   else
     vocab = tr("source \u2248 %1, target \u2248 %2 tokens").arg(count(src), count(tgt));
-  if (counting_ && !counts_) vocab += tr(" (rough default; counting the corpus…)");
-  else if (counting_) vocab += tr(" (recounting…)");
-  else if (counts_ && !counts_->error.empty()) vocab += tr(" (rough default: %1)").arg(QString::fromStdString(counts_->error));
-  else if (counts_) vocab += tr(" (counted in the corpus, specials included)");
+  if (counting_ && !counts_)
+    vocab += tr(" (rough default; counting the corpus…)");
+  else if (counting_)
+    vocab += tr(" (recounting…)");
+  else if (counts_ && !counts_->error.empty())
+    vocab += tr(" (rough default: %1)").arg(QString::fromStdString(counts_->error));
+  else if (counts_)
+    vocab += tr(" (counted in the corpus, specials included)");
   vocab_->setText(vocab);
 }
 

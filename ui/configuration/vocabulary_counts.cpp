@@ -33,7 +33,8 @@ bool is_subword(const std::string& kind) { return kind == "bpe" || kind == "unig
 TokenizerConfig effective_tokenizer(const DataConfig& data, bool source, const Direction& direction) {
   if (data.shared_vocab) return data.src_tokenizer;
   TokenizerConfig c = source ? data.src_tokenizer : data.tgt_tokenizer;
-  if (data.cjk_chars && c.kind == "word" && is_cjk_language(source ? direction.src_code : direction.tgt_code)) c.kind = "char";
+  if (data.cjk_chars && c.kind == "word" && is_cjk_language(source ? direction.src_code : direction.tgt_code))
+    c.kind = "char";
   return c;
 }
 

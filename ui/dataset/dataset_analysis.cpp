@@ -17,7 +17,8 @@ namespace ts::ui::dataset {
 namespace {
 
 bool is_special(const std::string& token) {
-  return token == Vocab::kPadToken || token == Vocab::kUnkToken || token == Vocab::kBosToken || token == Vocab::kEosToken;
+  return token == Vocab::kPadToken || token == Vocab::kUnkToken || token == Vocab::kBosToken ||
+         token == Vocab::kEosToken;
 }
 
 /// The size Vocab::build gives for these counts: specials plus the tokens seen at least

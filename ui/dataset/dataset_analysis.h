@@ -30,10 +30,10 @@ struct DatasetAnalysis {
   QString key;  // the settings it was computed for
   SideAnalysis src, tgt;
   std::size_t pairs = 0;
-  std::size_t train = 0;         // pairs the vocabulary was built from
-  std::size_t dev = 0, test = 0; // held-out pairs
-  SplitStats split;              // how the split dealt them (grouped by source or not)
-  std::size_t too_long = 0;      // training pairs longer than data.max_len (dropped by training)
+  std::size_t train = 0;          // pairs the vocabulary was built from
+  std::size_t dev = 0, test = 0;  // held-out pairs
+  SplitStats split;               // how the split dealt them (grouped by source or not)
+  std::size_t too_long = 0;       // training pairs longer than data.max_len (dropped by training)
   bool split_ok = true;
   QString error;
 };

@@ -188,7 +188,8 @@ void DatasetPanel::rebuildPreview() {
   // E.g. Chinese conversion (t2s) in a build without OpenCC: shown here, before training refuses it.
   for (const QString& problem : {src_problem, tgt_problem}) {
     if (problem.isEmpty() || tokenizer_note_->text().contains(problem)) continue;
-    tokenizer_note_->setText(tokenizer_note_->text().isEmpty() ? problem : tokenizer_note_->text() + QLatin1Char('\n') + problem);
+    tokenizer_note_->setText(tokenizer_note_->text().isEmpty() ? problem
+                                                               : tokenizer_note_->text() + QLatin1Char('\n') + problem);
     tokenizer_note_->show();
   }
 }

@@ -133,8 +133,8 @@ class DatasetPanel : public QWidget {
   QTimer* analysis_timer_ = nullptr;  // coalesces corpusChanged + directionChanged + configChanged
   QFutureWatcher<DatasetAnalysis>* analysis_ = nullptr;
   std::unique_ptr<DatasetAnalysis> shown_;  // the statistics on screen
-  QString shown_key_;    // the settings the shown statistics were computed for
-  QString running_key_;  // the settings of the analysis in flight
+  QString shown_key_;                       // the settings the shown statistics were computed for
+  QString running_key_;                     // the settings of the analysis in flight
   bool loading_ = false;
 };
 

@@ -62,7 +62,8 @@ QWidget* DatasetPanel::buildCorpusBox(QWidget* parent) {
   pair_count_->setObjectName(QStringLiteral("datasetPairCount"));
   skipped_ = new QLabel(corpus_box);
   skipped_->setObjectName(QStringLiteral("datasetSkipped"));
-  skipped_->setToolTip(tr("Malformed lines (no tab, an empty side, invalid UTF-8, absurdly long) are skipped, never fatal"));
+  skipped_->setToolTip(
+      tr("Malformed lines (no tab, an empty side, invalid UTF-8, absurdly long) are skipped, never fatal"));
   count_row->addWidget(pair_count_);
   count_row->addWidget(new QLabel(QStringLiteral("\u00B7"), corpus_box));
   count_row->addWidget(skipped_);
@@ -109,9 +110,10 @@ QWidget* DatasetPanel::buildCorpusBox(QWidget* parent) {
   split_ = new QLabel(corpus_box);
   split_->setObjectName(QStringLiteral("datasetSplit"));
   split_->setWordWrap(true);
-  split_->setToolTip(tr("Deterministic shuffle from data.split_seed. With data.split grouped (the default), pairs that "
-                        "share a source sentence (alternate translations) stay in one part, so no dev or test source "
-                        "occurs in training. The vocabularies are built from the training pairs only."));
+  split_->setToolTip(
+      tr("Deterministic shuffle from data.split_seed. With data.split grouped (the default), pairs that "
+         "share a source sentence (alternate translations) stay in one part, so no dev or test source "
+         "occurs in training. The vocabularies are built from the training pairs only."));
   held_out->addSpacing(6);
   held_out->addWidget(split_, 1);
   corpus_form->addRow(tr("Split:"), held_out);
@@ -220,7 +222,9 @@ void DatasetPanel::showDirection() {
 
 QString DatasetPanel::splitCounts(std::size_t train, std::size_t dev, std::size_t test) {
   const std::size_t total = std::max<std::size_t>(1, train + dev + test);
-  const auto share = [total](std::size_t n) { return QString::number(100.0 * n / total, 'f', n * 1000 < total ? 2 : 1); };
+  const auto share = [total](std::size_t n) {
+    return QString::number(100.0 * n / total, 'f', n * 1000 < total ? 2 : 1);
+  };
   return tr("train %1 · dev %2 (%3%) · test %4 (%5%) pairs")
       .arg(number(train), number(dev), share(dev), number(test), share(test));
 }

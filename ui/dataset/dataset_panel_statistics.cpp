@@ -33,8 +33,9 @@ QString DatasetPanel::analysisKey() const {
   const SideTokenizer tgt = side_tokenizer(d, false, ens ? corpus->other : corpus->english);
   // Only what changes the statistics: a new SentencePiece size does not (it is not trained here).
   return QStringLiteral("%1|%2|%3|%4|%5|%6|%7|%8|%9")
-      .arg(QString::number(reinterpret_cast<quintptr>(corpus.get())), ens ? QStringLiteral("en") : QStringLiteral("other"),
-           QString::fromStdString(src.config.to_json().dump()), QString::fromStdString(tgt.config.to_json().dump()),
+      .arg(QString::number(reinterpret_cast<quintptr>(corpus.get())),
+           ens ? QStringLiteral("en") : QStringLiteral("other"), QString::fromStdString(src.config.to_json().dump()),
+           QString::fromStdString(tgt.config.to_json().dump()),
            QStringLiteral("%1/%2/%3/%4").arg(d.dev).arg(d.test).arg(d.split_seed).arg(split_method_name(d.split)),
            QStringLiteral("%1/%2").arg(d.min_freq).arg(d.max_vocab), QString::number(d.max_len),
            d.shared_vocab ? QStringLiteral("shared") : QStringLiteral("separate"),
@@ -118,10 +119,15 @@ void DatasetPanel::showAnalysis(const DatasetAnalysis& a) {
   const bool ens = state_->direction().english_is_source;
   const SideTokenizer src = side_tokenizer(data, true, ens ? corpus->english : corpus->other);
   const SideTokenizer tgt = side_tokenizer(data, false, ens ? corpus->other : corpus->english);
-  const QString from = a.split_ok ? tr("the %1 training pairs").arg(number(a.train)) : tr("all %1 pairs").arg(number(a.pairs));
-  const QString limits = tr("min_freq %1, %2").arg(data.min_freq).arg(
-      data.max_vocab > 0 ? tr("at most %1 entries").arg(number(static_cast<std::size_t>(data.max_vocab))) : tr("no size limit"));
-  auto show_vocab = [&](QLabel* label, const SideTokenizer& side, const TokenizerConfig& configured, const SideAnalysis& s) {
+  const QString from =
+      a.split_ok ? tr("the %1 training pairs").arg(number(a.train)) : tr("all %1 pairs").arg(number(a.pairs));
+  const QString limits =
+      tr("min_freq %1, %2")
+          .arg(data.min_freq)
+          .arg(data.max_vocab > 0 ? tr("at most %1 entries").arg(number(static_cast<std::size_t>(data.max_vocab)))
+                                  : tr("no size limit"));
+  auto show_vocab = [&](QLabel* label, const SideTokenizer& side, const TokenizerConfig& configured,
+                        const SideAnalysis& s) {
     if (side.approximate) {
       label->setText(tr("%1 (configured)").arg(number(static_cast<std::size_t>(configured.vocab_size))));
       label->setToolTip(tr("The SentencePiece %1 model is trained on the training split when training starts; "
@@ -137,7 +143,8 @@ void DatasetPanel::showAnalysis(const DatasetAnalysis& a) {
   const TokenizerConfig& src_configured = data.src_tokenizer;
   const TokenizerConfig& tgt_configured = data.shared_vocab ? data.src_tokenizer : data.tgt_tokenizer;
   if (a.split_ok)  // the exact sizes (grouping can move a few pairs) and how the pairs were dealt
-    split_->setText(splitCounts(a.train, a.dev, a.test) + QStringLiteral("\n") + QString::fromStdString(describe_split(a.split)));
+    split_->setText(splitCounts(a.train, a.dev, a.test) + QStringLiteral("\n") +
+                    QString::fromStdString(describe_split(a.split)));
   show_vocab(src_vocab_, src, src_configured, a.src);
   show_vocab(tgt_vocab_, tgt, tgt_configured, a.tgt);
 

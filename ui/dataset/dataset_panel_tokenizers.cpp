@@ -75,7 +75,8 @@ QWidget* DatasetPanel::buildTokenizerBox(QWidget* parent) {
   vocab_row->setSpacing(6);
   shared_vocab_ = new QCheckBox(tr("shared vocabulary"), tok_box);
   shared_vocab_->setObjectName(QStringLiteral("datasetSharedVocab"));
-  shared_vocab_->setToolTip(tr("One tokenizer and vocabulary for both sides (data.shared_vocab); needed to share embeddings"));
+  shared_vocab_->setToolTip(
+      tr("One tokenizer and vocabulary for both sides (data.shared_vocab); needed to share embeddings"));
   min_freq_ = new QSpinBox(tok_box);
   min_freq_->setObjectName(QStringLiteral("datasetMinFreq"));
   min_freq_->setRange(1, 1000000);
@@ -115,7 +116,8 @@ QWidget* DatasetPanel::buildTokenizerBox(QWidget* parent) {
       applySetting(QStringLiteral("data.%1_tokenizer.vocab_size=%2").arg(side).arg(value));
     });
     connect(lower, &QCheckBox::toggled, this, [this, side](bool on) {
-      applySetting(QStringLiteral("data.%1_tokenizer.lowercase=%2").arg(side, on ? QStringLiteral("true") : QStringLiteral("false")));
+      applySetting(QStringLiteral("data.%1_tokenizer.lowercase=%2")
+                       .arg(side, on ? QStringLiteral("true") : QStringLiteral("false")));
     });
   };
   connect_side(QStringLiteral("src"), src_kind_, src_size_, src_lower_);
@@ -162,8 +164,8 @@ void DatasetPanel::showConfigValues() {
     lower->setEnabled(enabled);
   };
   set_side(src_side_, src_kind_, src_size_, src_lower_, true, data.src_tokenizer, true);
-  set_side(tgt_side_, tgt_kind_, tgt_size_, tgt_lower_, false, data.shared_vocab ? data.src_tokenizer : data.tgt_tokenizer,
-           !data.shared_vocab);
+  set_side(tgt_side_, tgt_kind_, tgt_size_, tgt_lower_, false,
+           data.shared_vocab ? data.src_tokenizer : data.tgt_tokenizer, !data.shared_vocab);
   {
     const QSignalBlocker b1(shared_vocab_), b2(min_freq_), b3(max_vocab_);
     shared_vocab_->setChecked(data.shared_vocab);

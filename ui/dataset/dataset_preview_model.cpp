@@ -106,14 +106,22 @@ QVariant DatasetPreviewModel::data(const QModelIndex& index, int role) const {
   }
   if (role != Qt::DisplayRole && role != Qt::ToolTipRole && role != Qt::EditRole) return {};
   switch (column) {
-    case kNumber: return role == Qt::ToolTipRole ? QVariant(tr("Pair %1 of the corpus").arg(pair + 1)) : QVariant(pair + 1);
-    case kSource: return side(pair, true);
-    case kTarget: return side(pair, false);
-    case kSourceTokens: return tokens(pair).src;
-    case kTargetTokens: return tokens(pair).tgt;
-    case kSourceLength: return tokens(pair).src_len;
-    case kTargetLength: return tokens(pair).tgt_len;
-    default: return {};
+    case kNumber:
+      return role == Qt::ToolTipRole ? QVariant(tr("Pair %1 of the corpus").arg(pair + 1)) : QVariant(pair + 1);
+    case kSource:
+      return side(pair, true);
+    case kTarget:
+      return side(pair, false);
+    case kSourceTokens:
+      return tokens(pair).src;
+    case kTargetTokens:
+      return tokens(pair).tgt;
+    case kSourceLength:
+      return tokens(pair).src_len;
+    case kTargetLength:
+      return tokens(pair).tgt_len;
+    default:
+      return {};
   }
 }
 
@@ -125,24 +133,38 @@ QVariant DatasetPreviewModel::headerData(int section, Qt::Orientation orientatio
   const QString tgt_kind = tgt_tokenizer_ ? QString::fromStdString(tgt_tokenizer_->config().kind) : QString();
   if (role == Qt::DisplayRole) {
     switch (section) {
-      case kNumber: return tr("#");
-      case kSource: return tr("%1 (source)").arg(src);
-      case kTarget: return tr("%1 (target)").arg(tgt);
-      case kSourceTokens: return tr("%1 tokens (%2)").arg(src, src_kind);
-      case kTargetTokens: return tr("%1 tokens (%2)").arg(tgt, tgt_kind);
-      case kSourceLength: return tr("Src len");
-      case kTargetLength: return tr("Tgt len");
-      default: return {};
+      case kNumber:
+        return tr("#");
+      case kSource:
+        return tr("%1 (source)").arg(src);
+      case kTarget:
+        return tr("%1 (target)").arg(tgt);
+      case kSourceTokens:
+        return tr("%1 tokens (%2)").arg(src, src_kind);
+      case kTargetTokens:
+        return tr("%1 tokens (%2)").arg(tgt, tgt_kind);
+      case kSourceLength:
+        return tr("Src len");
+      case kTargetLength:
+        return tr("Tgt len");
+      default:
+        return {};
     }
   }
   if (role == Qt::ToolTipRole) {
     switch (section) {
-      case kNumber: return tr("Position of the pair in the corpus file (valid pairs only)");
-      case kSourceTokens: return tr("The %1 side as the %2 tokenizer splits it, tokens separated by \u00B7").arg(src, src_kind);
-      case kTargetTokens: return tr("The %1 side as the %2 tokenizer splits it, tokens separated by \u00B7").arg(tgt, tgt_kind);
-      case kSourceLength: return tr("Number of %1 tokens").arg(src);
-      case kTargetLength: return tr("Number of %1 tokens").arg(tgt);
-      default: return {};
+      case kNumber:
+        return tr("Position of the pair in the corpus file (valid pairs only)");
+      case kSourceTokens:
+        return tr("The %1 side as the %2 tokenizer splits it, tokens separated by \u00B7").arg(src, src_kind);
+      case kTargetTokens:
+        return tr("The %1 side as the %2 tokenizer splits it, tokens separated by \u00B7").arg(tgt, tgt_kind);
+      case kSourceLength:
+        return tr("Number of %1 tokens").arg(src);
+      case kTargetLength:
+        return tr("Number of %1 tokens").arg(tgt);
+      default:
+        return {};
     }
   }
   return QAbstractTableModel::headerData(section, orientation, role);

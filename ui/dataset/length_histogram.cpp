@@ -38,8 +38,9 @@ LengthHistogram::LengthHistogram(const QString& object_name, int color, const QF
   bars->setPen(QPen(fill.darker(130)));
   fill.setAlpha(170);
   bars->setBrush(fill);
-  setToolTip(tr("How many sentences have each length in tokens, over the whole corpus. "
-                "Drag to pan, wheel to zoom."));
+  setToolTip(
+      tr("How many sentences have each length in tokens, over the whole corpus. "
+         "Drag to pan, wheel to zoom."));
 }
 
 void LengthHistogram::setHistogram(const std::vector<std::size_t>& histogram, const QString& title) {

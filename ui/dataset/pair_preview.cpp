@@ -81,9 +81,10 @@ void PairPreview::setCorpus(std::shared_ptr<const Corpus> corpus, bool english_i
                             std::shared_ptr<const Tokenizer> tgt_tokenizer) {
   model_->setCorpus(corpus, english_is_source, std::move(src_tokenizer), std::move(tgt_tokenizer));
   const int rows = model_->rowCount();
-  preview_info_->setText(model_->isFiltered()
-                             ? tr("%1 of %2 pairs").arg(number(static_cast<std::size_t>(rows)), number(corpus->pairs.size()))
-                             : tr("%1 pairs").arg(number(corpus->pairs.size())));
+  preview_info_->setText(
+      model_->isFiltered()
+          ? tr("%1 of %2 pairs").arg(number(static_cast<std::size_t>(rows)), number(corpus->pairs.size()))
+          : tr("%1 pairs").arg(number(corpus->pairs.size())));
 }
 
 void PairPreview::clearSearch() {

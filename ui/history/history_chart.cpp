@@ -80,8 +80,10 @@ HistoryChart::HistoryChart(QWidget* parent) : QWidget(parent) {
   });
   connect(log_scale, &QCheckBox::toggled, this, [this](bool on) {
     plot_->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    if (on) plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    else plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    if (on)
+      plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    else
+      plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     Q_EMIT redrawRequested(true);
   });
   connect(plot_, &QCustomPlot::mousePress, this, [this] { user_zoomed_ = true; });
@@ -103,8 +105,7 @@ void HistoryChart::updateMetricChoices(const std::vector<RunInfo>& runs, const R
     for (const auto& r : runs) {
       try {
         for (auto& n : store->metric_names(r.id)) names.insert(n);
-      } catch (const std::exception&) {
-      }
+      } catch (const std::exception&) {}
     }
   }
   if (names.empty())  // nothing recorded (yet): offer the usual metrics so the choice persists
@@ -170,9 +171,11 @@ QString HistoryChart::draw(const std::vector<RunInfo>& runs, const RunStore* sto
   plot_->yAxis->setLabel(metric_label(name));
   plot_->legend->setVisible(plot_->graphCount() > 0);
   if (plot_->graphCount() == 0) {
-    if (runs.empty()) hint_->setText(any_runs ? tr("Select one or more runs to compare their curves")
-                                              : tr("No runs recorded yet: train a model and it appears here"));
-    else hint_->setText(tr("No %1 recorded for the selected runs").arg(metric_label(name)));
+    if (runs.empty())
+      hint_->setText(any_runs ? tr("Select one or more runs to compare their curves")
+                              : tr("No runs recorded yet: train a model and it appears here"));
+    else
+      hint_->setText(tr("No %1 recorded for the selected runs").arg(metric_label(name)));
     hint_->setVisible(true);
   } else {
     hint_->setVisible(false);

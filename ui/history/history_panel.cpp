@@ -113,7 +113,8 @@ void HistoryPanel::buildUi() {
   filter_ = new QLineEdit(this);
   filter_->setObjectName(QStringLiteral("historyFilter"));
   filter_->setPlaceholderText(tr("Filter by name, corpus, direction, preset, tag or status"));
-  filter_->setToolTip(tr("Every word must match the run's name, corpus, direction, preset, tags or status (e.g. \"de-en failed\")"));
+  filter_->setToolTip(
+      tr("Every word must match the run's name, corpus, direction, preset, tags or status (e.g. \"de-en failed\")"));
   filter_->setClearButtonEnabled(true);
   count_label_ = new QLabel(this);
   count_label_->setObjectName(QStringLiteral("historyCount"));
@@ -340,8 +341,10 @@ void HistoryPanel::showStoreError(const QString& message) {
   onSelectionChanged();
   // A database locked by a long write clears by itself: try again shortly.
   const QString lower = message.toLower();
-  if (lower.contains(QLatin1String("locked")) || lower.contains(QLatin1String("busy"))) poll_->start();
-  else poll_->stop();
+  if (lower.contains(QLatin1String("locked")) || lower.contains(QLatin1String("busy")))
+    poll_->start();
+  else
+    poll_->stop();
 }
 
 void HistoryPanel::setMessage(const QString& text, bool error) {
@@ -417,8 +420,10 @@ void HistoryPanel::refresh() {
   if (selection_changed || !polling || moved) updateMetricChoices();
   // Polling only re-reads the curves that moved, off the GUI thread: a live run's train_loss can
   // hold 100k points.
-  if (selection_changed || !polling) updateChart(selection_changed);
-  else pollChart();
+  if (selection_changed || !polling)
+    updateChart(selection_changed);
+  else
+    pollChart();
   if (selection_changed || !polling || moved) {
     // Keep the reader's place in the lists while a live run updates them.
     const int tree_scroll = config_->tree()->verticalScrollBar()->value();

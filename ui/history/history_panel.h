@@ -152,7 +152,8 @@ class HistoryPanel : public QWidget {
   QLineEdit* filter_;
   QLabel* count_label_;
   QToolBar* toolbar_;
-  QAction *load_, *replay_, *rename_, *tag_, *untag_, *delete_, *export_csv_, *export_report_, *export_chart_, *refresh_;
+  QAction *load_, *replay_, *rename_, *tag_, *untag_, *delete_, *export_csv_, *export_report_, *export_chart_,
+      *refresh_;
   QTableView* table_;
   HistoryChart* chart_;
   QTabWidget* details_tabs_;
@@ -162,7 +163,7 @@ class HistoryPanel : public QWidget {
   QSplitter *vertical_, *bottom_;
   QTimer* poll_;
   QString details_signature_;
-  bool polling_ = false;          // the refresh in progress comes from the poll timer
+  bool polling_ = false;  // the refresh in progress comes from the poll timer
   /// What the maintenance off the GUI thread did: runs closed, or the error that stopped it.
   struct Maintenance {
     int closed = 0;
@@ -170,12 +171,12 @@ class HistoryPanel : public QWidget {
     QString error;
   };
   QFutureWatcher<Maintenance>* maintenance_;
-  QString maintained_path_;       // the database maintained once since the panel opened it
+  QString maintained_path_;  // the database maintained once since the panel opened it
 
   bool restoring_selection_ = false;
   bool columns_fitted_ = false;  // widths fitted to the contents once (or restored from settings)
   bool auto_selected_ = false;   // the selection is the default (newest run), not the user's
-  QString pending_load_;          // checkpoint sent to the service, awaiting its answer
+  QString pending_load_;         // checkpoint sent to the service, awaiting its answer
 };
 
 }  // namespace ts::ui

@@ -51,20 +51,24 @@ void HistoryPanel::buildToolbar() {
                       tr("Load the run's best checkpoint (else its last) into the Translate panel"));
   replay_ = make_action(QStringLiteral("historyReplayProbe"), tr("Replay attention"), QStyle::SP_MediaPlay,
                         tr("Replay the probe sentence's cross-attention at every validation of the run"));
-  rename_ = make_action(QStringLiteral("historyRename"), tr("Rename…"), QStyle::SP_FileDialogDetailedView, tr("Rename the selected run"));
-  tag_ = make_action(QStringLiteral("historyTag"), tr("Tag…"), QStyle::SP_FileDialogNewFolder, tr("Add a tag to the selected runs"));
+  rename_ = make_action(QStringLiteral("historyRename"), tr("Rename…"), QStyle::SP_FileDialogDetailedView,
+                        tr("Rename the selected run"));
+  tag_ = make_action(QStringLiteral("historyTag"), tr("Tag…"), QStyle::SP_FileDialogNewFolder,
+                     tr("Add a tag to the selected runs"));
   untag_ = make_action(QStringLiteral("historyUntag"), tr("Remove tag…"), QStyle::SP_DialogResetButton,
                        tr("Remove a tag from the selected runs"));
   delete_ = make_action(QStringLiteral("historyDelete"), tr("Delete…"), QStyle::SP_TrashIcon,
                         tr("Delete the selected runs from the history (checkpoint files stay on disk)"));
-  export_csv_ = make_action(QStringLiteral("historyExportCsv"), tr("Export CSV…"), QStyle::SP_DialogSaveButton,
-                            tr("Save every metric of the selected runs as CSV (run_id,run_name,step,metric,value,time)"));
+  export_csv_ =
+      make_action(QStringLiteral("historyExportCsv"), tr("Export CSV…"), QStyle::SP_DialogSaveButton,
+                  tr("Save every metric of the selected runs as CSV (run_id,run_name,step,metric,value,time)"));
   export_report_ = make_action(QStringLiteral("historyExportReport"), tr("Report…"), QStyle::SP_FileDialogContentsView,
                                tr("Save the selected run as one HTML page to share: config, curves, BLEU/chrF, sample "
                                   "translations and attention"));
   export_chart_ = make_action(QStringLiteral("historyExportChart"), tr("Export chart…"), QStyle::SP_DialogSaveButton,
                               tr("Save the chart as PNG or PDF"));
-  refresh_ = make_action(QStringLiteral("historyRefresh"), tr("Refresh"), QStyle::SP_BrowserReload, tr("Read the run history again"));
+  refresh_ = make_action(QStringLiteral("historyRefresh"), tr("Refresh"), QStyle::SP_BrowserReload,
+                         tr("Read the run history again"));
   delete_->setShortcut(QKeySequence::Delete);
   delete_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
   for (QAction* a : {load_, replay_, rename_, tag_, untag_, delete_}) toolbar_->addAction(a);
@@ -78,7 +82,8 @@ void HistoryPanel::buildToolbar() {
   export_button->setObjectName(QStringLiteral("historyExportButton"));
   export_button->setText(tr("Export"));
   export_button->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
-  export_button->setToolTip(tr("Save the selected runs as CSV, the selected run as an HTML report, or the chart as an image"));
+  export_button->setToolTip(
+      tr("Save the selected runs as CSV, the selected run as an HTML report, or the chart as an image"));
   export_button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   export_button->setPopupMode(QToolButton::InstantPopup);
   export_button->setMenu(export_menu);
@@ -114,9 +119,12 @@ void HistoryPanel::updateActions() {
   refresh_->setEnabled(true);
 
   const int total = model_->rowCount(), shown = proxy_->rowCount();
-  if (total == 0) count_label_->setText(store_error_.isEmpty() ? tr("no runs yet") : QString());
-  else if (shown == total) count_label_->setText(total == 1 ? tr("1 run") : tr("%1 runs").arg(total));
-  else count_label_->setText(tr("%1 of %2 runs").arg(shown).arg(total));
+  if (total == 0)
+    count_label_->setText(store_error_.isEmpty() ? tr("no runs yet") : QString());
+  else if (shown == total)
+    count_label_->setText(total == 1 ? tr("1 run") : tr("%1 runs").arg(total));
+  else
+    count_label_->setText(tr("%1 of %2 runs").arg(shown).arg(total));
 
   QString tip;
   bool can_load = false;
@@ -145,8 +153,9 @@ void HistoryPanel::updateActions() {
   }
   replay_->setEnabled(open && !probe.isEmpty());
   replay_->setToolTip(n != 1 ? tr("Select one run to replay its probe sentence's attention")
-                      : probe.isEmpty() ? tr("This run had no probe sentence (set Training ▸ Probe sentence before training)")
-                                        : tr("Replay the cross-attention of “%1” at every validation").arg(probe));
+                      : probe.isEmpty()
+                          ? tr("This run had no probe sentence (set Training ▸ Probe sentence before training)")
+                          : tr("Replay the cross-attention of “%1” at every validation").arg(probe));
 }
 
 void HistoryPanel::showContextMenu(const QPoint& pos) {
@@ -307,7 +316,8 @@ bool HistoryPanel::deleteSelected(bool confirm) {
   for (const auto& r : runs)
     if (r.status == RunStatus::kRunning) running << QStringLiteral("#%1 \"%2\"").arg(r.id).arg(q(r.name));
   if (!running.isEmpty()) {
-    const QString text = tr("%1 still running: stop the training before deleting it.").arg(running.join(QStringLiteral(", ")));
+    const QString text =
+        tr("%1 still running: stop the training before deleting it.").arg(running.join(QStringLiteral(", ")));
     setMessage(text, true);
     if (confirm) QMessageBox::warning(this, tr("Cannot delete a running run"), text);
     return false;
@@ -315,12 +325,17 @@ bool HistoryPanel::deleteSelected(bool confirm) {
   if (confirm) {
     QStringList names;
     for (std::size_t i = 0; i < runs.size() && i < 12; ++i)
-      names << QStringLiteral("#%1 \"%2\" (%3, %4 steps)").arg(runs[i].id).arg(q(runs[i].name), QString::fromLatin1(run_status_name(runs[i].status))).arg(runs[i].steps);
+      names << QStringLiteral("#%1 \"%2\" (%3, %4 steps)")
+                   .arg(runs[i].id)
+                   .arg(q(runs[i].name), QString::fromLatin1(run_status_name(runs[i].status)))
+                   .arg(runs[i].steps);
     if (runs.size() > 12) names << tr("… and %1 more").arg(runs.size() - 12);
-    QMessageBox box(QMessageBox::Question, tr("Delete runs"),
-                    runs.size() == 1 ? tr("Delete run #%1 and its recorded metrics, samples and checkpoint records?").arg(runs.front().id)
-                                     : tr("Delete %1 runs and their recorded metrics, samples and checkpoint records?").arg(runs.size()),
-                    QMessageBox::Cancel, this);
+    QMessageBox box(
+        QMessageBox::Question, tr("Delete runs"),
+        runs.size() == 1
+            ? tr("Delete run #%1 and its recorded metrics, samples and checkpoint records?").arg(runs.front().id)
+            : tr("Delete %1 runs and their recorded metrics, samples and checkpoint records?").arg(runs.size()),
+        QMessageBox::Cancel, this);
     box.setInformativeText(names.join(QLatin1Char('\n')) + QStringLiteral("\n\n") +
                            tr("Checkpoint files stay on disk. This cannot be undone."));
     auto* yes = box.addButton(tr("Delete"), QMessageBox::DestructiveRole);
@@ -362,7 +377,8 @@ void HistoryPanel::tagWithDialog() {
   QStringList items;
   for (const auto& t : known) items << q(t);
   bool ok = false;
-  const QString tag = QInputDialog::getItem(this, tr("Tag runs"), tr("Tag for %1:").arg(ids_text(runs)), items, -1, true, &ok);
+  const QString tag =
+      QInputDialog::getItem(this, tr("Tag runs"), tr("Tag for %1:").arg(ids_text(runs)), items, -1, true, &ok);
   if (ok) tagSelected(tag);
 }
 
@@ -375,8 +391,8 @@ void HistoryPanel::untagWithDialog() {
   QStringList items;
   for (const auto& t : present) items << q(t);
   bool ok = false;
-  const QString tag =
-      QInputDialog::getItem(this, tr("Remove tag"), tr("Tag to remove from %1:").arg(ids_text(runs)), items, 0, false, &ok);
+  const QString tag = QInputDialog::getItem(this, tr("Remove tag"), tr("Tag to remove from %1:").arg(ids_text(runs)),
+                                            items, 0, false, &ok);
   if (ok) untagSelected(tag);
 }
 

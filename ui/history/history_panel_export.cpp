@@ -151,8 +151,10 @@ void HistoryPanel::exportChartWithDialog() {
   if (chart()->graphCount() == 0) return;
   const QString png = tr("PNG image (*.png)"), pdf = tr("PDF document (*.pdf)");
   QString filter = png;
-  const QString suggested = QDir(export_dir()).filePath(ids_file_part(runs) + QLatin1Char('-') + metric() + QStringLiteral(".png"));
-  QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), suggested, png + QStringLiteral(";;") + pdf, &filter);
+  const QString suggested =
+      QDir(export_dir()).filePath(ids_file_part(runs) + QLatin1Char('-') + metric() + QStringLiteral(".png"));
+  QString path =
+      QFileDialog::getSaveFileName(this, tr("Export chart"), suggested, png + QStringLiteral(";;") + pdf, &filter);
   if (path.isEmpty()) return;
   if (QFileInfo(path).suffix().isEmpty()) path += filter == pdf ? QStringLiteral(".pdf") : QStringLiteral(".png");
   remember_export_dir(path);

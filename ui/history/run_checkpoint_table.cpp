@@ -76,8 +76,9 @@ int RunCheckpointTable::showRuns(const std::vector<RunInfo>& runs, const RunStor
       QString state_tip = exists ? tr("The file is on disk") : tr("The file was moved or deleted");
       if (exists && c.bytes > 0 && info.size() != c.bytes) {
         state = tr("changed");
-        state_tip = tr("The file's size differs from the one recorded (%1 now, %2 recorded): it was replaced")
-                        .arg(format_bytes(static_cast<double>(info.size())), format_bytes(static_cast<double>(c.bytes)));
+        state_tip =
+            tr("The file's size differs from the one recorded (%1 now, %2 recorded): it was replaced")
+                .arg(format_bytes(static_cast<double>(info.size())), format_bytes(static_cast<double>(c.bytes)));
       }
       auto* run_item = new QTableWidgetItem(QStringLiteral("#%1").arg(r.id));
       run_item->setToolTip(q(r.name));

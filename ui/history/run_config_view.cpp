@@ -33,7 +33,8 @@ QString value_text(const nlohmann::json& j) { return j.is_string() ? q(j.get<std
 // {"a": {"b": 1}} -> {"a.b": "1"}, as `runs compare` does.
 void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, QString>& out) {
   if (j.is_object() && !j.empty()) {
-    for (const auto& item : j.items()) flatten(item.value(), prefix.empty() ? item.key() : prefix + "." + item.key(), out);
+    for (const auto& item : j.items())
+      flatten(item.value(), prefix.empty() ? item.key() : prefix + "." + item.key(), out);
   } else if (!prefix.empty()) {
     out[prefix] = value_text(j);
   }
@@ -42,12 +43,16 @@ void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::s
 void add_json_items(QTreeWidgetItem* parent, const nlohmann::json& j) {
   for (const auto& item : j.items()) {
     auto* child = new QTreeWidgetItem(parent, {q(item.key())});
-    if (item.value().is_object()) add_json_items(child, item.value());
-    else child->setText(1, value_text(item.value()));
+    if (item.value().is_object())
+      add_json_items(child, item.value());
+    else
+      child->setText(1, value_text(item.value()));
   }
 }
 
-QString bleu_text(const RunInfo& r) { return r.best_bleu ? QString::number(*r.best_bleu, 'f', 2) : QStringLiteral("–"); }
+QString bleu_text(const RunInfo& r) {
+  return r.best_bleu ? QString::number(*r.best_bleu, 'f', 2) : QStringLiteral("–");
+}
 
 }  // namespace
 
@@ -80,7 +85,8 @@ void RunConfigView::showRuns(const std::vector<RunInfo>& runs, const RunTableMod
   if (runs.empty()) {
     tree_->setColumnCount(2);
     tree_->setHeaderLabels({tr("Setting"), tr("Value")});
-    note_->setText(model.rowCount() ? tr("Select a run to see its configuration, or several to compare them.") : QString());
+    note_->setText(model.rowCount() ? tr("Select a run to see its configuration, or several to compare them.")
+                                    : QString());
     return;
   }
   QFont bold = tree_->font();
@@ -96,11 +102,13 @@ void RunConfigView::showRuns(const std::vector<RunInfo>& runs, const RunTableMod
       item->setToolTip(1, tip.isEmpty() ? value : tip);
       return item;
     };
-    auto* status = add(tr("status"), QString::fromLatin1(run_status_name(r.status)) + (r.message.empty() ? QString() : QStringLiteral(" — ") + q(r.message)));
+    auto* status = add(tr("status"), QString::fromLatin1(run_status_name(r.status)) +
+                                         (r.message.empty() ? QString() : QStringLiteral(" — ") + q(r.message)));
     status->setForeground(1, RunTableModel::statusColor(r.status));
     add(tr("corpus"), q(r.corpus_path));
     add(tr("pairs"), QString::number(r.corpus_pairs));
-    if (!r.corpus_sha256.empty()) add(tr("corpus SHA-256"), q(r.corpus_sha256).left(16) + QStringLiteral("…"), q(r.corpus_sha256));
+    if (!r.corpus_sha256.empty())
+      add(tr("corpus SHA-256"), q(r.corpus_sha256).left(16) + QStringLiteral("…"), q(r.corpus_sha256));
     add(tr("direction"), q(r.direction));
     add(tr("preset"), q(r.preset));
     add(tr("steps"), QString::number(r.steps));
@@ -114,8 +122,10 @@ void RunConfigView::showRuns(const std::vector<RunInfo>& runs, const RunTableMod
     if (r.config.is_object()) {
       for (const auto& section : r.config.items()) {
         auto* item = new QTreeWidgetItem(tree_, {q(section.key())});
-        if (section.value().is_object()) add_json_items(item, section.value());
-        else item->setText(1, value_text(section.value()));
+        if (section.value().is_object())
+          add_json_items(item, section.value());
+        else
+          item->setText(1, value_text(section.value()));
       }
     }
     tree_->expandAll();
@@ -188,7 +198,7 @@ void RunConfigView::showRuns(const std::vector<RunInfo>& runs, const RunTableMod
   if (config->childCount() == 0) new QTreeWidgetItem(config, {tr("(identical)")});
   tree_->expandAll();
   tree_->resizeColumnToContents(0);
-  note_->setText(differing == 0 ? tr("The %1 selected runs have the same configuration.").arg(runs.size())
+  note_->setText(differing == 0   ? tr("The %1 selected runs have the same configuration.").arg(runs.size())
                  : differing == 1 ? tr("1 setting differs (in bold).")
                                   : tr("%1 settings differ (in bold).").arg(differing));
 }

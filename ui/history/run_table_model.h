@@ -19,7 +19,21 @@ class RunTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   // Tags right after the name: they label the run and stay visible in a narrow dock.
-  enum Column { Id, Name, Tags, Status, Corpus, Direction, Preset, Steps, BestBleu, Started, Duration, Device, ColumnCount };
+  enum Column {
+    Id,
+    Name,
+    Tags,
+    Status,
+    Corpus,
+    Direction,
+    Preset,
+    Steps,
+    BestBleu,
+    Started,
+    Duration,
+    Device,
+    ColumnCount
+  };
   /// The value the proxy sorts on: numbers for numeric columns, text otherwise.
   static constexpr int SortRole = Qt::UserRole + 1;
   /// The run id of the row (any column).

@@ -54,8 +54,9 @@ void LmAttentionView::setAttention(const LmAttention& attention) {
 void LmAttentionView::showSelected() {
   if (attention_.layers() == 0) {
     const bool bigram = service_->hasModel() && service_->modelConfig().kind == "bigram";
-    heatmap_->clear(bigram ? tr("The bigram model has no attention: each token's next-token scores are one row of its table.")
-                           : tr("No attention recorded (the generation was stopped, or none ran yet)."));
+    heatmap_->clear(
+        bigram ? tr("The bigram model has no attention: each token's next-token scores are one row of its table.")
+               : tr("No attention recorded (the generation was stopped, or none ran yet)."));
     attention_info_->clear();
     return;
   }

@@ -39,7 +39,8 @@ const FieldSpec kFields[] = {
      "gpt: a decoder-only Transformer. bigram: a table of next-token logits, the baseline every model must beat."},
     {"tokenizer", "Tokenizer", 'c', 0, 0, 0, 0, "char|bpe|unigram",
      "char: one token per character, as in the tutorial. bpe/unigram: SentencePiece subwords trained on the text."},
-    {"vocab_size", "Subword vocabulary", 'i', 16, 100000, 100, 0, nullptr, "Vocabulary size for bpe/unigram (ignored for char)."},
+    {"vocab_size", "Subword vocabulary", 'i', 16, 100000, 100, 0, nullptr,
+     "Vocabulary size for bpe/unigram (ignored for char)."},
     {"n_layer", "Layers", 'i', 1, 64, 1, 0, nullptr, "Transformer blocks."},
     {"n_head", "Heads", 'i', 1, 64, 1, 0, nullptr, "Attention heads per block; must divide the embedding size."},
     {"n_embd", "Embedding size", 'i', 4, 8192, 16, 0, nullptr, "Width of the model (n_embd)."},
@@ -49,14 +50,17 @@ const FieldSpec kFields[] = {
     {"lr", "Learning rate", 'r', 1e-6, 1, 1e-4, 6, nullptr, "AdamW's learning rate."},
     {"weight_decay", "Weight decay", 'r', 0, 1, 0.01, 3, nullptr, "AdamW's decoupled weight decay."},
     {"max_steps", "Steps", 'i', 1, 100000000, 500, 0, nullptr, "Training steps (iterations)."},
-    {"max_minutes", "Time limit (min)", 'r', 0, 1e6, 1, 1, nullptr, "Stop after this many minutes of training; 0 = no limit."},
+    {"max_minutes", "Time limit (min)", 'r', 0, 1e6, 1, 1, nullptr,
+     "Stop after this many minutes of training; 0 = no limit."},
     {"eval_interval", "Estimate every", 'i', 1, 100000000, 100, 0, nullptr,
      "Estimate the train and val loss every N steps (and at the end), as the tutorial does."},
     {"eval_iters", "Batches per estimate", 'i', 1, 1000000, 10, 0, nullptr, "Batches averaged per split and estimate."},
-    {"seed", "Seed", 'i', 0, 2147483647, 1, 0, nullptr, "Seeds the weights, the batches and dropout: the same seed trains the same model."},
+    {"seed", "Seed", 'i', 0, 2147483647, 1, 0, nullptr,
+     "Seeds the weights, the batches and dropout: the same seed trains the same model."},
     {"device", "Device", 'c', 0, 0, 0, 0, "auto|cpu|cuda", "auto: the GPU when there is one."},
     {"threads", "Threads", 'i', 0, 1024, 1, 0, nullptr, "CPU threads; 0 = every core."},
-    {"precision", "Precision", 'c', 0, 0, 0, 0, "fp32|bf16", "bf16 autocasts the forward pass (fast on CPUs with AMX and on GPUs)."},
+    {"precision", "Precision", 'c', 0, 0, 0, 0, "fp32|bf16",
+     "bf16 autocasts the forward pass (fast on CPUs with AMX and on GPUs)."},
 };
 
 }  // namespace
@@ -66,8 +70,9 @@ LmConfigForm::LmConfigForm(QWidget* parent) : QGroupBox(tr("Model and training")
   preset_ = new QComboBox;
   preset_->setObjectName(QStringLiteral("lmPreset"));
   for (const auto& name : lm_preset_names()) preset_->addItem(q(name));
-  preset_->setToolTip(tr("shakespeare-char: the tutorial's model (4 layers, 4 heads, 64 wide, context 32, 5,000 steps). "
-                         "shakespeare-char-large: 6 layers, 6 heads, 384 wide, context 256. bigram: the baseline."));
+  preset_->setToolTip(
+      tr("shakespeare-char: the tutorial's model (4 layers, 4 heads, 64 wide, context 32, 5,000 steps). "
+         "shakespeare-char-large: 6 layers, 6 heads, 384 wide, context 256. bigram: the baseline."));
   connect(preset_, &QComboBox::textActivated, this, &LmConfigForm::presetChosen);
   // Edits made while the form is being filled are the form's own, not the user's.
   const auto edited = [this](const QString& key, const QString& value) {
@@ -89,7 +94,8 @@ LmConfigForm::LmConfigForm(QWidget* parent) : QGroupBox(tr("Model and training")
       box->setRange(static_cast<int>(f.min), static_cast<int>(f.max));
       box->setSingleStep(static_cast<int>(f.step));
       box->setGroupSeparatorShown(true);
-      connect(box, QOverload<int>::of(&QSpinBox::valueChanged), this, [edited, key](int v) { edited(key, QString::number(v)); });
+      connect(box, QOverload<int>::of(&QSpinBox::valueChanged), this,
+              [edited, key](int v) { edited(key, QString::number(v)); });
       editor = box;
     } else {
       auto* box = new QDoubleSpinBox;
@@ -133,9 +139,12 @@ void LmConfigForm::showConfig(const LmConfig& config) {
     const auto key = editor->property("configKey").toString().toStdString();
     if (!j.contains(key)) continue;
     const auto& v = j.at(key);
-    if (auto* box = qobject_cast<QComboBox*>(editor)) box->setCurrentText(q(v.get<std::string>()));
-    else if (auto* spin = qobject_cast<QSpinBox*>(editor)) spin->setValue(static_cast<int>(v.get<double>()));
-    else if (auto* real = qobject_cast<QDoubleSpinBox*>(editor)) real->setValue(v.get<double>());
+    if (auto* box = qobject_cast<QComboBox*>(editor))
+      box->setCurrentText(q(v.get<std::string>()));
+    else if (auto* spin = qobject_cast<QSpinBox*>(editor))
+      spin->setValue(static_cast<int>(v.get<double>()));
+    else if (auto* real = qobject_cast<QDoubleSpinBox*>(editor))
+      real->setValue(v.get<double>());
   }
   const int preset = preset_->findText(q(config.preset));
   if (preset >= 0) preset_->setCurrentIndex(preset);

@@ -41,7 +41,8 @@ LmGeneratePane::LmGeneratePane(QWidget* parent) : QWidget(parent) {
   temperature_->setRange(0, 5);
   temperature_->setSingleStep(0.1);
   temperature_->setValue(1.0);
-  temperature_->setToolTip(tr("Divides the logits: below 1 more predictable, above 1 more varied; 0 = always the likeliest token."));
+  temperature_->setToolTip(
+      tr("Divides the logits: below 1 more predictable, above 1 more varied; 0 = always the likeliest token."));
   top_k_ = new QSpinBox;
   top_k_->setObjectName(QStringLiteral("lmTopK"));
   top_k_->setRange(0, 0);
@@ -135,12 +136,12 @@ void LmGeneratePane::setStatus(const QString& text) { generation_status_->setTex
 
 void LmGeneratePane::showFinished(const LmGeneration& g) {
   const double rate = g.seconds > 0 ? static_cast<double>(g.tokens) / g.seconds : 0;
-  generation_status_->setText((g.stopped ? tr("Stopped after %1 tokens (%2 s, %3 tokens/s) · %4")
-                                         : tr("%1 tokens in %2 s (%3 tokens/s) · %4"))
-                                  .arg(number(g.tokens))
-                                  .arg(g.seconds, 0, 'f', 2)
-                                  .arg(rate, 0, 'f', 0)
-                                  .arg(g.model));
+  generation_status_->setText(
+      (g.stopped ? tr("Stopped after %1 tokens (%2 s, %3 tokens/s) · %4") : tr("%1 tokens in %2 s (%3 tokens/s) · %4"))
+          .arg(number(g.tokens))
+          .arg(g.seconds, 0, 'f', 2)
+          .arg(rate, 0, 'f', 0)
+          .arg(g.model));
 }
 
 void LmGeneratePane::setButtons(bool can_generate, bool generating) {

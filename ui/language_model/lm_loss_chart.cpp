@@ -37,8 +37,9 @@ LmLossChart::LmLossChart(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   auto* bar = new QHBoxLayout;
-  auto* title = new QLabel(tr("<b>Loss</b> — thin: every step; solid: train estimate; dashed: val estimate; "
-                              "dash-dot: the bigram table"));
+  auto* title =
+      new QLabel(tr("<b>Loss</b> — thin: every step; solid: train estimate; dashed: val estimate; "
+                    "dash-dot: the bigram table"));
   title->setWordWrap(true);
   auto* clear = new QPushButton(tr("Clear chart"));
   clear->setObjectName(QStringLiteral("lmClearChart"));
@@ -122,7 +123,8 @@ void LmLossChart::showBaseline(double b, double uniform_loss, double max_steps) 
     baseline_text_->position->setCoords(0.01, b);
     baseline_text_->setText(tr("bigram table %1").arg(b, 0, 'f', 3));
     auto range = plot_->yAxis->range();
-    if (plot_->graphCount() == 0 || !std::any_of(curves_.begin(), curves_.end(), [](const Curve& c) { return c.step->dataCount() > 0; }))
+    if (plot_->graphCount() == 0 ||
+        !std::any_of(curves_.begin(), curves_.end(), [](const Curve& c) { return c.step->dataCount() > 0; }))
       range = QCPRange(b * 0.8, uniform_loss * 1.05);
     range.expand(b * 0.95);
     range.expand(b * 1.05);
@@ -132,7 +134,9 @@ void LmLossChart::showBaseline(double b, double uniform_loss, double max_steps) 
   plot_->replot();
 }
 
-QString LmLossChart::curveLabel(int run) const { return run >= 0 && run < curves_.size() ? curves_[run].label : QString(); }
+QString LmLossChart::curveLabel(int run) const {
+  return run >= 0 && run < curves_.size() ? curves_[run].label : QString();
+}
 
 QVector<QPointF> LmLossChart::curvePoints(int run, const QString& series) const {
   QVector<QPointF> points;

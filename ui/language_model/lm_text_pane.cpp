@@ -20,11 +20,16 @@ using lm_util::number;
 QString visible_token(const QString& token) {
   QString out;
   for (const QChar c : token) {
-    if (c == QLatin1Char('\n')) out += QStringLiteral("⏎");
-    else if (c == QLatin1Char(' ')) out += QStringLiteral("␣");
-    else if (c == QLatin1Char('\t')) out += QStringLiteral("⇥");
-    else if (c.category() == QChar::Other_Control) out += QStringLiteral("U+%1").arg(c.unicode(), 4, 16, QLatin1Char('0')).toUpper();
-    else out += c;
+    if (c == QLatin1Char('\n'))
+      out += QStringLiteral("⏎");
+    else if (c == QLatin1Char(' '))
+      out += QStringLiteral("␣");
+    else if (c == QLatin1Char('\t'))
+      out += QStringLiteral("⇥");
+    else if (c.category() == QChar::Other_Control)
+      out += QStringLiteral("U+%1").arg(c.unicode(), 4, 16, QLatin1Char('0')).toUpper();
+    else
+      out += c;
   }
   return out;
 }
@@ -79,10 +84,13 @@ void LmTextPane::showText(const LmTextInfo& info) {
   for (int i = 0; i < info.tokens.size(); ++i) {
     const auto& [token, count] = info.tokens[i];
     auto* t = new QTableWidgetItem(visible_token(token));
-    t->setToolTip(token.size() == 1 ? QStringLiteral("U+%1").arg(token.at(0).unicode(), 4, 16, QLatin1Char('0')).toUpper() : token);
+    t->setToolTip(token.size() == 1
+                      ? QStringLiteral("U+%1").arg(token.at(0).unicode(), 4, 16, QLatin1Char('0')).toUpper()
+                      : token);
     auto* c = new QTableWidgetItem(number(count));
     c->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    auto* s = new QTableWidgetItem(QStringLiteral("%1%").arg(100.0 * static_cast<double>(count) / std::max(1.0, total), 0, 'f', 2));
+    auto* s = new QTableWidgetItem(
+        QStringLiteral("%1%").arg(100.0 * static_cast<double>(count) / std::max(1.0, total), 0, 'f', 2));
     s->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     vocab_table_->setItem(i, 0, t);
     vocab_table_->setItem(i, 1, c);

@@ -183,8 +183,9 @@ void LmWindow::buildMenus() {
   file->addSeparator();
   auto* export_action = file->addAction(tr("&Export model…"), this, &LmWindow::chooseExport);
   export_action->setObjectName(QStringLiteral("lmExportModel"));
-  export_action->setToolTip(tr("Write a checkpoint's language model as a folder other tools read: model.safetensors, "
-                               "config.json (configuration, vocabulary) and README.md"));
+  export_action->setToolTip(
+      tr("Write a checkpoint's language model as a folder other tools read: model.safetensors, "
+         "config.json (configuration, vocabulary) and README.md"));
   file->addSeparator();
   auto* close_action = file->addAction(tr("&Close"), this, &QWidget::close);
   close_action->setShortcut(QKeySequence::Close);
@@ -219,7 +220,9 @@ void LmWindow::showText(const LmTextInfo& info) {
   info_ = info;
   text_pane_->showText(info);
   setWindowTitle(tr("%1 — Language model — Transformer Studio").arg(QFileInfo(info.path).fileName()));
-  statusBar()->showMessage(tr("%1: %2 characters, vocabulary %3.").arg(QFileInfo(info.path).fileName(), number(info.chars)).arg(info.vocab_size));
+  statusBar()->showMessage(tr("%1: %2 characters, vocabulary %3.")
+                               .arg(QFileInfo(info.path).fileName(), number(info.chars))
+                               .arg(info.vocab_size));
   updateBaseline();
   updateEstimate();
   updateButtons();
@@ -287,7 +290,9 @@ void LmWindow::updateEstimate() {
 
 // ---------------------------------------------------------------- chart
 
-void LmWindow::updateBaseline() { chart_->showBaseline(baseline(), info_.uniform_loss, static_cast<double>(config_.max_steps)); }
+void LmWindow::updateBaseline() {
+  chart_->showBaseline(baseline(), info_.uniform_loss, static_cast<double>(config_.max_steps));
+}
 
 double LmWindow::baseline() const { return hasText() ? info_.bigram_loss : std::numeric_limits<double>::quiet_NaN(); }
 
@@ -302,26 +307,31 @@ int LmWindow::curveCount() const { return chart_->curveCount(); }
 
 QString LmWindow::curveLabel(int run) const { return chart_->curveLabel(run); }
 
-QVector<QPointF> LmWindow::curvePoints(int run, const QString& series) const { return chart_->curvePoints(run, series); }
+QVector<QPointF> LmWindow::curvePoints(int run, const QString& series) const {
+  return chart_->curvePoints(run, series);
+}
 
 // ---------------------------------------------------------------- generation
 
 void LmWindow::chooseCheckpoint() {
-  const auto path = QFileDialog::getOpenFileName(this, tr("Open language-model checkpoint"), runs_directory_, tr("Checkpoints (*.ckpt)"));
+  const auto path = QFileDialog::getOpenFileName(this, tr("Open language-model checkpoint"), runs_directory_,
+                                                 tr("Checkpoints (*.ckpt)"));
   if (!path.isEmpty()) openCheckpoint(path);
 }
 
 void LmWindow::chooseModelFolder() {
-  const auto dir = QFileDialog::getExistingDirectory(this, tr("Open an exported language-model folder"), runs_directory_);
+  const auto dir =
+      QFileDialog::getExistingDirectory(this, tr("Open an exported language-model folder"), runs_directory_);
   if (!dir.isEmpty()) openCheckpoint(dir);
 }
 
 void LmWindow::chooseExport() {
-  const auto checkpoint = QFileDialog::getOpenFileName(this, tr("Export which language-model checkpoint?"), runs_directory_,
-                                                       tr("Checkpoints (*.ckpt)"));
+  const auto checkpoint = QFileDialog::getOpenFileName(this, tr("Export which language-model checkpoint?"),
+                                                       runs_directory_, tr("Checkpoints (*.ckpt)"));
   if (checkpoint.isEmpty()) return;
   const auto folder = QFileDialog::getExistingDirectory(
-      this, tr("Export %1 into an empty folder").arg(QFileInfo(checkpoint).fileName()), QFileInfo(checkpoint).absolutePath());
+      this, tr("Export %1 into an empty folder").arg(QFileInfo(checkpoint).fileName()),
+      QFileInfo(checkpoint).absolutePath());
   if (!folder.isEmpty()) exportModel(checkpoint, folder);
 }
 
@@ -371,7 +381,8 @@ QString LmWindow::outputText() const { return generate_pane_->outputText(); }
 bool LmWindow::saveScreenshots(const QString& directory, QString* error) {
   QDir().mkpath(directory);
   const int current = tabs_->currentIndex();
-  for (const auto& [tab, name] : {std::pair{0, QStringLiteral("lm-generate")}, std::pair{1, QStringLiteral("lm-attention")}}) {
+  for (const auto& [tab, name] :
+       {std::pair{0, QStringLiteral("lm-generate")}, std::pair{1, QStringLiteral("lm-attention")}}) {
     tabs_->setCurrentIndex(tab);
     QEventLoop loop;  // let the layout and the plots settle before the grab
     QTimer::singleShot(400, &loop, &QEventLoop::quit);

@@ -134,9 +134,9 @@ class LmWindow : public QMainWindow {
   QString database_, runs_directory_;
   LmConfig config_;
   LmTextInfo info_;
-  QString pending_text_;          // being read
-  QString resume_checkpoint_;     // the next run continues from this
-  QString resume_text_;           // the text that checkpoint was trained on
+  QString pending_text_;       // being read
+  QString resume_checkpoint_;  // the next run continues from this
+  QString resume_text_;        // the text that checkpoint was trained on
   bool generate_on_snapshot_ = false;
   bool close_when_stopped_ = false;
   int run_counter_ = 0;

@@ -43,8 +43,10 @@ QWidget* LmWindow::buildRunControls() {
   stop_->setToolTip(tr("Stops after the current step and writes a checkpoint."));
   connect(train_, &QPushButton::clicked, this, [this] { startTraining(); });
   connect(pause_, &QPushButton::clicked, this, [this] {
-    if (controller_->state() == TrainingController::State::Paused) controller_->resume();
-    else controller_->pause();
+    if (controller_->state() == TrainingController::State::Paused)
+      controller_->resume();
+    else
+      controller_->pause();
   });
   connect(stop_, &QPushButton::clicked, controller_, &TrainingController::stop);
   buttons->addWidget(train_);
@@ -76,11 +78,13 @@ bool LmWindow::startTraining() {
   request.text_path = info_.path;
   request.database = database_;
   request.resume_checkpoint = resume_checkpoint_;
-  request.out_dir = !resume_checkpoint_.isEmpty()
-                        ? QFileInfo(resume_checkpoint_).absolutePath()
-                        : QDir(runs_directory_).filePath(QStringLiteral("lm-%1-%2")
-                                                             .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")))
-                                                             .arg(++run_counter_));
+  request.out_dir =
+      !resume_checkpoint_.isEmpty()
+          ? QFileInfo(resume_checkpoint_).absolutePath()
+          : QDir(runs_directory_)
+                .filePath(QStringLiteral("lm-%1-%2")
+                              .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")))
+                              .arg(++run_counter_));
   if (!controller_->startLanguageModel(request)) return false;
   resume_checkpoint_.clear();
   // A new set of curves for this run, in the next colour.
@@ -123,7 +127,10 @@ void LmWindow::onValidated(const ts::ValidationResult& v) {
 }
 
 void LmWindow::onFinished(const ts::TrainingSummary& s) {
-  QString text = tr("%1 at step %2: %3.").arg(QString::fromLatin1(run_status_name(s.status))).arg(number(s.steps)).arg(q(s.message));
+  QString text = tr("%1 at step %2: %3.")
+                     .arg(QString::fromLatin1(run_status_name(s.status)))
+                     .arg(number(s.steps))
+                     .arg(q(s.message));
   if (s.validated)
     text += tr(" Last estimate: train %1, val %2 (bigram table %3).")
                 .arg(s.last_validation.train_loss, 0, 'f', 3)
@@ -155,7 +162,8 @@ void LmWindow::onFailed(const QString& message) {
 }
 
 void LmWindow::chooseResume() {
-  const auto path = QFileDialog::getOpenFileName(this, tr("Resume training from"), runs_directory_, tr("Checkpoints (*.ckpt)"));
+  const auto path =
+      QFileDialog::getOpenFileName(this, tr("Resume training from"), runs_directory_, tr("Checkpoints (*.ckpt)"));
   if (path.isEmpty()) return;
   resumeFrom(path);
 }
@@ -172,7 +180,9 @@ void LmWindow::showResumable(const LmCheckpointInfo& info) {
   config_form_->showConfig(config_);
   resume_checkpoint_ = info.path;
   resume_text_ = info.text_path;
-  QString text = tr("The next run continues %1 from step %2 (set Steps beyond it).").arg(QFileInfo(info.path).fileName()).arg(info.step);
+  QString text = tr("The next run continues %1 from step %2 (set Steps beyond it).")
+                     .arg(QFileInfo(info.path).fileName())
+                     .arg(info.step);
   if (info.text_path != info_.path) {
     if (QFileInfo(info.text_path).isFile()) {
       pending_text_ = info.text_path;

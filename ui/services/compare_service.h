@@ -29,11 +29,11 @@ struct ModelChoice {
 
 /// What a comparison gives the panels: the texts it compared and what compare_systems made of them.
 struct CompareResult {
-  quint64 id = 0;              // CompareService::compare's return value
-  QList<ModelChoice> models;   // one per system, in order (the first is the baseline)
-  CompareInput input;          // sources, references and each system's outputs of the shared test split
-  Comparison comparison;       // scores, intervals, p-values, buckets, n-grams, sentence scores
-  double seconds = 0;          // translating and comparing
+  quint64 id = 0;             // CompareService::compare's return value
+  QList<ModelChoice> models;  // one per system, in order (the first is the baseline)
+  CompareInput input;         // sources, references and each system's outputs of the shared test split
+  Comparison comparison;      // scores, intervals, p-values, buckets, n-grams, sentence scores
+  double seconds = 0;         // translating and comparing
 };
 
 class CompareService : public QObject {
@@ -71,7 +71,7 @@ class CompareService : public QObject {
   QThreadPool pool_;  // its own: a comparison can take minutes, and must not hold the global pool's threads
   QList<QFutureWatcher<Delivery>*> pending_;
   std::shared_ptr<std::atomic<bool>> stop_;  // of the latest request
-  quint64 serial_ = 0;                        // the latest request; older deliveries are dropped
+  quint64 serial_ = 0;                       // the latest request; older deliveries are dropped
   bool busy_ = false;
 };
 

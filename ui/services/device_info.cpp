@@ -29,7 +29,7 @@ int cpu_cores() { return ts::cpu_cores(); }
 QString gpu_name() {
   const auto& devices = gpu_report().devices;
   return devices.empty() || devices.front().name.empty() ? QStringLiteral("GPU")
-                                                          : QString::fromStdString(devices.front().name);
+                                                         : QString::fromStdString(devices.front().name);
 }
 
 QString device_description(const QString& device) {

@@ -44,7 +44,8 @@ LmTextInfo describe(const LmData& data, const QString& path) {
   const auto* c = counts.data_ptr<std::int64_t>();
   for (std::int64_t id = 0; id < V; ++id)
     if (c[id] > 0) info.tokens.push_back({q(vocab.token(id)), c[id]});
-  std::stable_sort(info.tokens.begin(), info.tokens.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(info.tokens.begin(), info.tokens.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   return info;
 }
 
@@ -160,7 +161,8 @@ void LmService::inspectCheckpoint(const QString& path) {
 void LmService::exportModel(const QString& checkpoint, const QString& folder) {
   background([checkpoint, folder]() -> Delivery {
     try {
-      const auto s = export_any_model(QFile::encodeName(checkpoint).toStdString(), QFile::encodeName(folder).toStdString());
+      const auto s =
+          export_any_model(QFile::encodeName(checkpoint).toStdString(), QFile::encodeName(folder).toStdString());
       const auto summary = QObject::tr("%1 parameters, %2 files, %3 MB")
                                .arg(s.parameters)
                                .arg(s.files.size())
@@ -199,7 +201,9 @@ bool LmService::generate(const LmGenerateRequest& request) {
   Q_EMIT generationStarted();
   // The worker owns a reference to the model, so a newer snapshot may replace ours meanwhile.
   generation_ = std::thread([this, request, snapshot = snapshot_] {
-    const auto post = [this](std::function<void()> f) { QMetaObject::invokeMethod(this, std::move(f), Qt::QueuedConnection); };
+    const auto post = [this](std::function<void()> f) {
+      QMetaObject::invokeMethod(this, std::move(f), Qt::QueuedConnection);
+    };
     LmGeneration g;
     g.prompt = request.prompt;
     g.model = snapshot.label;
@@ -235,8 +239,10 @@ bool LmService::generate(const LmGenerateRequest& request) {
     g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     post([this, g, error] {
       generating_ = false;
-      if (error.isEmpty()) Q_EMIT generationFinished(g);
-      else Q_EMIT generationFailed(error);
+      if (error.isEmpty())
+        Q_EMIT generationFinished(g);
+      else
+        Q_EMIT generationFailed(error);
     });
   });
   return true;

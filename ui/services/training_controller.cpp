@@ -242,7 +242,8 @@ void TrainingController::work(TrainingRequest request) {
   try {
     const auto snapshot = [queue](Trainer& trainer, std::int64_t step, const QString& label) {
       ModelSnapshot s;
-      s.translator = std::make_shared<Translator>(copy_model(trainer.model(), at::Device(at::kCPU)), trainer.data().pipeline);
+      s.translator =
+          std::make_shared<Translator>(copy_model(trainer.model(), at::Device(at::kCPU)), trainer.data().pipeline);
       s.step = step;
       s.label = label;
       queue->push([s](TrainingController* c) { Q_EMIT c->snapshotReady(s); });
@@ -277,7 +278,9 @@ void TrainingController::work(TrainingRequest request) {
     const auto summary = session.run();
     if (summary.steps > 0)
       snapshot(*session.trainer(), summary.steps,
-               tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromLatin1(run_status_name(summary.status))));
+               tr("trained model, step %1 (%2)")
+                   .arg(summary.steps)
+                   .arg(QString::fromLatin1(run_status_name(summary.status))));
   } catch (const std::exception& e) {
     queue->push([m = QString::fromStdString(error_message(e))](TrainingController* c) { Q_EMIT c->failed(m); });
   }
@@ -312,14 +315,14 @@ void TrainingController::workLanguageModel(LmTrainingRequest request) {
     session_request.stop = &stop_;
     session_request.pause = &pause_;
     session_request.between_steps = [&](LmTrainer& trainer) {
-      if (snapshot_requested_.exchange(false))
-        snapshot(trainer, tr("training model at step %1").arg(trainer.step()));
+      if (snapshot_requested_.exchange(false)) snapshot(trainer, tr("training model at step %1").arg(trainer.step()));
     };
     LmTrainingSession session(std::move(session_request), &observer);
     const auto summary = session.run();
     if (summary.steps > 0)
-      snapshot(*session.trainer(),
-               tr("trained model, step %1 (%2)").arg(summary.steps).arg(QString::fromLatin1(run_status_name(summary.status))));
+      snapshot(*session.trainer(), tr("trained model, step %1 (%2)")
+                                       .arg(summary.steps)
+                                       .arg(QString::fromLatin1(run_status_name(summary.status))));
   } catch (const std::exception& e) {
     queue->push([m = QString::fromStdString(error_message(e))](TrainingController* c) { Q_EMIT c->failed(m); });
   }

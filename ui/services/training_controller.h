@@ -35,25 +35,24 @@ struct AutoFit;  // ts/train/auto_fit.h
 
 namespace ts::ui {
 
-
 struct TrainingRequest {
   std::shared_ptr<const Corpus> corpus;
-  QString corpus_path;           // as recorded in checkpoints and the history ("<demo>" for the demo)
+  QString corpus_path;  // as recorded in checkpoints and the history ("<demo>" for the demo)
   Direction direction;
-  ExperimentConfig config;       // preset "auto": fitted again on the training thread (ts/train/auto_fit.h),
-                                 // keeping the person's own edits; its reasons go to the log
+  ExperimentConfig config;                  // preset "auto": fitted again on the training thread (ts/train/auto_fit.h),
+                                            // keeping the person's own edits; its reasons go to the log
   std::shared_ptr<const AutoFit> auto_fit;  // preset "auto": the fit `config` was made from (null: the plain preset)
-  QString out_dir;               // where checkpoints go (created)
-  QString database;              // run history; empty = do not record
-  QString name;                  // run name in the history (empty = generated)
-  QString resume_checkpoint;     // continue from this checkpoint (its pipeline is reused)
+  QString out_dir;                          // where checkpoints go (created)
+  QString database;                         // run history; empty = do not record
+  QString name;                             // run name in the history (empty = generated)
+  QString resume_checkpoint;                // continue from this checkpoint (its pipeline is reused)
 };
 
 /// A copy of the model being trained, for translating on another thread while training goes on.
 struct ModelSnapshot {
   std::shared_ptr<Translator> translator;
   std::int64_t step = 0;
-  QString label;                 // e.g. "training model at step 1200"
+  QString label;  // e.g. "training model at step 1200"
 };
 
 class TrainingController : public QObject {

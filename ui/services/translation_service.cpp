@@ -85,7 +85,9 @@ class TranslationService::Worker : public QObject {
       info.decode = loaded.meta.config.decode;
       set(std::move(translator), info);
     } catch (const std::exception& e) {
-      post([path, m = QString::fromStdString(error_message(e))](TranslationService* s) { Q_EMIT s->loadFailed(path, m); });
+      post([path, m = QString::fromStdString(error_message(e))](TranslationService* s) {
+        Q_EMIT s->loadFailed(path, m);
+      });
     }
   }
 
@@ -172,7 +174,8 @@ class TranslationService::Worker : public QObject {
           for (std::int64_t s = 0; s < kFirstWord; ++s) specials.push_back(static_cast<int>(s));
           const auto found = nearest_neighbours(all, static_cast<int>(id), k, specials);
           if (found.empty() && k > 0)
-            r.error = QObject::tr("\u201c%1\u201d has an all-zero embedding: it has no direction to compare.").arg(r.token);
+            r.error =
+                QObject::tr("\u201c%1\u201d has an all-zero embedding: it has no direction to compare.").arg(r.token);
           const bool projected = has_projection_[r.target];
           const Projection2D& pca = projection_[r.target];
           r.projected = projected;
@@ -238,20 +241,24 @@ class TranslationService::Worker : public QObject {
   // Like post() for requests that are not counted as pending (tables, neighbours).
   template <class F>
   void post_result(F&& f) {
-    QMetaObject::invokeMethod(service_, [s = service_, f = std::forward<F>(f)] { f(s); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        service_, [s = service_, f = std::forward<F>(f)] { f(s); }, Qt::QueuedConnection);
   }
 
   template <class F>
   void post(F&& f) {
-    QMetaObject::invokeMethod(service_, [s = service_, f = std::forward<F>(f)] {
-      f(s);
-      s->setPending(-1);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        service_,
+        [s = service_, f = std::forward<F>(f)] {
+          f(s);
+          s->setPending(-1);
+        },
+        Qt::QueuedConnection);
   }
 
   TranslationService* service_;
   std::shared_ptr<Translator> translator_;
-  QString label_;  // of translator_, stamped on every result
+  QString label_;                             // of translator_, stamped on every result
   std::optional<FloatMatrix> embeddings_[2];  // [source, target] tables of translator_
   Projection2D projection_[2];                // the last requestTables() projection per side
   bool has_projection_[2] = {false, false};
@@ -283,15 +290,19 @@ void TranslationService::setPending(int delta) {
 void TranslationService::setSnapshot(const ModelSnapshot& snapshot) {
   if (!snapshot.translator) return;
   setPending(+1);
-  QMetaObject::invokeMethod(worker_, [w = worker_, snapshot] {
-    w->set(snapshot.translator, describe_model(*snapshot.translator, snapshot.label, QString(), snapshot.step));
-  }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_,
+      [w = worker_, snapshot] {
+        w->set(snapshot.translator, describe_model(*snapshot.translator, snapshot.label, QString(), snapshot.step));
+      },
+      Qt::QueuedConnection);
 }
 
 void TranslationService::loadCheckpoint(const QString& path) {
   setPending(+1);
   Q_EMIT loading(path);
-  QMetaObject::invokeMethod(worker_, [w = worker_, path] { w->load(path); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, path] { w->load(path); }, Qt::QueuedConnection);
 }
 
 bool TranslationService::onnxExportAvailable() { return onnx_export_available(); }
@@ -302,13 +313,16 @@ void TranslationService::exportModel(const QString& checkpoint, const QString& f
   connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, folder] {
     const Outcome outcome = watcher->result();
     watcher->deleteLater();
-    if (outcome.first) Q_EMIT modelExported(folder, outcome.second);
-    else Q_EMIT exportFailed(folder, outcome.second);
+    if (outcome.first)
+      Q_EMIT modelExported(folder, outcome.second);
+    else
+      Q_EMIT exportFailed(folder, outcome.second);
   });
   watcher->setFuture(QtConcurrent::run([checkpoint, folder, onnx]() -> Outcome {
     try {
-      const auto s = export_model_as(QFile::encodeName(checkpoint).toStdString(), QFile::encodeName(folder).toStdString(),
-                                     onnx ? ExportFormat::kOnnx : ExportFormat::kFolder);
+      const auto s =
+          export_model_as(QFile::encodeName(checkpoint).toStdString(), QFile::encodeName(folder).toStdString(),
+                          onnx ? ExportFormat::kOnnx : ExportFormat::kFolder);
       return {true, QObject::tr("%1 parameters, %2 files, %3 MB")
                         .arg(s.parameters)
                         .arg(s.files.size())
@@ -324,18 +338,18 @@ quint64 TranslationService::translate(const QString& text, const DecodeConfig& d
   request.id = next_id_++;
   request.source = text;
   setPending(+1);
-  QMetaObject::invokeMethod(worker_, [w = worker_, request, decode, record_attention] {
-    w->translate(request, decode, record_attention);
-  }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, request, decode, record_attention] { w->translate(request, decode, record_attention); },
+      Qt::QueuedConnection);
   return request.id;
 }
 
 quint64 TranslationService::requestTables(int positions, int tokens) {
   ModelTables request;
   request.id = next_id_++;
-  QMetaObject::invokeMethod(worker_, [w = worker_, request, positions, tokens] {
-    w->tables(request, positions, tokens);
-  }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, request, positions, tokens] { w->tables(request, positions, tokens); },
+      Qt::QueuedConnection);
   return request.id;
 }
 
@@ -344,7 +358,8 @@ quint64 TranslationService::findNeighbours(bool target, const QString& token, in
   request.id = next_id_++;
   request.target = target;
   request.query = token;
-  QMetaObject::invokeMethod(worker_, [w = worker_, request, k] { w->neighbours(request, k); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, request, k] { w->neighbours(request, k); }, Qt::QueuedConnection);
   return request.id;
 }
 

@@ -28,20 +28,20 @@ struct ModelSnapshot;
 
 struct TranslationCandidateView {
   QString text;
-  double score = 0;       // length-normalised score used to rank beams
-  double log_prob = 0;    // total log-probability
+  double score = 0;     // length-normalised score used to rank beams
+  double log_prob = 0;  // total log-probability
 };
 
 struct TranslationResult {
   quint64 id = 0;
   QString source;
-  QString text;                       // best translation, detokenised
+  QString text;  // best translation, detokenised
   double score = 0, log_prob = 0;
-  QStringList source_tokens;          // as the model saw them, "</s>" last
-  QStringList target_tokens;          // generated, "</s>" last when finished
-  QVector<double> token_log_probs;    // one per target token
+  QStringList source_tokens;        // as the model saw them, "</s>" last
+  QStringList target_tokens;        // generated, "</s>" last when finished
+  QVector<double> token_log_probs;  // one per target token
   QVector<TranslationCandidateView> nbest;
-  double milliseconds = 0;            // decoding time
+  double milliseconds = 0;  // decoding time
   /// {"source_tokens", "target_tokens", "encoder_self"/"decoder_self"/"cross": [layer][head][q][k]}
   /// (empty unless attention was requested)
   nlohmann::json attention;
@@ -50,16 +50,16 @@ struct TranslationResult {
   /// "best_path": [node ids from the root to the best hypothesis's leaf]}. Parents come before
   /// children; "rank" is the position in the n-best list (-1 when not returned).
   nlohmann::json beam_tree;
-  QString model;                      // label of the model that translated
-  QString error;                      // non-empty when translation failed
+  QString model;  // label of the model that translated
+  QString error;  // non-empty when translation failed
 };
 
 /// What a loaded model is, for the panels.
 struct ModelInfo {
-  QString label;                      // "checkpoint best.ckpt (step 1200)" / "training model at step 300"
-  QString checkpoint;                 // path when loaded from disk
-  QString direction;                  // "en-de"
-  QString src_language, tgt_language; // names
+  QString label;                       // "checkpoint best.ckpt (step 1200)" / "training model at step 300"
+  QString checkpoint;                  // path when loaded from disk
+  QString direction;                   // "en-de"
+  QString src_language, tgt_language;  // names
   qint64 step = 0;
   qint64 parameters = 0;
   int encoder_layers = 0, decoder_layers = 0, heads = 0;
@@ -68,26 +68,26 @@ struct ModelInfo {
 
 /// The 2-D PCA projection of one side's most frequent tokens (see TranslationService::requestTables).
 struct EmbeddingProjection {
-  QString language;                   // "German"
-  qint64 vocab_size = 0;              // rows of the embedding table
-  QStringList tokens;                 // most frequent first, special tokens skipped
-  QVector<qint64> ids;                // their vocabulary ids
-  QVector<double> x, y;               // coordinates on the first and second principal component
+  QString language;                         // "German"
+  qint64 vocab_size = 0;                    // rows of the embedding table
+  QStringList tokens;                       // most frequent first, special tokens skipped
+  QVector<qint64> ids;                      // their vocabulary ids
+  QVector<double> x, y;                     // coordinates on the first and second principal component
   double explained_x = 0, explained_y = 0;  // share of these tokens' embedding variance (0..1)
 };
 
 /// The model's position table and token embeddings, computed on the worker thread.
 struct ModelTables {
   quint64 id = 0;
-  QString model;                      // label of the model
-  QString error;                      // non-empty when there is no model or the request failed
-  bool learned_positions = false;     // false: the fixed sinusoidal table
-  int max_positions = 0;              // rows of the model's position table
-  int positions = 0;                  // rows returned (the first ones)
+  QString model;                   // label of the model
+  QString error;                   // non-empty when there is no model or the request failed
+  bool learned_positions = false;  // false: the fixed sinusoidal table
+  int max_positions = 0;           // rows of the model's position table
+  int positions = 0;               // rows returned (the first ones)
   int d_model = 0;
-  QVector<float> position_table;      // [positions × d_model], row-major
-  QVector<float> position_similarity; // [positions × positions] cosine similarity, row-major
-  bool shared_embeddings = false;     // source and target use one table
+  QVector<float> position_table;       // [positions × d_model], row-major
+  QVector<float> position_similarity;  // [positions × positions] cosine similarity, row-major
+  bool shared_embeddings = false;      // source and target use one table
   EmbeddingProjection source, target;
 };
 
@@ -95,19 +95,19 @@ struct ModelTables {
 struct TokenNeighbours {
   quint64 id = 0;
   bool target = false;
-  QString query;                      // as asked
-  QString token;                      // the vocabulary entry found (e.g. "▁haus" for "Haus")
+  QString query;  // as asked
+  QString token;  // the vocabulary entry found (e.g. "▁haus" for "Haus")
   qint64 token_id = -1;
-  QStringList tokens;                 // neighbours, most similar first (special tokens skipped)
+  QStringList tokens;  // neighbours, most similar first (special tokens skipped)
   QVector<qint64> ids;
-  QVector<double> similarities;       // cosine similarity to `token`
+  QVector<double> similarities;  // cosine similarity to `token`
   /// Coordinates of `token` (x, y) and of each neighbour (xs, ys) in the side's projection of the
   /// last requestTables() for the current model; `projected` is false when there is none yet.
   bool projected = false;
   double x = 0, y = 0;
   QVector<double> xs, ys;
   QString model;
-  QString error;                      // e.g. "“xyz” is not in the target vocabulary."
+  QString error;  // e.g. "“xyz” is not in the target vocabulary."
 };
 
 class TranslationService : public QObject {

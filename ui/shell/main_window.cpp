@@ -90,7 +90,8 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
   connect(state_, &StudioState::corpusChanged, this, [this] {
     busy_->hide();
     const auto& c = *state_->corpus();
-    status_label_->setText(tr("%1: %L2 pairs").arg(state_->isDemo() ? tr("demo corpus") : QFileInfo(state_->corpusPath()).fileName())
+    status_label_->setText(tr("%1: %L2 pairs")
+                               .arg(state_->isDemo() ? tr("demo corpus") : QFileInfo(state_->corpusPath()).fileName())
                                .arg(static_cast<qulonglong>(c.pairs.size())));
   });
   connect(state_, &StudioState::corpusFailed, this, [this](const QString& path, const QString& message) {
@@ -108,10 +109,11 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
     if (s.status == RunStatus::kFailed) showError(tr("Training failed"), QString::fromStdString(s.message));
   });
   // A locked run history at the end of a run: say that the app waits for it, and how it ended.
-  connect(controller_, &TrainingController::historyWaiting, this, [this](const QString& summary, const QString& words, bool) {
-    status_label_->setText(summary);
-    status_label_->setToolTip(words);
-  });
+  connect(controller_, &TrainingController::historyWaiting, this,
+          [this](const QString& summary, const QString& words, bool) {
+            status_label_->setText(summary);
+            status_label_->setToolTip(words);
+          });
   connect(controller_, &TrainingController::stateChanged, this, [this](TrainingController::State st) {
     updateTitle();
     if (st == TrainingController::State::Idle && close_when_stopped_) QTimer::singleShot(0, this, &QWidget::close);
@@ -143,11 +145,12 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
   connect(translation_, &TranslationService::loadFailed, this, [this](const QString& path, const QString& message) {
     showError(tr("Cannot load checkpoint"), message.contains(path) ? message : path + QStringLiteral(": ") + message);
   });
-  connect(translation_, &TranslationService::modelExported, this, [this](const QString& folder, const QString& summary) {
-    busy_->hide();
-    status_label_->setText(tr("Exported to %1 (%2)").arg(folder, summary));
-    Q_EMIT modelExported(folder, summary);
-  });
+  connect(translation_, &TranslationService::modelExported, this,
+          [this](const QString& folder, const QString& summary) {
+            busy_->hide();
+            status_label_->setText(tr("Exported to %1 (%2)").arg(folder, summary));
+            Q_EMIT modelExported(folder, summary);
+          });
   connect(translation_, &TranslationService::exportFailed, this, [this](const QString& folder, const QString& message) {
     busy_->hide();
     status_label_->setText(tr("Export failed"));
@@ -164,7 +167,8 @@ QDockWidget* MainWindow::addPanel(QWidget* panel, const QString& title, const QS
   auto* dock = new QDockWidget(title, this);
   dock->setObjectName(object_name);  // saveState() needs stable names
   dock->setWidget(panel);
-  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
+  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                    QDockWidget::DockWidgetClosable);
   docks_ << dock;
   return dock;
 }
@@ -233,7 +237,8 @@ void MainWindow::createMenus() {
   });
   load_checkpoint->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
   auto* import_folder = file->addAction(tr("&Import Model Folder…"), this, [this] {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Import an exported model folder"), state_->runsDirectory());
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, tr("Import an exported model folder"), state_->runsDirectory());
     if (dir.isEmpty()) return;
     translation_->loadCheckpoint(dir);
     showPanel(translate_);
@@ -241,9 +246,10 @@ void MainWindow::createMenus() {
   import_folder->setToolTip(tr("Open a folder written by Export Model (model.safetensors and config.json)."));
   auto* export_model = file->addAction(tr("&Export Model…"), this, &MainWindow::exportDialog);
   export_model->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-  export_model->setToolTip(tr("Write a checkpoint's model as safetensors weights, a JSON config and its "
-                              "tokenizers, for PyTorch and other tools; optionally with ONNX graphs for "
-                              "ONNX Runtime."));
+  export_model->setToolTip(
+      tr("Write a checkpoint's model as safetensors weights, a JSON config and its "
+         "tokenizers, for PyTorch and other tools; optionally with ONNX graphs for "
+         "ONNX Runtime."));
   file->addSeparator();
   auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -256,8 +262,10 @@ void MainWindow::createMenus() {
   });
   start->setShortcut(QKeySequence(Qt::Key_F5));
   auto* pause = train->addAction(tr("&Pause / Resume"), this, [this] {
-    if (controller_->state() == TrainingController::State::Paused) controller_->resume();
-    else controller_->pause();
+    if (controller_->state() == TrainingController::State::Paused)
+      controller_->resume();
+    else
+      controller_->pause();
   });
   pause->setShortcut(QKeySequence(Qt::Key_F6));
   auto* stop = train->addAction(tr("S&top"), controller_, &TrainingController::stop);
@@ -293,7 +301,8 @@ void MainWindow::createStatusBar() {
   busy_->hide();
   statusBar()->addWidget(status_label_, 1);
   statusBar()->addPermanentWidget(busy_);
-  statusBar()->addPermanentWidget(new QLabel(tr("LibTorch %1 · %2").arg(libtorch_version(), default_device_description()), this));
+  statusBar()->addPermanentWidget(
+      new QLabel(tr("LibTorch %1 · %2").arg(libtorch_version(), default_device_description()), this));
   connect(translation_, &TranslationService::busyChanged, this, [this](bool busy) { busy_->setVisible(busy); });
 }
 
@@ -302,7 +311,8 @@ void MainWindow::updateRecentMenu() {
   const auto files = state_->recentFiles();
   for (int i = 0; i < files.size(); ++i) {
     const QString path = files[i];
-    auto* action = recent_menu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(path), this, [this, path] { openCorpus(path); });
+    auto* action = recent_menu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(path), this,
+                                           [this, path] { openCorpus(path); });
     action->setEnabled(QFileInfo::exists(path));
   }
   if (files.isEmpty()) recent_menu_->addAction(tr("(none)"))->setEnabled(false);
@@ -430,15 +440,17 @@ void MainWindow::openSentence(const QString& source, const QString& checkpoint) 
     translation_->translate(source, decode, /*record_attention=*/true);
     showPanel(attention_);
   };
-  if (translation_->hasModel() && QFileInfo(translation_->model().checkpoint) == QFileInfo(checkpoint)) return translate();
+  if (translation_->hasModel() && QFileInfo(translation_->model().checkpoint) == QFileInfo(checkpoint))
+    return translate();
   // Translate once the service holds this checkpoint; a failed load says why and translates nothing.
   auto* pending = new QObject(this);
-  connect(translation_, &TranslationService::modelChanged, pending, [this, pending, checkpoint, translate](const ModelInfo& info) {
-    if (QFileInfo(info.checkpoint) != QFileInfo(checkpoint)) return;
-    translation_->disconnect(pending);
-    pending->deleteLater();
-    translate();
-  });
+  connect(translation_, &TranslationService::modelChanged, pending,
+          [this, pending, checkpoint, translate](const ModelInfo& info) {
+            if (QFileInfo(info.checkpoint) != QFileInfo(checkpoint)) return;
+            translation_->disconnect(pending);
+            pending->deleteLater();
+            translate();
+          });
   connect(translation_, &TranslationService::loadFailed, pending, [this, pending, checkpoint](const QString& path) {
     if (path != checkpoint) return;
     translation_->disconnect(pending);
@@ -464,7 +476,8 @@ void MainWindow::exportDialog() {
     onnx = format == formats.at(1);
   }
   const QString folder = QFileDialog::getExistingDirectory(
-      this, tr("Export %1 into an empty folder").arg(QFileInfo(checkpoint).fileName()), QFileInfo(checkpoint).absolutePath());
+      this, tr("Export %1 into an empty folder").arg(QFileInfo(checkpoint).fileName()),
+      QFileInfo(checkpoint).absolutePath());
   if (!folder.isEmpty()) exportModel(checkpoint, folder, onnx);
 }
 
@@ -514,16 +527,12 @@ bool MainWindow::saveScreenshots(const QString& directory, QString* error) {
     if (error) *error = tr("%1: could not be written").arg(path);
     return false;
   };
-  const QList<QPair<QWidget*, QString>> panels{{dataset_, QStringLiteral("dataset")},
-                                                {config_, QStringLiteral("configuration")},
-                                                {training_, QStringLiteral("training")},
-                                                {translate_, QStringLiteral("translate")},
-                                                {history_, QStringLiteral("history")},
-                                                {compare_, QStringLiteral("compare")},
-                                                {attention_, QStringLiteral("attention")},
-                                                {probe_, QStringLiteral("attention-over-training")},
-                                                {beam_, QStringLiteral("beam-search")},
-                                                {anatomy_, QStringLiteral("anatomy")}};
+  const QList<QPair<QWidget*, QString>> panels{
+      {dataset_, QStringLiteral("dataset")},     {config_, QStringLiteral("configuration")},
+      {training_, QStringLiteral("training")},   {translate_, QStringLiteral("translate")},
+      {history_, QStringLiteral("history")},     {compare_, QStringLiteral("compare")},
+      {attention_, QStringLiteral("attention")}, {probe_, QStringLiteral("attention-over-training")},
+      {beam_, QStringLiteral("beam-search")},    {anatomy_, QStringLiteral("anatomy")}};
   for (const auto& [panel, name] : panels) {
     showPanel(panel);
     if (!save(name)) return false;

@@ -172,9 +172,7 @@ QString StudioState::runsDirectory() const {
   return QFileInfo(database_path_).absoluteDir().filePath(QStringLiteral("runs"));
 }
 
-QStringList StudioState::recentFiles() const {
-  return QSettings().value(QStringLiteral("recentFiles")).toStringList();
-}
+QStringList StudioState::recentFiles() const { return QSettings().value(QStringLiteral("recentFiles")).toStringList(); }
 
 void StudioState::rememberRecent(const QString& path) {
   QSettings settings;

@@ -70,9 +70,9 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   budget_ = new QComboBox(this);
   budget_->setObjectName(QStringLiteral("trainBudget"));
   // Short budgets first: a newcomer's first run, or a check that a corpus trains at all.
-  const QList<QPair<QString, double>> budgets{{tr("1 min"), 1},   {tr("2 min"), 2},   {tr("3 min"), 3},
-                                              {tr("5 min"), 5},   {tr("10 min"), 10}, {tr("20 min"), 20},
-                                              {tr("30 min"), 30}, {tr("1 h"), 60},    {tr("2 h"), 120},
+  const QList<QPair<QString, double>> budgets{{tr("1 min"), 1},         {tr("2 min"), 2},          {tr("3 min"), 3},
+                                              {tr("5 min"), 5},         {tr("10 min"), 10},        {tr("20 min"), 20},
+                                              {tr("30 min"), 30},       {tr("1 h"), 60},           {tr("2 h"), 120},
                                               {tr("custom\u2026"), -1}, {tr("until I stop it"), 0}};
   for (const auto& [text, minutes] : budgets) budget_->addItem(text, minutes);
   budget_minutes_ = new QDoubleSpinBox(this);
@@ -129,10 +129,11 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   {
     // Why the curve steps down at each validation: a budgeted schedule follows the clock, and a
     // validation takes time but no steps.
-    const QString why = tr("With a time budget the rate follows the clock and reaches zero at the deadline; a validation "
-                           "takes time but no steps, so the curve steps down across each one.");
+    const QString why =
+        tr("With a time budget the rate follows the clock and reaches zero at the deadline; a validation "
+           "takes time but no steps, so the curve steps down across each one.");
     auto* note = lr_note_ = new QCPTextElement(lr_chart_, tr("follows the clock: steps down across each validation"),
-                                    QFont(font().family(), std::max(7, font().pointSize() - 1)));
+                                               QFont(font().family(), std::max(7, font().pointSize() - 1)));
     note->setObjectName(QStringLiteral("lrChartNote"));
     note->setTextColor(palette().color(QPalette::PlaceholderText));
     lr_chart_->plotLayout()->addElement(lr_chart_->plotLayout()->rowCount(), 0, note);
@@ -199,7 +200,9 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   connect(controller_, &TrainingController::finished, this, &TrainingPanel::onFinished);
   connect(controller_, &TrainingController::logLine, this, &TrainingPanel::appendLog);
   connect(controller_, &TrainingController::checkpointSaved, this, [this](const ts::CheckpointEvent& c) {
-    appendLog(tr("checkpoint %1 (%2) at step %3").arg(QString::fromStdString(c.path), QString::fromStdString(c.kind)).arg(c.step));
+    appendLog(tr("checkpoint %1 (%2) at step %3")
+                  .arg(QString::fromStdString(c.path), QString::fromStdString(c.kind))
+                  .arg(c.step));
   });
   connect(controller_, &TrainingController::failed, this, [this](const QString& message) {
     status_->setText(tr("Failed"));
@@ -285,8 +288,8 @@ void TrainingPanel::start() {
   if (request.config.preset == "auto") request.auto_fit = state_->autoFit();
   request.database = state_->databasePath();
   request.name = name_->text().trimmed();
-  request.out_dir = QString::fromStdString(default_run_directory(state_->runsDirectory().toStdString(),
-                                                                 request.corpus_path.toStdString(), direction.str()));
+  request.out_dir = QString::fromStdString(
+      default_run_directory(state_->runsDirectory().toStdString(), request.corpus_path.toStdString(), direction.str()));
   clearCharts();
   best_bleu_ = last_bleu_ = last_chrf_ = last_dev_loss_ = -1;
   have_progress_ = false;
@@ -302,8 +305,10 @@ void TrainingPanel::start() {
 }
 
 void TrainingPanel::togglePause() {
-  if (controller_->state() == TrainingController::State::Paused) controller_->resume();
-  else controller_->pause();
+  if (controller_->state() == TrainingController::State::Paused)
+    controller_->resume();
+  else
+    controller_->pause();
 }
 
 void TrainingPanel::stop() { controller_->stop(); }
@@ -319,14 +324,21 @@ void TrainingPanel::onState() {
   pause_->setText(s == S::Paused ? tr("Resume") : tr("Pause"));
   stop_->setEnabled(s == S::Preparing || s == S::Training || s == S::Paused);
   switch (s) {
-    case S::Idle: break;  // onFinished / failed say how it ended
+    case S::Idle:
+      break;  // onFinished / failed say how it ended
     case S::Preparing:
       status_->setText(tr("Preparing data…"));
       progress_->setRange(0, 0);  // indeterminate while tokenizers and vocabularies are built
       break;
-    case S::Training: status_->setText(tr("Training")); break;
-    case S::Paused: status_->setText(tr("Paused")); break;
-    case S::Stopping: status_->setText(tr("Stopping: writing a checkpoint…")); break;
+    case S::Training:
+      status_->setText(tr("Training"));
+      break;
+    case S::Paused:
+      status_->setText(tr("Paused"));
+      break;
+    case S::Stopping:
+      status_->setText(tr("Stopping: writing a checkpoint…"));
+      break;
   }
   if (s != S::Preparing && progress_->maximum() == 0) progress_->setRange(0, 1000);
 }
@@ -335,15 +347,16 @@ void TrainingPanel::onStarted(const ts::TrainingStart& start) {
   start_info_ = start;
   first_step_ = start.start_step;
   progress_->setRange(0, 1000);
-  appendLog(tr("training %L1 parameters on %2 (%3 threads): %L4 train / %L5 dev / %L6 test pairs, %L7 batches per epoch%8")
-                .arg(start.parameters)
-                .arg(QString::fromStdString(start.device))
-                .arg(start.threads)
-                .arg(static_cast<qulonglong>(start.train_pairs))
-                .arg(static_cast<qulonglong>(start.dev_pairs))
-                .arg(static_cast<qulonglong>(start.test_pairs))
-                .arg(start.batches_per_epoch)
-                .arg(start.start_step > 0 ? tr(", resuming at step %1").arg(start.start_step) : QString()));
+  appendLog(
+      tr("training %L1 parameters on %2 (%3 threads): %L4 train / %L5 dev / %L6 test pairs, %L7 batches per epoch%8")
+          .arg(start.parameters)
+          .arg(QString::fromStdString(start.device))
+          .arg(start.threads)
+          .arg(static_cast<qulonglong>(start.train_pairs))
+          .arg(static_cast<qulonglong>(start.dev_pairs))
+          .arg(static_cast<qulonglong>(start.test_pairs))
+          .arg(start.batches_per_epoch)
+          .arg(start.start_step > 0 ? tr(", resuming at step %1").arg(start.start_step) : QString()));
 }
 
 void TrainingPanel::onProgress(const QVector<ts::TrainingProgress>& steps) {
@@ -359,7 +372,9 @@ void TrainingPanel::onProgress(const QVector<ts::TrainingProgress>& steps) {
   const auto& p = steps.back();
   const int max_steps = state_->config().train.max_steps;
   QString text = max_steps > 0 ? tr("step %L1 / %L2").arg(p.step).arg(max_steps) : tr("step %L1").arg(p.step);
-  text += tr(" · epoch %1 (%2%)").arg(p.epoch + 1).arg(p.batches_per_epoch > 0 ? 100 * p.batch_in_epoch / p.batches_per_epoch : 0);
+  text += tr(" · epoch %1 (%2%)")
+              .arg(p.epoch + 1)
+              .arg(p.batches_per_epoch > 0 ? 100 * p.batch_in_epoch / p.batches_per_epoch : 0);
   text += tr(" · %L1 tok/s").arg(static_cast<qlonglong>(std::lround(p.tokens_per_s)));
   if (p.budget_left_s >= 0) {
     text += tr(" · %1 left in the budget").arg(format_duration(p.budget_left_s));
@@ -370,8 +385,8 @@ void TrainingPanel::onProgress(const QVector<ts::TrainingProgress>& steps) {
   }
   // The bar follows the nearest limit (the budget, when there is one: core sets the fraction from
   // it); without a step/time/epoch limit or budget, it shows progress through the current epoch.
-  const double fraction = p.fraction >= 0 ? p.fraction
-                                          : (p.batches_per_epoch > 0 ? double(p.batch_in_epoch) / p.batches_per_epoch : 0);
+  const double fraction =
+      p.fraction >= 0 ? p.fraction : (p.batches_per_epoch > 0 ? double(p.batch_in_epoch) / p.batches_per_epoch : 0);
   progress_->setValue(static_cast<int>(std::lround(1000 * fraction)));
   setProgressText(text);
   last_progress_ = p;
@@ -392,7 +407,9 @@ void TrainingPanel::showStats() {
   }
   if (last_dev_loss_ >= 0) {
     QString validation = tr("dev loss %1").arg(number(last_dev_loss_, 4));
-    if (last_bleu_ >= 0) validation += tr(" · BLEU %1, chrF %2").arg(QString::number(last_bleu_, 'f', 2), QString::number(last_chrf_, 'f', 2));
+    if (last_bleu_ >= 0)
+      validation +=
+          tr(" · BLEU %1, chrF %2").arg(QString::number(last_bleu_, 'f', 2), QString::number(last_chrf_, 'f', 2));
     if (best_bleu_ > last_bleu_ + 1e-9) validation += tr(" (best %1)").arg(QString::number(best_bleu_, 'f', 2));
     parts << validation;
   }
@@ -416,8 +433,8 @@ void TrainingPanel::onValidated(const ts::ValidationResult& v) {
   rescale(metric_chart_);
   for (auto it = v.samples.rbegin(); it != v.samples.rend(); ++it) {
     samples_->insertRow(0);
-    const QStringList cells{QString::number(v.step), QString::fromStdString(it->source), QString::fromStdString(it->reference),
-                            QString::fromStdString(it->hypothesis)};
+    const QStringList cells{QString::number(v.step), QString::fromStdString(it->source),
+                            QString::fromStdString(it->reference), QString::fromStdString(it->hypothesis)};
     for (int c = 0; c < cells.size(); ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
       item->setToolTip(cells[c]);
@@ -434,7 +451,8 @@ void TrainingPanel::onValidated(const ts::ValidationResult& v) {
   }
   appendLog(tr("validation at step %1: dev loss %2, perplexity %3, BLEU %4, chrF %5 (%6 sentences, %7 s)%8")
                 .arg(v.step)
-                .arg(number(v.loss, 4), number(v.perplexity, 4), QString::number(v.bleu, 'f', 2), QString::number(v.chrf, 'f', 2))
+                .arg(number(v.loss, 4), number(v.perplexity, 4), QString::number(v.bleu, 'f', 2),
+                     QString::number(v.chrf, 'f', 2))
                 .arg(static_cast<qulonglong>(v.sentences))
                 .arg(QString::number(v.seconds, 'f', 1))
                 .arg(v.improved ? tr(", best so far") : QString()) +
@@ -446,10 +464,10 @@ void TrainingPanel::onFinished(const ts::TrainingSummary& s) {
   status_->setText(s.status == RunStatus::kFailed ? tr("Failed") : tr("Done: %1").arg(status));
   if (s.status == RunStatus::kFinished) progress_->setValue(1000);
   setProgressText(tr("%1 at step %L2 · %3 · %L4 tok/s on average")
-                           .arg(status)
-                           .arg(s.steps)
-                           .arg(QString::fromStdString(s.message))
-                           .arg(static_cast<qlonglong>(std::lround(s.average_tokens_per_s))));
+                      .arg(status)
+                      .arg(s.steps)
+                      .arg(QString::fromStdString(s.message))
+                      .arg(static_cast<qlonglong>(std::lround(s.average_tokens_per_s))));
   appendLog(tr("%1: %2 (%3 steps, %4 of training)")
                 .arg(status, QString::fromStdString(s.message))
                 .arg(s.steps)
@@ -463,11 +481,21 @@ void TrainingPanel::onPhase(ts::SessionPhase phase) {
   using P = ts::SessionPhase;
   if (controller_->state() != TrainingController::State::Preparing) return;
   switch (phase) {
-    case P::kFittingRecipe: status_->setText(tr("Timing this machine and fitting the recipe\u2026")); break;
-    case P::kPreparingData: status_->setText(tr("Preparing data: split, tokenizers, encoding\u2026")); break;
-    case P::kConnecting: status_->setText(tr("Connecting the data-parallel ranks\u2026")); break;
-    case P::kStartingHistory: status_->setText(tr("Opening the run history\u2026")); break;
-    case P::kTraining: status_->setText(tr("Building the model\u2026")); break;
+    case P::kFittingRecipe:
+      status_->setText(tr("Timing this machine and fitting the recipe\u2026"));
+      break;
+    case P::kPreparingData:
+      status_->setText(tr("Preparing data: split, tokenizers, encoding\u2026"));
+      break;
+    case P::kConnecting:
+      status_->setText(tr("Connecting the data-parallel ranks\u2026"));
+      break;
+    case P::kStartingHistory:
+      status_->setText(tr("Opening the run history\u2026"));
+      break;
+    case P::kTraining:
+      status_->setText(tr("Building the model\u2026"));
+      break;
   }
 }
 
@@ -499,7 +527,8 @@ void TrainingPanel::rescale(QCustomPlot* chart) {
   const double last = has_data ? std::max(chart->xAxis->range().upper, first + 1) : first + 1;
   chart->xAxis->setRange(first, last + 0.03 * (last - first));
   auto y = has_data ? chart->yAxis->range() : QCPRange(0, 1);
-  if (y.size() <= 0) y = QCPRange(y.lower - std::max(0.5, 0.05 * std::abs(y.lower)), y.upper + std::max(0.5, 0.05 * std::abs(y.upper)));
+  if (y.size() <= 0)
+    y = QCPRange(y.lower - std::max(0.5, 0.05 * std::abs(y.lower)), y.upper + std::max(0.5, 0.05 * std::abs(y.upper)));
   chart->yAxis->setRange(y.lower - 0.05 * y.size(), y.upper + 0.05 * y.size());
   chart->replot(QCustomPlot::rpQueuedReplot);
 }

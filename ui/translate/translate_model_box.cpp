@@ -44,8 +44,9 @@ TranslateModelBox::TranslateModelBox(StudioState* state, TranslationService* ser
   follow_training_ = new QCheckBox(tr("Refresh the training model after each validation"), this);
   follow_training_->setObjectName(QStringLiteral("translateFollowTraining"));
   follow_training_->setChecked(true);
-  follow_training_->setToolTip(tr("While training, translating first takes a fresh copy of the model when a "
-                                  "validation has run since the copy in use was taken"));
+  follow_training_->setToolTip(
+      tr("While training, translating first takes a fresh copy of the model when a "
+         "validation has run since the copy in use was taken"));
   grid->addWidget(model_, 0, 0, 2, 1);
   grid->addWidget(use_training_, 0, 1);
   grid->addWidget(load_, 0, 2);
@@ -59,15 +60,13 @@ TranslateModelBox::TranslateModelBox(StudioState* state, TranslationService* ser
   connect(load_, &QPushButton::clicked, this, [this] {
     QString start = service_->model().checkpoint.isEmpty() ? state_->runsDirectory()
                                                            : QFileInfo(service_->model().checkpoint).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Load checkpoint"), start,
-                                                      tr("Checkpoints (*.ckpt);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Load checkpoint"), start, tr("Checkpoints (*.ckpt);;All files (*)"));
     if (!path.isEmpty()) service_->loadCheckpoint(path);
   });
 }
 
-QString TranslateModelBox::noModelText() {
-  return tr("No model yet: train one (Training panel) or load a checkpoint");
-}
+QString TranslateModelBox::noModelText() { return tr("No model yet: train one (Training panel) or load a checkpoint"); }
 
 void TranslateModelBox::updateModelLine(bool loading, const QString& loading_path) {
   if (loading) {
@@ -85,7 +84,8 @@ void TranslateModelBox::updateModelLine(bool loading, const QString& loading_pat
   if (!m.src_language.isEmpty()) details << QStringLiteral("%1 → %2").arg(m.src_language, m.tgt_language);
   details << tr("step %L1").arg(m.step) << format_parameters(m.parameters)
           << tr("%1+%2 layers, %3 heads").arg(m.encoder_layers).arg(m.decoder_layers).arg(m.heads);
-  model_->setText(QStringLiteral("<b>%1</b><br>%2").arg(m.label.toHtmlEscaped(), details.join(QStringLiteral(" · ")).toHtmlEscaped()));
+  model_->setText(QStringLiteral("<b>%1</b><br>%2")
+                      .arg(m.label.toHtmlEscaped(), details.join(QStringLiteral(" · ")).toHtmlEscaped()));
   model_->setToolTip(m.checkpoint.isEmpty() ? tr("A copy of the model being trained") : m.checkpoint);
 }
 

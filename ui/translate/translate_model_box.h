@@ -19,7 +19,8 @@ class TranslationService;
 class TranslateModelBox : public QGroupBox {
   Q_OBJECT
  public:
-  TranslateModelBox(StudioState* state, TranslationService* service, TrainingController* controller, QWidget* parent = nullptr);
+  TranslateModelBox(StudioState* state, TranslationService* service, TrainingController* controller,
+                    QWidget* parent = nullptr);
 
   /// What the panel says when there is no model to translate with.
   static QString noModelText();

@@ -35,7 +35,8 @@ TranslateOptionsBox::TranslateOptionsBox(StudioState* state, QWidget* parent)
   mode_->addItem(tr("Beam search"), QStringLiteral("beam"));
   mode_->addItem(tr("Sampling"), QStringLiteral("sample"));
   mode_->setItemData(0, tr("The most probable token at each step: fast, one output"), Qt::ToolTipRole);
-  mode_->setItemData(1, tr("Keeps the best partial translations at each step: usually better, gives an n-best list"), Qt::ToolTipRole);
+  mode_->setItemData(1, tr("Keeps the best partial translations at each step: usually better, gives an n-best list"),
+                     Qt::ToolTipRole);
   mode_->setItemData(2, tr("Draws tokens at random from the model's distribution: varied outputs"), Qt::ToolTipRole);
   beam_ = new QSpinBox(this);
   beam_->setObjectName(QStringLiteral("translateBeam"));
@@ -50,8 +51,9 @@ TranslateOptionsBox::TranslateOptionsBox(StudioState* state, QWidget* parent)
   length_penalty_->setRange(0, 5);
   length_penalty_->setSingleStep(0.1);
   length_penalty_->setDecimals(2);
-  length_penalty_->setToolTip(tr("GNMT length penalty α: beams are ranked by log-probability / ((5 + length) / 6)^α; "
-                                 "0 ranks by raw log-probability, larger values favour longer outputs"));
+  length_penalty_->setToolTip(
+      tr("GNMT length penalty α: beams are ranked by log-probability / ((5 + length) / 6)^α; "
+         "0 ranks by raw log-probability, larger values favour longer outputs"));
   temperature_ = new QDoubleSpinBox(this);
   temperature_->setObjectName(QStringLiteral("translateTemperature"));
   temperature_->setRange(0.05, 10);
@@ -68,7 +70,8 @@ TranslateOptionsBox::TranslateOptionsBox(StudioState* state, QWidget* parent)
   top_p_->setRange(0.01, 1);
   top_p_->setSingleStep(0.05);
   top_p_->setDecimals(2);
-  top_p_->setToolTip(tr("Nucleus sampling: sample among the most probable tokens whose probabilities add up to p (1 = off)"));
+  top_p_->setToolTip(
+      tr("Nucleus sampling: sample among the most probable tokens whose probabilities add up to p (1 = off)"));
   seed_ = new QSpinBox(this);
   seed_->setObjectName(QStringLiteral("translateSeed"));
   seed_->setRange(0, std::numeric_limits<int>::max());
@@ -79,15 +82,21 @@ TranslateOptionsBox::TranslateOptionsBox(StudioState* state, QWidget* parent)
   weights_->addItem(tr("int8"), QStringLiteral("int8"));
   weights_->addItem(tr("fp32"), QStringLiteral("fp32"));
   weights_->addItem(tr("LibTorch"), QStringLiteral("libtorch"));
-  weights_->setItemData(0, tr("Weights rounded to bfloat16: half the memory traffic, nearly always the fp32 translation"), Qt::ToolTipRole);
-  weights_->setItemData(1, tr("Weights as 8-bit integers with a scale per row: the fastest, occasionally a different word"), Qt::ToolTipRole);
+  weights_->setItemData(0,
+                        tr("Weights rounded to bfloat16: half the memory traffic, nearly always the fp32 translation"),
+                        Qt::ToolTipRole);
+  weights_->setItemData(
+      1, tr("Weights as 8-bit integers with a scale per row: the fastest, occasionally a different word"),
+      Qt::ToolTipRole);
   weights_->setItemData(2, tr("The model's own fp32 weights, packed for decoding one sentence"), Qt::ToolTipRole);
-  weights_->setItemData(3, tr("LibTorch's own operations on the model's fp32 weights: the reference, slowest"), Qt::ToolTipRole);
+  weights_->setItemData(3, tr("LibTorch's own operations on the model's fp32 weights: the reference, slowest"),
+                        Qt::ToolTipRole);
   weights_->setToolTip(tr("How the CPU stores the weights while translating (a GPU always uses the model's own)"));
   auto* defaults = new QPushButton(tr("Defaults"), this);
   defaults->setObjectName(QStringLiteral("translateDefaults"));
-  defaults->setToolTip(tr("Back to the loaded checkpoint's own decoding settings, or, for the model being trained, the "
-                          "configuration's (decode section)"));
+  defaults->setToolTip(
+      tr("Back to the loaded checkpoint's own decoding settings, or, for the model being trained, the "
+         "configuration's (decode section)"));
 
   // The mode, then only the options that mode uses (the others are hidden and disabled): one row
   // for greedy and beam search, a second one for sampling's extra knobs, so the panel stays narrow.
@@ -125,7 +134,8 @@ TranslateOptionsBox::TranslateOptionsBox(StudioState* state, QWidget* parent)
   connect(state_, &StudioState::configChanged, this, [this] {
     // Follow the Configuration panel's decoding defaults when they change, not on every edit
     // elsewhere (that would undo the options set here); a checkpoint keeps its own.
-    if (!model_decode_ && !same_decode(state_->config().decode, applied_defaults_)) applyDefaults(state_->config().decode);
+    if (!model_decode_ && !same_decode(state_->config().decode, applied_defaults_))
+      applyDefaults(state_->config().decode);
   });
 }
 
@@ -149,8 +159,10 @@ DecodeConfig TranslateOptionsBox::defaults() const { return model_decode_ ? *mod
 void TranslateOptionsBox::setModelDecode(const std::optional<DecodeConfig>& d) {
   const bool had = model_decode_.has_value();
   model_decode_ = d;
-  if (d) applyDefaults(*d);
-  else if (had) applyDefaults(state_->config().decode);  // back to the configuration's rule
+  if (d)
+    applyDefaults(*d);
+  else if (had)
+    applyDefaults(state_->config().decode);  // back to the configuration's rule
 }
 
 void TranslateOptionsBox::applyDefaults(const DecodeConfig& d) {

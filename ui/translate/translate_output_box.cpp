@@ -48,8 +48,9 @@ TranslateOutputBox::TranslateOutputBox(QWidget* parent) : QGroupBox(tr("Translat
   score_ = new QLabel(this);
   score_->setObjectName(QStringLiteral("translateScore"));
   score_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  score_->setToolTip(tr("Score: the log-probability normalised by the length penalty (what beam search ranks by). "
-                        "Log-probability: the sum over output tokens; p is its exponential."));
+  score_->setToolTip(
+      tr("Score: the log-probability normalised by the length penalty (what beam search ranks by). "
+         "Log-probability: the sum over output tokens; p is its exponential."));
   latency_ = new QLabel(this);
   latency_->setObjectName(QStringLiteral("translateLatency"));
   latency_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -68,8 +69,9 @@ TranslateOutputBox::TranslateOutputBox(QWidget* parent) : QGroupBox(tr("Translat
   tokens_->setSelectionMode(QAbstractItemView::NoSelection);
   tokens_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   tokens_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  tokens_->setToolTip(tr("Each output token with the probability the model gave it; click one to see which "
-                         "source tokens it read"));
+  tokens_->setToolTip(
+      tr("Each output token with the probability the model gave it; click one to see which "
+         "source tokens it read"));
   tokens_->setFixedHeight(2 * tokens_->verticalHeader()->defaultSectionSize() +
                           tokens_->horizontalScrollBar()->sizeHint().height() + 2 * tokens_->frameWidth() + 2);
   connect(tokens_, &QTableWidget::cellClicked, this, [this](int, int column) { Q_EMIT tokenClicked(column); });
@@ -219,7 +221,9 @@ void TranslateOutputBox::updateTokenTips(const TranslationResult& result, const 
       int best = 0;
       for (int c = 1; c < heatmap.columnCount(); ++c)
         if (heatmap.value(i, c) > heatmap.value(i, best)) best = c;
-      tip += tr("\nattended most to “%1” (%2)").arg(heatmap.columnLabels().value(best)).arg(heatmap.value(i, best), 0, 'f', 2);
+      tip += tr("\nattended most to “%1” (%2)")
+                 .arg(heatmap.columnLabels().value(best))
+                 .arg(heatmap.value(i, best), 0, 'f', 2);
     }
     for (int row = 0; row < 2; ++row)
       if (auto* item = tokens_->item(row, i)) item->setToolTip(tip);
@@ -256,8 +260,9 @@ void TranslateOutputBox::showTokenFocus(int index, const AttentionHeatmap& heatm
     const double w = heatmap.value(focused_, c);
     // Blue over white, the stronger the more weight (opaque: rich text has no alpha).
     const double a = top > 0 ? 0.08 + 0.8 * w / top : 0.08;
-    const QColor bg = QColor::fromRgbF(static_cast<float>(1 - a * (1 - 0x31 / 255.0)), static_cast<float>(1 - a * (1 - 0x82 / 255.0)),
-                                       static_cast<float>(1 - a * (1 - 0xbd / 255.0)));
+    const QColor bg =
+        QColor::fromRgbF(static_cast<float>(1 - a * (1 - 0x31 / 255.0)), static_cast<float>(1 - a * (1 - 0x82 / 255.0)),
+                         static_cast<float>(1 - a * (1 - 0xbd / 255.0)));
     const bool strong = top > 0 && w >= 0.5 * top;
     line += QStringLiteral("<span style=\"background-color:%1; color:%2;%3\">&nbsp;%4&nbsp;</span> ")
                 .arg(bg.name(), a > 0.55 ? QStringLiteral("#ffffff") : QStringLiteral("#1f2933"),
@@ -265,8 +270,10 @@ void TranslateOutputBox::showTokenFocus(int index, const AttentionHeatmap& heatm
                 .arg(heatmap.columnLabels().value(c).toHtmlEscaped());
   }
   focus_->setText(line);
-  focus_->setToolTip(tr("The source tokens output token “%1” attended to in the layer and head shown below: the darker, the "
-                        "more weight").arg(token));
+  focus_->setToolTip(
+      tr("The source tokens output token “%1” attended to in the layer and head shown below: the darker, the "
+         "more weight")
+          .arg(token));
   focus_->show();
 }
 

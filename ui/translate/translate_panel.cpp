@@ -36,7 +36,8 @@ QColor error_color(const QPalette& pal) {
 
 }  // namespace
 
-TranslatePanel::TranslatePanel(StudioState* state, TranslationService* service, TrainingController* controller, QWidget* parent)
+TranslatePanel::TranslatePanel(StudioState* state, TranslationService* service, TrainingController* controller,
+                               QWidget* parent)
     : QWidget(parent), state_(state), service_(service), controller_(controller) {
   auto* content = new QWidget;
   auto* layout = new QVBoxLayout(content);
@@ -97,7 +98,8 @@ TranslatePanel::TranslatePanel(StudioState* state, TranslationService* service, 
     } else {
       output_box_->hideStatus();
       showError(tr("The training model did not arrive in %1 s (training may still be preparing its data). "
-                   "Try again in a moment.").arg(kSnapshotTimeoutMs / 1000));
+                   "Try again in a moment.")
+                    .arg(kSnapshotTimeoutMs / 1000));
     }
   });
 
@@ -138,7 +140,8 @@ TranslatePanel::TranslatePanel(StudioState* state, TranslationService* service, 
       output_box_->hideStatus();
       if (service_->hasModel()) send();  // the model in use stays: translate with it
     }
-    showError(tr("Cannot load checkpoint: %1").arg(message.contains(path) ? message : path + QStringLiteral(": ") + message));
+    showError(
+        tr("Cannot load checkpoint: %1").arg(message.contains(path) ? message : path + QStringLiteral(": ") + message));
   });
   connect(service_, &TranslationService::translated, this, [this](const TranslationResult& r) {
     if (r.id == latest_id_) showResult(r);  // an older request's answer arriving late is dropped
@@ -187,7 +190,8 @@ void TranslatePanel::updateDirectionHint() {
 void TranslatePanel::updateEnabled() {
   const bool has = service_->hasModel(), training = controller_->isRunning();
   translate_->setEnabled(has || training || loading_);
-  translate_->setToolTip(has || training || loading_ ? tr("Translate the sentence (Enter)") : TranslateModelBox::noModelText());
+  translate_->setToolTip(has || training || loading_ ? tr("Translate the sentence (Enter)")
+                                                     : TranslateModelBox::noModelText());
   input_->setToolTip(has ? QString() : TranslateModelBox::noModelText());
   model_box_->setTrainingRunning(training);
 }

@@ -32,7 +32,8 @@ class TranslateOutputBox;
 class TranslatePanel : public QWidget {
   Q_OBJECT
  public:
-  TranslatePanel(StudioState* state, TranslationService* service, TrainingController* controller, QWidget* parent = nullptr);
+  TranslatePanel(StudioState* state, TranslationService* service, TrainingController* controller,
+                 QWidget* parent = nullptr);
 
   /// The decoding options as set in the panel (the configuration's defaults until changed).
   DecodeConfig decodeConfig() const;
@@ -85,8 +86,8 @@ class TranslatePanel : public QWidget {
   bool splitter_moved_ = false;  // the user placed the handle: keep it there
 
   TranslationResult result_;
-  quint64 latest_id_ = 0;        // only this request's result is shown
-  QString pending_text_;         // to translate once a fresh training snapshot arrives
+  quint64 latest_id_ = 0;  // only this request's result is shown
+  QString pending_text_;   // to translate once a fresh training snapshot arrives
   bool waiting_for_snapshot_ = false;
   bool waiting_for_load_ = false;  // Enter pressed while a checkpoint loads
   bool loading_ = false;

@@ -61,7 +61,7 @@ AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent) {
     axis->setTicker(QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText));
   }
   plot_->yAxis->setRangeReversed(true);  // first output token at the top, as it is read
-  plot_->setMouseTracking(true);        // mouseMove without a button pressed: the tooltip
+  plot_->setMouseTracking(true);         // mouseMove without a button pressed: the tooltip
   plot_->installEventFilter(this);
 
   map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
@@ -105,7 +105,8 @@ AttentionHeatmap::AttentionHeatmap(QWidget* parent) : QWidget(parent) {
   // Cell sizes are only known after QCustomPlot's layout pass; re-thin the labels when they change.
   connect(plot_, &QCustomPlot::afterLayout, this, [this] {
     if (updating_ticks_ || cellCount() == 0) return;
-    if (std::abs(cellSize().width() - labelled_cell_.width()) < 0.5 && std::abs(cellSize().height() - labelled_cell_.height()) < 0.5)
+    if (std::abs(cellSize().width() - labelled_cell_.width()) < 0.5 &&
+        std::abs(cellSize().height() - labelled_cell_.height()) < 0.5)
       return;
     QMetaObject::invokeMethod(this, &AttentionHeatmap::updateTickLabels, Qt::QueuedConnection);
   });

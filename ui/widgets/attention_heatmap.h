@@ -26,7 +26,8 @@ class AttentionHeatmap : public QWidget {
 
   /// Shows `values[row][col]` (rows × columns, missing entries read as 0). Labels beyond the
   /// matrix are ignored; missing labels are shown as their index.
-  void setMatrix(const QStringList& row_labels, const QStringList& column_labels, const QVector<QVector<double>>& values);
+  void setMatrix(const QStringList& row_labels, const QStringList& column_labels,
+                 const QVector<QVector<double>>& values);
   /// Removes the map and shows `message` in its place.
   void clear(const QString& message = QString());
   /// Axis titles, e.g. "output (target)" and "input (source)".

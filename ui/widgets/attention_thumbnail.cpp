@@ -46,13 +46,15 @@ QImage attention_image(const AttentionMatrix& m, bool causal) {
     auto* line = reinterpret_cast<QRgb*>(image.scanLine(r));
     const auto& row = m[static_cast<std::size_t>(r)];
     for (int c = 0; c < columns; ++c)
-      line[c] = causal && c > r ? qRgba(0, 0, 0, 0)
-                                : attention_color(c < static_cast<int>(row.size()) ? row[static_cast<std::size_t>(c)] : 0.0);
+      line[c] = causal && c > r
+                    ? qRgba(0, 0, 0, 0)
+                    : attention_color(c < static_cast<int>(row.size()) ? row[static_cast<std::size_t>(c)] : 0.0);
   }
   return image;
 }
 
-AttentionThumbnail::AttentionThumbnail(int layer, int head, QWidget* parent) : QWidget(parent), layer_(layer), head_(head) {
+AttentionThumbnail::AttentionThumbnail(int layer, int head, QWidget* parent)
+    : QWidget(parent), layer_(layer), head_(head) {
   setObjectName(QStringLiteral("attentionThumb_%1_%2").arg(layer).arg(head));
   setCursor(Qt::PointingHandCursor);
   setFocusPolicy(Qt::StrongFocus);  // Enter/Space open it from the keyboard too
@@ -124,7 +126,8 @@ void AttentionThumbnail::paintEvent(QPaintEvent*) {
   p.setPen(palette().color(QPalette::WindowText));
   int y = map.bottom() + kPadding;
   for (const QString& line : captionLines()) {
-    p.drawText(QRect(0, y, width(), fm.height()), Qt::AlignHCenter | Qt::AlignTop, fm.elidedText(line, Qt::ElideRight, width()));
+    p.drawText(QRect(0, y, width(), fm.height()), Qt::AlignHCenter | Qt::AlignTop,
+               fm.elidedText(line, Qt::ElideRight, width()));
     y += fm.height();
   }
 }

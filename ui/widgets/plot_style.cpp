@@ -47,15 +47,14 @@ void legend_above_plot(QCustomPlot* plot) {
 
 QColor series_color(int i) {
   // Tableau-like palette: distinct, colour-blind friendly enough, readable on light and dark.
-  static const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
-                                  QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75),
-                                  QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34),
-                                  QColor(23, 190, 207)};
+  static const QColor colors[] = {
+      QColor(31, 119, 180), QColor(255, 127, 14),  QColor(44, 160, 44),   QColor(214, 39, 40),  QColor(148, 103, 189),
+      QColor(140, 86, 75),  QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34), QColor(23, 190, 207)};
   return colors[((i % 10) + 10) % 10];
 }
 
 QColor confidence_color(double p) {
-  const double t = p < 0 ? 0.0 : p > 1 ? 1.0 : p;  // NaN stays red
+  const double t = p < 0 ? 0.0 : p > 1 ? 1.0 : p;                      // NaN stays red
   return QColor::fromHsvF(static_cast<float>(t / 3.0), 0.55f, 0.97f);  // hue 0° (red) to 120° (green)
 }
 
@@ -74,10 +73,14 @@ QCPColorGradient viridis_gradient() {
 bool export_plot(QCustomPlot* plot, const QString& path, QString* error) {
   const QString suffix = QFileInfo(path).suffix().toLower();
   bool ok = false;
-  if (suffix == QLatin1String("png")) ok = plot->savePng(path, 0, 0, 2.0);
-  else if (suffix == QLatin1String("pdf")) ok = plot->savePdf(path);
-  else if (suffix == QLatin1String("jpg") || suffix == QLatin1String("jpeg")) ok = plot->saveJpg(path, 0, 0, 2.0);
-  else if (suffix == QLatin1String("bmp")) ok = plot->saveBmp(path, 0, 0, 2.0);
+  if (suffix == QLatin1String("png"))
+    ok = plot->savePng(path, 0, 0, 2.0);
+  else if (suffix == QLatin1String("pdf"))
+    ok = plot->savePdf(path);
+  else if (suffix == QLatin1String("jpg") || suffix == QLatin1String("jpeg"))
+    ok = plot->saveJpg(path, 0, 0, 2.0);
+  else if (suffix == QLatin1String("bmp"))
+    ok = plot->saveBmp(path, 0, 0, 2.0);
   else {
     if (error) *error = QObject::tr("%1: unsupported image type (use .png, .pdf, .jpg or .bmp)").arg(path);
     return false;

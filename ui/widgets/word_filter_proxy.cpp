@@ -6,7 +6,8 @@
 
 namespace ts::ui {
 
-WordFilterProxy::WordFilterProxy(int sort_role, int tie_role, std::function<QString(int row)> search_text, QObject* parent)
+WordFilterProxy::WordFilterProxy(int sort_role, int tie_role, std::function<QString(int row)> search_text,
+                                 QObject* parent)
     : QSortFilterProxyModel(parent), tie_role_(tie_role), search_text_(std::move(search_text)) {
   setSortRole(sort_role);
   setDynamicSortFilter(true);

@@ -64,32 +64,52 @@ struct Mean {
 
 std::string attention_pattern_name(AttentionPattern pattern) {
   switch (pattern) {
-    case AttentionPattern::Diagonal: return "same token (diagonal)";
-    case AttentionPattern::PreviousToken: return "previous token";
-    case AttentionPattern::NextToken: return "next token";
-    case AttentionPattern::FirstToken: return "first token";
-    case AttentionPattern::EndOfSentence: return "end of sentence (</s>)";
-    case AttentionPattern::Broad: return "broad";
-    case AttentionPattern::Alignment: return "alignment";
-    case AttentionPattern::Reordering: return "reordering";
-    case AttentionPattern::Mixed: return "mixed";
-    case AttentionPattern::Undetermined: return "too few tokens";
+    case AttentionPattern::Diagonal:
+      return "same token (diagonal)";
+    case AttentionPattern::PreviousToken:
+      return "previous token";
+    case AttentionPattern::NextToken:
+      return "next token";
+    case AttentionPattern::FirstToken:
+      return "first token";
+    case AttentionPattern::EndOfSentence:
+      return "end of sentence (</s>)";
+    case AttentionPattern::Broad:
+      return "broad";
+    case AttentionPattern::Alignment:
+      return "alignment";
+    case AttentionPattern::Reordering:
+      return "reordering";
+    case AttentionPattern::Mixed:
+      return "mixed";
+    case AttentionPattern::Undetermined:
+      return "too few tokens";
   }
   return "?";
 }
 
 std::string attention_pattern_short_name(AttentionPattern pattern) {
   switch (pattern) {
-    case AttentionPattern::Diagonal: return "diag";
-    case AttentionPattern::PreviousToken: return "prev";
-    case AttentionPattern::NextToken: return "next";
-    case AttentionPattern::FirstToken: return "first";
-    case AttentionPattern::EndOfSentence: return "eos";
-    case AttentionPattern::Broad: return "broad";
-    case AttentionPattern::Alignment: return "align";
-    case AttentionPattern::Reordering: return "reord";
-    case AttentionPattern::Mixed: return "mixed";
-    case AttentionPattern::Undetermined: return "n/a";
+    case AttentionPattern::Diagonal:
+      return "diag";
+    case AttentionPattern::PreviousToken:
+      return "prev";
+    case AttentionPattern::NextToken:
+      return "next";
+    case AttentionPattern::FirstToken:
+      return "first";
+    case AttentionPattern::EndOfSentence:
+      return "eos";
+    case AttentionPattern::Broad:
+      return "broad";
+    case AttentionPattern::Alignment:
+      return "align";
+    case AttentionPattern::Reordering:
+      return "reord";
+    case AttentionPattern::Mixed:
+      return "mixed";
+    case AttentionPattern::Undetermined:
+      return "n/a";
   }
   return "?";
 }
@@ -214,8 +234,10 @@ HeadSummary summarize_head(const AttentionMatrix& m, AttentionKind kind, const A
     int forward = 0;
     for (std::size_t i = 1; i < aligned.size(); ++i) forward += aligned[i] >= aligned[i - 1] ? 1 : 0;
     s.monotonicity = aligned.size() < 2 ? 1.0 : forward / static_cast<double>(aligned.size() - 1);
-    const auto peaked = s.monotonicity >= options.monotone_share ? AttentionPattern::Alignment : AttentionPattern::Reordering;
-    s.candidates = {{peaked, align.value()}, {AttentionPattern::EndOfSentence, eos.value()}, {AttentionPattern::Broad, broad}};
+    const auto peaked =
+        s.monotonicity >= options.monotone_share ? AttentionPattern::Alignment : AttentionPattern::Reordering;
+    s.candidates = {
+        {peaked, align.value()}, {AttentionPattern::EndOfSentence, eos.value()}, {AttentionPattern::Broad, broad}};
   } else {
     Mean diag, prev, next, first, eos;
     for (const auto& row : rows) {
@@ -249,7 +271,8 @@ HeadSummary summarize_head(const AttentionMatrix& m, AttentionKind kind, const A
     if (s.pattern == AttentionPattern::Broad) {
       s.description = "broad (normalised entropy " + fixed2(s.strength) + ")";
     } else if (s.pattern == AttentionPattern::Alignment || s.pattern == AttentionPattern::Reordering) {
-      s.description = attention_pattern_name(s.pattern) + " (" + percent(s.strength) + ", monotone " + percent(s.monotonicity) + ")";
+      s.description = attention_pattern_name(s.pattern) + " (" + percent(s.strength) + ", monotone " +
+                      percent(s.monotonicity) + ")";
     } else {
       s.description = attention_pattern_name(s.pattern) + " (" + percent(s.strength) + ")";
     }
@@ -258,7 +281,8 @@ HeadSummary summarize_head(const AttentionMatrix& m, AttentionKind kind, const A
     s.pattern = AttentionPattern::Mixed;
     s.strength = strongest ? strongest->second : 0.0;
     s.description = "mixed";
-    if (strongest) s.description += " (best: " + attention_pattern_name(strongest->first) + " " + percent(strongest->second) + ")";
+    if (strongest)
+      s.description += " (best: " + attention_pattern_name(strongest->first) + " " + percent(strongest->second) + ")";
     s.caption = "mixed";
   }
   return s;

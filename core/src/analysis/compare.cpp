@@ -39,7 +39,8 @@ std::vector<Tokens> split_all(const std::vector<std::string>& lines, const std::
 }
 
 // compare-mt's frequency buckets: 0, 1, 2, 3, 4, [5,10), [10,100), [100,1000), >= 1000.
-const std::vector<std::string> kFrequencyLabels = {"0", "1", "2", "3", "4", "[5,10)", "[10,100)", "[100,1000)", ">=1000"};
+const std::vector<std::string> kFrequencyLabels = {"0",      "1",        "2",          "3",     "4",
+                                                   "[5,10)", "[10,100)", "[100,1000)", ">=1000"};
 std::size_t frequency_bucket(long f) {
   if (f < 5) return static_cast<std::size_t>(std::max(0L, f));
   if (f < 10) return 5;
@@ -60,18 +61,21 @@ std::size_t length_bucket(std::size_t n) {
 }
 
 // Output length minus reference length: <= -5, -4 ... +4, >= +5.
-const std::vector<std::string> kDifferenceLabels = {"<=-5", "-4", "-3", "-2", "-1", "0", "+1", "+2", "+3", "+4", ">=+5"};
+const std::vector<std::string> kDifferenceLabels = {"<=-5", "-4", "-3", "-2", "-1",  "0",
+                                                    "+1",   "+2", "+3", "+4", ">=+5"};
 std::size_t difference_bucket(long d) { return static_cast<std::size_t>(std::clamp(d, -5L, 5L) + 5); }
 
 // Sentence scores: [0,10), [10,20), ..., [90,100].
 std::vector<std::string> score_labels() {
   std::vector<std::string> out;
-  for (int lo = 0; lo < 100; lo += 10) out.push_back("[" + std::to_string(lo) + "," + std::to_string(lo + 10) + (lo == 90 ? "]" : ")"));
+  for (int lo = 0; lo < 100; lo += 10)
+    out.push_back("[" + std::to_string(lo) + "," + std::to_string(lo + 10) + (lo == 90 ? "]" : ")"));
   return out;
 }
 std::size_t score_bucket(double s) { return static_cast<std::size_t>(std::clamp(static_cast<int>(s / 10), 0, 9)); }
 
-BucketTable make_table(std::string title, std::string value, const std::vector<std::string>& labels, std::size_t systems) {
+BucketTable make_table(std::string title, std::string value, const std::vector<std::string>& labels,
+                       std::size_t systems) {
   BucketTable t;
   t.title = std::move(title);
   t.value = std::move(value);
@@ -250,7 +254,8 @@ double spearman_correlation(const std::vector<double>& x, const std::vector<doub
   return pearson_correlation(average_ranks(x), average_ranks(y));
 }
 
-ConfidenceResult analyse_confidence(const std::vector<double>& confidences, const std::vector<double>& sentence_scores) {
+ConfidenceResult analyse_confidence(const std::vector<double>& confidences,
+                                    const std::vector<double>& sentence_scores) {
   ConfidenceResult r;
   const std::size_t n = std::min(confidences.size(), sentence_scores.size());
   r.available = true;
@@ -269,7 +274,8 @@ ConfidenceResult analyse_confidence(const std::vector<double>& confidences, cons
   if (!conf.empty()) r.mean = std::accumulate(conf.begin(), conf.end(), 0.0) / static_cast<double>(conf.size());
   r.pearson = pearson_correlation(conf, score);
   r.spearman = spearman_correlation(conf, score);
-  std::stable_sort(finite.begin(), finite.end(), [&](std::size_t a, std::size_t b) { return confidences[a] < confidences[b]; });
+  std::stable_sort(finite.begin(), finite.end(),
+                   [&](std::size_t a, std::size_t b) { return confidences[a] < confidences[b]; });
   r.least_confident = other;
   r.least_confident.insert(r.least_confident.end(), finite.begin(), finite.end());
   // Fifths of the finite ones, in confidence order: sentence i of m goes to fifth 5i/m.
@@ -296,14 +302,15 @@ Comparison compare_systems(const CompareInput& input, const CompareOptions& opti
   if (k == 0) throw std::invalid_argument("compare: no system to compare");
   if (n == 0) throw std::invalid_argument("compare: no sentences to compare (the references are empty)");
   if (input.names.size() != k)
-    throw std::invalid_argument("compare: " + std::to_string(k) + " systems but " + std::to_string(input.names.size()) + " names");
+    throw std::invalid_argument("compare: " + std::to_string(k) + " systems but " + std::to_string(input.names.size()) +
+                                " names");
   for (std::size_t s = 0; s < k; ++s)
     if (input.systems[s].size() != n)
       throw std::invalid_argument("compare: " + input.names[s] + " has " + std::to_string(input.systems[s].size()) +
                                   " lines but the references have " + std::to_string(n));
   if (input.confidences.size() > k)
-    throw std::invalid_argument("compare: confidences for " + std::to_string(input.confidences.size()) + " systems but " +
-                                std::to_string(k) + " systems");
+    throw std::invalid_argument("compare: confidences for " + std::to_string(input.confidences.size()) +
+                                " systems but " + std::to_string(k) + " systems");
   for (std::size_t s = 0; s < input.confidences.size(); ++s)
     if (!input.confidences[s].empty() && input.confidences[s].size() != n)
       throw std::invalid_argument("compare: " + input.names[s] + " has " + std::to_string(input.confidences[s].size()) +
@@ -312,7 +319,8 @@ Comparison compare_systems(const CompareInput& input, const CompareOptions& opti
     throw std::invalid_argument("compare: the sources have " + std::to_string(input.sources.size()) +
                                 " lines but the references have " + std::to_string(n));
   if (options.resamples < 0 || options.ngrams < 0 || options.examples < 0 || options.ngram_order < 1)
-    throw std::invalid_argument("compare: resamples, n-grams and examples must not be negative, the n-gram order at least 1");
+    throw std::invalid_argument(
+        "compare: resamples, n-grams and examples must not be negative, the n-gram order at least 1");
   tokenize_for_bleu("", input.tokenize);  // an unknown tokenisation names the valid ones
 
   Comparison out;
@@ -335,8 +343,8 @@ Comparison compare_systems(const CompareInput& input, const CompareOptions& opti
   out.sentence_scores.assign(k, std::vector<double>(n, 0.0));
   for (std::size_t s = 0; s < k; ++s) {
     for (std::size_t i = 0; i < n; ++i)
-      out.sentence_scores[s][i] = character_level ? chrf_of(stats[s], {i})
-                                                  : bleu_from_stats(stats[s].bleu[i], input.tokenize, true).score;
+      out.sentence_scores[s][i] =
+          character_level ? chrf_of(stats[s], {i}) : bleu_from_stats(stats[s].bleu[i], input.tokenize, true).score;
   }
 
   // Corpus scores, their intervals and the p-values against the first system.
@@ -359,24 +367,26 @@ Comparison compare_systems(const CompareInput& input, const CompareOptions& opti
     r.bleu = estimate_from_resamples(bleu, b);
     r.chrf = estimate_from_resamples(chrf, c);
     r.mean_sentence_score =
-        n ? std::accumulate(out.sentence_scores[s].begin(), out.sentence_scores[s].end(), 0.0) / static_cast<double>(n) : 0.0;
+        n ? std::accumulate(out.sentence_scores[s].begin(), out.sentence_scores[s].end(), 0.0) / static_cast<double>(n)
+          : 0.0;
     out.systems.push_back(std::move(r));
   }
 
   // compare-mt's analyses.
-  out.word_accuracy = word_accuracy_by_frequency(input.references, input.systems,
-                                                 input.training_targets.empty() ? input.references : input.training_targets,
-                                                 input.tokenize);
+  out.word_accuracy = word_accuracy_by_frequency(
+      input.references, input.systems, input.training_targets.empty() ? input.references : input.training_targets,
+      input.tokenize);
   if (input.training_targets.empty())
-    out.word_accuracy.title = "Word accuracy (F-measure) by the word's frequency in the references (no training text given)";
+    out.word_accuracy.title =
+        "Word accuracy (F-measure) by the word's frequency in the references (no training text given)";
 
   const auto refs = split_all(input.references, input.tokenize);
   std::vector<std::vector<Tokens>> hyps(k);
   for (std::size_t s = 0; s < k; ++s) hyps[s] = split_all(input.systems[s], input.tokenize);
 
   out.by_sentence_score = make_table("Sentences by sentence " + out.sentence_metric, "sentences", score_labels(), k);
-  out.by_length_difference = make_table("Sentences by output length minus reference length (tokens)", "sentences",
-                                        kDifferenceLabels, k);
+  out.by_length_difference =
+      make_table("Sentences by output length minus reference length (tokens)", "sentences", kDifferenceLabels, k);
   out.by_reference_length = make_table("Corpus " + out.sentence_metric + " by reference length (tokens)",
                                        out.sentence_metric, kLengthLabels, k);
   std::vector<std::vector<std::size_t>> by_length(kLengthLabels.size());
@@ -390,8 +400,8 @@ Comparison compare_systems(const CompareInput& input, const CompareOptions& opti
     for (std::size_t b = 0; b < by_length.size(); ++b) {
       out.by_reference_length.counts[b][s] = static_cast<long>(by_length[b].size());
       if (!by_length[b].empty())
-        out.by_reference_length.values[b][s] = character_level ? chrf_of(stats[s], by_length[b])
-                                                               : bleu_of(stats[s], by_length[b], input.tokenize);
+        out.by_reference_length.values[b][s] =
+            character_level ? chrf_of(stats[s], by_length[b]) : bleu_of(stats[s], by_length[b], input.tokenize);
     }
   }
   for (auto* t : {&out.by_sentence_score, &out.by_length_difference})
@@ -399,9 +409,9 @@ Comparison compare_systems(const CompareInput& input, const CompareOptions& opti
       for (std::size_t s = 0; s < k; ++s) t->values[b][s] = static_cast<double>(t->counts[b][s]);
 
   // Confidence against sentence score, per system that has confidences.
-  out.by_confidence = make_table("Mean sentence " + out.sentence_metric + " by confidence fifth (mean token log-probability)",
-                                 out.sentence_metric,
-                                 {"least confident", "2nd fifth", "3rd fifth", "4th fifth", "most confident"}, k);
+  out.by_confidence =
+      make_table("Mean sentence " + out.sentence_metric + " by confidence fifth (mean token log-probability)",
+                 out.sentence_metric, {"least confident", "2nd fifth", "3rd fifth", "4th fifth", "most confident"}, k);
   out.confidence.assign(k, ConfidenceResult{});
   for (std::size_t s = 0; s < input.confidences.size(); ++s) {
     if (input.confidences[s].empty()) continue;
@@ -429,7 +439,8 @@ Comparison compare_systems(const CompareInput& input, const CompareOptions& opti
     auto by_a = all_ngrams;
     std::sort(by_a.begin(), by_a.end(), [](const NgramDifference& x, const NgramDifference& y) {
       if (x.score != y.score) return x.score > y.score;
-      if (x.matches_a + x.matches_b != y.matches_a + y.matches_b) return x.matches_a + x.matches_b > y.matches_a + y.matches_b;
+      if (x.matches_a + x.matches_b != y.matches_a + y.matches_b)
+        return x.matches_a + x.matches_b > y.matches_a + y.matches_b;
       return x.ngram < y.ngram;
     });
     for (const auto& g : by_a) {

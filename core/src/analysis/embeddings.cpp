@@ -22,7 +22,8 @@ double norm(const float* a, int n) { return std::sqrt(dot(a, a, n)); }
 
 void check_row(const FloatMatrix& m, int row) {
   if (row < 0 || row >= m.rows)
-    throw std::out_of_range("row " + std::to_string(row) + " is not a row of a matrix with " + std::to_string(m.rows) + " rows");
+    throw std::out_of_range("row " + std::to_string(row) + " is not a row of a matrix with " + std::to_string(m.rows) +
+                            " rows");
 }
 
 // The dominant eigenvector of the symmetric positive semi-definite `c` ([n × n], row-major),
@@ -65,7 +66,7 @@ std::vector<double> power_iteration(const std::vector<double>& c, int n, const s
       w[i] = s;
       rayleigh += s * v[i];
     }
-    orthogonalise(w);  // keeps rounding from bringing the deflated direction back
+    orthogonalise(w);                 // keeps rounding from bringing the deflated direction back
     if (normalise(w) == 0) return v;  // nothing left in this subspace: any unit vector will do
     double change = 0;
     for (int i = 0; i < n; ++i) change = std::max(change, std::abs(w[i] - v[i]));
@@ -105,15 +106,16 @@ FloatMatrix::FloatMatrix(int r, int c, std::vector<float> values) : rows(r), col
   if (data.empty())
     data.assign(n, 0.0f);
   else if (data.size() != n)
-    throw std::invalid_argument("matrix of " + std::to_string(r) + " x " + std::to_string(c) + " needs " + std::to_string(n) +
-                                " values, got " + std::to_string(data.size()));
+    throw std::invalid_argument("matrix of " + std::to_string(r) + " x " + std::to_string(c) + " needs " +
+                                std::to_string(n) + " values, got " + std::to_string(data.size()));
 }
 
 FloatMatrix select_rows(const FloatMatrix& m, const std::vector<int>& indices) {
   FloatMatrix out(static_cast<int>(indices.size()), m.cols);
   for (std::size_t i = 0; i < indices.size(); ++i) {
     check_row(m, indices[i]);
-    std::copy(m.row(indices[i]), m.row(indices[i]) + m.cols, out.data.begin() + static_cast<std::ptrdiff_t>(i * m.cols));
+    std::copy(m.row(indices[i]), m.row(indices[i]) + m.cols,
+              out.data.begin() + static_cast<std::ptrdiff_t>(i * m.cols));
   }
   return out;
 }

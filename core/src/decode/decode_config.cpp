@@ -8,9 +8,12 @@ namespace ts {
 
 const char* decode_mode_name(DecodeMode mode) {
   switch (mode) {
-    case DecodeMode::kGreedy: return "greedy";
-    case DecodeMode::kBeam: return "beam";
-    case DecodeMode::kSample: return "sample";
+    case DecodeMode::kGreedy:
+      return "greedy";
+    case DecodeMode::kBeam:
+      return "beam";
+    case DecodeMode::kSample:
+      return "sample";
   }
   return "greedy";
 }
@@ -23,16 +26,21 @@ DecodeMode parse_decode_mode(const std::string& name) {
 
 const char* decode_weights_name(DecodeWeights weights) {
   switch (weights) {
-    case DecodeWeights::kFloat32: return "fp32";
-    case DecodeWeights::kBFloat16: return "bf16";
-    case DecodeWeights::kInt8: return "int8";
-    case DecodeWeights::kLibTorch: return "libtorch";
+    case DecodeWeights::kFloat32:
+      return "fp32";
+    case DecodeWeights::kBFloat16:
+      return "bf16";
+    case DecodeWeights::kInt8:
+      return "int8";
+    case DecodeWeights::kLibTorch:
+      return "libtorch";
   }
   return "bf16";
 }
 
 DecodeWeights parse_decode_weights(const std::string& name) {
-  for (auto weights : {DecodeWeights::kFloat32, DecodeWeights::kBFloat16, DecodeWeights::kInt8, DecodeWeights::kLibTorch})
+  for (auto weights :
+       {DecodeWeights::kFloat32, DecodeWeights::kBFloat16, DecodeWeights::kInt8, DecodeWeights::kLibTorch})
     if (name == decode_weights_name(weights)) return weights;
   throw std::invalid_argument("unknown weights \"" + name + "\" (expected fp32, bf16, int8 or libtorch)");
 }

@@ -39,10 +39,14 @@ constexpr std::int64_t kPackedFp32MaxRows = 16;
 // The packed format `weights` names, or none for LibTorch's own operations.
 std::optional<WeightFormat> packed_format(DecodeWeights weights) {
   switch (weights) {
-    case DecodeWeights::kFloat32: return WeightFormat::kFloat32;
-    case DecodeWeights::kBFloat16: return WeightFormat::kBFloat16;
-    case DecodeWeights::kInt8: return WeightFormat::kInt8;
-    case DecodeWeights::kLibTorch: break;
+    case DecodeWeights::kFloat32:
+      return WeightFormat::kFloat32;
+    case DecodeWeights::kBFloat16:
+      return WeightFormat::kBFloat16;
+    case DecodeWeights::kInt8:
+      return WeightFormat::kInt8;
+    case DecodeWeights::kLibTorch:
+      break;
   }
   return std::nullopt;
 }
@@ -55,7 +59,8 @@ std::optional<WeightFormat> packed_format(DecodeWeights weights) {
 DecoderState begin(Transformer& model, const at::Tensor& src, const DecodeConfig& config, bool record,
                    std::vector<at::Tensor>* encoder_maps, std::int64_t rows = -1) {
   const auto src_mask = padding_mask(src, Vocab::kPad);
-  if (rows < 0) rows = config.mode == DecodeMode::kBeam ? std::max<std::int64_t>(src.size(0), config.beam) : src.size(0);
+  if (rows < 0)
+    rows = config.mode == DecodeMode::kBeam ? std::max<std::int64_t>(src.size(0), config.beam) : src.size(0);
   std::shared_ptr<const PackedTransformer> packed;
   if (const auto format = packed_format(config.weights);
       format && src.device().is_cpu() && (*format != WeightFormat::kFloat32 || rows <= kPackedFp32MaxRows))
@@ -83,7 +88,8 @@ double length_penalty(std::size_t length, double alpha) {
 void attach_attention(Hypothesis& h, const DecoderState& state, std::int64_t row,
                       const std::vector<at::Tensor>& encoder_maps, std::int64_t encoder_row) {
   h.attention = state.attention(row);
-  for (const auto& m : encoder_maps) h.attention.encoder_self.push_back(m.select(0, encoder_row).unsqueeze(0).to(at::kCPU));
+  for (const auto& m : encoder_maps)
+    h.attention.encoder_self.push_back(m.select(0, encoder_row).unsqueeze(0).to(at::kCPU));
 }
 
 // Turns per-step token/score columns [B, L] (CPU) into hypotheses, cutting each row at its EOS.
@@ -130,9 +136,8 @@ std::vector<std::int64_t> BeamTree::path(int rank) const {
 }
 
 std::int64_t max_output_length(const DecodeConfig& config, std::int64_t src_len, const Transformer& model) {
-  std::int64_t n = (config.max_len_a > 0 || config.max_len_b > 0)
-                       ? config.max_len_a * src_len + config.max_len_b
-                       : 2 * src_len + 10;
+  std::int64_t n =
+      (config.max_len_a > 0 || config.max_len_b > 0) ? config.max_len_a * src_len + config.max_len_b : 2 * src_len + 10;
   return std::max<std::int64_t>(1, std::min(n, model->max_length() - 1));
 }
 
@@ -145,7 +150,8 @@ std::vector<Hypothesis> greedy_search(Transformer& model, const at::Tensor& src,
   // Each row has the length limit of its own source, as if decoded alone.
   std::vector<std::int64_t> limits;
   const auto lengths = src.ne(Vocab::kPad).sum(1).to(at::kCPU);
-  for (std::int64_t b = 0; b < B; ++b) limits.push_back(max_output_length(config, lengths[b].item<std::int64_t>(), model));
+  for (std::int64_t b = 0; b < B; ++b)
+    limits.push_back(max_output_length(config, lengths[b].item<std::int64_t>(), model));
   const auto row_limit = at::tensor(limits, at::kLong).to(src.device());
   const auto max_len = *std::max_element(limits.begin(), limits.end());
   auto tokens = at::full({B}, Vocab::kBos, src.options());
@@ -243,7 +249,8 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
       double best_finished = -INFINITY;
       for (const auto& h : finished) best_finished = std::max(best_finished, h.score);
       double best_alive = -INFINITY;
-      for (const auto& h : next) best_alive = std::max(best_alive, h.log_prob / length_penalty(max_len, config.length_penalty));
+      for (const auto& h : next)
+        best_alive = std::max(best_alive, h.log_prob / length_penalty(max_len, config.length_penalty));
       if (static_cast<std::int64_t>(finished.size()) >= width || best_finished >= best_alive) break;
     }
     if (next.empty()) break;
@@ -261,7 +268,8 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
       }
     }
   }
-  std::stable_sort(finished.begin(), finished.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+  std::stable_sort(finished.begin(), finished.end(),
+                   [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
   if (finished.size() > nbest) finished.resize(nbest);
   if (tree) {
     for (std::size_t i = 0; i < finished.size(); ++i)
@@ -301,7 +309,8 @@ std::vector<std::vector<Hypothesis>> beam_search_batched(Transformer& model,
   for (std::int64_t b = 0; b < B; ++b) {
     auto& s = searches[static_cast<std::size_t>(b)];
     s.alive.resize(1);
-    s.max_len = max_output_length(config, static_cast<std::int64_t>(sources[static_cast<std::size_t>(b)].size()), model);
+    s.max_len =
+        max_output_length(config, static_cast<std::int64_t>(sources[static_cast<std::size_t>(b)].size()), model);
     s.first_row = b;
     tokens_now.push_back(Vocab::kBos);
   }
@@ -346,7 +355,8 @@ std::vector<std::vector<Hypothesis>> beam_search_batched(Transformer& model,
         double best_finished = -INFINITY;
         for (const auto& h : s.finished) best_finished = std::max(best_finished, h.score);
         double best_alive = -INFINITY;
-        for (const auto& h : next) best_alive = std::max(best_alive, h.log_prob / length_penalty(s.max_len, config.length_penalty));
+        for (const auto& h : next)
+          best_alive = std::max(best_alive, h.log_prob / length_penalty(s.max_len, config.length_penalty));
         stop = static_cast<std::int64_t>(s.finished.size()) >= width || best_finished >= best_alive;
       }
       if (!stop && t + 1 == s.max_len) {
@@ -372,7 +382,8 @@ std::vector<std::vector<Hypothesis>> beam_search_batched(Transformer& model,
   }
   for (std::size_t i = 0; i < searches.size(); ++i) {
     auto& finished = searches[i].finished;
-    std::stable_sort(finished.begin(), finished.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+    std::stable_sort(finished.begin(), finished.end(),
+                     [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
     if (finished.size() > nbest) finished.resize(nbest);
     out[i] = std::move(finished);
   }
@@ -427,9 +438,12 @@ std::vector<Hypothesis> sample_search(Transformer& model, const std::vector<std:
 std::vector<Hypothesis> search(Transformer& model, const std::vector<std::int64_t>& src, const DecodeConfig& config,
                                bool record_attention, BeamTree* tree) {
   switch (config.mode) {
-    case DecodeMode::kBeam: return beam_search(model, src, config, record_attention, tree);
-    case DecodeMode::kSample: return sample_search(model, src, config, record_attention);
-    case DecodeMode::kGreedy: break;
+    case DecodeMode::kBeam:
+      return beam_search(model, src, config, record_attention, tree);
+    case DecodeMode::kSample:
+      return sample_search(model, src, config, record_attention);
+    case DecodeMode::kGreedy:
+      break;
   }
   return greedy_search(model, source_tensor(src, model_device(model)), config, record_attention);
 }

@@ -44,9 +44,16 @@ nlohmann::json Translation::beam_tree_json() const {
   auto nodes = nlohmann::json::array();
   for (std::size_t i = 0; i < beam_tree.nodes.size(); ++i) {
     const auto& n = beam_tree.nodes[i];
-    nodes.push_back({{"id", i}, {"parent", n.parent}, {"token", n.text}, {"token_id", n.token}, {"step", n.step},
-                     {"token_log_prob", n.token_log_prob}, {"log_prob", n.log_prob}, {"score", n.score},
-                     {"state", beam_node_state_name(n.state)}, {"rank", n.rank}});
+    nodes.push_back({{"id", i},
+                     {"parent", n.parent},
+                     {"token", n.text},
+                     {"token_id", n.token},
+                     {"step", n.step},
+                     {"token_log_prob", n.token_log_prob},
+                     {"log_prob", n.log_prob},
+                     {"score", n.score},
+                     {"state", beam_node_state_name(n.state)},
+                     {"rank", n.rank}});
   }
   return {{"nodes", std::move(nodes)}, {"best_path", beam_tree.path(0)}};
 }
@@ -80,7 +87,8 @@ std::vector<std::string> greedy_translate_batched(Transformer& model, const Text
   std::vector<std::string> out(sources.size());
   if (confidences) confidences->assign(sources.size(), 0.0);
   for (std::size_t start = 0; start < order.size(); start += batch_size) {
-    const std::vector<std::size_t> chunk(order.begin() + start, order.begin() + std::min(order.size(), start + batch_size));
+    const std::vector<std::size_t> chunk(order.begin() + start,
+                                         order.begin() + std::min(order.size(), start + batch_size));
     const auto batch = make_batch(examples, chunk, device);
     const auto results = greedy_search(model, batch.src, config);
     for (std::size_t k = 0; k < chunk.size(); ++k) {
@@ -91,7 +99,8 @@ std::vector<std::string> greedy_translate_batched(Transformer& model, const Text
   return out;
 }
 
-Translator::Translator(Transformer model, TextPipeline pipeline) : model_(std::move(model)), pipeline_(std::move(pipeline)) {}
+Translator::Translator(Transformer model, TextPipeline pipeline)
+    : model_(std::move(model)), pipeline_(std::move(pipeline)) {}
 
 std::vector<std::int64_t> Translator::encode(const std::string& text) const {
   auto src = pipeline_.encode_source(text);
@@ -112,8 +121,7 @@ Translation Translator::translate(const std::string& text, const DecodeConfig& c
   auto hypotheses = search(model_, src, config, record_attention, &out.beam_tree);
   for (auto& node : out.beam_tree.nodes)
     node.text = node.parent < 0 ? std::string(Vocab::kBosToken) : pipeline_.tgt_vocab->token(node.token);
-  for (const auto& h : hypotheses)
-    out.nbest.push_back({pipeline_.decode_target(h.ids), h.score, h.log_prob});
+  for (const auto& h : hypotheses) out.nbest.push_back({pipeline_.decode_target(h.ids), h.score, h.log_prob});
   if (!hypotheses.empty()) {
     out.best = std::move(hypotheses.front());
     out.text = out.nbest.front().text;
@@ -148,8 +156,9 @@ std::vector<std::string> Translator::translate_all(const std::vector<std::string
   std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return encoded[a].size() < encoded[b].size(); });
   std::size_t done = 0;
   for (std::size_t start = 0; start < order.size(); start += batch_size) {
-    const std::vector<std::size_t> chunk(order.begin() + static_cast<std::ptrdiff_t>(start),
-                                         order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + batch_size)));
+    const std::vector<std::size_t> chunk(
+        order.begin() + static_cast<std::ptrdiff_t>(start),
+        order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + batch_size)));
     std::vector<std::vector<std::int64_t>> batch;
     for (auto i : chunk) batch.push_back(encoded[i]);
     if (config.mode == DecodeMode::kBeam) {

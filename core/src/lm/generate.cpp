@@ -31,7 +31,8 @@ GenerateResult generate(LanguageModel& model, const std::vector<std::int64_t>& p
   if (!(options.top_p > 0 && options.top_p <= 1)) throw std::invalid_argument("generate: top_p must be in (0, 1]");
   for (const auto id : prompt)
     if (id < 0 || id >= model->vocab_size())
-      throw std::invalid_argument(fmt::format("generate: token id {} is outside the vocabulary of {}", id, model->vocab_size()));
+      throw std::invalid_argument(
+          fmt::format("generate: token id {} is outside the vocabulary of {}", id, model->vocab_size()));
   const EvalModeGuard eval(*model);
   at::NoGradGuard no_grad;
   const auto params = model->parameters();
@@ -57,8 +58,11 @@ GenerateResult generate(LanguageModel& model, const std::vector<std::int64_t>& p
     auto scores = logits.to(at::kCPU, at::kFloat);
     if (suppress.numel() > 0) scores = scores.index_fill(1, suppress, -std::numeric_limits<float>::infinity());
     const auto log_probs = at::log_softmax(scores, -1);
-    if (options.temperature <= 0) next = log_probs.argmax(-1).item<std::int64_t>();
-    else next = sample_tokens(log_probs, options.temperature, options.top_k, options.top_p, generator).item<std::int64_t>();
+    if (options.temperature <= 0)
+      next = log_probs.argmax(-1).item<std::int64_t>();
+    else
+      next =
+          sample_tokens(log_probs, options.temperature, options.top_k, options.top_p, generator).item<std::int64_t>();
     result.ids.push_back(next);
     context.push_back(next);
     if (on_token) on_token(next);
@@ -90,7 +94,8 @@ GenerateResult generate_text(LanguageModel& model, const LmCodec& codec, const s
     throw std::invalid_argument(std::string("prompt: ") + e.what());
   }
   if (ids.empty()) {  // start from a newline, as the tutorial starts from token 0 ("\n")
-    if (!codec.vocab().contains("\n")) throw std::invalid_argument("prompt: empty, and the model knows no newline to start from");
+    if (!codec.vocab().contains("\n"))
+      throw std::invalid_argument("prompt: empty, and the model knows no newline to start from");
     ids.push_back(codec.vocab().id("\n"));
   }
   auto with_suppressed = options;

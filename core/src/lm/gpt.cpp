@@ -55,14 +55,17 @@ class BigramImpl : public LanguageModelImpl {
   torch::nn::Embedding table_{nullptr};
 };
 
-torch::nn::LayerNorm layer_norm(std::int64_t d) { return torch::nn::LayerNorm(torch::nn::LayerNormOptions({d}).eps(1e-5)); }
+torch::nn::LayerNorm layer_norm(std::int64_t d) {
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({d}).eps(1e-5));
+}
 
 // Pre-LN block: x + drop(attn(ln1(x))), then x + drop(ff(ln2(x))). Attention goes through
 // project_self/attend rather than forward() so that the keys and values can be cached.
 class GptBlockImpl : public torch::nn::Module {
  public:
   explicit GptBlockImpl(const LmConfig& c) {
-    attention = register_module("attention", MultiHeadAttention(c.n_embd, c.n_head, c.dropout, /*self_attention=*/true));
+    attention =
+        register_module("attention", MultiHeadAttention(c.n_embd, c.n_head, c.dropout, /*self_attention=*/true));
     ff_ = register_module("ff", FeedForward(c.n_embd, 4 * c.n_embd, c.dropout));
     norm1_ = register_module("norm1", layer_norm(c.n_embd));
     norm2_ = register_module("norm2", layer_norm(c.n_embd));
@@ -107,8 +110,10 @@ class GptImpl : public LanguageModelImpl {
     for (auto& item : named_parameters()) {
       if (item.key().find("norm") != std::string::npos) continue;
       auto& p = item.value();
-      if (p.dim() > 1) torch::nn::init::normal_(p, 0.0, 0.02);
-      else p.zero_();
+      if (p.dim() > 1)
+        torch::nn::init::normal_(p, 0.0, 0.02);
+      else
+        p.zero_();
     }
   }
 

@@ -29,14 +29,15 @@ Field integer(T LmConfig::*member) {
           [member](LmConfig& c, const nlohmann::json& v) {
             if (!v.is_number_integer()) throw std::invalid_argument("expected an integer");
             // get<T>() would wrap out-of-range values silently (4294967297 -> 1).
-            const bool fits = v.is_number_unsigned()
-                                  ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
-                                  : v.get<std::int64_t>() >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
-                                        (std::is_unsigned_v<T> ||
-                                         v.get<std::int64_t>() <= static_cast<std::int64_t>(std::numeric_limits<T>::max()));
+            const bool fits =
+                v.is_number_unsigned()
+                    ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+                    : v.get<std::int64_t>() >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
+                          (std::is_unsigned_v<T> ||
+                           v.get<std::int64_t>() <= static_cast<std::int64_t>(std::numeric_limits<T>::max()));
             if (!fits)
-              throw std::invalid_argument(fmt::format("expected an integer from {} to {}", std::numeric_limits<T>::min(),
-                                                      std::numeric_limits<T>::max()));
+              throw std::invalid_argument(fmt::format("expected an integer from {} to {}",
+                                                      std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
             c.*member = v.get<T>();
           }};
 }
@@ -58,17 +59,26 @@ Field text(std::string LmConfig::*member) {
 }
 
 const std::map<std::string, Field>& fields() {
-  static const std::map<std::string, Field> f = {
-      {"preset", text(&LmConfig::preset)},         {"kind", text(&LmConfig::kind)},
-      {"n_layer", integer(&LmConfig::n_layer)},     {"n_head", integer(&LmConfig::n_head)},
-      {"n_embd", integer(&LmConfig::n_embd)},       {"block_size", integer(&LmConfig::block_size)},
-      {"dropout", number(&LmConfig::dropout)},      {"batch_size", integer(&LmConfig::batch_size)},
-      {"lr", number(&LmConfig::lr)},                {"weight_decay", number(&LmConfig::weight_decay)},
-      {"max_steps", integer(&LmConfig::max_steps)}, {"max_minutes", number(&LmConfig::max_minutes)},
-      {"eval_interval", integer(&LmConfig::eval_interval)}, {"eval_iters", integer(&LmConfig::eval_iters)},
-      {"seed", integer(&LmConfig::seed)},           {"tokenizer", text(&LmConfig::tokenizer)},
-      {"vocab_size", integer(&LmConfig::vocab_size)}, {"threads", integer(&LmConfig::threads)},
-      {"device", text(&LmConfig::device)},          {"precision", text(&LmConfig::precision)}};
+  static const std::map<std::string, Field> f = {{"preset", text(&LmConfig::preset)},
+                                                 {"kind", text(&LmConfig::kind)},
+                                                 {"n_layer", integer(&LmConfig::n_layer)},
+                                                 {"n_head", integer(&LmConfig::n_head)},
+                                                 {"n_embd", integer(&LmConfig::n_embd)},
+                                                 {"block_size", integer(&LmConfig::block_size)},
+                                                 {"dropout", number(&LmConfig::dropout)},
+                                                 {"batch_size", integer(&LmConfig::batch_size)},
+                                                 {"lr", number(&LmConfig::lr)},
+                                                 {"weight_decay", number(&LmConfig::weight_decay)},
+                                                 {"max_steps", integer(&LmConfig::max_steps)},
+                                                 {"max_minutes", number(&LmConfig::max_minutes)},
+                                                 {"eval_interval", integer(&LmConfig::eval_interval)},
+                                                 {"eval_iters", integer(&LmConfig::eval_iters)},
+                                                 {"seed", integer(&LmConfig::seed)},
+                                                 {"tokenizer", text(&LmConfig::tokenizer)},
+                                                 {"vocab_size", integer(&LmConfig::vocab_size)},
+                                                 {"threads", integer(&LmConfig::threads)},
+                                                 {"device", text(&LmConfig::device)},
+                                                 {"precision", text(&LmConfig::precision)}};
   return f;
 }
 
@@ -107,7 +117,8 @@ LmConfig LmConfig::from_json(const nlohmann::json& j) {
 void LmConfig::set(const std::string& assignment) {
   // A bare word becomes a JSON string as it is: bytes that are not UTF-8 would break every later dump().
   if (!is_valid_utf8(assignment))
-    throw ConfigError("--set " + nlohmann::json(assignment).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+    throw ConfigError("--set " +
+                      nlohmann::json(assignment).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
                       ": not valid UTF-8");
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) throw ConfigError(fmt::format("--set {}: expected key=value", assignment));
@@ -122,7 +133,8 @@ std::vector<std::string> LmConfig::problems() const {
   if (kind != "gpt" && kind != "bigram") p.push_back(fmt::format("kind: \"{}\" is not gpt or bigram", kind));
   if (n_layer < 1) p.push_back("n_layer: must be at least 1");
   if (n_head < 1) p.push_back("n_head: must be at least 1");
-  if (n_embd < 1) p.push_back("n_embd: must be at least 1");
+  if (n_embd < 1)
+    p.push_back("n_embd: must be at least 1");
   else if (n_head >= 1 && n_embd % n_head != 0)
     p.push_back(fmt::format("n_embd: {} is not divisible by n_head {}", n_embd, n_head));
   if (block_size < 1) p.push_back("block_size: must be at least 1");

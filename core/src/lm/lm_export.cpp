@@ -20,10 +20,10 @@ namespace {
 
 std::string lm_readme(const LoadedLanguageModel& m, const std::string& checkpoint) {
   const auto& c = m.meta.config;
-  const std::string architecture =
-      c.kind == "bigram" ? std::string("a bigram table")
-                         : fmt::format("{} layers, n_embd {}, {} heads, a context of {} tokens", c.n_layer, c.n_embd,
-                                       c.n_head, c.block_size);
+  const std::string architecture = c.kind == "bigram"
+                                       ? std::string("a bigram table")
+                                       : fmt::format("{} layers, n_embd {}, {} heads, a context of {} tokens",
+                                                     c.n_layer, c.n_embd, c.n_head, c.block_size);
   return fmt::format(
       "# A Transformer Studio language model ({}, {} tokens)\n\n"
       "Exported from `{}` (step {}).\n\n"
@@ -76,7 +76,8 @@ LoadedLanguageModel import_language_model(const std::string& dir, const at::Devi
   const auto config_path = (fs::path(dir) / "config.json").string();
   const auto weights_path = (fs::path(dir) / "model.safetensors").string();
   nlohmann::json config;
-  if (read_folder_config(dir, config) != "lm") fail(dir, "is a translation model folder, not a language model (use translate)");
+  if (read_folder_config(dir, config) != "lm")
+    fail(dir, "is a translation model folder, not a language model (use translate)");
   LoadedLanguageModel loaded;
   try {
     loaded.meta.config = LmConfig::from_json(config.at("model"));
@@ -92,7 +93,8 @@ LoadedLanguageModel import_language_model(const std::string& dir, const at::Devi
   }
   const auto weights = read_weights(dir);
   try {
-    loaded.model = build_language_model(loaded.meta.config, static_cast<std::int64_t>(loaded.meta.codec.vocab().size()));
+    loaded.model =
+        build_language_model(loaded.meta.config, static_cast<std::int64_t>(loaded.meta.codec.vocab().size()));
     loaded.model->to(device);
   } catch (const std::exception& e) {
     fail(config_path, "cannot build the model it describes: " + error_message(e));
@@ -109,8 +111,8 @@ LegacyModelBuilder legacy_language_model() {
     auto model = build_language_model(config, static_cast<std::int64_t>(codec.vocab().size()));
     LegacyModel m;
     m.module = model;
-    m.optimizer = std::make_shared<torch::optim::AdamW>(model->parameters(),
-                                                        torch::optim::AdamWOptions(config.lr).weight_decay(config.weight_decay));
+    m.optimizer = std::make_shared<torch::optim::AdamW>(
+        model->parameters(), torch::optim::AdamWOptions(config.lr).weight_decay(config.weight_decay));
     m.what = "language model";
     m.rngs = {{"rng", "rng.cpu"}, {"batch_rng", "rng.batch"}};
     return m;

@@ -22,7 +22,8 @@ struct LmTrainingSession::State {
   std::unique_ptr<LmTrainer> trainer;
 };
 
-LmTrainingSession::LmTrainingSession(LmSessionRequest request, SessionObserver* observer) : s_(std::make_unique<State>()) {
+LmTrainingSession::LmTrainingSession(LmSessionRequest request, SessionObserver* observer)
+    : s_(std::make_unique<State>()) {
   s_->request = std::move(request);
   s_->events = observer ? observer : &s_->none;
 }
@@ -43,7 +44,9 @@ TrainingSummary LmTrainingSession::run() {
     if (r.text_path.empty()) {
       r.text_path = previous.text_path;
       if (!std::filesystem::exists(r.text_path))
-        throw std::invalid_argument(r.text_path + ": the run's text file is gone (moved or deleted?): give its new place (lm-train --text FILE)");
+        throw std::invalid_argument(
+            r.text_path +
+            ": the run's text file is gone (moved or deleted?): give its new place (lm-train --text FILE)");
     }
   }
   if (r.text_path.empty()) throw std::invalid_argument("a language-model session needs a text file");
@@ -57,8 +60,8 @@ TrainingSummary LmTrainingSession::run() {
   std::vector<TrainingObserver*> observers{events};
   if (r.record) {
     events->on_phase(SessionPhase::kStartingHistory);
-    RecordingRequest recording{r.history_db, r.run_name, r.resume_checkpoint, previous.step, r.stop, log,
-                               r.history_wait_seconds};
+    RecordingRequest recording{r.history_db, r.run_name, r.resume_checkpoint,   previous.step,
+                               r.stop,       log,        r.history_wait_seconds};
     recording.on_wait = [events](const HistoryWait& w) { events->on_history_wait(w); };
     s_->recorder = start_recording(recording, describe_lm_run(r.config, data, r.text_path, r.out_dir, r.run_name));
     if (s_->recorder) {

@@ -30,13 +30,15 @@ using Clock = std::chrono::steady_clock;
 [[noreturn]] void fail(const std::string& path, const std::string& what) { throw CheckpointError(path + ": " + what); }
 
 nlohmann::json meta_to_json(const LmCheckpointMeta& m) {
-  return {{"kind", "lm"},
-          {"format", 1},
-          {"config", m.config.to_json()},
-          {"codec", m.codec.to_json()},
-          {"text", m.text_path},
-          {"position", {{"step", m.step}, {"elapsed_seconds", m.elapsed_seconds}, {"best_val", m.best_val}, {"has_best", m.has_best}}},
-          {"metrics", m.metrics}};
+  return {
+      {"kind", "lm"},
+      {"format", 1},
+      {"config", m.config.to_json()},
+      {"codec", m.codec.to_json()},
+      {"text", m.text_path},
+      {"position",
+       {{"step", m.step}, {"elapsed_seconds", m.elapsed_seconds}, {"best_val", m.best_val}, {"has_best", m.has_best}}},
+      {"metrics", m.metrics}};
 }
 
 LmCheckpointMeta meta_from_json(const nlohmann::json& j, const std::string& path) {
@@ -52,7 +54,8 @@ LmCheckpointMeta meta_from_json(const nlohmann::json& j, const std::string& path
       if (!v.at(key).is_number()) throw std::invalid_argument(std::string(key) + ": expected a number");
       return v.at(key).get<double>();
     };
-    if (integer(j, "format") != 1) fail(path, "language-model checkpoint format " + j.at("format").dump() + " is newer than this program");
+    if (integer(j, "format") != 1)
+      fail(path, "language-model checkpoint format " + j.at("format").dump() + " is newer than this program");
     LmCheckpointMeta m;
     m.config = LmConfig::from_json(j.at("config"));
     m.codec = LmCodec::from_json(j.at("codec"));
@@ -77,8 +80,9 @@ LmCheckpointMeta meta_from_json(const nlohmann::json& j, const std::string& path
 
 LmCheckpointMeta read_lm_checkpoint_meta(const std::string& path) {
   if (is_model_folder(path))
-    fail(path, "is an exported model folder: it holds the weights only, no optimizer state to resume from "
-               "(resume from the run's last.ckpt)");
+    fail(path,
+         "is an exported model folder: it holds the weights only, no optimizer state to resume from "
+         "(resume from the run's last.ckpt)");
   return meta_from_json(CheckpointFile::open(path).meta(), path);
 }
 
@@ -88,7 +92,8 @@ LoadedLanguageModel load_lm_checkpoint(const std::string& path, const at::Device
   LoadedLanguageModel loaded;
   loaded.meta = meta_from_json(file.meta(), path);
   try {
-    loaded.model = build_language_model(loaded.meta.config, static_cast<std::int64_t>(loaded.meta.codec.vocab().size()));
+    loaded.model =
+        build_language_model(loaded.meta.config, static_cast<std::int64_t>(loaded.meta.codec.vocab().size()));
     loaded.model->to(device);
     file.load_module(*loaded.model, "model.");
   } catch (const CheckpointError&) {
@@ -114,7 +119,7 @@ struct LmTrainer::State final : LoopBody {
   std::unique_ptr<torch::optim::AdamW> optimizer;
   at::Generator batch_generator;  // training batches only; estimates draw from their own
   std::int64_t at_step = 0;
-  double elapsed = 0;             // training seconds, earlier sessions included
+  double elapsed = 0;  // training seconds, earlier sessions included
   double best_val = 0;
   bool has_best = false;
   nlohmann::json metrics = nlohmann::json::object();
@@ -138,7 +143,8 @@ struct LmTrainer::State final : LoopBody {
   std::int64_t step() const override { return at_step; }
   std::optional<LoopEnd> limit_reached() override {
     if (options.stop && options.stop->load()) return stopped_by_request();
-    if (config.max_minutes > 0 && session_train_seconds >= config.max_minutes * 60) return reached_max_minutes(config.max_minutes);
+    if (config.max_minutes > 0 && session_train_seconds >= config.max_minutes * 60)
+      return reached_max_minutes(config.max_minutes);
     if (at_step >= config.max_steps) return reached_max_steps(config.max_steps);
     return std::nullopt;
   }
@@ -240,15 +246,16 @@ LmTrainer::LmTrainer(LmConfig config, LmData data, LmTrainerOptions options, Tra
     // Weights, gradients and two AdamW moments, and one batch's activations: per token and layer
     // about 16 vectors of width D, the 4D-wide feed-forward twice, and the attention probabilities.
     const double tokens = static_cast<double>(c.batch_size) * c.block_size;
-    const double per_token = c.n_layer * (16.0 * c.n_embd + 8.0 * c.n_embd + 2.0 * c.n_head * c.block_size) + 3.0 * vocab;
+    const double per_token =
+        c.n_layer * (16.0 * c.n_embd + 8.0 * c.n_embd + 2.0 * c.n_head * c.block_size) + 3.0 * vocab;
     check_memory(16.0 * static_cast<double>(c.parameter_estimate(vocab)) + 4.0 * tokens * per_token,
                  "training this language model (weights, gradients, AdamW moments and one batch)",
                  "make n_embd, n_layer, block_size or batch_size smaller");
   }
   s_->model = build_language_model(c, vocab);
   s_->model->to(s_->device);
-  s_->optimizer = std::make_unique<torch::optim::AdamW>(
-      s_->model->parameters(), torch::optim::AdamWOptions(c.lr).weight_decay(c.weight_decay));
+  s_->optimizer = std::make_unique<torch::optim::AdamW>(s_->model->parameters(),
+                                                        torch::optim::AdamWOptions(c.lr).weight_decay(c.weight_decay));
   s_->batch_generator = at::make_generator<at::CPUGeneratorImpl>(c.seed);
   if (!s_->options.resume_checkpoint.empty()) s_->resume(s_->options.resume_checkpoint);
 }
@@ -267,7 +274,8 @@ std::pair<double, double> LmTrainer::estimate_loss() {
   torch::NoGradGuard no_grad;
   AutocastScope autocast(c.precision, s_->device);
   // Seeded by (seed, step): the estimate neither consumes training batches nor changes on resume.
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(c.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(s_->at_step) + 1);
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(c.seed * 0x9E3779B97F4A7C15ULL +
+                                                            static_cast<std::uint64_t>(s_->at_step) + 1);
   double result[2] = {0, 0};
   const at::Tensor* splits[2] = {&s_->data.train, &s_->data.val};
   for (int split = 0; split < 2; ++split) {

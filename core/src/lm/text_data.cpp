@@ -31,11 +31,19 @@ std::string thousands(std::size_t n) {
 void check_text(std::string_view text, const std::string& name) {
   if (text.empty()) fail(name, "the file is empty: a language model needs text to learn from");
   const auto starts_with = [&](std::string_view magic) { return text.substr(0, magic.size()) == magic; };
-  struct Magic { std::string_view bytes, what; };
-  static const Magic kMagic[] = {{"PK\x03\x04", "a zip archive"}, {"\x1F\x8B", "a gzip-compressed file"},
-                                 {"%PDF", "a PDF document"},     {"\x89PNG", "a PNG image"},
-                                 {"\xFF\xD8\xFF", "a JPEG image"}, {"\x7F" "ELF", "an executable (ELF)"},
-                                 {"\xFF\xFE", "UTF-16 text (save it as UTF-8)"}, {"\xFE\xFF", "UTF-16 text (save it as UTF-8)"}};
+  struct Magic {
+    std::string_view bytes, what;
+  };
+  static const Magic kMagic[] = {{"PK\x03\x04", "a zip archive"},
+                                 {"\x1F\x8B", "a gzip-compressed file"},
+                                 {"%PDF", "a PDF document"},
+                                 {"\x89PNG", "a PNG image"},
+                                 {"\xFF\xD8\xFF", "a JPEG image"},
+                                 {"\x7F"
+                                  "ELF",
+                                  "an executable (ELF)"},
+                                 {"\xFF\xFE", "UTF-16 text (save it as UTF-8)"},
+                                 {"\xFE\xFF", "UTF-16 text (save it as UTF-8)"}};
   for (const auto& m : kMagic)
     if (starts_with(m.bytes)) fail(name, fmt::format("looks like {}, not UTF-8 text", m.what));
   const auto nul = text.find('\0');
@@ -142,15 +150,16 @@ std::vector<std::int64_t> LmCodec::encode(std::string_view text, bool strict) co
   if (strict)
     for (const auto& t : tokens)
       if (!vocab_.contains(t))
-        throw std::invalid_argument(fmt::format("\"{}\" is not in the model's vocabulary ({} tokens)",
-                                                t == "\n" ? "\\n" : t, vocab_.size()));
+        throw std::invalid_argument(
+            fmt::format("\"{}\" is not in the model's vocabulary ({} tokens)", t == "\n" ? "\\n" : t, vocab_.size()));
   return vocab_.encode(tokens);
 }
 
 std::string LmCodec::decode(const std::vector<std::int64_t>& ids) const {
   std::vector<std::string> tokens;
   tokens.reserve(ids.size());
-  for (const auto id : ids) tokens.push_back(id < 4 ? std::string() : vocab_.token(id));  // specials never appear in text
+  for (const auto id : ids)
+    tokens.push_back(id < 4 ? std::string() : vocab_.token(id));  // specials never appear in text
   return detokenize(tokens);
 }
 

@@ -18,13 +18,9 @@
 namespace ts {
 namespace detail {
 
-static bool is_ascii_space(unsigned char b) {
-  return b == ' ' || (b >= 0x09 && b <= 0x0D) || (b >= 0x1C && b <= 0x1F);
-}
+static bool is_ascii_space(unsigned char b) { return b == ' ' || (b >= 0x09 && b <= 0x0D) || (b >= 0x1C && b <= 0x1F); }
 
-bool is_python_space(char32_t cp) {
-  return cp < 0x80 ? is_ascii_space(static_cast<unsigned char>(cp)) : is_space(cp);
-}
+bool is_python_space(char32_t cp) { return cp < 0x80 ? is_ascii_space(static_cast<unsigned char>(cp)) : is_space(cp); }
 
 // Decodes one code point; ASCII without the general decoder (the common case).
 static char32_t decode_at(std::string_view s, std::size_t& pos) {
@@ -116,8 +112,7 @@ void NgramTable::renumber_sorted() {
   for (std::size_t t = 0; t < ids.size(); ++t) {
     grams[t].resize(keys[t].size());
     for (std::size_t i = 0; i < keys[t].size(); ++i) {
-      grams[t][i] = static_cast<std::uint32_t>(
-          std::lower_bound(all.begin(), all.end(), keys[t][i]) - all.begin());
+      grams[t][i] = static_cast<std::uint32_t>(std::lower_bound(all.begin(), all.end(), keys[t][i]) - all.begin());
     }
   }
   distinct = static_cast<std::uint32_t>(all.size());
@@ -195,8 +190,7 @@ void join_pieces(std::string_view s, std::string& out) {
   while (pos < s.size()) {
     const std::size_t here = pos;
     const auto byte = static_cast<unsigned char>(s[pos]);
-    const bool space =
-        byte < 0x80 ? (++pos, detail::is_ascii_space(byte)) : is_python_space(next_code_point(s, pos));
+    const bool space = byte < 0x80 ? (++pos, detail::is_ascii_space(byte)) : is_python_space(next_code_point(s, pos));
     if (space) {
       pending_space = w != begin;
       continue;
@@ -252,8 +246,8 @@ bool is_dash(char c) { return c == '-'; }
 
 // The class [\{-\~\[-\` -\&\(-\+\:-\@\/] of 13a's first substitution (ASCII only).
 bool is_13a_symbol(char c) {
-  return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') ||
-         (c >= '(' && c <= '+') || (c >= ':' && c <= '@') || c == '/';
+  return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') || (c >= '(' && c <= '+') ||
+         (c >= ':' && c <= '@') || c == '/';
 }
 
 // re.sub for a two-character pattern (first)(second): a left-to-right, non-overlapping scan where
@@ -261,8 +255,7 @@ bool is_13a_symbol(char c) {
 // result as on code points: every class involved is ASCII, and [^0-9] holds for every byte of a
 // multi-byte character.
 template <class First, class Second>
-void substitute_pairs(const std::string& s, std::string& out, First first, Second second,
-                      char before, char after) {
+void substitute_pairs(const std::string& s, std::string& out, First first, Second second, char before, char after) {
   out.resize(2 * s.size() + 2);  // a match turns 2 bytes into at most 4
   char* w = &out[0];
   std::size_t i = 0;
@@ -366,8 +359,7 @@ TokenizeFn find_tokenizer(const std::string& name) {
   if (name == "zh") return tokenize_zh;
   if (name == "char") return tokenize_char;
   if (name == "none") return tokenize_none;
-  throw std::invalid_argument("unknown BLEU tokenize '" + name +
-                              "' (valid: 13a, zh, char, none)");
+  throw std::invalid_argument("unknown BLEU tokenize '" + name + "' (valid: 13a, zh, char, none)");
 }
 
 // Per-sentence statistics; keeps its buffers between sentences.
@@ -476,14 +468,12 @@ BleuScore make_score(const BleuStats& c, const std::string& tokenize, bool effec
 namespace detail {
 
 // Throws unless every stream has one reference per hypothesis (and there is at least one).
-void check_reference_streams(std::size_t hypotheses,
-                             const std::vector<std::vector<std::string>>& streams) {
+void check_reference_streams(std::size_t hypotheses, const std::vector<std::vector<std::string>>& streams) {
   if (streams.empty()) throw std::invalid_argument("at least one reference stream is required");
   for (std::size_t s = 0; s < streams.size(); ++s) {
     if (streams[s].size() != hypotheses) {
-      throw std::invalid_argument(fmt::format(
-          "reference stream {} has {} lines but there are {} hypotheses", s, streams[s].size(),
-          hypotheses));
+      throw std::invalid_argument(fmt::format("reference stream {} has {} lines but there are {} hypotheses", s,
+                                              streams[s].size(), hypotheses));
     }
   }
 }
@@ -507,11 +497,11 @@ std::string tokenize_for_bleu(std::string_view line, const std::string& tokenize
 }
 
 BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
-                      const std::vector<std::vector<std::string>>& reference_streams,
-                      const std::string& tokenize) {
+                      const std::vector<std::vector<std::string>>& reference_streams, const std::string& tokenize) {
   BleuAccumulator acc(find_tokenizer(tokenize));
-  detail::for_each_sentence(hypotheses, reference_streams,
-                            [&](const std::string& hyp, const std::vector<const std::string*>& refs) { acc.add(hyp, refs); });
+  detail::for_each_sentence(
+      hypotheses, reference_streams,
+      [&](const std::string& hyp, const std::vector<const std::string*>& refs) { acc.add(hyp, refs); });
   return make_score(acc.stats, tokenize, false);
 }
 
@@ -551,8 +541,8 @@ std::string BleuScore::to_string() const {
     if (n > 0) precs += '/';
     precs += fmt::format("{:.1f}", precisions[n]);
   }
-  return fmt::format("BLEU = {:.2f} {} (BP = {:.3f} ratio = {:.3f} hyp_len = {} ref_len = {})",
-                     score, precs, bp, ratio, sys_len, ref_len);
+  return fmt::format("BLEU = {:.2f} {} (BP = {:.3f} ratio = {:.3f} hyp_len = {} ref_len = {})", score, precs, bp, ratio,
+                     sys_len, ref_len);
 }
 
 }  // namespace ts

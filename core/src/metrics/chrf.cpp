@@ -105,7 +105,9 @@ class ChrfAccumulator {
  public:
   ChrfAccumulator(int char_order, int word_order, double beta)
       : totals(3 * static_cast<std::size_t>(char_order + word_order), 0),
-        char_order_(char_order), word_order_(word_order), beta_(beta) {}
+        char_order_(char_order),
+        word_order_(word_order),
+        beta_(beta) {}
   void add(const std::string& hyp, const std::vector<const std::string*>& refs);
 
   std::vector<long> totals;  // [hyp, ref, match] per order: characters first, then words
@@ -121,7 +123,7 @@ class ChrfAccumulator {
   CodePointIds char_ids_;
   std::unordered_map<std::string_view, std::uint32_t> word_ids_;
   std::vector<std::string_view> pieces_;
-  std::vector<const std::string*> texts_;  // hypothesis, then references
+  std::vector<const std::string*> texts_;   // hypothesis, then references
   std::vector<std::vector<long>> per_ref_;  // statistics against each reference
 };
 
@@ -204,20 +206,20 @@ void ChrfAccumulator::add(const std::string& hyp, const std::vector<const std::s
 void check_orders(int char_order, int word_order) {
   if (char_order < 0 || word_order < 0) {
     throw std::invalid_argument(
-        fmt::format("chrF orders must be >= 0 (char_order {}, word_order {})", char_order,
-                    word_order));
+        fmt::format("chrF orders must be >= 0 (char_order {}, word_order {})", char_order, word_order));
   }
 }
 
 }  // namespace
 
 ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
-                      const std::vector<std::vector<std::string>>& reference_streams,
-                      int char_order, int word_order, double beta) {
+                      const std::vector<std::vector<std::string>>& reference_streams, int char_order, int word_order,
+                      double beta) {
   check_orders(char_order, word_order);
   ChrfAccumulator acc(char_order, word_order, beta);
-  detail::for_each_sentence(hypotheses, reference_streams,
-                            [&](const std::string& hyp, const std::vector<const std::string*>& refs) { acc.add(hyp, refs); });
+  detail::for_each_sentence(
+      hypotheses, reference_streams,
+      [&](const std::string& hyp, const std::vector<const std::string*>& refs) { acc.add(hyp, refs); });
   ChrfScore s;
   s.score = chrf_f_score(acc.totals, beta);
   s.char_order = char_order;
@@ -247,8 +249,7 @@ double chrf_from_stats(const std::vector<long>& stats, double beta) { return chr
 std::string ChrfScore::to_string() const {
   // sacreBLEU's name: f'chrF{beta}' plus one '+' per word order ("chrF2++" for chrF++).
   const bool whole = std::floor(beta) == beta && std::fabs(beta) < 1e15;
-  const std::string beta_text =
-      whole ? fmt::format("{}", static_cast<long long>(beta)) : fmt::format("{}", beta);
+  const std::string beta_text = whole ? fmt::format("{}", static_cast<long long>(beta)) : fmt::format("{}", beta);
   return fmt::format("chrF{}{} = {:.2f}", beta_text,
                      std::string(static_cast<std::size_t>(std::max(word_order, 0)), '+'), score);
 }

@@ -60,7 +60,8 @@ at::Tensor apply_hash_mask(const at::Tensor& input, std::uint64_t seed, double p
         const std::uint64_t h = splitmix64(seed + static_cast<std::uint64_t>(k) * 0xd1342543de82ef95ULL);
         dst[2 * k] = static_cast<std::uint32_t>(h) >= threshold ? static_cast<scalar_t>(src[2 * k] * s) : scalar_t(0);
         if (2 * k + 1 < n)
-          dst[2 * k + 1] = static_cast<std::uint32_t>(h >> 32) >= threshold ? static_cast<scalar_t>(src[2 * k + 1] * s) : scalar_t(0);
+          dst[2 * k + 1] = static_cast<std::uint32_t>(h >> 32) >= threshold ? static_cast<scalar_t>(src[2 * k + 1] * s)
+                                                                            : scalar_t(0);
       }
     });
   });
@@ -133,7 +134,7 @@ at::Tensor MultiHeadAttentionImpl::attend(const at::Tensor& q, const at::Tensor&
   if (mask.defined()) scores = scores + mask;
   auto weights = at::softmax(scores, /*dim=*/-1, at::kFloat).to(q.scalar_type());
   if (record_) last_weights_ = weights.detach().to(at::kFloat);
-  auto context = at::matmul(fast_dropout(dropout_, weights), v);  // [B, H, T, K]
+  auto context = at::matmul(fast_dropout(dropout_, weights), v);                // [B, H, T, K]
   context = context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});  // [B, T, D]
   return linear(out_, context);
 }

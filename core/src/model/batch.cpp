@@ -8,7 +8,8 @@
 
 namespace ts {
 
-Batch make_batch(const std::vector<Example>& examples, const std::vector<std::size_t>& indices, const at::Device& device) {
+Batch make_batch(const std::vector<Example>& examples, const std::vector<std::size_t>& indices,
+                 const at::Device& device) {
   std::size_t S = 0, T = 0;
   for (auto i : indices) {
     S = std::max(S, source_positions(examples[i]));

@@ -28,18 +28,24 @@ WeightFormat parse_weight_format(const std::string& name) {
 
 std::string weight_format_name(WeightFormat format) {
   switch (format) {
-    case WeightFormat::kFloat32: return "fp32";
-    case WeightFormat::kBFloat16: return "bf16";
-    case WeightFormat::kInt8: return "int8";
+    case WeightFormat::kFloat32:
+      return "fp32";
+    case WeightFormat::kBFloat16:
+      return "bf16";
+    case WeightFormat::kInt8:
+      return "int8";
   }
   return "?";
 }
 
 std::string isa_name(Isa isa) {
   switch (isa) {
-    case Isa::kScalar: return "scalar";
-    case Isa::kAvx2: return "avx2";
-    case Isa::kAvx512: return "avx512";
+    case Isa::kScalar:
+      return "scalar";
+    case Isa::kAvx2:
+      return "avx2";
+    case Isa::kAvx512:
+      return "avx512";
   }
   return "?";
 }
@@ -104,7 +110,9 @@ using V = float;
 constexpr std::int64_t N = 1;
 inline V vzero() { return 0.0F; }
 template <class W>
-inline V vload(const W* p) { return widen(*p); }
+inline V vload(const W* p) {
+  return widen(*p);
+}
 inline V vbroadcast(float f) { return f; }
 inline V vfma(V a, V b, V c) { return a * b + c; }
 inline void vstore(float* p, V v) { *p = v; }
@@ -181,10 +189,16 @@ constexpr int outputs_per_pass(int rows) { return rows <= 3 ? 6 : rows <= 5 ? 4 
 void run(const Job& j, std::int64_t block_begin, std::int64_t block_end, Isa isa) {
   switch (isa) {
 #if TS_PACKED_X86
-    case Isa::kAvx512: avx512::run(j, block_begin, block_end); return;
-    case Isa::kAvx2: avx2::run(j, block_begin, block_end); return;
+    case Isa::kAvx512:
+      avx512::run(j, block_begin, block_end);
+      return;
+    case Isa::kAvx2:
+      avx2::run(j, block_begin, block_end);
+      return;
 #endif
-    default: scalar::run(j, block_begin, block_end); return;
+    default:
+      scalar::run(j, block_begin, block_end);
+      return;
   }
 }
 
@@ -251,9 +265,15 @@ at::Tensor PackedLinear::unpacked_weight() const {
       const auto k = packed_index(o, i, in_);
       float& w = dst[o * in_ + i];
       switch (format_) {
-        case WeightFormat::kFloat32: w = f32_[k]; break;
-        case WeightFormat::kBFloat16: w = bf16_to_float(bf16_[k]); break;
-        case WeightFormat::kInt8: w = static_cast<float>(i8_[k]) * scale_[static_cast<std::size_t>(o)]; break;
+        case WeightFormat::kFloat32:
+          w = f32_[k];
+          break;
+        case WeightFormat::kBFloat16:
+          w = bf16_to_float(bf16_[k]);
+          break;
+        case WeightFormat::kInt8:
+          w = static_cast<float>(i8_[k]) * scale_[static_cast<std::size_t>(o)];
+          break;
       }
     }
   return out;
@@ -261,10 +281,11 @@ at::Tensor PackedLinear::unpacked_weight() const {
 
 void PackedLinear::apply(const float* x, std::int64_t rows, float* y, Isa isa) const {
   if (rows <= 0 || out_ == 0) return;
-  const void* w = format_ == WeightFormat::kFloat32 ? static_cast<const void*>(f32_.data())
+  const void* w = format_ == WeightFormat::kFloat32    ? static_cast<const void*>(f32_.data())
                   : format_ == WeightFormat::kBFloat16 ? static_cast<const void*>(bf16_.data())
                                                        : static_cast<const void*>(i8_.data());
-  const Job job{x, rows, y, in_, out_, w, format_, format_ == WeightFormat::kInt8 ? scale_.data() : nullptr, bias_.data()};
+  const Job job{x,           rows, y, in_, out_, w, format_, format_ == WeightFormat::kInt8 ? scale_.data() : nullptr,
+                bias_.data()};
   const std::int64_t blocks = (out_ + kBlock - 1) / kBlock;
   if (rows * in_ * out_ < kParallelWork || at::get_num_threads() < 2) {
     run(job, 0, blocks, isa);

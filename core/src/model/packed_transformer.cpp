@@ -55,7 +55,8 @@ void layer_norm(const float* x, std::int64_t rows, std::int64_t d, const std::ve
     float var = 0;
     for (std::int64_t i = 0; i < d; ++i) var += (xr[i] - mean) * (xr[i] - mean);
     const float inv = 1.0F / std::sqrt(var / static_cast<float>(d) + kLayerNormEps);
-    for (std::int64_t i = 0; i < d; ++i) o[i] = (xr[i] - mean) * inv * weight[static_cast<std::size_t>(i)] + bias[static_cast<std::size_t>(i)];
+    for (std::int64_t i = 0; i < d; ++i)
+      o[i] = (xr[i] - mean) * inv * weight[static_cast<std::size_t>(i)] + bias[static_cast<std::size_t>(i)];
   }
 }
 
@@ -106,8 +107,10 @@ struct Residual {
     if (pre_norm) layer_norm(x.data(), rows, d, weight, bias, normed.data());
     f(pre_norm ? normed.data() : x.data(), sub.data());
     for (std::size_t i = 0; i < x.size(); ++i) sub[i] += x[i];
-    if (pre_norm) x.swap(sub);
-    else layer_norm(sub.data(), rows, d, weight, bias, x.data());
+    if (pre_norm)
+      x.swap(sub);
+    else
+      layer_norm(sub.data(), rows, d, weight, bias, x.data());
   }
   void final_norm(const std::vector<float>& weight, const std::vector<float>& bias) {
     layer_norm(x.data(), rows, d, weight, bias, normed.data());
@@ -163,7 +166,8 @@ PackedTransformer::PackedTransformer(const TransformerImpl& model, WeightFormat 
     encoder_norm_ = norm("encoder_norm");
     decoder_norm_ = norm("decoder_norm");
   }
-  output_ = PackedLinear(named.get(named.has("output_weight") ? "output_weight" : tgt_embed), named.get("output_bias"), format);
+  output_ = PackedLinear(named.get(named.has("output_weight") ? "output_weight" : tgt_embed), named.get("output_bias"),
+                         format);
   sources_ = std::move(named.used);
   for (const auto& t : sources_) versions_.push_back(static_cast<std::int64_t>(t._version()));
 }
@@ -184,7 +188,8 @@ std::size_t PackedTransformer::encoder_bytes() const {
 std::size_t PackedTransformer::decoder_bytes() const {
   std::size_t n = output_.weight_bytes();
   for (const auto& l : decoder_)
-    for (const auto* p : {&l.qkv, &l.self_out, &l.cross_q, &l.cross_kv, &l.cross_out, &l.fc1, &l.fc2}) n += p->weight_bytes();
+    for (const auto* p : {&l.qkv, &l.self_out, &l.cross_q, &l.cross_kv, &l.cross_out, &l.fc1, &l.fc2})
+      n += p->weight_bytes();
   return n;
 }
 
@@ -219,7 +224,8 @@ at::Tensor PackedTransformer::encode(const at::Tensor& src_in, const at::Tensor&
   for (std::int64_t row = 0; row < B * S; ++row)
     for (std::int64_t i = 0; i < D; ++i)
       r.x[static_cast<std::size_t>(row * D + i)] = emb[ids[row] * D + i] * embed_scale_ + pe[(row % S) * D + i];
-  std::vector<float> qkv(static_cast<std::size_t>(B * S * 3 * D)), ctx(static_cast<std::size_t>(B * S * D)), scores(static_cast<std::size_t>(S));
+  std::vector<float> qkv(static_cast<std::size_t>(B * S * 3 * D)), ctx(static_cast<std::size_t>(B * S * D)),
+      scores(static_cast<std::size_t>(S));
   if (attention) attention->clear();
   for (const auto& layer : encoder_) {
     r.apply(layer.norm1.weight, layer.norm1.bias, [&](const float* in, float* out) {
@@ -289,7 +295,8 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
   const float* emb = tgt_embedding_.data_ptr<float>();
   const float* pe = positions_.data_ptr<float>() + pos * D;
   for (std::int64_t b = 0; b < B; ++b)
-    for (std::int64_t i = 0; i < D; ++i) r.x[static_cast<std::size_t>(b * D + i)] = emb[ids[b] * D + i] * embed_scale_ + pe[i];
+    for (std::int64_t i = 0; i < D; ++i)
+      r.x[static_cast<std::size_t>(b * D + i)] = emb[ids[b] * D + i] * embed_scale_ + pe[i];
 
   std::vector<float> qkv(static_cast<std::size_t>(B * 3 * D)), ctx(static_cast<std::size_t>(B * D)), scores;
   state.src_mask = state.src_mask.to(at::kCPU, at::kFloat).contiguous();  // a no-op after start()
@@ -305,7 +312,8 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
       const auto old_k = t ? cache_k.contiguous() : at::Tensor(), old_v = t ? cache_v.contiguous() : at::Tensor();
       float* nk = new_k.data_ptr<float>();
       float* nv = new_v.data_ptr<float>();
-      const auto block_bytes = static_cast<std::size_t>(t * K) * sizeof(float), row_bytes = static_cast<std::size_t>(K) * sizeof(float);
+      const auto block_bytes = static_cast<std::size_t>(t * K) * sizeof(float),
+                 row_bytes = static_cast<std::size_t>(K) * sizeof(float);
       for (std::int64_t b = 0; b < B; ++b)
         for (std::int64_t h = 0; h < H; ++h) {
           const std::int64_t block = (b * H + h) * n * K;
@@ -323,8 +331,8 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
       for (std::int64_t b = 0; b < B; ++b)
         for (std::int64_t h = 0; h < H; ++h) {
           const std::int64_t block = (b * H + h) * n * K;
-          attend_head(&qkv[static_cast<std::size_t>(b * 3 * D + h * K)], nk + block, nv + block, K, nullptr, n, K, scale,
-                      scores.data(), &ctx[static_cast<std::size_t>(b * D + h * K)],
+          attend_head(&qkv[static_cast<std::size_t>(b * 3 * D + h * K)], nk + block, nv + block, K, nullptr, n, K,
+                      scale, scores.data(), &ctx[static_cast<std::size_t>(b * D + h * K)],
                       state.record ? recorded.data_ptr<float>() + (b * H + h) * n : nullptr);
         }
       if (state.record) state.self_weights[li].push_back(recorded);
@@ -343,9 +351,9 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
       for (std::int64_t b = 0; b < B; ++b)
         for (std::int64_t h = 0; h < H; ++h) {
           const std::int64_t block = (b * H + h) * S * K;
-          attend_head(&qkv[static_cast<std::size_t>(b * D + h * K)], ck.data_ptr<float>() + block, cv.data_ptr<float>() + block,
-                      K, state.src_mask.data_ptr<float>() + b * S, S, K, scale, scores.data(),
-                      &ctx[static_cast<std::size_t>(b * D + h * K)],
+          attend_head(&qkv[static_cast<std::size_t>(b * D + h * K)], ck.data_ptr<float>() + block,
+                      cv.data_ptr<float>() + block, K, state.src_mask.data_ptr<float>() + b * S, S, K, scale,
+                      scores.data(), &ctx[static_cast<std::size_t>(b * D + h * K)],
                       state.record ? recorded.data_ptr<float>() + (b * H + h) * S : nullptr);
         }
       if (state.record) state.cross_weights[li].push_back(recorded);

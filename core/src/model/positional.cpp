@@ -15,7 +15,8 @@ std::vector<float> sinusoidal_values(int positions, int d_model) {
     const double rate = std::exp(static_cast<double>(j - j % 2) * (-std::log(10000.0) / d_model));
     for (int pos = 0; pos < positions; ++pos) {
       const double angle = pos * rate;
-      table[static_cast<std::size_t>(pos) * d_model + j] = static_cast<float>(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
+      table[static_cast<std::size_t>(pos) * d_model + j] =
+          static_cast<float>(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
     }
   }
   return table;
@@ -25,7 +26,8 @@ std::vector<float> label_smoothing_distribution(int vocab, int target, int pad, 
   if (vocab <= 0) return {};
   if (target == pad) return std::vector<float>(static_cast<std::size_t>(vocab), 0.0f);
   std::vector<float> q(static_cast<std::size_t>(vocab), static_cast<float>(smoothing / vocab));
-  if (target >= 0 && target < vocab) q[static_cast<std::size_t>(target)] = static_cast<float>(1.0 - smoothing + smoothing / vocab);
+  if (target >= 0 && target < vocab)
+    q[static_cast<std::size_t>(target)] = static_cast<float>(1.0 - smoothing + smoothing / vocab);
   return q;
 }
 

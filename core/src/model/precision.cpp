@@ -15,9 +15,7 @@ namespace ts {
 
 bool is_valid_precision(const std::string& p) { return p == "fp32" || p == "bf16" || p == "fp16"; }
 
-bool cpu_has_native_bf16() {
-  return cpu_info().has("amx_bf16") || cpu_info().has("avx512_bf16");
-}
+bool cpu_has_native_bf16() { return cpu_info().has("amx_bf16") || cpu_info().has("avx512_bf16"); }
 
 PrecisionTimings time_precisions(const c10::Device& device, int n, int repeats) {
   PrecisionTimings t;

@@ -25,11 +25,13 @@ struct DtypeName {
   at::ScalarType type;
   const char* name;
 };
-constexpr DtypeName kDtypes[] = {{at::kDouble, "F64"}, {at::kFloat, "F32"}, {at::kHalf, "F16"}, {at::kBFloat16, "BF16"},
-                                 {at::kLong, "I64"},   {at::kInt, "I32"},   {at::kShort, "I16"}, {at::kChar, "I8"},
-                                 {at::kByte, "U8"},    {at::kBool, "BOOL"}};
+constexpr DtypeName kDtypes[] = {
+    {at::kDouble, "F64"}, {at::kFloat, "F32"}, {at::kHalf, "F16"}, {at::kBFloat16, "BF16"}, {at::kLong, "I64"},
+    {at::kInt, "I32"},    {at::kShort, "I16"}, {at::kChar, "I8"},  {at::kByte, "U8"},       {at::kBool, "BOOL"}};
 
-[[noreturn]] void fail(const std::string& origin, const std::string& what) { throw SafetensorsError(origin + ": " + what); }
+[[noreturn]] void fail(const std::string& origin, const std::string& what) {
+  throw SafetensorsError(origin + ": " + what);
+}
 
 std::string quoted(const std::string& name) {
   return nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -50,7 +52,8 @@ std::uint64_t write_safetensors(const NamedTensors& tensors, const std::map<std:
   std::uint64_t offset = 0;
   std::set<std::string> seen;
   for (const auto& [name, t] : tensors) {
-    if (name == "__metadata__" || !seen.insert(name).second) throw SafetensorsError("tensor name \"" + name + "\" is used twice");
+    if (name == "__metadata__" || !seen.insert(name).second)
+      throw SafetensorsError("tensor name \"" + name + "\" is used twice");
     const std::uint64_t bytes = static_cast<std::uint64_t>(t.numel()) * t.element_size();
     header[name] = {{"dtype", safetensors_dtype_name(t.scalar_type())},
                     {"shape", t.sizes().vec()},
@@ -86,7 +89,8 @@ void write_safetensors_file(const std::string& path, const NamedTensors& tensors
   if (!out) throw SafetensorsError(path + ": cannot write: " + std::strerror(errno));
 }
 
-SafetensorsReader::SafetensorsReader(std::string bytes, std::string origin) : bytes_(std::move(bytes)), origin_(std::move(origin)) {
+SafetensorsReader::SafetensorsReader(std::string bytes, std::string origin)
+    : bytes_(std::move(bytes)), origin_(std::move(origin)) {
   if (bytes_.size() < 8) fail(origin_, "not a safetensors file (shorter than its 8-byte header length)");
   std::uint64_t length = 0;
   std::memcpy(&length, bytes_.data(), 8);
@@ -116,10 +120,13 @@ SafetensorsReader::SafetensorsReader(std::string bytes, std::string origin) : by
     if (!value.is_object() || !value.contains("dtype") || !value.contains("shape") || !value.contains("data_offsets"))
       fail(origin_, where + " lacks dtype, shape or data_offsets");
     const auto& dtype = value["dtype"];
-    const auto* known = dtype.is_string() ? std::find_if(std::begin(kDtypes), std::end(kDtypes),
-                                                         [&](const DtypeName& d) { return dtype.get<std::string>() == d.name; })
-                                          : std::end(kDtypes);
-    if (known == std::end(kDtypes)) fail(origin_, where + " has an unsupported dtype " + dtype.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    const auto* known = dtype.is_string()
+                            ? std::find_if(std::begin(kDtypes), std::end(kDtypes),
+                                           [&](const DtypeName& d) { return dtype.get<std::string>() == d.name; })
+                            : std::end(kDtypes);
+    if (known == std::end(kDtypes))
+      fail(origin_,
+           where + " has an unsupported dtype " + dtype.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     Entry entry;
     entry.dtype = known->type;
     const auto& shape = value["shape"];
@@ -130,13 +137,17 @@ SafetensorsReader::SafetensorsReader(std::string bytes, std::string origin) : by
       if (!d.is_number_unsigned() && !(d.is_number_integer() && d.get<std::int64_t>() >= 0))
         fail(origin_, where + ": shape sizes must be non-negative integers");
       const auto n = d.get<std::uint64_t>();
-      if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) fail(origin_, where + ": shape size too large");
+      if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        fail(origin_, where + ": shape size too large");
       entry.shape.push_back(static_cast<std::int64_t>(n));
-      if (n != 0 && count > data_size / n) count = data_size + 1;  // saturate: more than the file holds
-      else count *= n;
+      if (n != 0 && count > data_size / n)
+        count = data_size + 1;  // saturate: more than the file holds
+      else
+        count *= n;
     }
     const auto& offsets = value["data_offsets"];
-    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
+    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
+        !offsets[1].is_number_unsigned())
       fail(origin_, where + ": data_offsets must be two non-negative integers");
     entry.begin = offsets[0].get<std::uint64_t>();
     entry.end = offsets[1].get<std::uint64_t>();
@@ -145,11 +156,14 @@ SafetensorsReader::SafetensorsReader(std::string bytes, std::string origin) : by
                         ") lies outside the " + std::to_string(data_size) + " data bytes (truncated file?)");
     const std::uint64_t element = c10::elementSize(entry.dtype);
     if (count > data_size || count * element != entry.end - entry.begin)
-      fail(origin_, where + ": its shape needs " + (count > data_size ? std::string("more bytes than the file holds") : std::to_string(count * element) + " bytes") +
+      fail(origin_, where + ": its shape needs " +
+                        (count > data_size ? std::string("more bytes than the file holds")
+                                           : std::to_string(count * element) + " bytes") +
                         ", its byte range holds " + std::to_string(entry.end - entry.begin));
     if (entry.dtype == at::kBool)
       for (auto i = entry.begin; i < entry.end; ++i)
-        if (static_cast<unsigned char>(bytes_[data_start_ + i]) > 1) fail(origin_, where + ": a boolean that is neither 0 nor 1");
+        if (static_cast<unsigned char>(bytes_[data_start_ + i]) > 1)
+          fail(origin_, where + ": a boolean that is neither 0 nor 1");
     ranges.emplace_back(entry.begin, entry.end);
     entries_.emplace(name, std::move(entry));
   }
@@ -157,14 +171,17 @@ SafetensorsReader::SafetensorsReader(std::string bytes, std::string origin) : by
   std::sort(ranges.begin(), ranges.end());
   std::uint64_t covered = 0;
   for (const auto& [begin, end] : ranges) {
-    if (begin != covered) fail(origin_, begin < covered ? "two tensors share bytes" : "the data section has unindexed bytes");
+    if (begin != covered)
+      fail(origin_, begin < covered ? "two tensors share bytes" : "the data section has unindexed bytes");
     covered = end;
   }
-  if (covered != data_size) fail(origin_, "the data section has " + std::to_string(data_size - covered) + " bytes no tensor uses");
+  if (covered != data_size)
+    fail(origin_, "the data section has " + std::to_string(data_size - covered) + " bytes no tensor uses");
 }
 
 SafetensorsReader SafetensorsReader::from_file(const std::string& path) {
-  if (const auto kind = special_file_kind(path); !kind.empty()) throw SafetensorsError(path + ": is " + kind + ", not a file");
+  if (const auto kind = special_file_kind(path); !kind.empty())
+    throw SafetensorsError(path + ": is " + kind + ", not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SafetensorsError(path + ": cannot open: " + std::strerror(errno));
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -10,19 +10,19 @@ namespace ts {
 
 double parameter_count(const ModelConfig& m, double src_vocab, double tgt_vocab) {
   const double D = m.d_model, F = m.d_ff;
-  const double attention = 4 * D * D + 4 * D;              // fused qkv (or q + kv) and the output projection
+  const double attention = 4 * D * D + 4 * D;  // fused qkv (or q + kv) and the output projection
   const double feed_forward = 2 * D * F + F + D;
   const double norm = 2 * D;
   const double encoder_layer = attention + feed_forward + 2 * norm;
   const double decoder_layer = 2 * attention + feed_forward + 3 * norm;
 
-  double p = src_vocab * D;                                // source embedding
-  if (!m.share_embeddings) p += tgt_vocab * D;             // target embedding
+  double p = src_vocab * D;                     // source embedding
+  if (!m.share_embeddings) p += tgt_vocab * D;  // target embedding
   if (m.positions == "learned") p += m.max_positions * D;
   p += m.encoder_layers * encoder_layer + m.decoder_layers * decoder_layer;
-  if (m.pre_norm) p += 2 * norm;                           // final encoder and decoder norms
-  if (!m.tie_output) p += tgt_vocab * D;                   // output projection
-  return p + tgt_vocab;                                    // output bias
+  if (m.pre_norm) p += 2 * norm;          // final encoder and decoder norms
+  if (!m.tie_output) p += tgt_vocab * D;  // output projection
+  return p + tgt_vocab;                   // output bias
 }
 
 std::int64_t available_memory_bytes() {

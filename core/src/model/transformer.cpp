@@ -15,7 +15,7 @@
 namespace ts {
 
 at::Tensor sinusoidal_table(std::int64_t positions, std::int64_t d_model) {
-  auto pos = at::arange(positions, at::kFloat).unsqueeze(1);                          // [P, 1]
+  auto pos = at::arange(positions, at::kFloat).unsqueeze(1);                                   // [P, 1]
   auto div = at::exp(at::arange(0, d_model, 2, at::kFloat) * (-std::log(10000.0) / d_model));  // [D/2]
   auto table = at::zeros({positions, d_model});
   table.slice(1, 0, d_model, 2).copy_(at::sin(pos * div));
@@ -113,7 +113,8 @@ AttentionMaps DecoderState::attention(std::int64_t row) const {
   std::vector<std::int64_t> row_at(steps_recorded);
   std::int64_t r = row;
   for (auto t = static_cast<std::int64_t>(steps_recorded) - 1; t >= 0; --t) {
-    if (static_cast<std::size_t>(t) < parents.size()) r = parents[static_cast<std::size_t>(t)][static_cast<std::size_t>(r)];
+    if (static_cast<std::size_t>(t) < parents.size())
+      r = parents[static_cast<std::size_t>(t)][static_cast<std::size_t>(r)];
     row_at[static_cast<std::size_t>(t)] = r;
   }
   for (const auto& steps : self_weights) {
@@ -128,7 +129,8 @@ AttentionMaps DecoderState::attention(std::int64_t row) const {
   for (const auto& steps : cross_weights) {
     if (steps.empty()) continue;
     std::vector<at::Tensor> rows;
-    for (std::size_t t = 0; t < steps.size(); ++t) rows.push_back(steps[t].select(0, row_at[t]).unsqueeze(0));  // [1, H, 1, S]
+    for (std::size_t t = 0; t < steps.size(); ++t)
+      rows.push_back(steps[t].select(0, row_at[t]).unsqueeze(0));  // [1, H, 1, S]
     maps.cross.push_back(at::cat(rows, 2));
   }
   return maps;
@@ -136,11 +138,14 @@ AttentionMaps DecoderState::attention(std::int64_t row) const {
 
 TransformerImpl::TransformerImpl(const ModelConfig& c, std::int64_t src_vocab, std::int64_t tgt_vocab,
                                  std::int64_t pad_id)
-    : config_(c), src_vocab_(src_vocab), tgt_vocab_(tgt_vocab), pad_id_(pad_id),
+    : config_(c),
+      src_vocab_(src_vocab),
+      tgt_vocab_(tgt_vocab),
+      pad_id_(pad_id),
       embed_scale_(c.scale_embeddings ? std::sqrt(static_cast<double>(c.d_model)) : 1.0) {
   src_embed_ = register_module("src_embed", torch::nn::Embedding(src_vocab, c.d_model));
-  tgt_embed_ = c.share_embeddings ? src_embed_
-                                  : register_module("tgt_embed", torch::nn::Embedding(tgt_vocab, c.d_model));
+  tgt_embed_ =
+      c.share_embeddings ? src_embed_ : register_module("tgt_embed", torch::nn::Embedding(tgt_vocab, c.d_model));
   if (c.positions == "learned") {
     learned_positions_ = register_module("positions", torch::nn::Embedding(c.max_positions, c.d_model));
   } else {
@@ -161,7 +166,8 @@ TransformerImpl::TransformerImpl(const ModelConfig& c, std::int64_t src_vocab, s
     encoder_norm_ = register_module("encoder_norm", layer_norm(c.d_model));
     decoder_norm_ = register_module("decoder_norm", layer_norm(c.d_model));
   }
-  output_weight_ = c.tie_output ? tgt_embed_->weight : register_parameter("output_weight", at::empty({tgt_vocab, c.d_model}));
+  output_weight_ =
+      c.tie_output ? tgt_embed_->weight : register_parameter("output_weight", at::empty({tgt_vocab, c.d_model}));
   output_bias_ = register_parameter("output_bias", at::zeros({tgt_vocab}));
   // Xavier-uniform for every matrix, as in the Annotated Transformer.
   torch::NoGradGuard no_grad;
@@ -191,7 +197,8 @@ std::int64_t TransformerImpl::parameter_count() const {
 at::Tensor TransformerImpl::positions(std::int64_t offset, std::int64_t length, const at::Device& device) {
   if (offset + length > max_length())
     throw std::invalid_argument("sequence of " + std::to_string(offset + length) +
-                                " tokens exceeds the model's maximum of " + std::to_string(max_length()) + " positions");
+                                " tokens exceeds the model's maximum of " + std::to_string(max_length()) +
+                                " positions");
   if (learned_positions_) return learned_positions_->weight.slice(0, offset, offset + length);
   return sinusoid_.slice(0, offset, offset + length).to(device);
 }
@@ -214,9 +221,7 @@ at::Tensor TransformerImpl::decode(const at::Tensor& tgt_in, const at::Tensor& m
   return decoder_norm_ ? decoder_norm_->forward(y) : y;
 }
 
-at::Tensor TransformerImpl::project(const at::Tensor& hidden) {
-  return linear(hidden, output_weight_, output_bias_);
-}
+at::Tensor TransformerImpl::project(const at::Tensor& hidden) { return linear(hidden, output_weight_, output_bias_); }
 
 at::Tensor TransformerImpl::forward(const at::Tensor& src, const at::Tensor& tgt_in) {
   const auto src_mask = padding_mask(src, pad_id_);
@@ -279,7 +284,8 @@ at::Tensor TransformerImpl::step(DecoderState& state, const at::Tensor& tokens) 
   ++state.step;
   auto logits = project(y.squeeze(1)).to(at::kFloat);  // [B, V]
   // Padding and begin-of-sentence are never valid outputs.
-  logits.index_fill_(1, at::tensor({pad_id_, Vocab::kBos}, at::TensorOptions().dtype(at::kLong).device(logits.device())),
+  logits.index_fill_(1,
+                     at::tensor({pad_id_, Vocab::kBos}, at::TensorOptions().dtype(at::kLong).device(logits.device())),
                      -std::numeric_limits<float>::infinity());
   return at::log_softmax(logits, /*dim=*/-1);
 }
@@ -313,12 +319,12 @@ Transformer copy_model(Transformer& model, const at::Device& device) {
   return copy;
 }
 
-Transformer build_model(const ModelConfig& config, std::int64_t src_vocab, std::int64_t tgt_vocab,
-                        std::int64_t pad_id, bool shared_vocab) {
+Transformer build_model(const ModelConfig& config, std::int64_t src_vocab, std::int64_t tgt_vocab, std::int64_t pad_id,
+                        bool shared_vocab) {
   throw_if_problems(config.problems(shared_vocab));
   if (config.share_embeddings && src_vocab != tgt_vocab)
-    throw ConfigError("model.share_embeddings needs one vocabulary for both sides (sizes " +
-                      std::to_string(src_vocab) + " and " + std::to_string(tgt_vocab) + ")");
+    throw ConfigError("model.share_embeddings needs one vocabulary for both sides (sizes " + std::to_string(src_vocab) +
+                      " and " + std::to_string(tgt_vocab) + ")");
   // Refused before anything is allocated (a configuration, or a checkpoint's, may ask for terabytes).
   check_memory(4 * parameter_count(config, static_cast<double>(src_vocab), static_cast<double>(tgt_vocab)),
                "the model's weights", "make model.d_model, model.d_ff or the layer counts smaller");

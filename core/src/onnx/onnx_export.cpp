@@ -61,7 +61,8 @@ std::string describe(const OnnxValue& v) {
 std::string readme_section(const OnnxGraphs& graphs) {
   std::string text =
       "\n## ONNX\n\n"
-      "`encoder.onnx` and `decoder_step.onnx` compute the model in fp32 (ONNX opset " + std::to_string(kOnnxOpset) +
+      "`encoder.onnx` and `decoder_step.onnx` compute the model in fp32 (ONNX opset " +
+      std::to_string(kOnnxOpset) +
       "): the encoder runs once\nper batch of sentences, the decoder step once per generated token, with the "
       "self-attention keys and values\nof the earlier steps passed back in. Greedy and beam search in ONNX Runtime: "
       "examples/onnx/translate.js\nin the Transformer Studio sources; docs/export.md (\"ONNX\") describes the "
@@ -115,10 +116,14 @@ Attribute attr(const std::string& name, const std::vector<std::int64_t>& values)
 
 std::string type_name(int elem_type) {
   switch (elem_type) {
-    case onnx::TensorProto::FLOAT: return "float";
-    case onnx::TensorProto::INT64: return "int64";
-    case onnx::TensorProto::BOOL: return "bool";
-    default: return onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(elem_type));
+    case onnx::TensorProto::FLOAT:
+      return "float";
+    case onnx::TensorProto::INT64:
+      return "int64";
+    case onnx::TensorProto::BOOL:
+      return "bool";
+    default:
+      return onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(elem_type));
   }
 }
 
@@ -157,9 +162,10 @@ class GraphWriter {
     const auto t = values.detach().to(at::kCPU, integer ? at::kLong : at::kFloat).contiguous();
     weight_bytes_ += t.nbytes();
     if (weight_bytes_ > kMaxWeightBytes)
-      throw CheckpointError(fmt::format("the model's weights are more than the 2 GB one ONNX file can hold with its "
-                                        "graph ({:.2f} GB and counting)",
-                                        static_cast<double>(weight_bytes_) / 1e9));
+      throw CheckpointError(
+          fmt::format("the model's weights are more than the 2 GB one ONNX file can hold with its "
+                      "graph ({:.2f} GB and counting)",
+                      static_cast<double>(weight_bytes_) / 1e9));
     auto* init = graph_.add_initializer();
     init->set_name(name);
     init->set_data_type(integer ? onnx::TensorProto::INT64 : onnx::TensorProto::FLOAT);
@@ -255,16 +261,18 @@ class OnnxBuilder {
     // padding_mask (attention.cpp): -inf where a key is <pad>, 0 elsewhere, [B, 1, 1, S].
     const auto pad_id = g.initializer("pad_id", at::scalar_tensor(model_->pad_id(), at::kLong));
     const auto is_pad = g.op("Equal", {src, pad_id}, "is_pad");
-    const auto mask = g.op("Where", {is_pad, g.scalar("minus_infinity", -std::numeric_limits<float>::infinity()),
-                                     g.scalar("zero", 0.0F)},
-                           "pad_mask");
+    const auto mask = g.op(
+        "Where", {is_pad, g.scalar("minus_infinity", -std::numeric_limits<float>::infinity()), g.scalar("zero", 0.0F)},
+        "pad_mask");
     const auto src_mask = g.op("Unsqueeze", {mask, g.ints("axes_1_2", {1, 2})}, "src_pad_mask");
 
     // embed (transformer.cpp): embedding × √d (with scale_embeddings) + the first S position vectors.
     auto x3 = embed(g, src_table_, src, "src");
-    x3 = g.op("Add", {x3, g.op("Slice", {g.initializer(positions_, param(positions_)), g.ints("zero_1d", {0}), length,
-                                         g.ints("zero_1d", {0})},
-                               "src/positions")},
+    x3 = g.op("Add",
+              {x3, g.op("Slice",
+                        {g.initializer(positions_, param(positions_)), g.ints("zero_1d", {0}), length,
+                         g.ints("zero_1d", {0})},
+                        "src/positions")},
               "src/embedded");
     // The layers work on rows [B·S, D] (Gemm takes the weights as stored, [out, in]); attention
     // reshapes to [B, S, H, K] with the batch size of this call.
@@ -365,10 +373,10 @@ class OnnxBuilder {
     }
     if (c_.pre_norm) y = layer_norm(g, y, "decoder_norm");
     // project: output_weight · h + output_bias, then <pad> and <s> are never produced (-inf).
-    const auto logits = g.op("Gemm",
-                             {y, g.initializer(output_weight_, param(output_weight_)),
-                              g.initializer("output_bias", param("output_bias"))},
-                             "logits", {attr("transB", std::int64_t{1})});
+    const auto logits = g.op(
+        "Gemm",
+        {y, g.initializer(output_weight_, param(output_weight_)), g.initializer("output_bias", param("output_bias"))},
+        "logits", {attr("transB", std::int64_t{1})});
     auto never = at::zeros({model_->tgt_vocab_size()}, at::kFloat);
     never[model_->pad_id()] = -std::numeric_limits<float>::infinity();
     never[Vocab::kBos] = -std::numeric_limits<float>::infinity();
@@ -393,8 +401,8 @@ class OnnxBuilder {
     opset->set_domain("");
     opset->set_version(kOnnxOpset);
     const std::pair<const char*, std::string> metadata[] = {
-        {"architecture", fmt::format("{}+{} layers, d_model {}, {} heads, d_ff {}, {}, {} positions",
-                                     c_.encoder_layers, c_.decoder_layers, c_.d_model, c_.heads, c_.d_ff,
+        {"architecture", fmt::format("{}+{} layers, d_model {}, {} heads, d_ff {}, {}, {} positions", c_.encoder_layers,
+                                     c_.decoder_layers, c_.d_model, c_.heads, c_.d_ff,
                                      c_.pre_norm ? "pre-LN" : "post-LN", c_.positions)},
         {"decoder_layers", std::to_string(c_.decoder_layers)},
         {"heads", std::to_string(heads_)},
@@ -421,15 +429,17 @@ class OnnxBuilder {
 
   // Linear layer `module` (weight [out, in], bias [out]) on rows x [N, in]: Gemm with transB.
   std::string linear(GraphWriter& g, const std::string& x, const std::string& module, const std::string& out) {
-    return g.op("Gemm", {x, g.initializer(module + ".weight", param(module + ".weight")),
-                         g.initializer(module + ".bias", param(module + ".bias"))},
+    return g.op("Gemm",
+                {x, g.initializer(module + ".weight", param(module + ".weight")),
+                 g.initializer(module + ".bias", param(module + ".bias"))},
                 out, {attr("transB", std::int64_t{1})});
   }
 
   // LayerNorm (eps 1e-6) over the last axis.
   std::string layer_norm(GraphWriter& g, const std::string& x, const std::string& module) {
-    return g.op("LayerNormalization", {x, g.initializer(module + ".weight", param(module + ".weight")),
-                                       g.initializer(module + ".bias", param(module + ".bias"))},
+    return g.op("LayerNormalization",
+                {x, g.initializer(module + ".weight", param(module + ".weight")),
+                 g.initializer(module + ".bias", param(module + ".bias"))},
                 module + "/out", {attr("axis", std::int64_t{-1}), attr("epsilon", 1e-6F)});
   }
 
@@ -583,15 +593,16 @@ ExportSummary export_model_as(const std::string& checkpoint, const std::string& 
       std::error_code ec;
       fs::remove(folder / file, ec);
       if (ec)
-        throw CheckpointError((folder / file).string() + ": cannot remove this graph of an earlier export: " +
-                              ec.message());
+        throw CheckpointError((folder / file).string() +
+                              ": cannot remove this graph of an earlier export: " + ec.message());
     }
     return summary;
   }
   if (!onnx_export_available()) throw CheckpointError(kNoOnnx);
   if (model_kind(checkpoint) == "lm")
-    model_folder::fail(checkpoint, "holds a language model: ONNX export is for translation models (export the folder "
-                                   "without --format onnx)");
+    model_folder::fail(checkpoint,
+                       "holds a language model: ONNX export is for translation models (export the folder "
+                       "without --format onnx)");
   // The graphs first: a model that cannot be written as ONNX leaves nothing behind.
   OnnxGraphs graphs;
   {

@@ -58,8 +58,7 @@ int guarded(char** error, Body&& body) noexcept {
 
 /// A SentencePiece failure, carrying only its message (what callers match on).
 struct StatusError : std::runtime_error {
-  explicit StatusError(const sentencepiece::util::Status& status)
-      : std::runtime_error(status.message()) {}
+  explicit StatusError(const sentencepiece::util::Status& status) : std::runtime_error(status.message()) {}
 };
 
 void check(const sentencepiece::util::Status& status) {
@@ -69,9 +68,7 @@ void check(const sentencepiece::util::Status& status) {
 /// Pulls training sentences from the caller's callback.
 class CallbackSentences final : public sentencepiece::SentenceIterator {
  public:
-  CallbackSentences(TsSpmNextSentence next, void* context) : next_(next), context_(context) {
-    advance();
-  }
+  CallbackSentences(TsSpmNextSentence next, void* context) : next_(next), context_(context) { advance(); }
   bool done() const override { return done_; }
   void Next() override { advance(); }
   const std::string& value() const override { return current_; }
@@ -103,8 +100,8 @@ int ts_spm_api_version(void) { return TS_SPM_API_VERSION; }
 void ts_spm_free(void* buffer) { std::free(buffer); }
 
 int ts_spm_train(TsSpmNextSentence next, void* context, const char* const* option_keys,
-                 const char* const* option_values, size_t option_count, char** model,
-                 size_t* model_size, char** error) {
+                 const char* const* option_values, size_t option_count, char** model, size_t* model_size,
+                 char** error) {
   *model = nullptr;
   *model_size = 0;
   return guarded(error, [&] {
@@ -130,8 +127,8 @@ TsSpmModel* ts_spm_load(const char* model, size_t model_size, char** error) {
 
 void ts_spm_model_free(TsSpmModel* model) { delete model; }
 
-int ts_spm_encode(const TsSpmModel* model, const char* text, size_t text_size, char** pieces,
-                  size_t** piece_sizes, size_t* piece_count, char** error) {
+int ts_spm_encode(const TsSpmModel* model, const char* text, size_t text_size, char** pieces, size_t** piece_sizes,
+                  size_t* piece_count, char** error) {
   *pieces = nullptr;
   *piece_sizes = nullptr;
   *piece_count = 0;
@@ -156,8 +153,8 @@ int ts_spm_encode(const TsSpmModel* model, const char* text, size_t text_size, c
   });
 }
 
-int ts_spm_decode(const TsSpmModel* model, const char* const* pieces, const size_t* piece_sizes,
-                  size_t piece_count, char** text, size_t* text_size, char** error) {
+int ts_spm_decode(const TsSpmModel* model, const char* const* pieces, const size_t* piece_sizes, size_t piece_count,
+                  char** text, size_t* text_size, char** error) {
   *text = nullptr;
   *text_size = 0;
   return guarded(error, [&] {

@@ -25,16 +25,14 @@ typedef int (*TsSpmNextSentence)(void* context, const char** data, size_t* size)
 typedef int (*TsSpmApiVersionFn)(void);
 typedef void (*TsSpmFreeFn)(void* buffer);
 typedef int (*TsSpmTrainFn)(TsSpmNextSentence next, void* context, const char* const* option_keys,
-                            const char* const* option_values, size_t option_count, char** model,
-                            size_t* model_size, char** error);
+                            const char* const* option_values, size_t option_count, char** model, size_t* model_size,
+                            char** error);
 typedef TsSpmModel* (*TsSpmLoadFn)(const char* model, size_t model_size, char** error);
 typedef void (*TsSpmModelFreeFn)(TsSpmModel* model);
-typedef int (*TsSpmEncodeFn)(const TsSpmModel* model, const char* text, size_t text_size,
-                             char** pieces, size_t** piece_sizes, size_t* piece_count,
-                             char** error);
-typedef int (*TsSpmDecodeFn)(const TsSpmModel* model, const char* const* pieces,
-                             const size_t* piece_sizes, size_t piece_count, char** text,
-                             size_t* text_size, char** error);
+typedef int (*TsSpmEncodeFn)(const TsSpmModel* model, const char* text, size_t text_size, char** pieces,
+                             size_t** piece_sizes, size_t* piece_count, char** error);
+typedef int (*TsSpmDecodeFn)(const TsSpmModel* model, const char* const* pieces, const size_t* piece_sizes,
+                             size_t piece_count, char** text, size_t* text_size, char** error);
 
 /// TS_SPM_API_VERSION of the module, so a stale module is refused rather than misused.
 TS_SPM_EXPORT int ts_spm_api_version(void);
@@ -42,20 +40,17 @@ TS_SPM_EXPORT int ts_spm_api_version(void);
 TS_SPM_EXPORT void ts_spm_free(void* buffer);
 /// Trains a model on the sentences `next` yields, with SentencePieceTrainer key/value options;
 /// *model receives the serialized ModelProto (*model_size bytes).
-TS_SPM_EXPORT int ts_spm_train(TsSpmNextSentence next, void* context,
-                               const char* const* option_keys, const char* const* option_values,
-                               size_t option_count, char** model, size_t* model_size,
+TS_SPM_EXPORT int ts_spm_train(TsSpmNextSentence next, void* context, const char* const* option_keys,
+                               const char* const* option_values, size_t option_count, char** model, size_t* model_size,
                                char** error);
 /// Loads a serialized ModelProto; null (and *error) when it is not a valid model.
 TS_SPM_EXPORT TsSpmModel* ts_spm_load(const char* model, size_t model_size, char** error);
 TS_SPM_EXPORT void ts_spm_model_free(TsSpmModel* model);
 /// Encodes text to pieces: *pieces holds them concatenated, *piece_sizes their byte lengths.
-TS_SPM_EXPORT int ts_spm_encode(const TsSpmModel* model, const char* text, size_t text_size,
-                                char** pieces, size_t** piece_sizes, size_t* piece_count,
-                                char** error);
+TS_SPM_EXPORT int ts_spm_encode(const TsSpmModel* model, const char* text, size_t text_size, char** pieces,
+                                size_t** piece_sizes, size_t* piece_count, char** error);
 /// Decodes pieces back to text (*text_size bytes, also NUL-terminated).
-TS_SPM_EXPORT int ts_spm_decode(const TsSpmModel* model, const char* const* pieces,
-                                const size_t* piece_sizes, size_t piece_count, char** text,
-                                size_t* text_size, char** error);
+TS_SPM_EXPORT int ts_spm_decode(const TsSpmModel* model, const char* const* pieces, const size_t* piece_sizes,
+                                size_t piece_count, char** text, size_t* text_size, char** error);
 
 }  // extern "C"

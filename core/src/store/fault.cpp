@@ -30,7 +30,8 @@ Plan& plan() {
     if (first == std::string::npos) return q;
     const auto second = s.find(':', first + 1);
     q->name = s.substr(0, first);
-    q->at = std::atoll(s.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1).c_str());
+    q->at =
+        std::atoll(s.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1).c_str());
     q->action = second == std::string::npos ? "kill" : s.substr(second + 1);
     q->active = q->at > 0;
     return q;

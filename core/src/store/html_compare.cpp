@@ -30,8 +30,9 @@ std::string p_value(double p) { return p < 0.001 ? "&lt; 0.001" : num(p, 3); }
 // A cell with its value and a bar as long as value / top.
 std::string bar_cell(const std::string& text, double value, double top) {
   const double w = top > 0 ? std::clamp(value / top, 0.0, 1.0) * 80 : 0;
-  return "<td class=\"num\">" + text + " <span style=\"display:inline-block;height:9px;vertical-align:middle;width:" +
-         num(w, 0) + "px;background:#6baed6\"></span></td>";
+  return "<td class=\"num\">" + text +
+         " <span style=\"display:inline-block;height:9px;vertical-align:middle;width:" + num(w, 0) +
+         "px;background:#6baed6\"></span></td>";
 }
 
 void bucket_table(std::string& o, const BucketTable& t, const std::vector<std::string>& names, bool counts_are_values,
@@ -53,7 +54,8 @@ void bucket_table(std::string& o, const BucketTable& t, const std::vector<std::s
       else if (n == 0)
         o += "<td class=\"num\">—</td>";
       else
-        o += bar_cell(num(t.values[b][s], t.value == "F-measure" ? 3 : 1) + " <span class=\"note\">(" + std::to_string(n) + ")</span>",
+        o += bar_cell(num(t.values[b][s], t.value == "F-measure" ? 3 : 1) + " <span class=\"note\">(" +
+                          std::to_string(n) + ")</span>",
                       t.values[b][s], top);
     }
     o += "</tr>\n";
@@ -91,12 +93,14 @@ std::string html_test_section(const CompareInput& in, const Comparison& c, std::
   std::string o = "<section id=\"test\">\n<h2>Test set</h2>\n";
   const auto& names = in.names;
   const std::size_t k = c.systems.size();
-  o += "<p class=\"note\">" + std::to_string(c.sentences) + " held-out pairs, each model translating with its own decoding "
-       "settings; scored with sacreBLEU's tokenisation <code>" + esc(in.tokenize) + "</code>. " +
-       (in.split.empty() ? std::string() : "Split: " + esc(in.split) + ". ") +
-       (c.resamples > 0 ? "95% intervals and p-values against " + esc(names.front()) + " by paired bootstrap resampling (" +
-                              std::to_string(c.resamples) + " resamples, Koehn 2004)."
-                        : std::string("No resampling.")) +
+  o += "<p class=\"note\">" + std::to_string(c.sentences) +
+       " held-out pairs, each model translating with its own decoding "
+       "settings; scored with sacreBLEU's tokenisation <code>" +
+       esc(in.tokenize) + "</code>. " + (in.split.empty() ? std::string() : "Split: " + esc(in.split) + ". ") +
+       (c.resamples > 0
+            ? "95% intervals and p-values against " + esc(names.front()) + " by paired bootstrap resampling (" +
+                  std::to_string(c.resamples) + " resamples, Koehn 2004)."
+            : std::string("No resampling.")) +
        "</p>\n";
   bool any_confidence = false;
   for (const auto& r : c.confidence) any_confidence = any_confidence || r.available;
@@ -107,11 +111,12 @@ std::string html_test_section(const CompareInput& in, const Comparison& c, std::
   o += "</tr></thead>\n<tbody>\n";
   for (std::size_t s = 0; s < k; ++s) {
     const auto& r = c.systems[s];
-    o += "<tr><td>" + esc(r.name) + "</td><td class=\"num\">" + interval(r.bleu, c.resamples) + "</td><td class=\"num\">" +
-         interval(r.chrf, c.resamples) + "</td>";
+    o += "<tr><td>" + esc(r.name) + "</td><td class=\"num\">" + interval(r.bleu, c.resamples) +
+         "</td><td class=\"num\">" + interval(r.chrf, c.resamples) + "</td>";
     if (k > 1)
-      o += s == 0 || c.resamples == 0 ? std::string("<td class=\"num\">—</td><td class=\"num\">—</td>")
-                                      : "<td class=\"num\">" + p_value(r.p_bleu) + "</td><td class=\"num\">" + p_value(r.p_chrf) + "</td>";
+      o += s == 0 || c.resamples == 0
+               ? std::string("<td class=\"num\">—</td><td class=\"num\">—</td>")
+               : "<td class=\"num\">" + p_value(r.p_bleu) + "</td><td class=\"num\">" + p_value(r.p_chrf) + "</td>";
     o += "<td class=\"num\">" + num(r.mean_sentence_score, 1) + "</td>";
     if (any_confidence) {
       const auto& conf = c.confidence[s];
@@ -133,19 +138,23 @@ std::string html_test_section(const CompareInput& in, const Comparison& c, std::
     std::vector<bool> with(k);
     for (std::size_t s = 0; s < k; ++s) with[s] = c.confidence[s].available;
     o += "<h3>Confidence</h3>\n<p class=\"note\">Each output's mean token log-probability under its model, against its "
-         "sentence " + esc(c.sentence_metric) + ": r is Pearson's correlation, ρ Spearman's. A model that knows when it "
+         "sentence " +
+         esc(c.sentence_metric) +
+         ": r is Pearson's correlation, ρ Spearman's. A model that knows when it "
          "is wrong scores its least confident fifth lowest.</p>\n";
     bucket_table(o, c.by_confidence, names, false, with);
     for (std::size_t s = 0; s < k; ++s) {
       const auto& conf = c.confidence[s];
       if (!conf.available || s >= in.confidences.size() || in.confidences[s].empty()) continue;
-      const std::vector<std::size_t> rows(conf.least_confident.begin(),
-                                          conf.least_confident.begin() + std::min(max_sentences, conf.least_confident.size()));
+      const std::vector<std::size_t> rows(
+          conf.least_confident.begin(),
+          conf.least_confident.begin() + std::min(max_sentences, conf.least_confident.size()));
       o += "<h3>Least confident outputs of " + esc(names[s]) + "</h3>\n";
-      sentence_table(o, rows, in,
-                     {{"Output", [&, s](std::size_t i) { return esc(in.systems[s][i]); }, false},
-                      {"log p", [&, s](std::size_t i) { return num(in.confidences[s][i], 3); }, true},
-                      {"s" + c.sentence_metric, [&, s](std::size_t i) { return num(c.sentence_scores[s][i], 1); }, true}});
+      sentence_table(
+          o, rows, in,
+          {{"Output", [&, s](std::size_t i) { return esc(in.systems[s][i]); }, false},
+           {"log p", [&, s](std::size_t i) { return num(in.confidences[s][i], 3); }, true},
+           {"s" + c.sentence_metric, [&, s](std::size_t i) { return num(c.sentence_scores[s][i], 1); }, true}});
     }
   }
 
@@ -164,15 +173,15 @@ std::string html_test_section(const CompareInput& in, const Comparison& c, std::
     const auto &a = names[p.a], &b = names[p.b];
     o += "<h3>" + esc(b) + " against " + esc(a) + "</h3>\n<p class=\"note\">" + std::to_string(p.identical) + " of " +
          std::to_string(c.sentences) + " outputs identical.</p>\n";
-    o += "<table>\n<thead><tr><th>n-grams " + esc(a) + " matches more often</th><th class=\"num\">" + esc(a) + " / " + esc(b) +
-         "</th><th>n-grams " + esc(b) + " matches more often</th><th class=\"num\">" + esc(a) + " / " + esc(b) +
-         "</th></tr></thead>\n<tbody>\n";
+    o += "<table>\n<thead><tr><th>n-grams " + esc(a) + " matches more often</th><th class=\"num\">" + esc(a) + " / " +
+         esc(b) + "</th><th>n-grams " + esc(b) + " matches more often</th><th class=\"num\">" + esc(a) + " / " +
+         esc(b) + "</th></tr></thead>\n<tbody>\n";
     for (std::size_t r = 0; r < std::max(p.a_better.size(), p.b_better.size()); ++r) {
       o += "<tr>";
       for (const auto* list : {&p.a_better, &p.b_better}) {
         if (r < list->size())
-          o += "<td class=\"mono\">" + esc((*list)[r].ngram) + "</td><td class=\"num\">" + std::to_string((*list)[r].matches_a) +
-               " / " + std::to_string((*list)[r].matches_b) + "</td>";
+          o += "<td class=\"mono\">" + esc((*list)[r].ngram) + "</td><td class=\"num\">" +
+               std::to_string((*list)[r].matches_a) + " / " + std::to_string((*list)[r].matches_b) + "</td>";
         else
           o += "<td></td><td></td>";
       }

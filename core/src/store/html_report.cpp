@@ -162,10 +162,14 @@ Better better_of(const std::string& name) {
 }
 
 std::string metric_label(const std::string& name, bool language_model) {
-  static const std::map<std::string, std::string> labels = {
-      {"train_loss", "Training loss"}, {"dev_loss", "Dev loss"},        {"dev_ppl", "Dev perplexity"},
-      {"bleu", "BLEU"},                {"chrf", "chrF"},                {"lr", "Learning rate"},
-      {"tokens_per_s", "Tokens/s"},    {"train_loss_estimate", "Training loss (estimate)"}};
+  static const std::map<std::string, std::string> labels = {{"train_loss", "Training loss"},
+                                                            {"dev_loss", "Dev loss"},
+                                                            {"dev_ppl", "Dev perplexity"},
+                                                            {"bleu", "BLEU"},
+                                                            {"chrf", "chrF"},
+                                                            {"lr", "Learning rate"},
+                                                            {"tokens_per_s", "Tokens/s"},
+                                                            {"train_loss_estimate", "Training loss (estimate)"}};
   if (language_model && name == "dev_loss") return "Validation loss";
   if (language_model && name == "dev_ppl") return "Validation perplexity";
   const auto it = labels.find(name);
@@ -174,8 +178,8 @@ std::string metric_label(const std::string& name, bool language_model) {
 
 /// Metric names in reading order: the known ones first, then the others alphabetically.
 std::vector<std::string> ordered_names(const std::vector<std::string>& names) {
-  static const std::vector<std::string> known = {"train_loss", "dev_loss", "train_loss_estimate", "dev_ppl",
-                                                 "bleu",       "chrf",     "lr",                  "tokens_per_s"};
+  static const std::vector<std::string> known = {"train_loss", "dev_loss", "train_loss_estimate", "dev_ppl", "bleu",
+                                                 "chrf",       "lr",       "tokens_per_s"};
   std::vector<std::string> out;
   for (const auto& k : known)
     if (std::find(names.begin(), names.end(), k) != names.end()) out.push_back(k);
@@ -277,9 +281,10 @@ std::string tick_label(double v, double step) {
 /// The opening tag shared by charts and heatmaps: presentation attributes rather than the page's
 /// CSS, so that an SVG copied out of the report looks the same on its own.
 std::string svg_open(const char* cls, double width, double height, const std::string& label) {
-  return std::string("<svg class=\"") + cls + "\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + coord(width) + " " +
-         coord(height) + "\" width=\"" + coord(width) + "\" height=\"" + coord(height) + "\" role=\"img\" aria-label=\"" +
-         esc(label) + "\" font-family=\"" + kSvgFonts + "\" font-size=\"11\">\n<title>" + esc(label) + "</title>\n";
+  return std::string("<svg class=\"") + cls + "\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + coord(width) +
+         " " + coord(height) + "\" width=\"" + coord(width) + "\" height=\"" + coord(height) +
+         "\" role=\"img\" aria-label=\"" + esc(label) + "\" font-family=\"" + kSvgFonts +
+         "\" font-size=\"11\">\n<title>" + esc(label) + "</title>\n";
 }
 
 /// One line chart as an inline SVG: axes with ticks and labels, step on x, a legend.
@@ -296,30 +301,36 @@ std::string svg_chart(const std::string& title, const std::string& y_label, cons
   const auto px = [&](double x) { return kLeft + (x - xt.lo) / (xt.hi - xt.lo) * kPlotW; };
   const auto py = [&](double y) { return kTop + kPlotH - (y - yt.lo) / (yt.hi - yt.lo) * kPlotH; };
   const auto line = [](double xa, double xb, double ya, double yb) {
-    return "<line x1=\"" + coord(xa) + "\" x2=\"" + coord(xb) + "\" y1=\"" + coord(ya) + "\" y2=\"" + coord(yb) + "\"/>";
+    return "<line x1=\"" + coord(xa) + "\" x2=\"" + coord(xb) + "\" y1=\"" + coord(ya) + "\" y2=\"" + coord(yb) +
+           "\"/>";
   };
   const double bottom = kTop + kPlotH;
 
   std::string o = svg_open("chart", kChartW, kChartH, title);
   o += "<g class=\"grid\" stroke=\"#eef0f3\">";
   for (double v : yt.values) o += line(kLeft, kLeft + kPlotW, py(v), py(v));
-  o += "</g>\n<g class=\"axis\" stroke=\"#9aa5b1\">" + line(kLeft, kLeft, kTop, bottom) + line(kLeft, kLeft + kPlotW, bottom, bottom);
+  o += "</g>\n<g class=\"axis\" stroke=\"#9aa5b1\">" + line(kLeft, kLeft, kTop, bottom) +
+       line(kLeft, kLeft + kPlotW, bottom, bottom);
   for (double v : yt.values) o += line(kLeft - 5, kLeft, py(v), py(v));
   for (double v : xt.values) o += line(px(v), px(v), bottom, bottom + 5);
   o += "</g>\n<g fill=\"#52606d\" text-anchor=\"end\">";
   for (double v : yt.values)
-    o += "<text class=\"ytick\" x=\"" + coord(kLeft - 8) + "\" y=\"" + coord(py(v) + 4) + "\">" + esc(tick_label(v, yt.step)) + "</text>";
+    o += "<text class=\"ytick\" x=\"" + coord(kLeft - 8) + "\" y=\"" + coord(py(v) + 4) + "\">" +
+         esc(tick_label(v, yt.step)) + "</text>";
   o += "</g>\n<g fill=\"#52606d\" text-anchor=\"middle\">";
   for (double v : xt.values)
-    o += "<text class=\"xtick\" x=\"" + coord(px(v)) + "\" y=\"" + coord(bottom + 18) + "\">" + esc(tick_label(v, xt.step)) + "</text>";
+    o += "<text class=\"xtick\" x=\"" + coord(px(v)) + "\" y=\"" + coord(bottom + 18) + "\">" +
+         esc(tick_label(v, xt.step)) + "</text>";
   o += "</g>\n<g fill=\"#3e4c59\" text-anchor=\"middle\" font-size=\"12\">";
   o += "<text class=\"xlabel\" x=\"" + coord(kLeft + kPlotW / 2) + "\" y=\"" + coord(kChartH - 6) + "\">step</text>";
-  o += "<text class=\"ylabel\" transform=\"translate(16 " + coord(kTop + kPlotH / 2) + ") rotate(-90)\">" + esc(y_label) + "</text>";
+  o += "<text class=\"ylabel\" transform=\"translate(16 " + coord(kTop + kPlotH / 2) + ") rotate(-90)\">" +
+       esc(y_label) + "</text>";
   o += "</g>\n";
   for (const auto& s : series) {
     const auto pts = downsample(s.points, xt.lo, xt.hi, static_cast<int>(kPlotW));
     if (pts.size() > 1) {
-      o += "<polyline class=\"line\" fill=\"none\" stroke-width=\"1.6\" stroke-linejoin=\"round\" stroke=\"" + s.color + "\" points=\"";
+      o += "<polyline class=\"line\" fill=\"none\" stroke-width=\"1.6\" stroke-linejoin=\"round\" stroke=\"" + s.color +
+           "\" points=\"";
       for (std::size_t i = 0; i < pts.size(); ++i) {
         if (i) o += ' ';
         o += coord(px(pts[i].first)) + "," + coord(py(pts[i].second));
@@ -340,7 +351,8 @@ std::string svg_chart(const std::string& title, const std::string& y_label, cons
   for (auto it = series.rbegin(); it != series.rend(); ++it) {
     lx -= text_width(it->label, 12) + 30;
     legend += "<line x1=\"" + coord(lx) + "\" x2=\"" + coord(lx + 18) + "\" y1=\"20\" y2=\"20\" stroke=\"" + it->color +
-              "\" stroke-width=\"3\"/><text class=\"legend\" x=\"" + coord(lx + 23) + "\" y=\"24\">" + esc(it->label) + "</text>";
+              "\" stroke-width=\"3\"/><text class=\"legend\" x=\"" + coord(lx + 23) + "\" y=\"24\">" + esc(it->label) +
+              "</text>";
   }
   o += "<g fill=\"#323f4b\" font-size=\"12\">" + legend + "</g>\n</svg>";
   return o;
@@ -391,8 +403,10 @@ std::vector<Heatmap> probe_heatmaps(const nlohmann::json& probe, std::size_t max
           const double v = w.get<double>();
           h.cells[q][k] += std::isfinite(v) ? v / static_cast<double>(h.heads) : 0.0;
         }
-    for (std::size_t q = 0; q < rows; ++q) h.rows.push_back(q < target_tokens.size() ? target_tokens[q] : "#" + std::to_string(q + 1));
-    for (std::size_t k = 0; k < cols; ++k) h.cols.push_back(k < source_tokens.size() ? source_tokens[k] : "#" + std::to_string(k + 1));
+    for (std::size_t q = 0; q < rows; ++q)
+      h.rows.push_back(q < target_tokens.size() ? target_tokens[q] : "#" + std::to_string(q + 1));
+    for (std::size_t k = 0; k < cols; ++k)
+      h.cols.push_back(k < source_tokens.size() ? source_tokens[k] : "#" + std::to_string(k + 1));
     out.push_back(std::move(h));
   }
   return out;
@@ -405,7 +419,8 @@ std::string heat_colour(double t) {
   const int seg = t < 0.5 ? 0 : 1;
   const double f = t < 0.5 ? t * 2 : (t - 0.5) * 2;
   int c[3];
-  for (int i = 0; i < 3; ++i) c[i] = static_cast<int>(std::lround(stops[seg][i] + (stops[seg + 1][i] - stops[seg][i]) * f));
+  for (int i = 0; i < 3; ++i)
+    c[i] = static_cast<int>(std::lround(stops[seg][i] + (stops[seg + 1][i] - stops[seg][i]) * f));
   return sfmt("#%02x%02x%02x", c[0], c[1], c[2]);
 }
 
@@ -427,7 +442,8 @@ std::string svg_heatmap(const Heatmap& h, const std::string& label) {
     right = std::max(right, w * angle_cos - static_cast<double>(cols - 1 - k) * cell - cell / 2 + 6);
   }
   const double left = row_w + 10, top = col_w * angle_sin + 12;
-  const double width = left + cell * static_cast<double>(cols) + right, height = top + cell * static_cast<double>(rows) + 6;
+  const double width = left + cell * static_cast<double>(cols) + right,
+               height = top + cell * static_cast<double>(rows) + 6;
   double max = 0;
   for (const auto& r : h.cells)
     for (double v : r) max = std::max(max, v);
@@ -442,8 +458,8 @@ std::string svg_heatmap(const Heatmap& h, const std::string& label) {
   }
   o += "</g>\n<g fill=\"#323f4b\" text-anchor=\"end\">";
   for (std::size_t q = 0; q < rows; ++q)
-    o += "<text class=\"row\" x=\"" + coord(left - 5) + "\" y=\"" + coord(top + (static_cast<double>(q) + 0.5) * cell + 4) +
-         "\">" + esc(row_labels[q]) + "</text>";
+    o += "<text class=\"row\" x=\"" + coord(left - 5) + "\" y=\"" +
+         coord(top + (static_cast<double>(q) + 0.5) * cell + 4) + "\">" + esc(row_labels[q]) + "</text>";
   o += "</g>\n<g stroke=\"#fff\" stroke-width=\"0.5\">\n";
   for (std::size_t q = 0; q < rows; ++q) {
     const double y = top + static_cast<double>(q) * cell;
@@ -455,8 +471,8 @@ std::string svg_heatmap(const Heatmap& h, const std::string& label) {
     }
     o += "\n";
   }
-  o += "</g>\n<rect class=\"frame\" fill=\"none\" stroke=\"#9aa5b1\" stroke-width=\"0.8\" x=\"" + coord(left) + "\" y=\"" +
-       coord(top) + "\" width=\"" + coord(cell * static_cast<double>(cols)) + "\" height=\"" +
+  o += "</g>\n<rect class=\"frame\" fill=\"none\" stroke=\"#9aa5b1\" stroke-width=\"0.8\" x=\"" + coord(left) +
+       "\" y=\"" + coord(top) + "\" width=\"" + coord(cell * static_cast<double>(cols)) + "\" height=\"" +
        coord(cell * static_cast<double>(rows)) + "\"/>\n</svg>";
   return o;
 }
@@ -522,22 +538,26 @@ void header_section(std::string& o, const RunInfo& run, bool test) {
   const bool lm = run.kind == "language-model";
   o += "<header>\n<h1>" + esc(run.name.empty() ? "Run " + std::to_string(run.id) : run.name) + "</h1>\n";
   o += "<p class=\"subtitle\">Run " + std::to_string(run.id) + " · " + (lm ? "language model" : "translation") +
-       (run.direction.empty() ? "" : " · " + esc(run.direction)) + " · <span class=\"badge " + run_status_name(run.status) + "\">" +
-       run_status_name(run.status) + "</span></p>\n";
+       (run.direction.empty() ? "" : " · " + esc(run.direction)) + " · <span class=\"badge " +
+       run_status_name(run.status) + "\">" + run_status_name(run.status) + "</span></p>\n";
   o += "<nav><a href=\"#summary\">Summary</a><a href=\"#curves\">Curves</a><a href=\"#samples\">Samples</a>"
-       "<a href=\"#attention\">Attention</a>" + std::string(test ? "<a href=\"#test\">Test set</a>" : "") +
+       "<a href=\"#attention\">Attention</a>" +
+       std::string(test ? "<a href=\"#test\">Test set</a>" : "") +
        "<a href=\"#configuration\">Configuration</a></nav>\n</header>\n";
   o += "<section id=\"run\">\n<h2>Run</h2>\n";
   if (!run.message.empty()) o += "<p class=\"message\">" + esc(run.message) + "</p>\n";
   o += "<dl class=\"facts\">\n";
-  fact(o, "Status", std::string("<span class=\"badge ") + run_status_name(run.status) + "\">" + run_status_name(run.status) + "</span>");
+  fact(o, "Status",
+       std::string("<span class=\"badge ") + run_status_name(run.status) + "\">" + run_status_name(run.status) +
+           "</span>");
   fact(o, "Kind", or_dash(run.kind));
   fact(o, "Direction", or_dash(run.direction));
   std::string corpus = run.corpus_path.empty() ? "—" : "<code>" + esc(base_name(run.corpus_path)) + "</code>";
   std::vector<std::string> corpus_facts;
   if (run.corpus_pairs > 0) corpus_facts.push_back(thousands(run.corpus_pairs) + (lm ? " lines" : " pairs"));
   if (run.corpus_bytes > 0) corpus_facts.push_back(bytes_text(run.corpus_bytes));
-  if (!run.corpus_sha256.empty()) corpus_facts.push_back("SHA-256 <code>" + esc(run.corpus_sha256.substr(0, 12)) + "</code>");
+  if (!run.corpus_sha256.empty())
+    corpus_facts.push_back("SHA-256 <code>" + esc(run.corpus_sha256.substr(0, 12)) + "</code>");
   for (std::size_t i = 0; i < corpus_facts.size(); ++i) corpus += (i == 0 ? " (" : ", ") + corpus_facts[i];
   if (!corpus_facts.empty()) corpus += ")";
   fact(o, "Corpus", corpus);
@@ -655,12 +675,15 @@ void samples_section(std::string& o, const std::vector<SampleRow>& samples, std:
     std::stable_sort(rows.begin(), rows.end(), [](auto a, auto b) { return a->index < b->index; });
   const auto& [last_step, last] = *by_step.rbegin();
   o += "<h3>Last validation (step " + thousands(last_step) + ")</h3>\n";
-  o += "<table>\n<thead><tr><th class=\"num\">#</th><th>Source</th><th>Reference</th><th>Hypothesis</th></tr></thead>\n<tbody>\n";
+  o +=
+      "<table>\n<thead><tr><th class=\"num\">#</th><th>Source</th><th>Reference</th><th>Hypothesis</th></tr></thead>\n<tbody>\n";
   for (std::size_t i = 0; i < last.size() && i < max_rows; ++i)
-    o += "<tr><td class=\"num\">" + std::to_string(last[i]->index + 1) + "</td><td dir=\"auto\">" + esc(last[i]->source) +
-         "</td><td dir=\"auto\">" + esc(last[i]->reference) + "</td><td dir=\"auto\">" + esc(last[i]->hypothesis) + "</td></tr>\n";
+    o += "<tr><td class=\"num\">" + std::to_string(last[i]->index + 1) + "</td><td dir=\"auto\">" +
+         esc(last[i]->source) + "</td><td dir=\"auto\">" + esc(last[i]->reference) + "</td><td dir=\"auto\">" +
+         esc(last[i]->hypothesis) + "</td></tr>\n";
   o += "</tbody>\n</table>\n";
-  if (last.size() > max_rows) note(o, "Showing " + std::to_string(max_rows) + " of " + std::to_string(last.size()) + " samples.");
+  if (last.size() > max_rows)
+    note(o, "Showing " + std::to_string(max_rows) + " of " + std::to_string(last.size()) + " samples.");
 
   if (by_step.size() < 2) {
     note(o, "One validation only: no earlier hypotheses to compare with.");
@@ -674,8 +697,9 @@ void samples_section(std::string& o, const std::vector<SampleRow>& samples, std:
       const auto it = first_by_source.find(s->source);
       if (it == first_by_source.end() || n >= max_rows) continue;
       ++n;
-      rows += "<tr><td dir=\"auto\">" + esc(s->source) + "</td><td dir=\"auto\">" + esc(s->reference) + "</td><td dir=\"auto\">" +
-              esc(it->second->hypothesis) + "</td><td dir=\"auto\">" + esc(s->hypothesis) + "</td></tr>\n";
+      rows += "<tr><td dir=\"auto\">" + esc(s->source) + "</td><td dir=\"auto\">" + esc(s->reference) +
+              "</td><td dir=\"auto\">" + esc(it->second->hypothesis) + "</td><td dir=\"auto\">" + esc(s->hypothesis) +
+              "</td></tr>\n";
     }
     o += "<h3>First and last validation (steps " + thousands(first_step) + " and " + thousands(last_step) + ", " +
          std::to_string(by_step.size()) + " validations)</h3>\n";
@@ -692,7 +716,8 @@ void samples_section(std::string& o, const std::vector<SampleRow>& samples, std:
 void probe_block(std::string& o, const ProbeRow& p, const std::string& heading, std::size_t max_tokens) {
   o += "<h3>" + esc(heading) + " (step " + thousands(p.step) + ")</h3>\n";
   const auto text = [&](const char* key) {
-    return p.probe.is_object() && p.probe.contains(key) && p.probe[key].is_string() ? p.probe[key].get<std::string>() : std::string();
+    return p.probe.is_object() && p.probe.contains(key) && p.probe[key].is_string() ? p.probe[key].get<std::string>()
+                                                                                    : std::string();
   };
   o += "<dl class=\"facts\">\n";
   fact(o, "Source", "<span dir=\"auto\">" + or_dash(text("source")) + "</span>");
@@ -741,9 +766,10 @@ void configuration_section(std::string& o, const RunInfo& run, const std::vector
     o += "<table>\n<thead><tr><th>Kind</th><th class=\"num\">Step</th><th class=\"num\">Size</th><th>SHA-256</th>"
          "<th>Path</th><th>Created</th></tr></thead>\n<tbody>\n";
     for (const auto& c : checkpoints)
-      o += "<tr><td>" + or_dash(c.kind) + "</td><td class=\"num\">" + thousands(c.step) + "</td><td class=\"num\" title=\"" +
-           thousands(c.bytes) + " bytes\">" + bytes_text(c.bytes) + "</td><td class=\"mono\">" + or_dash(c.sha256.substr(0, 12)) +
-           "</td><td class=\"mono\">" + or_dash(c.path) + "</td><td>" + or_dash(c.created_at) + "</td></tr>\n";
+      o += "<tr><td>" + or_dash(c.kind) + "</td><td class=\"num\">" + thousands(c.step) +
+           "</td><td class=\"num\" title=\"" + thousands(c.bytes) + " bytes\">" + bytes_text(c.bytes) +
+           "</td><td class=\"mono\">" + or_dash(c.sha256.substr(0, 12)) + "</td><td class=\"mono\">" + or_dash(c.path) +
+           "</td><td>" + or_dash(c.created_at) + "</td></tr>\n";
     o += "</tbody>\n</table>\n";
   }
   o += "</section>\n";
@@ -756,13 +782,26 @@ std::string html_escape(std::string_view text) {
   out.reserve(text.size() + text.size() / 8);
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      case '\0': out += "\xEF\xBF\xBD"; break;  // U+FFFD: NUL is not allowed in HTML text
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      case '\0':
+        out += "\xEF\xBF\xBD";
+        break;  // U+FFFD: NUL is not allowed in HTML text
+      default:
+        out += c;
     }
   }
   return out;
@@ -795,7 +834,8 @@ std::string html_report(const RunStore& store, std::int64_t run_id, const Report
   configuration_section(o, run, store.checkpoints(run_id));
   const std::string version = options.version.empty() ? "" : " " + options.version;
   o += "<footer>Generated by Transformer Studio" + esc(version) + " on " +
-       esc(options.generated_at.empty() ? now_iso_utc() : options.generated_at) + "</footer>\n</main>\n</body>\n</html>\n";
+       esc(options.generated_at.empty() ? now_iso_utc() : options.generated_at) +
+       "</footer>\n</main>\n</body>\n</html>\n";
   return o;
 }
 

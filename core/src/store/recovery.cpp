@@ -22,14 +22,21 @@ json to_json(const StoreBatch& b) {
   for (const auto& m : b.metrics) metrics.push_back({m.step, m.name, m.value, m.time});
   for (const auto& s : b.samples) samples.push_back({s.step, s.index, s.source, s.reference, s.hypothesis});
   for (const auto& c : b.checkpoints)
-    checkpoints.push_back({{"step", c.step}, {"kind", c.kind}, {"path", c.path}, {"sha256", c.sha256},
-                           {"bytes", c.bytes}, {"metrics", c.metrics}, {"created_at", c.created_at}});
+    checkpoints.push_back({{"step", c.step},
+                           {"kind", c.kind},
+                           {"path", c.path},
+                           {"sha256", c.sha256},
+                           {"bytes", c.bytes},
+                           {"metrics", c.metrics},
+                           {"created_at", c.created_at}});
   for (const auto& p : b.probes) probes.push_back({{"step", p.step}, {"probe", p.probe}});
   json j{{"metrics", metrics}, {"samples", samples}, {"checkpoints", checkpoints}, {"probes", probes}};
   j["steps"] = b.steps ? json(*b.steps) : json();
   j["best_bleu"] = b.best_bleu ? json(*b.best_bleu) : json();
   j["device"] = b.device;
-  j["end"] = b.end ? json{{"status", run_status_name(b.end->status)}, {"message", b.end->message}, {"steps", b.end->steps},
+  j["end"] = b.end ? json{{"status", run_status_name(b.end->status)},
+                          {"message", b.end->message},
+                          {"steps", b.end->steps},
                           {"ended_at", b.end->ended_at}}
                    : json();
   return j;
@@ -47,7 +54,8 @@ T field(const json& j, const char* key, const std::string& where) {
 }
 
 const json& array_field(const json& j, const char* key) {
-  if (!j.contains(key) || !j.at(key).is_array()) throw std::runtime_error(std::string("field \"") + key + "\" is not a list");
+  if (!j.contains(key) || !j.at(key).is_array())
+    throw std::runtime_error(std::string("field \"") + key + "\" is not a list");
   return j.at(key);
 }
 
@@ -57,9 +65,11 @@ StoreBatch from_json(const json& j, std::int64_t run_id) {
   std::size_t i = 0;
   for (const auto& m : array_field(j, "metrics")) {
     const auto where = "metrics[" + std::to_string(i++) + "]";
-    if (!m.is_array() || m.size() != 4 || !m[0].is_number_integer() || !m[1].is_string() || !m[2].is_number() || !m[3].is_number())
+    if (!m.is_array() || m.size() != 4 || !m[0].is_number_integer() || !m[1].is_string() || !m[2].is_number() ||
+        !m[3].is_number())
       throw std::runtime_error(where + ": expected [step, name, value, time]");
-    b.metrics.push_back({run_id, m[0].get<std::int64_t>(), m[1].get<std::string>(), m[2].get<double>(), m[3].get<double>()});
+    b.metrics.push_back(
+        {run_id, m[0].get<std::int64_t>(), m[1].get<std::string>(), m[2].get<double>(), m[3].get<double>()});
   }
   i = 0;
   for (const auto& s : array_field(j, "samples")) {
@@ -67,8 +77,8 @@ StoreBatch from_json(const json& j, std::int64_t run_id) {
     if (!s.is_array() || s.size() != 5 || !s[0].is_number_integer() || !s[1].is_number_integer() || !s[2].is_string() ||
         !s[3].is_string() || !s[4].is_string())
       throw std::runtime_error(where + ": expected [step, index, source, reference, hypothesis]");
-    b.samples.push_back({run_id, s[0].get<std::int64_t>(), s[1].get<int>(), s[2].get<std::string>(), s[3].get<std::string>(),
-                         s[4].get<std::string>()});
+    b.samples.push_back({run_id, s[0].get<std::int64_t>(), s[1].get<int>(), s[2].get<std::string>(),
+                         s[3].get<std::string>(), s[4].get<std::string>()});
   }
   i = 0;
   for (const auto& c : array_field(j, "checkpoints")) {
@@ -87,7 +97,8 @@ StoreBatch from_json(const json& j, std::int64_t run_id) {
   i = 0;
   for (const auto& p : array_field(j, "probes")) {
     const auto where = "probes[" + std::to_string(i++) + "]";
-    b.probes.push_back({run_id, field<std::int64_t>(p, "step", where), p.is_object() && p.contains("probe") ? p.at("probe") : json()});
+    b.probes.push_back(
+        {run_id, field<std::int64_t>(p, "step", where), p.is_object() && p.contains("probe") ? p.at("probe") : json()});
   }
   if (j.contains("steps") && !j.at("steps").is_null()) b.steps = field<std::int64_t>(j, "steps", "the file");
   if (j.contains("best_bleu") && !j.at("best_bleu").is_null()) b.best_bleu = field<double>(j, "best_bleu", "the file");
@@ -130,7 +141,8 @@ RecoveryFile read_recovery_file(const std::string& path) {
   const auto j = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) throw StoreError(path + ": not a recovery file (not a JSON object)");
   try {
-    if (!j.contains("format") || j.at("format") != kFormat) throw std::runtime_error("not a Transformer Studio recovery file");
+    if (!j.contains("format") || j.at("format") != kFormat)
+      throw std::runtime_error("not a Transformer Studio recovery file");
     if (field<int>(j, "version", "the file") != kVersion)
       throw std::runtime_error("version " + j.at("version").dump() + " is not one this program reads");
     RecoveryFile file;

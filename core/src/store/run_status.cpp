@@ -8,13 +8,20 @@ namespace ts {
 
 const char* run_status_name(RunStatus status) {
   switch (status) {
-    case RunStatus::kRunning: return "running";
-    case RunStatus::kFinished: return "finished";
-    case RunStatus::kStopped: return "stopped";
-    case RunStatus::kEarlyStopped: return "early-stopped";
-    case RunStatus::kFailed: return "failed";
-    case RunStatus::kInterrupted: return "interrupted";
-    case RunStatus::kUnknown: break;
+    case RunStatus::kRunning:
+      return "running";
+    case RunStatus::kFinished:
+      return "finished";
+    case RunStatus::kStopped:
+      return "stopped";
+    case RunStatus::kEarlyStopped:
+      return "early-stopped";
+    case RunStatus::kFailed:
+      return "failed";
+    case RunStatus::kInterrupted:
+      return "interrupted";
+    case RunStatus::kUnknown:
+      break;
   }
   return "unknown";
 }

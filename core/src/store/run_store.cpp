@@ -62,9 +62,10 @@ static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == RunStore::kSchemaV
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       // SQLiteCpp words a busy step "Statement needs to be reseted"; SQLite's own words say more.
-      throw StoreError(path, operation,
-                       std::string("the run database is locked by another process (") + sqlite3_errstr(e.getErrorCode()) + ")",
-                       StoreProblem::kLocked);
+      throw StoreError(
+          path, operation,
+          std::string("the run database is locked by another process (") + sqlite3_errstr(e.getErrorCode()) + ")",
+          StoreProblem::kLocked);
     case SQLITE_READONLY:
       throw StoreError(path, operation, std::string("the run database is read-only here (") + e.what() + ")",
                        StoreProblem::kReadOnly);
@@ -100,7 +101,9 @@ auto guarded(const std::string& path, const std::string& operation, Body&& body)
   }
 }
 
-std::string of_run(const char* what, std::int64_t run_id) { return std::string(what) + " of run " + std::to_string(run_id); }
+std::string of_run(const char* what, std::int64_t run_id) {
+  return std::string(what) + " of run " + std::to_string(run_id);
+}
 
 std::optional<double> optional_double(const SQLite::Column& c) {
   if (c.isNull()) return std::nullopt;
@@ -195,7 +198,8 @@ std::string RunStore::default_path() {
 }
 
 RunStore::RunStore(const std::string& path, int busy_timeout_ms, StoreAccess access) : path_(path), access_(access) {
-  const std::string operation = access == StoreAccess::kReadOnly ? "opening the run history to read" : "opening the run history";
+  const std::string operation =
+      access == StoreAccess::kReadOnly ? "opening the run history to read" : "opening the run history";
   guarded(path_, operation, [&] {
     if (const auto kind = special_file_kind(path); !kind.empty())
       throw StoreError(path, operation, "cannot be a run database: it is " + kind, StoreProblem::kCannotOpen);
@@ -208,8 +212,8 @@ RunStore::RunStore(const std::string& path, int busy_timeout_ms, StoreAccess acc
       const int version = db_->execAndGet("PRAGMA user_version").getInt();
       if (version > kSchemaVersion)
         throw StoreError(path, operation,
-                         "created by a newer Transformer Studio (schema " + std::to_string(version) + ", this one knows " +
-                             std::to_string(kSchemaVersion) + ")",
+                         "created by a newer Transformer Studio (schema " + std::to_string(version) +
+                             ", this one knows " + std::to_string(kSchemaVersion) + ")",
                          StoreProblem::kNotADatabase);
       if (version < kSchemaVersion)
         throw StoreError(path, operation,
@@ -248,7 +252,8 @@ void RunStore::claim_run(std::int64_t run_id) {
   const auto operation = of_run("claiming the writer's lock", run_id);
   require_writable(operation);
   require_run(run_id);
-  execute(*db_, path_, operation, "UPDATE runs SET status = 'running', message = '', ended_at = NULL WHERE id = ?", run_id);
+  execute(*db_, path_, operation, "UPDATE runs SET status = 'running', message = '', ended_at = NULL WHERE id = ?",
+          run_id);
 }
 
 std::vector<std::int64_t> RunStore::mark_interrupted_runs() {
@@ -268,9 +273,10 @@ std::vector<std::int64_t> RunStore::mark_interrupted_runs() {
         } catch (const StoreError&) {
           continue;  // its recovery file could not be imported now (this store is busy too): it stays, for the next writer
         }
-        SQLite::Statement u(*db_, "UPDATE runs SET status = 'interrupted', ended_at = ?, "
-                                  "message = 'the training process ended without closing the run (killed or crashed)' "
-                                  "WHERE id = ? AND status = 'running'");
+        SQLite::Statement u(*db_,
+                            "UPDATE runs SET status = 'interrupted', ended_at = ?, "
+                            "message = 'the training process ended without closing the run (killed or crashed)' "
+                            "WHERE id = ? AND status = 'running'");
         u.bind(1, utc_now());
         u.bind(2, id);
         u.exec();
@@ -319,14 +325,16 @@ bool RunStore::import_recovery(std::int64_t run_id) {
     } else {  // the writer died while it waited: everything it held, and the run marked interrupted
       batch.end = RunEnd{RunStatus::kInterrupted,
                          "the training process ended while the run database refused writes; its history was "
-                         "recovered from " + path,
+                         "recovered from " +
+                             path,
                          batch.steps.value_or(run->steps), file.written_at};
     }
     write(batch, /*skip_existing=*/true);  // throws StoreError when this store cannot take it either: the file stays
     fs::remove(path, ec);
   }
   if (!found && !problems.empty()) {
-    std::string message = "the training process ended without closing the run, and its recovery file could not be read: ";
+    std::string message =
+        "the training process ended without closing the run, and its recovery file could not be read: ";
     for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
     execute(*db_, path_, of_run("closing", run_id),
             "UPDATE runs SET status = 'interrupted', ended_at = ?, message = ? WHERE id = ? AND status = 'running'",
@@ -340,9 +348,10 @@ std::int64_t RunStore::create_run(const NewRun& run) {
   const std::string operation = "recording a new run";
   require_writable(operation);
   return guarded(path_, operation, [&]() -> std::int64_t {
-    SQLite::Statement q(*db_, "INSERT INTO runs(name, started_at, corpus_path, corpus_sha256, corpus_bytes, corpus_pairs, "
-                              "direction, preset, machine, device, out_dir, config, status, kind) "
-                              "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)");
+    SQLite::Statement q(*db_,
+                        "INSERT INTO runs(name, started_at, corpus_path, corpus_sha256, corpus_bytes, corpus_pairs, "
+                        "direction, preset, machine, device, out_dir, config, status, kind) "
+                        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)");
     int i = 1;
     q.bind(i++, run.name);
     q.bind(i++, utc_now());
@@ -386,7 +395,7 @@ void RunStore::write(const StoreBatch& batch, bool skip_existing) {
   guarded(path_, operation, [&] {
     SQLite::Transaction transaction(*db_);
     SQLite::Statement m(*db_, insert_sql("INSERT INTO metrics(run_id, step, name, value, time)", "?1, ?2, ?3, ?4, ?5",
-                                      "SELECT 1 FROM metrics WHERE run_id = ?1 AND name = ?3 AND step = ?2"));
+                                         "SELECT 1 FROM metrics WHERE run_id = ?1 AND name = ?3 AND step = ?2"));
     for (const auto& row : batch.metrics) {
       if (std::isnan(row.value)) continue;  // SQLite stores NaN as NULL, which a metric cannot be: a NaN is no point
       m.bind(1, static_cast<std::int64_t>(row.run_id));
@@ -398,8 +407,8 @@ void RunStore::write(const StoreBatch& batch, bool skip_existing) {
       m.reset();
     }
     SQLite::Statement s(*db_, insert_sql("INSERT INTO samples(run_id, step, idx, source, reference, hypothesis)",
-                                      "?1, ?2, ?3, ?4, ?5, ?6",
-                                      "SELECT 1 FROM samples WHERE run_id = ?1 AND step = ?2 AND idx = ?3"));
+                                         "?1, ?2, ?3, ?4, ?5, ?6",
+                                         "SELECT 1 FROM samples WHERE run_id = ?1 AND step = ?2 AND idx = ?3"));
     for (const auto& row : batch.samples) {
       s.bind(1, static_cast<std::int64_t>(row.run_id));
       s.bind(2, static_cast<std::int64_t>(row.step));
@@ -410,9 +419,10 @@ void RunStore::write(const StoreBatch& batch, bool skip_existing) {
       s.exec();
       s.reset();
     }
-    SQLite::Statement c(*db_, insert_sql("INSERT INTO checkpoints(run_id, step, kind, path, sha256, bytes, metrics, created_at)",
-                                      "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8",
-                                      "SELECT 1 FROM checkpoints WHERE path = ?4 AND run_id = ?1 AND step = ?2 AND sha256 = ?5"));
+    SQLite::Statement c(
+        *db_, insert_sql("INSERT INTO checkpoints(run_id, step, kind, path, sha256, bytes, metrics, created_at)",
+                         "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8",
+                         "SELECT 1 FROM checkpoints WHERE path = ?4 AND run_id = ?1 AND step = ?2 AND sha256 = ?5"));
     for (const auto& row : batch.checkpoints) {
       c.bind(1, static_cast<std::int64_t>(row.run_id));
       c.bind(2, static_cast<std::int64_t>(row.step));
@@ -426,7 +436,7 @@ void RunStore::write(const StoreBatch& batch, bool skip_existing) {
       c.reset();
     }
     SQLite::Statement p(*db_, insert_sql("INSERT INTO probes(run_id, step, probe)", "?1, ?2, ?3",
-                                      "SELECT 1 FROM probes WHERE run_id = ?1 AND step = ?2"));
+                                         "SELECT 1 FROM probes WHERE run_id = ?1 AND step = ?2"));
     for (const auto& row : batch.probes) {
       p.bind(1, static_cast<std::int64_t>(row.run_id));
       p.bind(2, static_cast<std::int64_t>(row.step));
@@ -481,8 +491,7 @@ void RunStore::finish_run(std::int64_t run_id, RunStatus status, const std::stri
   const auto operation = of_run("recording the end", run_id);
   require_writable(operation);
   execute(*db_, path_, operation, "UPDATE runs SET status = ?, message = ?, steps = ?, ended_at = ? WHERE id = ?",
-          std::string(run_status_name(status)),
-          message, steps, utc_now(), run_id);
+          std::string(run_status_name(status)), message, steps, utc_now(), run_id);
 }
 
 void RunStore::reopen_run(std::int64_t run_id, std::int64_t step) {
@@ -491,13 +500,15 @@ void RunStore::reopen_run(std::int64_t run_id, std::int64_t step) {
   require_run(run_id);
   guarded(path_, operation, [&] {
     SQLite::Transaction transaction(*db_);
-    for (const char* sql : {"DELETE FROM metrics WHERE run_id = ? AND step > ?", "DELETE FROM samples WHERE run_id = ? AND step > ?"}) {
+    for (const char* sql :
+         {"DELETE FROM metrics WHERE run_id = ? AND step > ?", "DELETE FROM samples WHERE run_id = ? AND step > ?"}) {
       SQLite::Statement q(*db_, sql);
       q.bind(1, static_cast<std::int64_t>(run_id));
       q.bind(2, static_cast<std::int64_t>(step));
       q.exec();
     }
-    SQLite::Statement q(*db_, "UPDATE runs SET status = 'running', message = '', ended_at = NULL, steps = ? WHERE id = ?");
+    SQLite::Statement q(*db_,
+                        "UPDATE runs SET status = 'running', message = '', ended_at = NULL, steps = ? WHERE id = ?");
     q.bind(1, static_cast<std::int64_t>(step));
     q.bind(2, static_cast<std::int64_t>(run_id));
     q.exec();
@@ -560,7 +571,8 @@ std::vector<std::string> RunStore::metric_names(std::int64_t run_id) const {
 std::vector<MetricPoint> RunStore::metric(std::int64_t run_id, const std::string& name) const {
   std::vector<MetricPoint> points;
   guarded(path_, of_run(("reading the metric \"" + name + "\"").c_str(), run_id), [&] {
-    SQLite::Statement q(*db_, "SELECT step, value, time FROM metrics WHERE run_id = ? AND name = ? ORDER BY step, rowid");
+    SQLite::Statement q(*db_,
+                        "SELECT step, value, time FROM metrics WHERE run_id = ? AND name = ? ORDER BY step, rowid");
     q.bind(1, static_cast<std::int64_t>(run_id));
     q.bind(2, name);
     while (q.executeStep())
@@ -584,8 +596,8 @@ std::vector<MetricRow> RunStore::all_metrics(std::int64_t run_id) const {
 std::vector<SampleRow> RunStore::samples(std::int64_t run_id) const {
   std::vector<SampleRow> rows;
   guarded(path_, of_run("reading the sample translations", run_id), [&] {
-    SQLite::Statement q(*db_,
-                        "SELECT step, idx, source, reference, hypothesis FROM samples WHERE run_id = ? ORDER BY step, idx");
+    SQLite::Statement q(
+        *db_, "SELECT step, idx, source, reference, hypothesis FROM samples WHERE run_id = ? ORDER BY step, idx");
     q.bind(1, static_cast<std::int64_t>(run_id));
     while (q.executeStep())
       rows.push_back({run_id, q.getColumn(0).getInt64(), q.getColumn(1).getInt(), text(q.getColumn(2)),
@@ -611,8 +623,9 @@ std::vector<ProbeRow> RunStore::probes(std::int64_t run_id) const {
 std::vector<CheckpointRow> RunStore::checkpoints(std::int64_t run_id) const {
   std::vector<CheckpointRow> rows;
   guarded(path_, of_run("reading the checkpoints", run_id), [&] {
-    SQLite::Statement q(*db_, "SELECT id, step, kind, path, sha256, bytes, metrics, created_at FROM checkpoints "
-                              "WHERE run_id = ? ORDER BY id");
+    SQLite::Statement q(*db_,
+                        "SELECT id, step, kind, path, sha256, bytes, metrics, created_at FROM checkpoints "
+                        "WHERE run_id = ? ORDER BY id");
     q.bind(1, static_cast<std::int64_t>(run_id));
     while (q.executeStep())
       rows.push_back({q.getColumn(0).getInt64(), run_id, q.getColumn(1).getInt64(), q.getColumn(2).getString(),
@@ -624,7 +637,8 @@ std::vector<CheckpointRow> RunStore::checkpoints(std::int64_t run_id) const {
 
 void RunStore::require_run(std::int64_t run_id) const {
   if (!find_run(run_id))
-    throw StoreError(path_, "finding run " + std::to_string(run_id), "there is no run with this id", StoreProblem::kOther);
+    throw StoreError(path_, "finding run " + std::to_string(run_id), "there is no run with this id",
+                     StoreProblem::kOther);
 }
 
 void RunStore::rename_run(std::int64_t run_id, const std::string& name) {

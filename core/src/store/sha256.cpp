@@ -55,7 +55,8 @@ std::string sha256_hex(std::string_view data) {
 
 std::string sha256_file(const std::string& path) {
   // A FIFO or a device would be read forever: hash regular files only.
-  if (const auto kind = special_file_kind(path); !kind.empty()) throw std::runtime_error(path + ": it is " + kind + ", not a regular file");
+  if (const auto kind = special_file_kind(path); !kind.empty())
+    throw std::runtime_error(path + ": it is " + kind + ", not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot read (" + std::strerror(errno) + ")");
   auto ctx = new_context();

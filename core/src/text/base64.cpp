@@ -14,8 +14,7 @@ constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 constexpr std::array<signed char, 256> make_decode_table() {
   std::array<signed char, 256> table{};
   for (auto& v : table) v = -1;
-  for (int i = 0; i < 64; ++i)
-    table[static_cast<unsigned char>(kAlphabet[i])] = static_cast<signed char>(i);
+  for (int i = 0; i < 64; ++i) table[static_cast<unsigned char>(kAlphabet[i])] = static_cast<signed char>(i);
   return table;
 }
 constexpr auto kDecode = make_decode_table();
@@ -56,8 +55,7 @@ std::string base64_decode(std::string_view text) {
   int bits = 0;
   for (std::size_t i = 0; i < text.size() - padding; ++i) {
     const int v = kDecode[static_cast<unsigned char>(text[i])];
-    if (v < 0)
-      throw std::invalid_argument("base64: invalid character at offset " + std::to_string(i));
+    if (v < 0) throw std::invalid_argument("base64: invalid character at offset " + std::to_string(i));
     buffer = (buffer << 6) | static_cast<unsigned int>(v);
     bits += 6;
     if (bits >= 8) {
@@ -66,8 +64,7 @@ std::string base64_decode(std::string_view text) {
     }
   }
   // Leftover bits must be zero, as the encoder writes them.
-  if ((buffer & ((1u << bits) - 1)) != 0)
-    throw std::invalid_argument("base64: non-canonical padding");
+  if ((buffer & ((1u << bits) - 1)) != 0) throw std::invalid_argument("base64: non-canonical padding");
   return out;
 }
 

@@ -29,25 +29,21 @@ struct KnownLanguage {
 };
 
 constexpr KnownLanguage kLanguages[] = {
-    {"deu", "de", "German"},     {"cmn", "zh", "Chinese"},    {"zho", "zh", "Chinese"},
-    {"fra", "fr", "French"},     {"spa", "es", "Spanish"},    {"ita", "it", "Italian"},
-    {"jpn", "ja", "Japanese"},   {"rus", "ru", "Russian"},    {"por", "pt", "Portuguese"},
-    {"nld", "nl", "Dutch"},      {"tur", "tr", "Turkish"},    {"pol", "pl", "Polish"},
-    {"kor", "ko", "Korean"},     {"ara", "ar", "Arabic"},     {"heb", "he", "Hebrew"},
-    {"ukr", "uk", "Ukrainian"},  {"swe", "sv", "Swedish"},    {"fin", "fi", "Finnish"},
-    {"ell", "el", "Greek"},      {"ces", "cs", "Czech"},      {"hun", "hu", "Hungarian"},
-    {"vie", "vi", "Vietnamese"}, {"ind", "id", "Indonesian"}, {"dan", "da", "Danish"},
-    {"nob", "nb", "Norwegian"},  {"ron", "ro", "Romanian"},   {"bul", "bg", "Bulgarian"},
-    {"srp", "sr", "Serbian"},    {"hrv", "hr", "Croatian"},   {"slk", "sk", "Slovak"},
-    {"slv", "sl", "Slovenian"},  {"lit", "lt", "Lithuanian"}, {"lav", "lv", "Latvian"},
-    {"est", "et", "Estonian"},   {"isl", "is", "Icelandic"},  {"cat", "ca", "Catalan"},
-    {"eus", "eu", "Basque"},     {"glg", "gl", "Galician"},   {"epo", "eo", "Esperanto"},
-    {"lat", "la", "Latin"},      {"hin", "hi", "Hindi"},      {"ben", "bn", "Bengali"},
-    {"urd", "ur", "Urdu"},       {"pes", "fa", "Persian"},    {"fas", "fa", "Persian"},
-    {"tha", "th", "Thai"},       {"tgl", "tl", "Tagalog"},    {"zsm", "ms", "Malay"},
-    {"kat", "ka", "Georgian"},   {"hye", "hy", "Armenian"},   {"bel", "be", "Belarusian"},
-    {"mkd", "mk", "Macedonian"}, {"sqi", "sq", "Albanian"},   {"afr", "af", "Afrikaans"},
-    {"swh", "sw", "Swahili"},    {"gle", "ga", "Irish"},      {"cym", "cy", "Welsh"},
+    {"deu", "de", "German"},     {"cmn", "zh", "Chinese"},    {"zho", "zh", "Chinese"},    {"fra", "fr", "French"},
+    {"spa", "es", "Spanish"},    {"ita", "it", "Italian"},    {"jpn", "ja", "Japanese"},   {"rus", "ru", "Russian"},
+    {"por", "pt", "Portuguese"}, {"nld", "nl", "Dutch"},      {"tur", "tr", "Turkish"},    {"pol", "pl", "Polish"},
+    {"kor", "ko", "Korean"},     {"ara", "ar", "Arabic"},     {"heb", "he", "Hebrew"},     {"ukr", "uk", "Ukrainian"},
+    {"swe", "sv", "Swedish"},    {"fin", "fi", "Finnish"},    {"ell", "el", "Greek"},      {"ces", "cs", "Czech"},
+    {"hun", "hu", "Hungarian"},  {"vie", "vi", "Vietnamese"}, {"ind", "id", "Indonesian"}, {"dan", "da", "Danish"},
+    {"nob", "nb", "Norwegian"},  {"ron", "ro", "Romanian"},   {"bul", "bg", "Bulgarian"},  {"srp", "sr", "Serbian"},
+    {"hrv", "hr", "Croatian"},   {"slk", "sk", "Slovak"},     {"slv", "sl", "Slovenian"},  {"lit", "lt", "Lithuanian"},
+    {"lav", "lv", "Latvian"},    {"est", "et", "Estonian"},   {"isl", "is", "Icelandic"},  {"cat", "ca", "Catalan"},
+    {"eus", "eu", "Basque"},     {"glg", "gl", "Galician"},   {"epo", "eo", "Esperanto"},  {"lat", "la", "Latin"},
+    {"hin", "hi", "Hindi"},      {"ben", "bn", "Bengali"},    {"urd", "ur", "Urdu"},       {"pes", "fa", "Persian"},
+    {"fas", "fa", "Persian"},    {"tha", "th", "Thai"},       {"tgl", "tl", "Tagalog"},    {"zsm", "ms", "Malay"},
+    {"kat", "ka", "Georgian"},   {"hye", "hy", "Armenian"},   {"bel", "be", "Belarusian"}, {"mkd", "mk", "Macedonian"},
+    {"sqi", "sq", "Albanian"},   {"afr", "af", "Afrikaans"},  {"swh", "sw", "Swahili"},    {"gle", "ga", "Irish"},
+    {"cym", "cy", "Welsh"},
 };
 
 constexpr std::string_view kEnglishTokens[] = {"en", "eng", "english"};
@@ -66,9 +62,8 @@ std::string ascii_lower(std::string_view s) {
 
 // is_valid_utf8 with a fast path over the leading ASCII bytes (most of a typical corpus).
 bool is_valid_line(std::string_view line) {
-  const auto non_ascii = std::find_if(line.begin(), line.end(), [](char c) {
-    return static_cast<unsigned char>(c) >= 0x80;
-  });
+  const auto non_ascii =
+      std::find_if(line.begin(), line.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
   return is_valid_utf8(line.substr(static_cast<std::size_t>(non_ascii - line.begin())));
 }
 
@@ -111,17 +106,17 @@ void for_each_line(std::string_view text, Visit&& visit) {
 
 // Refuses content that is obviously not a UTF-8 text corpus, naming what it looks like.
 void check_looks_like_text(std::string_view content, const std::string& name) {
-  const auto starts_with = [&](std::string_view magic) {
-    return content.substr(0, magic.size()) == magic;
-  };
+  const auto starts_with = [&](std::string_view magic) { return content.substr(0, magic.size()) == magic; };
   const std::string file = quoted(name);
   if (starts_with("PK\x03\x04") || starts_with("PK\x05\x06")) {
-    fail(file + " looks like a zip archive, not a text corpus: unzip it first and open the "
-                "text file inside (e.g. deu-eng.zip -> deu.txt)");
+    fail(file +
+         " looks like a zip archive, not a text corpus: unzip it first and open the "
+         "text file inside (e.g. deu-eng.zip -> deu.txt)");
   }
   if (starts_with("\x1F\x8B")) {
-    fail(file + " looks like a gzip-compressed file, not a text corpus: decompress it first "
-                "(e.g. gunzip deu.txt.gz -> deu.txt)");
+    fail(file +
+         " looks like a gzip-compressed file, not a text corpus: decompress it first "
+         "(e.g. gunzip deu.txt.gz -> deu.txt)");
   }
   if (starts_with("%PDF")) fail(file + " looks like a PDF document, not a text corpus");
   if (starts_with("\xFF\xFE") || starts_with("\xFE\xFF")) {
@@ -129,8 +124,7 @@ void check_looks_like_text(std::string_view content, const std::string& name) {
   }
   const std::size_t nul = content.substr(0, kBinaryProbeBytes).find('\0');
   if (nul != std::string_view::npos) {
-    fail(file + " looks like a binary file (NUL byte at offset " + std::to_string(nul) +
-         "), not a text corpus");
+    fail(file + " looks like a binary file (NUL byte at offset " + std::to_string(nul) + "), not a text corpus");
   }
   std::size_t sampled = 0, invalid = 0;
   for_each_line(content, [&](std::string_view line, std::size_t) {
@@ -146,9 +140,8 @@ void check_looks_like_text(std::string_view content, const std::string& name) {
 }
 
 // Why `line` cannot be used, or an empty string when it yields the pair (english, other).
-std::string check_line(std::string_view line, const Corpus& corpus,
-                       const CorpusReadOptions& options, std::string_view& english,
-                       std::string_view& other) {
+std::string check_line(std::string_view line, const Corpus& corpus, const CorpusReadOptions& options,
+                       std::string_view& english, std::string_view& other) {
   if (!is_valid_line(line)) return "invalid UTF-8";
   if (line.size() > options.max_line_chars && code_point_count(line) > options.max_line_chars) {
     return "line longer than " + std::to_string(options.max_line_chars) + " characters";
@@ -213,8 +206,7 @@ std::string read_file(const std::string& path) {
   if (const auto kind = special_file_kind(path); !kind.empty()) {
     fail("cannot read corpus " + quoted(path) + ": it is " + kind + ", not a text file");
   }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) fail("cannot open corpus " + quoted(path) + ": " + std::strerror(errno));
   const auto size = std::filesystem::file_size(path, ec);
   std::string content(ec ? 0 : static_cast<std::size_t>(size), '\0');
@@ -229,9 +221,7 @@ std::string read_file(const std::string& path) {
   return content;
 }
 
-std::string file_name(const std::string& path) {
-  return std::filesystem::path(path).filename().string();
-}
+std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
 // Lowercase alphanumeric runs of the file stem: "data/Demo-deu_small.txt" -> demo, deu, small.
 std::vector<std::string> stem_tokens(const std::string& stem) {
@@ -255,8 +245,7 @@ const KnownLanguage* find_language(std::string_view token) {
 }
 
 bool is_english_token(std::string_view token) {
-  return std::find(std::begin(kEnglishTokens), std::end(kEnglishTokens), token) !=
-         std::end(kEnglishTokens);
+  return std::find(std::begin(kEnglishTokens), std::end(kEnglishTokens), token) != std::end(kEnglishTokens);
 }
 
 enum class Side { none, english, other };
@@ -293,8 +282,7 @@ void detect_other_language(Corpus& corpus) {
 
 }  // namespace
 
-Corpus parse_corpus(std::string_view content, const std::string& name,
-                    const CorpusReadOptions& options) {
+Corpus parse_corpus(std::string_view content, const std::string& name, const CorpusReadOptions& options) {
   Corpus corpus;
   corpus.path = name;
   corpus.other = infer_language(name);
@@ -338,8 +326,7 @@ Language known_language(std::string_view token) {
 Direction parse_direction(const std::string& text, const Corpus& corpus) {
   const std::string lowered = ascii_lower(trim_ascii(text));
   // Try every dash, so a fallback code that itself contains one ("my-data") still works.
-  for (std::size_t dash = lowered.find('-'); dash != std::string::npos;
-       dash = lowered.find('-', dash + 1)) {
+  for (std::size_t dash = lowered.find('-'); dash != std::string::npos; dash = lowered.find('-', dash + 1)) {
     const Side first = side_of(lowered.substr(0, dash), corpus);
     const Side second = side_of(lowered.substr(dash + 1), corpus);
     if (first == Side::english && second == Side::other) {
@@ -350,10 +337,9 @@ Direction parse_direction(const std::string& text, const Corpus& corpus) {
     }
   }
   const std::string en = corpus.english.code, other = corpus.other.code;
-  throw std::invalid_argument("direction \"" + text + "\" does not match corpus " +
-                              file_name(corpus.path) + " (" + corpus.english.name + "/" +
-                              corpus.other.name + "): use " + en + "-" + other + " or " + other +
-                              "-" + en);
+  throw std::invalid_argument("direction \"" + text + "\" does not match corpus " + file_name(corpus.path) + " (" +
+                              corpus.english.name + "/" + corpus.other.name + "): use " + en + "-" + other + " or " +
+                              other + "-" + en);
 }
 
 std::vector<SentencePair> oriented_pairs(const Corpus& corpus, const Direction& direction) {
@@ -371,8 +357,8 @@ std::vector<SentencePair> oriented_pairs(const Corpus& corpus, const Direction& 
 
 std::string describe(const Corpus& corpus) {
   const CorpusStats& stats = corpus.stats;
-  std::string out = file_name(corpus.path) + ": " + std::to_string(corpus.pairs.size()) +
-                    " pairs (" + corpus.english.name + "/" + corpus.other.name +
+  std::string out = file_name(corpus.path) + ": " + std::to_string(corpus.pairs.size()) + " pairs (" +
+                    corpus.english.name + "/" + corpus.other.name +
                     (corpus.language_from_text ? ", language detected from the text)" : ")");
   if (stats.skipped == 0) return out;
   std::string details;

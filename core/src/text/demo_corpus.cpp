@@ -108,10 +108,14 @@ struct Adjective {
 };
 
 constexpr Adjective kAdjectives[] = {
-    {"big", "groß", kAnything},      {"small", "klein", kAnything},
-    {"old", "alt", kAnything},       {"young", "jung", kAnimate},
-    {"new", "neu", kThing},          {"red", "rot", kThing},
-    {"black", "schwarz", kAnimal | kThing}, {"beautiful", "schön", kAnything},
+    {"big", "groß", kAnything},
+    {"small", "klein", kAnything},
+    {"old", "alt", kAnything},
+    {"young", "jung", kAnimate},
+    {"new", "neu", kThing},
+    {"red", "rot", kThing},
+    {"black", "schwarz", kAnimal | kThing},
+    {"beautiful", "schön", kAnything},
 };
 
 // How a verb combines with its complements.
@@ -183,12 +187,9 @@ struct Pronoun {
 };
 
 constexpr Pronoun kPronouns[] = {
-    {"I", "me", {"ich", "mich", "mir"}, kFirstSingular, 1},
-    {"you", "you", {"du", "dich", "dir"}, kSecondSingular, 2},
-    {"he", "him", {"er", "ihn", "ihm"}, kThirdSingular, 3},
-    {"she", "her", {"sie", "sie", "ihr"}, kThirdSingular, 3},
-    {"we", "us", {"wir", "uns", "uns"}, kFirstPlural, 1},
-    {"they", "them", {"sie", "sie", "ihnen"}, kThirdPlural, 3},
+    {"I", "me", {"ich", "mich", "mir"}, kFirstSingular, 1}, {"you", "you", {"du", "dich", "dir"}, kSecondSingular, 2},
+    {"he", "him", {"er", "ihn", "ihm"}, kThirdSingular, 3}, {"she", "her", {"sie", "sie", "ihr"}, kThirdSingular, 3},
+    {"we", "us", {"wir", "uns", "uns"}, kFirstPlural, 1},   {"they", "them", {"sie", "sie", "ihnen"}, kThirdPlural, 3},
 };
 
 constexpr const char* kNames[] = {"Anna", "Tom", "Lisa", "Paul"};
@@ -198,14 +199,12 @@ struct Adverb {
   const char* de;
 };
 
-constexpr Adverb kAdverbs[] = {
-    {"today", "heute"}, {"tomorrow", "morgen"}, {"now", "jetzt"}, {"sometimes", "manchmal"}};
+constexpr Adverb kAdverbs[] = {{"today", "heute"}, {"tomorrow", "morgen"}, {"now", "jetzt"}, {"sometimes", "manchmal"}};
 
 // Article and ending tables: rows are cases, columns masculine, feminine, neuter, plural.
 using CaseTable = std::array<std::array<const char*, 4>, 3>;
-constexpr CaseTable kDefiniteArticles = {{{"der", "die", "das", "die"},
-                                          {"den", "die", "das", "die"},
-                                          {"dem", "der", "dem", "den"}}};
+constexpr CaseTable kDefiniteArticles = {
+    {{"der", "die", "das", "die"}, {"den", "die", "das", "die"}, {"dem", "der", "dem", "den"}}};
 // Endings of "ein", "mein", "dein" (the plural column is unused for "ein").
 constexpr CaseTable kEinEndings = {{{"", "e", "", "e"}, {"en", "e", "", "e"}, {"em", "er", "em", "en"}}};
 // Adjective endings after "der/die/das" (weak) and after "ein/mein/dein" (mixed).
@@ -285,11 +284,15 @@ std::string dative_plural(const std::string& plural) {
 // Index of the German verb form for a subject: ich, du, er/sie, wir/sie.
 std::size_t german_form(Agreement a) {
   switch (a) {
-    case kFirstSingular: return 0;
-    case kSecondSingular: return 1;
-    case kThirdSingular: return 2;
+    case kFirstSingular:
+      return 0;
+    case kSecondSingular:
+      return 1;
+    case kThirdSingular:
+      return 2;
     case kFirstPlural:
-    case kThirdPlural: return 3;
+    case kThirdPlural:
+      return 3;
   }
   return 2;
 }
@@ -302,11 +305,11 @@ enum class Determiner { kDefinite, kIndefinite, kMy, kYour };
 
 // One noun phrase in every form the grammar needs.
 struct Phrase {
-  std::string en_subject;          // "I", "the big dog"
-  std::string en_object;           // "me", "the big dog"
-  std::array<std::string, 3> de;   // nominative, accusative, dative
+  std::string en_subject;         // "I", "the big dog"
+  std::string en_object;          // "me", "the big dog"
+  std::array<std::string, 3> de;  // nominative, accusative, dative
   Agreement agreement = kThirdSingular;
-  int person = 3;                  // 1 or 2 for "I/we" and "you", to avoid "I see me"
+  int person = 3;  // 1 or 2 for "I/we" and "you", to avoid "I see me"
 };
 
 // What a slot (subject, object, ...) accepts.
@@ -343,9 +346,12 @@ bool is_possessive(Determiner det) { return det == Determiner::kMy || det == Det
 std::string english_noun_phrase(const Noun& noun, bool plural, Determiner det, const Adjective* adj) {
   const std::string rest = join_words({adj ? adj->en : "", plural ? noun.en_plural : noun.en_singular});
   switch (det) {
-    case Determiner::kDefinite: return "the " + rest;
-    case Determiner::kMy: return "my " + rest;
-    case Determiner::kYour: return "your " + rest;
+    case Determiner::kDefinite:
+      return "the " + rest;
+    case Determiner::kMy:
+      return "my " + rest;
+    case Determiner::kYour:
+      return "your " + rest;
     case Determiner::kIndefinite:
       if (plural) return rest;
       return (starts_with_vowel(rest) ? "an " : "a ") + rest;
@@ -355,10 +361,14 @@ std::string english_noun_phrase(const Noun& noun, bool plural, Determiner det, c
 
 std::string german_article(Determiner det, std::size_t column, Case c) {
   switch (det) {
-    case Determiner::kDefinite: return kDefiniteArticles[c][column];
-    case Determiner::kIndefinite: return column == 3 ? "" : std::string("ein") + kEinEndings[c][column];
-    case Determiner::kMy: return std::string("mein") + kEinEndings[c][column];
-    case Determiner::kYour: return std::string("dein") + kEinEndings[c][column];
+    case Determiner::kDefinite:
+      return kDefiniteArticles[c][column];
+    case Determiner::kIndefinite:
+      return column == 3 ? "" : std::string("ein") + kEinEndings[c][column];
+    case Determiner::kMy:
+      return std::string("mein") + kEinEndings[c][column];
+    case Determiner::kYour:
+      return std::string("dein") + kEinEndings[c][column];
   }
   return "";
 }
@@ -369,10 +379,9 @@ std::string adjective_ending(Determiner det, std::size_t column, Case c) {
   return kMixedEndings[c][column];
 }
 
-std::string german_noun_phrase(const Noun& noun, bool plural, Determiner det, const Adjective* adj,
-                               Case c) {
+std::string german_noun_phrase(const Noun& noun, bool plural, Determiner det, const Adjective* adj, Case c) {
   const std::size_t column = plural ? 3 : static_cast<std::size_t>(noun.gender);
-  const std::string noun_form = !plural         ? noun.de_singular
+  const std::string noun_form = !plural        ? noun.de_singular
                                 : c == kDative ? dative_plural(noun.de_plural)
                                                : noun.de_plural;
   const std::string adjective = adj ? adj->de_stem + adjective_ending(det, column, c) : "";
@@ -386,8 +395,7 @@ Phrase noun_phrase(Picker& p, unsigned kinds, bool definite_only) {
   const Adjective* adj = p.percent(20) ? &pick_adjective(p, noun.kinds) : nullptr;
   Phrase phrase;
   phrase.en_subject = phrase.en_object = english_noun_phrase(noun, plural, det, adj);
-  for (Case c : {kNominative, kAccusative, kDative})
-    phrase.de[c] = german_noun_phrase(noun, plural, det, adj, c);
+  for (Case c : {kNominative, kAccusative, kDative}) phrase.de[c] = german_noun_phrase(noun, plural, det, adj, c);
   phrase.agreement = plural ? kThirdPlural : kThirdSingular;
   return phrase;
 }
@@ -445,8 +453,8 @@ struct Clause {
   const Verb* verb = nullptr;
   const Modal* modal = nullptr;
   bool negated = false;
-  std::string en_complement;            // "the cat", "the ball to the child", "with the dog"
-  std::vector<std::string> de_middle;   // German complements in German order
+  std::string en_complement;           // "the cat", "the ball to the child", "with the dog"
+  std::vector<std::string> de_middle;  // German complements in German order
 };
 
 const Verb& pick_verb(Picker& p, unsigned frames) {
@@ -502,11 +510,14 @@ void add_complement(Picker& p, const ClauseRules& rules, Clause& clause) {
     case kDativeObject:
       add_object(clause, pick_object(p, slot, clause.subject, kDative), kDative);
       break;
-    case kDitransitive: add_gift(p, slot, clause); break;
+    case kDitransitive:
+      add_gift(p, slot, clause);
+      break;
     case kIntransitive:
       if (verb.object_kinds != 0 && !rules.negated && p.percent(50)) add_partner(p, slot, clause);
       break;
-    case kReport: break;  // the caller appends the "that" clause
+    case kReport:
+      break;  // the caller appends the "that" clause
   }
 }
 
@@ -525,8 +536,7 @@ bool third_singular(const Clause& clause) { return clause.subject.agreement == k
 std::string english_verb_group(const Clause& clause) {
   const bool third = third_singular(clause);
   const Verb& verb = *clause.verb;
-  if (clause.modal)
-    return std::string(third ? clause.modal->en_third : clause.modal->en_other) + " " + verb.en_base;
+  if (clause.modal) return std::string(third ? clause.modal->en_third : clause.modal->en_other) + " " + verb.en_base;
   if (clause.negated) return std::string(third ? "does not " : "do not ") + verb.en_base;
   return third ? verb.en_third : verb.en_base;
 }
@@ -538,8 +548,8 @@ std::string english_clause(const Clause& clause) {
 
 // "does the dog see the cat"
 std::string english_question(const Clause& clause) {
-  return join_words({third_singular(clause) ? "does" : "do", clause.subject.en_subject,
-                     clause.verb->en_base, clause.en_complement});
+  return join_words(
+      {third_singular(clause) ? "does" : "do", clause.subject.en_subject, clause.verb->en_base, clause.en_complement});
 }
 
 // German main clauses put the finite verb second or first; subordinate clauses put it last.
@@ -554,9 +564,12 @@ std::string german_clause(const Clause& clause, Order order) {
   const std::string& subject = clause.subject.de[kNominative];
   const std::string rest = join_words(middle);
   switch (order) {
-    case Order::kVerbSecond: return join_words({subject, finite, rest});
-    case Order::kVerbFirst: return join_words({finite, subject, rest});
-    case Order::kVerbFinal: return join_words({subject, rest, finite});
+    case Order::kVerbSecond:
+      return join_words({subject, finite, rest});
+    case Order::kVerbFirst:
+      return join_words({finite, subject, rest});
+    case Order::kVerbFinal:
+      return join_words({subject, rest, finite});
   }
   return "";
 }
@@ -620,9 +633,7 @@ CorpusPair reported(Picker& p) {
   sub_rules.modal = p.percent(20);
   const Clause sub = make_clause(p, sub_rules);
   return sentence(english_clause(main) + " that " + english_clause(sub),
-                  german_clause(main, Order::kVerbSecond) + ", dass " +
-                      german_clause(sub, Order::kVerbFinal),
-                  '.');
+                  german_clause(main, Order::kVerbSecond) + ", dass " + german_clause(sub, Order::kVerbFinal), '.');
 }
 
 // "The child laughs because the dog sees the cat." / "Das Kind lacht, weil der Hund die Katze sieht."
@@ -634,9 +645,7 @@ CorpusPair because(Picker& p) {
   sub_rules.modal = p.percent(20);
   const Clause sub = make_clause(p, sub_rules);
   return sentence(english_clause(main) + " because " + english_clause(sub),
-                  german_clause(main, Order::kVerbSecond) + ", weil " +
-                      german_clause(sub, Order::kVerbFinal),
-                  '.');
+                  german_clause(main, Order::kVerbSecond) + ", weil " + german_clause(sub, Order::kVerbFinal), '.');
 }
 
 // "If the cat sleeps, the dog plays." / "Wenn die Katze schläft, spielt der Hund."
@@ -647,17 +656,15 @@ CorpusPair condition(Picker& p) {
   main_rules.object_pronouns = false;
   const Clause main = make_clause(p, main_rules);
   return sentence("if " + english_clause(sub) + ", " + english_clause(main),
-                  "wenn " + german_clause(sub, Order::kVerbFinal) + ", " +
-                      german_clause(main, Order::kVerbFirst),
-                  '.');
+                  "wenn " + german_clause(sub, Order::kVerbFinal) + ", " + german_clause(main, Order::kVerbFirst), '.');
 }
 
 // Picks a construction by weight (percent) and builds one pair.
 CorpusPair random_pair(Picker& p) {
   using Builder = CorpusPair (*)(Picker&);
-  constexpr std::pair<Builder, unsigned> kConstructions[] = {
-      {statement, 24}, {modal_statement, 12}, {negation, 8}, {adverb_first, 12},
-      {question, 8},   {reported, 14},        {because, 11}, {condition, 11}};
+  constexpr std::pair<Builder, unsigned> kConstructions[] = {{statement, 24},    {modal_statement, 12}, {negation, 8},
+                                                             {adverb_first, 12}, {question, 8},         {reported, 14},
+                                                             {because, 11},      {condition, 11}};
   std::size_t roll = p.index(100);
   for (const auto& [build, weight] : kConstructions) {
     if (roll < weight) return build(p);

@@ -58,8 +58,10 @@ double probe_word_length(std::string_view text) {
       continue;
     }
     in_chunk = true;
-    if (is_cjk(c)) ++cjk;
-    else if (is_word_character(c)) other = true;
+    if (is_cjk(c))
+      ++cjk;
+    else if (is_word_character(c))
+      other = true;
   }
   end_chunk();
   return words;

@@ -59,8 +59,7 @@ Fn resolve(void* library, const std::string& path, const char* name) {
   dlerror();  // clear
   void* symbol = dlsym(library, name);
   if (symbol == nullptr) {
-    throw std::runtime_error(fmt::format("SentencePiece module {}: no symbol {}: {}", path, name,
-                                         last_dl_error()));
+    throw std::runtime_error(fmt::format("SentencePiece module {}: no symbol {}: {}", path, name, last_dl_error()));
   }
   return reinterpret_cast<Fn>(symbol);
 }
@@ -106,10 +105,10 @@ SentencePieceModule open_first(const std::vector<std::string>& candidates) {
       tried += fmt::format("\n  {}", e.what());
     }
   }
-  throw std::runtime_error(fmt::format(
-      "bpe/unigram tokenizers are unavailable: could not load the SentencePiece module "
-      "({}). Looked in:{}\nSet {} to the module's path to override.",
-      TS_SENTENCEPIECE_MODULE_NAME, tried, kEnvVar));
+  throw std::runtime_error(
+      fmt::format("bpe/unigram tokenizers are unavailable: could not load the SentencePiece module "
+                  "({}). Looked in:{}\nSet {} to the module's path to override.",
+                  TS_SENTENCEPIECE_MODULE_NAME, tried, kEnvVar));
 }
 
 /// Hands the caller's sentences to the module's C callback, keeping exceptions on our side.
@@ -144,8 +143,7 @@ std::vector<std::string> SentencePieceModel::encode(std::string_view text) const
   size_t* sizes = nullptr;
   size_t count = 0;
   char* error = nullptr;
-  const int status =
-      api_.encode(handle_.get(), text.data(), text.size(), &joined, &sizes, &count, &error);
+  const int status = api_.encode(handle_.get(), text.data(), text.size(), &joined, &sizes, &count, &error);
   check(api_, status, error);
   const Buffer owned_joined(joined, api_.free);
   const Buffer owned_sizes(sizes, api_.free);
@@ -169,8 +167,7 @@ std::string SentencePieceModel::decode(const std::vector<std::string>& pieces) c
   char* text = nullptr;
   size_t size = 0;
   char* error = nullptr;
-  const int status = api_.decode(handle_.get(), data.data(), sizes.data(), pieces.size(), &text,
-                                 &size, &error);
+  const int status = api_.decode(handle_.get(), data.data(), sizes.data(), pieces.size(), &text, &size, &error);
   check(api_, status, error);
   const Buffer owned(text, api_.free);
   return std::string(text, size);
@@ -181,15 +178,14 @@ std::string SentencePieceModel::decode(const std::vector<std::string>& pieces) c
 SentencePieceModule SentencePieceModule::open(const std::string& path) {
   void* library = dlopen(path.c_str(), kDlopenFlags);
   if (library == nullptr) {
-    throw std::runtime_error(
-        fmt::format("SentencePiece module {}: dlopen failed: {}", path, last_dl_error()));
+    throw std::runtime_error(fmt::format("SentencePiece module {}: dlopen failed: {}", path, last_dl_error()));
   }
   // From here on the library stays loaded: SentencePiece's protobuf copy has static state that
   // must never be torn down while the process runs.
   const auto version = resolve<TsSpmApiVersionFn>(library, path, "ts_spm_api_version")();
   if (version != TS_SPM_API_VERSION) {
-    throw std::runtime_error(fmt::format("SentencePiece module {}: API version {}, expected {}",
-                                         path, version, TS_SPM_API_VERSION));
+    throw std::runtime_error(
+        fmt::format("SentencePiece module {}: API version {}, expected {}", path, version, TS_SPM_API_VERSION));
   }
   SentencePieceModule module;
   module.path_ = path;
@@ -202,9 +198,8 @@ SentencePieceModule SentencePieceModule::open(const std::string& path) {
   return module;
 }
 
-std::string SentencePieceModule::train(
-    const SentenceSource& source,
-    const std::unordered_map<std::string, std::string>& options) const {
+std::string SentencePieceModule::train(const SentenceSource& source,
+                                       const std::unordered_map<std::string, std::string>& options) const {
   std::vector<const char*> keys;
   std::vector<const char*> values;
   for (const auto& [key, value] : options) {
@@ -215,8 +210,8 @@ std::string SentencePieceModule::train(
   char* model = nullptr;
   size_t size = 0;
   char* error = nullptr;
-  const int status = api_.train(&SentenceTrampoline::next, &trampoline, keys.data(),
-                                values.data(), keys.size(), &model, &size, &error);
+  const int status = api_.train(&SentenceTrampoline::next, &trampoline, keys.data(), values.data(), keys.size(), &model,
+                                &size, &error);
   const Buffer owned(model, api_.free);
   if (trampoline.failure) {
     api_.free(error);
@@ -242,15 +237,13 @@ std::vector<std::string> sentencepiece_module_candidates() {
   // build tree it was made from still exists. From the build tree these do not exist.
   if (const auto dir = executable_dir(); !dir.empty()) {
     candidates.push_back((dir / TS_SENTENCEPIECE_MODULE_NAME).string());
-    candidates.push_back(
-        (dir / ".." / "lib" / "transformer-studio" / TS_SENTENCEPIECE_MODULE_NAME).string());
+    candidates.push_back((dir / ".." / "lib" / "transformer-studio" / TS_SENTENCEPIECE_MODULE_NAME).string());
   }
 #ifdef TS_SENTENCEPIECE_MODULE_PATH
   candidates.emplace_back(TS_SENTENCEPIECE_MODULE_PATH);
 #endif
 #ifdef TS_SENTENCEPIECE_INSTALL_DIR
-  candidates.push_back(std::string(TS_SENTENCEPIECE_INSTALL_DIR) + "/" +
-                       TS_SENTENCEPIECE_MODULE_NAME);
+  candidates.push_back(std::string(TS_SENTENCEPIECE_INSTALL_DIR) + "/" + TS_SENTENCEPIECE_MODULE_NAME);
 #endif
   return candidates;
 }

@@ -60,8 +60,7 @@ class SentencePieceModule {
 
   /// Trains with SentencePieceTrainer key/value `options`; returns the serialized model.
   /// Throws SentencePieceError when SentencePiece fails; rethrows what `source` throws.
-  std::string train(const SentenceSource& source,
-                    const std::unordered_map<std::string, std::string>& options) const;
+  std::string train(const SentenceSource& source, const std::unordered_map<std::string, std::string>& options) const;
   /// Throws SentencePieceError when `model` is not a valid serialized model.
   SentencePieceModel load(std::string_view model) const;
 

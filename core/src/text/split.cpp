@@ -125,9 +125,8 @@ DataSplit split_pairs(const std::vector<SentencePair>& pairs, const SplitConfig&
   const std::size_t test_size = resolve_split_size(config.test, total);
   const std::size_t dev_size = resolve_split_size(config.dev, total);
   if (test_size + dev_size >= total) {
-    throw std::invalid_argument("split leaves no training pair: test " +
-                                std::to_string(test_size) + " + dev " + std::to_string(dev_size) +
-                                " of " + std::to_string(total) +
+    throw std::invalid_argument("split leaves no training pair: test " + std::to_string(test_size) + " + dev " +
+                                std::to_string(dev_size) + " of " + std::to_string(total) +
                                 " pairs; lower the dev/test sizes or use a larger corpus");
   }
   // Groups in order of first occurrence; each pair its own group for the shuffled-pairs method.
@@ -155,14 +154,15 @@ DataSplit split_pairs(const std::vector<SentencePair>& pairs, const SplitConfig&
   split.train.reserve(total - test_size - dev_size);
   for (const std::size_t g : shuffled_indices(groups.size(), config.seed)) {
     const auto& members = groups[g];
-    auto& part = split.test.size() + members.size() <= test_size  ? split.test
+    auto& part = split.test.size() + members.size() <= test_size ? split.test
                  : split.dev.size() + members.size() <= dev_size ? split.dev
                                                                  : split.train;
     for (const std::size_t i : members) part.push_back(pairs[i]);
   }
   if (split.train.empty())
-    throw std::invalid_argument("split leaves no training pair: every source sentence went to dev or test; "
-                                "lower the dev/test sizes or use a larger corpus");
+    throw std::invalid_argument(
+        "split leaves no training pair: every source sentence went to dev or test; "
+        "lower the dev/test sizes or use a larger corpus");
   return split;
 }
 

@@ -48,11 +48,9 @@ std::string join_names(const std::vector<std::string>& names) {
   return out;
 }
 
-void check_one_of(const char* key, const std::string& value,
-                  const std::vector<std::string>& allowed) {
+void check_one_of(const char* key, const std::string& value, const std::vector<std::string>& allowed) {
   if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
-    throw std::invalid_argument(
-        fmt::format("tokenizer.{} \"{}\" is not one of {}", key, value, join_names(allowed)));
+    throw std::invalid_argument(fmt::format("tokenizer.{} \"{}\" is not one of {}", key, value, join_names(allowed)));
   }
 }
 
@@ -61,12 +59,11 @@ void validate(const TokenizerConfig& c) {
   check_one_of("punctuation", c.punctuation, kPunctuationModes);
   check_one_of("chinese", c.chinese, kChineseModes);
   if (c.vocab_size < kMinVocabSize || c.vocab_size > kMaxVocabSize) {
-    throw std::invalid_argument(fmt::format("tokenizer.vocab_size {} is not in {}..{}",
-                                            c.vocab_size, kMinVocabSize, kMaxVocabSize));
+    throw std::invalid_argument(
+        fmt::format("tokenizer.vocab_size {} is not in {}..{}", c.vocab_size, kMinVocabSize, kMaxVocabSize));
   }
   if (!(c.character_coverage > 0.0 && c.character_coverage <= 1.0)) {
-    throw std::invalid_argument(
-        fmt::format("tokenizer.character_coverage {} is not in (0, 1]", c.character_coverage));
+    throw std::invalid_argument(fmt::format("tokenizer.character_coverage {} is not in (0, 1]", c.character_coverage));
   }
 }
 
@@ -74,9 +71,8 @@ void validate(const TokenizerConfig& c) {
 template <typename T>
 T checked(const std::string& key, const nlohmann::json& value, bool ok, const char* what) {
   if (!ok) {
-    throw std::invalid_argument(
-        fmt::format("tokenizer.{} must be {}, not {}", key, what,
-                    value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+    throw std::invalid_argument(fmt::format("tokenizer.{} must be {}, not {}", key, what,
+                                            value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
   }
   return value.get<T>();
 }
@@ -93,8 +89,7 @@ constexpr std::array<CharClass, 128> make_ascii_classes() {
       table[c] = CharClass::kSpace;  // Python's \s in ASCII
     } else if (c < 0x20 || c == 0x7F) {
       table[c] = CharClass::kControl;
-    } else if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-               c == '_') {
+    } else if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
       table[c] = CharClass::kWord;
     } else {
       table[c] = CharClass::kOther;
@@ -121,10 +116,13 @@ CharClass classify(char32_t cp) {
     case U_DECIMAL_DIGIT_NUMBER:
     case U_LETTER_NUMBER:
     case U_OTHER_NUMBER:
-    case U_CONNECTOR_PUNCTUATION: return CharClass::kWord;
+    case U_CONNECTOR_PUNCTUATION:
+      return CharClass::kWord;
     case U_CONTROL_CHAR:
-    case U_FORMAT_CHAR: return CharClass::kControl;
-    default: return CharClass::kOther;
+    case U_FORMAT_CHAR:
+      return CharClass::kControl;
+    default:
+      return CharClass::kOther;
   }
 }
 
@@ -136,9 +134,7 @@ char32_t first_code_point(std::string_view token) {
 char32_t last_code_point(std::string_view token) {
   if (token.empty()) return 0;
   std::size_t start = token.size() - 1;
-  while (start > 0 && token.size() - start < 4 &&
-         (static_cast<unsigned char>(token[start]) & 0xC0) == 0x80)
-    --start;
+  while (start > 0 && token.size() - start < 4 && (static_cast<unsigned char>(token[start]) & 0xC0) == 0x80) --start;
   return next_code_point(token, start);
 }
 
@@ -217,8 +213,8 @@ void lowercase(std::string& text, bool simple_case) {
   out.reserve(text.size());
   icu::StringByteSink<std::string> sink(&out, static_cast<int32_t>(text.size()));
   UErrorCode status = U_ZERO_ERROR;
-  icu::CaseMap::utf8ToLower("", 0, icu::StringPiece(text.data(), static_cast<int32_t>(text.size())),
-                            sink, nullptr, status);
+  icu::CaseMap::utf8ToLower("", 0, icu::StringPiece(text.data(), static_cast<int32_t>(text.size())), sink, nullptr,
+                            status);
   if (U_SUCCESS(status)) text = std::move(out);
 }
 
@@ -235,9 +231,8 @@ ChineseConverter open_chinese_converter(const std::string& mode) {
   }
   return ChineseConverter(handle, [](void* h) { opencc_close(h); });
 #else
-  throw std::invalid_argument(fmt::format(
-      "tokenizer.chinese \"{}\" needs OpenCC, which is unavailable in this build (use \"none\")",
-      mode));
+  throw std::invalid_argument(
+      fmt::format("tokenizer.chinese \"{}\" needs OpenCC, which is unavailable in this build (use \"none\")", mode));
 #endif
 }
 
@@ -370,8 +365,10 @@ bool attaches_left(char32_t cp) {
     case U'}':
     case U'%':
     case U'\u2026' /* … */:
-    case U'\u2030' /* ‰ */: return true;
-    default: return false;
+    case U'\u2030' /* ‰ */:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -381,25 +378,38 @@ bool attaches_right(char32_t cp) {
     case U'[':
     case U'{':
     case U'\u00BF' /* ¿ */:
-    case U'\u00A1' /* ¡ */: return true;
-    default: return false;
+    case U'\u00A1' /* ¡ */:
+      return true;
+    default:
+      return false;
   }
 }
 
 /// The quotes that close an opening quote `cp` (empty when `cp` opens nothing).
 std::u32string_view closers_of(char32_t cp) {
   switch (cp) {
-    case U'"': return U"\"";
-    case U'\'': return U"'";
-    case U'\u201C' /* “ */: return U"\u201D";
-    case U'\u2018' /* ‘ */: return U"\u2019";
-    case U'\u201E' /* „ */: return U"\u201C\u201D";
-    case U'\u201A' /* ‚ */: return U"\u2018\u2019";
-    case U'\u00AB' /* « */: return U"\u00BB";
-    case U'\u00BB' /* » */: return U"\u00AB";
-    case U'\u2039' /* ‹ */: return U"\u203A";
-    case U'\u203A' /* › */: return U"\u2039";
-    default: return {};
+    case U'"':
+      return U"\"";
+    case U'\'':
+      return U"'";
+    case U'\u201C' /* “ */:
+      return U"\u201D";
+    case U'\u2018' /* ‘ */:
+      return U"\u2019";
+    case U'\u201E' /* „ */:
+      return U"\u201C\u201D";
+    case U'\u201A' /* ‚ */:
+      return U"\u2018\u2019";
+    case U'\u00AB' /* « */:
+      return U"\u00BB";
+    case U'\u00BB' /* » */:
+      return U"\u00AB";
+    case U'\u2039' /* ‹ */:
+      return U"\u203A";
+    case U'\u203A' /* › */:
+      return U"\u2039";
+    default:
+      return {};
   }
 }
 
@@ -445,8 +455,7 @@ Glue apostrophe_glue(const Neighbours& n) {
   static constexpr std::string_view kSuffixes[] = {"s", "t", "re", "ve", "ll", "d", "m"};
   const bool suffix = std::any_of(std::begin(kSuffixes), std::end(kSuffixes),
                                   [&n](std::string_view s) { return equals_ascii_ci(n.next, s); });
-  static constexpr std::string_view kElidedWords[] = {"c", "d", "j",  "l", "m",
-                                                      "n", "o", "qu", "s", "t"};
+  static constexpr std::string_view kElidedWords[] = {"c", "d", "j", "l", "m", "n", "o", "qu", "s", "t"};
   const bool elided = std::any_of(std::begin(kElidedWords), std::end(kElidedWords),
                                   [&n](std::string_view s) { return equals_ascii_ci(n.prev, s); });
   if (suffix || elided) return Glue::kBoth;
@@ -465,8 +474,7 @@ Glue hyphen_glue(const Neighbours& n) {
 
 /// Punctuation glued between two words: apostrophes, hyphens ("e-mail"), slashes ("km/h"),
 /// separators inside numbers ("3,5", "1.000", "10:30") and abbreviations ("p.m.", "z.b.").
-std::optional<Glue> between_words_glue(char32_t cp, const Neighbours& n,
-                                       std::vector<char32_t>& open) {
+std::optional<Glue> between_words_glue(char32_t cp, const Neighbours& n, std::vector<char32_t>& open) {
   if (cp == U'\'' || cp == U'\u2019') {
     const Glue glue = apostrophe_glue(n);
     if (glue == Glue::kLeft) close_quote(cp, open);
@@ -475,8 +483,7 @@ std::optional<Glue> between_words_glue(char32_t cp, const Neighbours& n,
   if (cp == U'-' || cp == U'\u2010') return hyphen_glue(n);
   if (cp == U'/') return Glue::kBoth;
   const bool number_separator = cp == U',' || cp == U'.' || cp == U':';
-  if (number_separator && is_digit_at(last_code_point(n.prev)) &&
-      is_digit_at(first_code_point(n.next))) {
+  if (number_separator && is_digit_at(last_code_point(n.prev)) && is_digit_at(first_code_point(n.next))) {
     const bool date = cp == U',' && n.prev.size() <= 2 && n.next.size() == 4;  // "march 5, 1977"
     return date ? Glue::kLeft : Glue::kBoth;
   }
@@ -500,8 +507,7 @@ std::optional<Glue> quote_glue(char32_t cp, const Neighbours& n, std::vector<cha
 }
 
 bool is_currency(char32_t cp) {
-  return cp == U'$' || cp == U'\u00A3' /* £ */ || cp == U'\u20AC' /* € */ ||
-         cp == U'\u00A5' /* ¥ */;
+  return cp == U'$' || cp == U'\u00A3' /* £ */ || cp == U'\u20AC' /* € */ || cp == U'\u00A5' /* ¥ */;
 }
 
 /// How token `i` (a single non-word character `cp`) attaches to its neighbours.
@@ -514,7 +520,7 @@ Glue punctuation_glue(const std::vector<std::string>& tokens, std::size_t i, cha
   }
   if (is_cjk(cp)) return Glue::kBoth;  // CJK punctuation: no spaces either side
   if (is_currency(cp) && is_digit_at(first_code_point(n.next))) return Glue::kRight;  // "$5"
-  if (cp == U'-' && n.prev_word && !n.next_word) return Glue::kLeft;  // "sitzungs-, kein"
+  if (cp == U'-' && n.prev_word && !n.next_word) return Glue::kLeft;                  // "sitzungs-, kein"
   if (const auto glue = quote_glue(cp, n, open_quotes)) return *glue;
   if (attaches_left(cp)) return Glue::kLeft;
   if (attaches_right(cp)) return Glue::kRight;
@@ -550,8 +556,7 @@ class WordTokenizer final : public Tokenizer {
     return split_words(s, config_.punctuation == "split");
   }
   std::string detokenize(const std::vector<std::string>& tokens) const override {
-    return config_.punctuation == "split" ? join_with_punctuation(tokens)
-                                          : join_with_spaces(tokens);
+    return config_.punctuation == "split" ? join_with_punctuation(tokens) : join_with_spaces(tokens);
   }
   const TokenizerConfig& config() const override { return config_; }
   nlohmann::json to_json() const override { return {{"config", config_.to_json()}}; }
@@ -565,9 +570,7 @@ class CharTokenizer final : public Tokenizer {
  public:
   explicit CharTokenizer(const TokenizerConfig& config) : config_(config), normalise_(config) {}
 
-  std::vector<std::string> tokenize(std::string_view text) const override {
-    return split_chars(normalise_(text));
-  }
+  std::vector<std::string> tokenize(std::string_view text) const override { return split_chars(normalise_(text)); }
   std::string detokenize(const std::vector<std::string>& tokens) const override {
     std::string out;
     for (const auto& token : tokens) out += token == kSpaceMarker ? std::string(" ") : token;
@@ -582,8 +585,7 @@ class CharTokenizer final : public Tokenizer {
 };
 
 /// Feeds normalised, non-empty training lines to the SentencePiece trainer, one at a time.
-spm::SentenceSource training_sentences(const std::vector<std::string>& lines,
-                                       const Normaliser& normalise) {
+spm::SentenceSource training_sentences(const std::vector<std::string>& lines, const Normaliser& normalise) {
   return [&lines, &normalise, index = std::size_t{0}](std::string& sentence) mutable {
     while (index < lines.size()) {
       sentence = normalise(lines[index++]);
@@ -666,10 +668,10 @@ TrainedSentencePiece train_sentencepiece(const TokenizerConfig& config, const st
             config.vocab_size, required, config.kind, config.character_coverage, out.vocab_size, config.vocab_size);
         continue;
       }
-      throw std::runtime_error(fmt::format(
-          "{} training failed: tokenizer.vocab_size {} is smaller than the number of distinct "
-          "characters to cover; raise vocab_size or lower character_coverage ({})",
-          config.kind, out.vocab_size, message));
+      throw std::runtime_error(
+          fmt::format("{} training failed: tokenizer.vocab_size {} is smaller than the number of distinct "
+                      "characters to cover; raise vocab_size or lower character_coverage ({})",
+                      config.kind, out.vocab_size, message));
     }
     throw std::runtime_error(fmt::format("{} training failed: {}", config.kind, message));
   }
@@ -681,8 +683,7 @@ spm::SentencePieceModel load_sentencepiece(const std::string& model) {
   try {
     return module.load(model);
   } catch (const spm::SentencePieceError& e) {
-    throw std::invalid_argument(
-        fmt::format("tokenizer.model is not a valid SentencePiece model: {}", e.what()));
+    throw std::invalid_argument(fmt::format("tokenizer.model is not a valid SentencePiece model: {}", e.what()));
   }
 }
 
@@ -698,13 +699,9 @@ class SentencePieceTokenizer final : public Tokenizer {
   std::vector<std::string> tokenize(std::string_view text) const override {
     return processor_.encode(normalise_(text));
   }
-  std::string detokenize(const std::vector<std::string>& tokens) const override {
-    return processor_.decode(tokens);
-  }
+  std::string detokenize(const std::vector<std::string>& tokens) const override { return processor_.decode(tokens); }
   const TokenizerConfig& config() const override { return config_; }
-  nlohmann::json to_json() const override {
-    return {{"config", config_.to_json()}, {"model", base64_encode(model_)}};
-  }
+  nlohmann::json to_json() const override { return {{"config", config_.to_json()}, {"model", base64_encode(model_)}}; }
   std::string training_note() const override { return note_; }
 
  private:
@@ -722,9 +719,8 @@ bool is_sentencepiece(const std::string& kind) { return kind == "bpe" || kind ==
 // ------------------------------------------------------------------ public API
 
 nlohmann::json TokenizerConfig::to_json() const {
-  return {
-      {"kind", kind},       {"lowercase", lowercase},   {"punctuation", punctuation},
-      {"chinese", chinese}, {"vocab_size", vocab_size}, {"character_coverage", character_coverage}};
+  return {{"kind", kind},       {"lowercase", lowercase},   {"punctuation", punctuation},
+          {"chinese", chinese}, {"vocab_size", vocab_size}, {"character_coverage", character_coverage}};
 }
 
 TokenizerConfig TokenizerConfig::from_json(const nlohmann::json& j) {
@@ -759,8 +755,7 @@ std::unique_ptr<Tokenizer> make_tokenizer(const TokenizerConfig& config,
   if (config.kind == "word") return std::make_unique<WordTokenizer>(config);
   if (config.kind == "char") return std::make_unique<CharTokenizer>(config);
   if (training_text.empty()) {
-    throw std::invalid_argument(
-        fmt::format("tokenizer.kind \"{}\" needs training text", config.kind));
+    throw std::invalid_argument(fmt::format("tokenizer.kind \"{}\" needs training text", config.kind));
   }
   const Normaliser normalise(config);
   auto trained = train_sentencepiece(config, training_text, normalise);
@@ -775,21 +770,19 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j) {
   }
   for (const auto& [key, value] : j.items()) {
     if (key != "config" && key != "model") {
-      throw std::invalid_argument(
-          fmt::format("tokenizer: unknown key \"{}\" (allowed: config, model)", key));
+      throw std::invalid_argument(fmt::format("tokenizer: unknown key \"{}\" (allowed: config, model)", key));
     }
   }
   const auto config = TokenizerConfig::from_json(j.at("config"));
   if (!is_sentencepiece(config.kind)) {
     if (j.contains("model")) {
-      throw std::invalid_argument(
-          fmt::format("tokenizer.model is not used by kind \"{}\"", config.kind));
+      throw std::invalid_argument(fmt::format("tokenizer.model is not used by kind \"{}\"", config.kind));
     }
     return make_tokenizer(config);
   }
   if (!j.contains("model") || !j.at("model").is_string()) {
-    throw std::invalid_argument(fmt::format(
-        "tokenizer.model: kind \"{}\" needs a base64 SentencePiece model", config.kind));
+    throw std::invalid_argument(
+        fmt::format("tokenizer.model: kind \"{}\" needs a base64 SentencePiece model", config.kind));
   }
   std::string model;
   try {

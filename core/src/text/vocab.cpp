@@ -57,17 +57,14 @@ class TokenCounter {
         return;
       }
     }
-    entries_.push_back(
-        {static_cast<std::uint32_t>(text_.size()), static_cast<std::uint32_t>(token.size()), 1});
+    entries_.push_back({static_cast<std::uint32_t>(text_.size()), static_cast<std::uint32_t>(token.size()), 1});
     text_.append(token);
     slots_[i] = {tag, static_cast<std::uint32_t>(entries_.size())};
     if (entries_.size() * 2 > slots_.size()) grow();
   }
 
   const std::vector<Entry>& entries() const { return entries_; }
-  std::string_view text(const Entry& entry) const {
-    return {text_.data() + entry.offset, entry.size};
-  }
+  std::string_view text(const Entry& entry) const { return {text_.data() + entry.offset, entry.size}; }
 
  private:
   struct Slot {
@@ -81,8 +78,7 @@ class TokenCounter {
       const std::uint64_t hash = hash_token(text(entry));
       std::size_t i = hash & (bigger.size() - 1);
       while (bigger[i].entry != 0) i = (i + 1) & (bigger.size() - 1);
-      bigger[i] = {static_cast<std::uint32_t>(hash >> 32),
-                   static_cast<std::uint32_t>(&entry - entries_.data() + 1)};
+      bigger[i] = {static_cast<std::uint32_t>(hash >> 32), static_cast<std::uint32_t>(&entry - entries_.data() + 1)};
     }
     slots_ = std::move(bigger);
   }
@@ -103,8 +99,7 @@ void Vocab::add(const std::string& token) {
   tokens_.push_back(token);
 }
 
-Vocab Vocab::build(const std::vector<std::vector<std::string>>& sentences, int min_freq,
-                   std::size_t max_size) {
+Vocab Vocab::build(const std::vector<std::vector<std::string>>& sentences, int min_freq, std::size_t max_size) {
   TokenCounter counter;
   for (const auto& sentence : sentences) {
     for (const auto& token : sentence) counter.add(token);
@@ -113,11 +108,9 @@ Vocab Vocab::build(const std::vector<std::vector<std::string>>& sentences, int m
   std::vector<TokenCounter::Entry> kept;
   kept.reserve(counter.entries().size());
   for (const auto& entry : counter.entries()) {
-    if (entry.count >= std::max(min_freq, 1) && !is_special(counter.text(entry)))
-      kept.push_back(entry);
+    if (entry.count >= std::max(min_freq, 1) && !is_special(counter.text(entry))) kept.push_back(entry);
   }
-  std::stable_sort(kept.begin(), kept.end(),
-                   [](const auto& a, const auto& b) { return a.count > b.count; });
+  std::stable_sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.count > b.count; });
   Vocab vocab;
   if (max_size > 0) kept.resize(std::min(kept.size(), max_size - std::min(max_size, vocab.size())));
   vocab.tokens_.reserve(vocab.size() + kept.size());
@@ -174,16 +167,14 @@ Vocab Vocab::from_json(const nlohmann::json& j) {
     const auto& token = tokens[i].get_ref<const std::string&>();
     if (i < vocab.size()) {
       if (token != vocab.tokens_[i]) {
-        throw std::invalid_argument("vocab: id " + std::to_string(i) + " must be \"" +
-                                    vocab.tokens_[i] + "\", not \"" + token + "\"");
+        throw std::invalid_argument("vocab: id " + std::to_string(i) + " must be \"" + vocab.tokens_[i] + "\", not \"" +
+                                    token + "\"");
       }
       continue;
     }
-    if (token.empty())
-      throw std::invalid_argument("vocab: token " + std::to_string(i) + " is empty");
+    if (token.empty()) throw std::invalid_argument("vocab: token " + std::to_string(i) + " is empty");
     if (vocab.contains(token)) {
-      throw std::invalid_argument("vocab: duplicate token \"" + token + "\" at id " +
-                                  std::to_string(i));
+      throw std::invalid_argument("vocab: duplicate token \"" + token + "\" at id " + std::to_string(i));
     }
     vocab.add(token);
   }

@@ -58,9 +58,9 @@ std::vector<Json::json_pointer> differences(const Json& a, const Json& b) {
 
 std::string auto_fit_key(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config) {
   return std::to_string(reinterpret_cast<std::uintptr_t>(&corpus)) + '|' + corpus.path + '|' +
-         std::to_string(corpus.pairs.size()) + '|' + direction.str() +
-         (direction.english_is_source ? "|en|" : "|xx|") + Json(config.train.budget_minutes).dump() + '|' +
-         config.train.device + '|' + std::to_string(config.train.threads) + '|' + config.train.precision;
+         std::to_string(corpus.pairs.size()) + '|' + direction.str() + (direction.english_is_source ? "|en|" : "|xx|") +
+         Json(config.train.budget_minutes).dump() + '|' + config.train.device + '|' +
+         std::to_string(config.train.threads) + '|' + config.train.precision;
 }
 
 AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config, bool measure) {
@@ -69,8 +69,8 @@ AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const Experim
   const double budget = config.train.budget_minutes;
   try {
     const auto& t = config.train;
-    MachineProfile machine = measure ? measure_machine(t.device, t.threads, t.precision)
-                                     : MachineProfile::detect(t.device, t.threads);
+    MachineProfile machine =
+        measure ? measure_machine(t.device, t.threads, t.precision) : MachineProfile::detect(t.device, t.threads);
     if (!measure) {
       const auto cached = cached_reference_throughput(t.device, t.threads, t.precision, auto_batch_tokens(machine));
       machine.measured_tokens_per_second = cached.tokens_per_second;

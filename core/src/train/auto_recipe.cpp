@@ -24,8 +24,8 @@ namespace {
 // vocabulary, 2,500-token batches) on one core of an AMD EPYC with AVX-512, fp32, in target tokens
 // per second (docs/benchmarks.md, "Time to quality": 2 cores gave about 2,300).
 constexpr double kReferenceTokensPerCore = 1150;
-constexpr double kBf16Speedup = 1.46;      // measured on that EPYC (AVX-512 BF16, no AMX)
-constexpr double kAvx2Factor = 0.6;        // half the vector width, some of it hidden by memory
+constexpr double kBf16Speedup = 1.46;          // measured on that EPYC (AVX-512 BF16, no AMX)
+constexpr double kAvx2Factor = 0.6;            // half the vector width, some of it hidden by memory
 constexpr double kGpuTokensPerSecond = 40000;  // an estimate for one recent GPU; measure with bench/
 
 struct ModelSize {
@@ -41,7 +41,7 @@ constexpr ModelSize kSizes[] = {
     {"large", 4, 384, 6, 1536, 8e-4},
     {"x-large", 6, 512, 8, 2048, 7e-4},
 };
-constexpr int kReference = 1;  // "base", the size the throughput above was measured for
+constexpr int kReference = 1;             // "base", the size the throughput above was measured for
 constexpr double kReferenceVocab = 8000;  // the vocabulary a measurement (ts/train/calibration.h) uses
 
 // The cost of a token: the weights it passes through, plus a fixed part (batching, attention
@@ -156,8 +156,9 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   if (shape.pairs < 20000) c.data.dev = c.data.test = 0.05;  // 1,000 each would leave too little to train on
   const std::string src_name = direction.english_is_source ? corpus.english.name : corpus.other.name;
   const std::string tgt_name = direction.english_is_source ? corpus.other.name : corpus.english.name;
-  r.reasons.push_back(fmt::format("Corpus: {} pairs, {} to {}{}; {} budget on {}.", thousands(static_cast<double>(shape.pairs)),
-                                  src_name, tgt_name, corpus.language_from_text ? " (the language read from the text)" : "",
+  r.reasons.push_back(fmt::format("Corpus: {} pairs, {} to {}{}; {} budget on {}.",
+                                  thousands(static_cast<double>(shape.pairs)), src_name, tgt_name,
+                                  corpus.language_from_text ? " (the language read from the text)" : "",
                                   minutes_text(minutes), machine.describe()));
 
   // Tokenisation. The subword vocabulary is sized to the corpus here, and capped for the budget
@@ -176,9 +177,10 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
     c.data.shared_vocab = true;
     c.model.share_embeddings = c.model.tie_output = true;
     tokens_reason = [](int used, bool corpus_size) {
-      return fmt::format("Tokens: one SentencePiece unigram vocabulary of {} pieces for both sides{}, so the source "
-                         "embedding, target embedding and output layer are one matrix.",
-                         thousands(used), corpus_size ? " (about 20 x sqrt(pairs))" : "");
+      return fmt::format(
+          "Tokens: one SentencePiece unigram vocabulary of {} pieces for both sides{}, so the source "
+          "embedding, target embedding and output layer are one matrix.",
+          thousands(used), corpus_size ? " (about 20 x sqrt(pairs))" : "");
     };
   } else {
     const bool both = shape.src_cjk && shape.tgt_cjk;
@@ -227,14 +229,16 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   // (German-English, 5 min on 2 cores, 1.4 million tokens: 24.40 BLEU with 4,000 pieces against
   // 18.84 with 8,000; 20 min buys 3.5 million, and 8,000 stays). The size, speed and tokens stay
   // those estimated for the corpus's vocabulary (a smaller one is a little faster).
-  const int budget_pieces = std::max(2000, static_cast<int>(std::round(chosen_tps * train_seconds / 350.0 / 1000.0)) * 1000);
+  const int budget_pieces =
+      std::max(2000, static_cast<int>(std::round(chosen_tps * train_seconds / 350.0 / 1000.0)) * 1000);
   if (budget_pieces < pieces) {
     for (auto* side : {&st, &tt})
       if (side->kind == "unigram") side->vocab_size = budget_pieces;
-    r.reasons.push_back(tokens_reason(budget_pieces, false) +
-                        fmt::format(" The budget caps the subwords at {} (one per 350 target tokens it buys; {} for the "
-                                    "corpus alone): rare pieces are not learnt in {}.",
-                                    thousands(budget_pieces), thousands(pieces), minutes_text(minutes)));
+    r.reasons.push_back(
+        tokens_reason(budget_pieces, false) +
+        fmt::format(" The budget caps the subwords at {} (one per 350 target tokens it buys; {} for the "
+                    "corpus alone): rare pieces are not learnt in {}.",
+                    thousands(budget_pieces), thousands(pieces), minutes_text(minutes)));
   } else {
     r.reasons.push_back(tokens_reason(pieces, true));
   }
@@ -246,13 +250,15 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   c.train.lr = m.lr;
   const double tokens = chosen_tps * train_seconds;
   const std::string speed_source =
-      measured ? fmt::format("measured here: the reference model trained {} target tokens/s in a {:.1f} s test, where "
-                             "constants from another machine predicted {}",
-                             thousands(machine.measured_tokens_per_second), machine.measured_seconds,
-                             thousands(machine.estimated_tokens_per_second()))
-               : fmt::format("estimated from constants measured on one AMD EPYC type ({} for the reference model), "
-                             "not measured on this machine",
-                             thousands(machine.estimated_tokens_per_second()));
+      measured ? fmt::format(
+                     "measured here: the reference model trained {} target tokens/s in a {:.1f} s test, where "
+                     "constants from another machine predicted {}",
+                     thousands(machine.measured_tokens_per_second), machine.measured_seconds,
+                     thousands(machine.estimated_tokens_per_second()))
+               : fmt::format(
+                     "estimated from constants measured on one AMD EPYC type ({} for the reference model), "
+                     "not measured on this machine",
+                     thousands(machine.estimated_tokens_per_second()));
   r.reasons.push_back(fmt::format(
       "Model: {} ({}+{} layers, d {}, ff {}, {} heads, pre-LN): at about {} target tokens/s ({}) it sees about {} "
       "million tokens in the budget, enough for this size and not for the next.",
@@ -268,9 +274,10 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   // More only where the pairs are seen very many times.
   c.model.dropout = passes < 1 ? 0.0 : passes < 30 ? 0.1 : passes < 100 ? 0.2 : 0.3;
   r.reasons.push_back(fmt::format("Dropout {}: about {:.1f} passes over the training pairs{}.", c.model.dropout, passes,
-                                  passes < 1    ? " (every batch is new: nothing to overfit)"
-                                  : passes < 30 ? " (a budget that ends on a decayed learning rate underfits before it overfits)"
-                                                : " (very many passes: regularise more)"));
+                                  passes < 1 ? " (every batch is new: nothing to overfit)"
+                                  : passes < 30
+                                      ? " (a budget that ends on a decayed learning rate underfits before it overfits)"
+                                      : " (very many passes: regularise more)"));
 
   // Schedule and batches. Small batches on a CPU: a budget buys few updates, and more of them
   // learn more (German-English, 5 min on 2 cores: 16.2 BLEU with 1,000-token batches against 6.2
@@ -278,11 +285,11 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   c.train.batch_tokens = auto_batch_tokens(machine);
   const double steps = tokens / c.train.batch_tokens;
   c.train.warmup = static_cast<int>(std::clamp(std::round(steps * 0.08 / 10) * 10, 50.0, 300.0));
-  r.reasons.push_back(fmt::format(
-      "Training: AdamW at {} with {} warmup steps of about {}, then linear decay to zero at the deadline "
-      "(budgeted training, Li et al. 2020); {}-token batches{}; weight averaging on.",
-      c.train.lr, c.train.warmup, thousands(steps), thousands(c.train.batch_tokens),
-      machine.cuda ? "" : " (small, for more updates in the budget)"));
+  r.reasons.push_back(
+      fmt::format("Training: AdamW at {} with {} warmup steps of about {}, then linear decay to zero at the deadline "
+                  "(budgeted training, Li et al. 2020); {}-token batches{}; weight averaging on.",
+                  c.train.lr, c.train.warmup, thousands(steps), thousands(c.train.batch_tokens),
+                  machine.cuda ? "" : " (small, for more updates in the budget)"));
   // Decoding: beam search where the model is used (eval, translate, the Translate panel); validation
   // during training stays greedy and batched.
   c.decode.mode = DecodeMode::kBeam;
@@ -292,10 +299,11 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
       "Translating: beam search of 4 with length penalty 1.0 (on the dev splits of four language pairs, 5-minute "
       "models: 1.3 BLEU above greedy on average, docs/benchmarks.md \"Beam or greedy\"); validation during "
       "training decodes greedily.");
-  r.reasons.push_back(machine.cuda ? "Precision: bf16 autocast on the GPU."
-                      : machine.native_bf16
-                          ? "Precision: bf16 autocast (this CPU computes bf16 natively: AVX-512 BF16 or AMX)."
-                          : "Precision: fp32 (this CPU has neither AMX nor AVX-512 BF16, where bf16 is emulated and slower).");
+  r.reasons.push_back(
+      machine.cuda ? "Precision: bf16 autocast on the GPU."
+      : machine.native_bf16
+          ? "Precision: bf16 autocast (this CPU computes bf16 natively: AVX-512 BF16 or AMX)."
+          : "Precision: fp32 (this CPU has neither AMX nor AVX-512 BF16, where bf16 is emulated and slower).");
   return r;
 }
 

@@ -9,7 +9,8 @@ namespace ts {
 namespace {
 
 // Fisher-Yates with our own index draw: identical on every standard library.
-template <class T> void shuffle_in_place(std::vector<T>& v, std::mt19937_64& rng) {
+template <class T>
+void shuffle_in_place(std::vector<T>& v, std::mt19937_64& rng) {
   for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng() % i]);
 }
 
@@ -25,7 +26,8 @@ std::vector<std::vector<std::size_t>> TokenBucketBatcher::epoch_plan(std::int64_
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   shuffle_in_place(order, rng);
 
-  const std::size_t per_batch_guess = batch_tokens_ > 0 ? std::max<std::size_t>(1, batch_tokens_ / 16) : batch_sentences_;
+  const std::size_t per_batch_guess =
+      batch_tokens_ > 0 ? std::max<std::size_t>(1, batch_tokens_ / 16) : batch_sentences_;
   const std::size_t pool = std::max<std::size_t>(1, per_batch_guess * 100);
   std::vector<std::vector<std::size_t>> batches;
   for (std::size_t start = 0; start < order.size(); start += pool) {
@@ -33,7 +35,8 @@ std::vector<std::vector<std::size_t>> TokenBucketBatcher::epoch_plan(std::int64_
     std::stable_sort(order.begin() + start, order.begin() + end, [&](std::size_t a, std::size_t b) {
       const auto& x = examples_[a];
       const auto& y = examples_[b];
-      return std::make_pair(source_positions(x), target_positions(x)) < std::make_pair(source_positions(y), target_positions(y));
+      return std::make_pair(source_positions(x), target_positions(x)) <
+             std::make_pair(source_positions(y), target_positions(y));
     });
     std::vector<std::size_t> current;
     std::size_t max_src = 0, max_tgt = 0;

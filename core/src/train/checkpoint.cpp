@@ -80,10 +80,13 @@ CheckpointHeader parse_header(const std::string& path, std::istream& in) {
   if (c != '\n' || !(fields >> magic >> version >> sha >> bytes) || magic != kMagic)
     fail(path, "not a Transformer Studio checkpoint (unknown file format)");
   if (version == 1)
-    fail(path, "was written by Transformer Studio 0.1 as a LibTorch archive, which this version no longer opens "
-               "(loading one compiles TorchScript, so a crafted file could run code). If you trust the file, "
-               "convert it once: transformer-studio-cli upgrade-checkpoint " + path);
-  if (version != kEnvelopeVersion) fail(path, "checkpoint envelope version " + std::to_string(version) + " is not supported");
+    fail(path,
+         "was written by Transformer Studio 0.1 as a LibTorch archive, which this version no longer opens "
+         "(loading one compiles TorchScript, so a crafted file could run code). If you trust the file, "
+         "convert it once: transformer-studio-cli upgrade-checkpoint " +
+             path);
+  if (version != kEnvelopeVersion)
+    fail(path, "checkpoint envelope version " + std::to_string(version) + " is not supported");
   if (sha.size() != 64) fail(path, "damaged checkpoint header");
   return {sha, bytes, line.size() + 1};
 }
@@ -96,8 +99,9 @@ std::string read_verified_payload(const std::string& path) {
   const auto header = parse_header(path, in);
   const auto size = fs::file_size(path);
   if (size != header.header_bytes + header.payload_bytes)
-    fail(path, "truncated or damaged checkpoint: expected " + std::to_string(header.header_bytes + header.payload_bytes) +
-                   " bytes, found " + std::to_string(size));
+    fail(path, "truncated or damaged checkpoint: expected " +
+                   std::to_string(header.header_bytes + header.payload_bytes) + " bytes, found " +
+                   std::to_string(size));
   std::string payload(header.payload_bytes, '\0');
   if (!in.read(payload.data(), static_cast<std::streamsize>(payload.size()))) fail(path, "cannot read the checkpoint");
   if (sha256_hex(payload) != header.sha256) fail(path, "corrupted checkpoint: SHA-256 mismatch");
@@ -110,7 +114,8 @@ CheckpointMeta meta_from_json(const nlohmann::json& j, const std::string& path) 
     if (j.value("kind", "") == "lm") fail(path, "is a language-model checkpoint: use lm-generate");
     if (!j.at("format").is_number_integer()) fail(path, "damaged checkpoint metadata: format is not an integer");
     meta.format = j.at("format").get<std::int64_t>();
-    if (meta.format != 1) fail(path, "checkpoint format " + std::to_string(meta.format) + " is newer than this program");
+    if (meta.format != 1)
+      fail(path, "checkpoint format " + std::to_string(meta.format) + " is newer than this program");
     meta.config = ExperimentConfig::from_saved_json(j.at("config"));
     meta.position = TrainingPosition::from_json(j.at("position"));
     meta.corpus_path = j.value("corpus", "");
@@ -193,10 +198,17 @@ void load_adam_state(const SafetensorsReader& file, const std::string& prefix, t
 }  // namespace
 
 nlohmann::json TrainingPosition::to_json() const {
-  return {{"step", step}, {"epoch", epoch}, {"batch_in_epoch", batch_in_epoch}, {"tokens_seen", tokens_seen},
-          {"elapsed_seconds", elapsed_seconds}, {"best_metric", best_metric}, {"has_best", has_best},
-          {"bad_validations", bad_validations}, {"budget_seconds", budget_seconds},
-          {"budget_used_seconds", budget_used_seconds}, {"schedule_start_step", schedule_start_step},
+  return {{"step", step},
+          {"epoch", epoch},
+          {"batch_in_epoch", batch_in_epoch},
+          {"tokens_seen", tokens_seen},
+          {"elapsed_seconds", elapsed_seconds},
+          {"best_metric", best_metric},
+          {"has_best", has_best},
+          {"bad_validations", bad_validations},
+          {"budget_seconds", budget_seconds},
+          {"budget_used_seconds", budget_used_seconds},
+          {"schedule_start_step", schedule_start_step},
           {"budget_warmup_end", budget_warmup_end}};
 }
 
@@ -206,7 +218,8 @@ namespace {
 // the file is intact, not that its metadata is sane.
 std::int64_t position_integer(const nlohmann::json& j, const char* key) {
   const auto& v = j.at(key);
-  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)))
+  if (!v.is_number_integer() ||
+      (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)))
     throw std::invalid_argument(std::string("position.") + key + ": expected an integer, got " +
                                 v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   return v.get<std::int64_t>();
@@ -254,9 +267,9 @@ static at::Device first_parameter_device(const torch::nn::Module& module) {
 
 CheckpointHeader save_checkpoint(const std::string& path, const CheckpointMeta& meta, Transformer& model,
                                  torch::optim::Optimizer* optimizer, const NamedTensors* raw) {
-  const nlohmann::json j = {{"format", meta.format}, {"config", meta.config.to_json()},
-                            {"position", meta.position.to_json()}, {"corpus", meta.corpus_path},
-                            {"pipeline", meta.pipeline}, {"metrics", meta.metrics}};
+  const nlohmann::json j = {
+      {"format", meta.format},      {"config", meta.config.to_json()}, {"position", meta.position.to_json()},
+      {"corpus", meta.corpus_path}, {"pipeline", meta.pipeline},       {"metrics", meta.metrics}};
   NamedTensors tensors;
   append_module_state(tensors, "model.", *model);
   if (raw) tensors.insert(tensors.end(), raw->begin(), raw->end());
@@ -286,10 +299,12 @@ void append_generator_state(NamedTensors& out, const std::string& name, at::Gene
 
 void append_dropout_generators(NamedTensors& out, const at::Device& model_device) {
   append_generator_state(out, "rng.cpu", at::detail::getDefaultCPUGenerator());
-  if (model_device.is_cuda()) append_generator_state(out, "rng.cuda", at::globalContext().defaultGenerator(model_device));
+  if (model_device.is_cuda())
+    append_generator_state(out, "rng.cuda", at::globalContext().defaultGenerator(model_device));
 }
 
-CheckpointHeader write_checkpoint_file(const std::string& path, const nlohmann::json& meta, const NamedTensors& tensors) {
+CheckpointHeader write_checkpoint_file(const std::string& path, const nlohmann::json& meta,
+                                       const NamedTensors& tensors) {
   // The payload is streamed into the file while it is hashed, so no copy of it (hundreds of MB for
   // a large vocabulary with its Adam state) is held in memory. The header goes first in the file but
   // needs the digest and size: a fixed-width placeholder is written, then overwritten at the end
@@ -356,9 +371,9 @@ void load_module_state(torch::nn::Module& module, const SafetensorsReader& file,
     const auto& entry = file.entries().at(key);
     if (entry.shape != target.sizes().vec() || entry.dtype != target.scalar_type())
       fail(path, fmt::format("the weights do not fit the model its metadata describes (another vocabulary or "
-                              "configuration?): {} is {} {} in the file, {} {} expected",
-                              key, c10::toString(entry.dtype), shape_text(entry.shape), c10::toString(target.scalar_type()),
-                              shape_text(target.sizes())));
+                             "configuration?): {} is {} {} in the file, {} {} expected",
+                             key, c10::toString(entry.dtype), shape_text(entry.shape),
+                             c10::toString(target.scalar_type()), shape_text(target.sizes())));
     target.copy_(file.tensor(key));
   }
 }
@@ -393,7 +408,9 @@ void CheckpointFile::load_dropout_generators(const at::Device& model_device) con
     load_generator(at::globalContext().defaultGenerator(model_device), "rng.cuda");
 }
 
-CheckpointMeta read_checkpoint_meta(const std::string& path) { return meta_from_json(CheckpointFile::open(path).meta(), path); }
+CheckpointMeta read_checkpoint_meta(const std::string& path) {
+  return meta_from_json(CheckpointFile::open(path).meta(), path);
+}
 
 LoadedModel load_checkpoint(const std::string& path, const at::Device& device) {
   if (is_model_folder(path)) return import_model(path, device);
@@ -450,8 +467,9 @@ void load_training_state(const std::string& path, torch::optim::Optimizer& optim
 CheckpointMeta load_for_resume(const std::string& path, torch::nn::Module& model, torch::optim::Optimizer& optimizer,
                                bool restore_rng, std::vector<at::Tensor>* averaged) {
   if (is_model_folder(path))
-    fail(path, "is an exported model folder: it holds the weights only, no optimizer state to resume from "
-               "(resume from the run's last.ckpt)");
+    fail(path,
+         "is an exported model folder: it holds the weights only, no optimizer state to resume from "
+         "(resume from the run's last.ckpt)");
   const auto file = CheckpointFile::open(path);
   auto meta = meta_from_json(file.meta(), path);
   file.load_module(model, "model.");

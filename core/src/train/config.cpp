@@ -23,7 +23,8 @@ using nlohmann::json;
 std::string shown(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 // Each section lists its fields once; the same list drives writing, reading and overrides.
-template <class V> void visit(DataConfig& c, V& v) {
+template <class V>
+void visit(DataConfig& c, V& v) {
   v("src_tokenizer", c.src_tokenizer);
   v("tgt_tokenizer", c.tgt_tokenizer);
   v("shared_vocab", c.shared_vocab);
@@ -37,7 +38,8 @@ template <class V> void visit(DataConfig& c, V& v) {
   v("split", c.split);
 }
 
-template <class V> void visit(ModelConfig& c, V& v) {
+template <class V>
+void visit(ModelConfig& c, V& v) {
   v("encoder_layers", c.encoder_layers);
   v("decoder_layers", c.decoder_layers);
   v("d_model", c.d_model);
@@ -52,7 +54,8 @@ template <class V> void visit(ModelConfig& c, V& v) {
   v("share_embeddings", c.share_embeddings);
 }
 
-template <class V> void visit(TrainConfig& c, V& v) {
+template <class V>
+void visit(TrainConfig& c, V& v) {
   v("optimizer", c.optimizer);
   v("lr", c.lr);
   v("schedule", c.schedule);
@@ -86,7 +89,8 @@ template <class V> void visit(TrainConfig& c, V& v) {
   v("precision", c.precision);
 }
 
-template <class V> void visit(DecodeConfig& c, V& v) {
+template <class V>
+void visit(DecodeConfig& c, V& v) {
   v("mode", c.mode);
   v("beam", c.beam);
   v("length_penalty", c.length_penalty);
@@ -106,7 +110,10 @@ struct Writer {
   void operator()(const char* key, SplitMethod& value) { out[key] = split_method_name(value); }
   void operator()(const char* key, DecodeMode& value) { out[key] = decode_mode_name(value); }
   void operator()(const char* key, DecodeWeights& value) { out[key] = decode_weights_name(value); }
-  template <class T> void operator()(const char* key, T& value) { out[key] = value; }
+  template <class T>
+  void operator()(const char* key, T& value) {
+    out[key] = value;
+  }
 };
 
 // Reads one JSON value into a typed field, with the full key path in every error.
@@ -144,8 +151,9 @@ struct Reader {
                           ? j.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<int>::max())
                           : j.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
                                 j.get<std::int64_t>() <= std::numeric_limits<int>::max();
-    if (!fits) fail(key, "expected an integer from " + std::to_string(std::numeric_limits<int>::min()) + " to " +
-                             std::to_string(std::numeric_limits<int>::max()) + ", got " + shown(j));
+    if (!fits)
+      fail(key, "expected an integer from " + std::to_string(std::numeric_limits<int>::min()) + " to " +
+                    std::to_string(std::numeric_limits<int>::max()) + ", got " + shown(j));
     value = j.get<int>();
   }
   void operator()(const char* key, std::uint64_t& value) {
@@ -166,7 +174,8 @@ struct Reader {
     if (!in.at(key).is_string()) fail(key, "expected a string, got " + shown(in.at(key)));
     // Kept strings must be writable again: to_json().dump() (checkpoints, the run history) throws
     // on invalid UTF-8.
-    if (!is_valid_utf8(in.at(key).get_ref<const std::string&>())) fail(key, "not valid UTF-8, got " + shown(in.at(key)));
+    if (!is_valid_utf8(in.at(key).get_ref<const std::string&>()))
+      fail(key, "not valid UTF-8, got " + shown(in.at(key)));
     value = in.at(key).get<std::string>();
   }
   void operator()(const char* key, SplitMethod& value) {
@@ -184,7 +193,8 @@ struct Reader {
     choice(key, value, parse_decode_weights, "fp32, bf16, int8, libtorch");
   }
   // A closed set, by name: the same words as check_choice's for a string field.
-  template <class Enum, class Parse> void choice(const char* key, Enum& value, Parse parse, const char* allowed) {
+  template <class Enum, class Parse>
+  void choice(const char* key, Enum& value, Parse parse, const char* allowed) {
     if (!take(key)) return;
     std::string name;
     (*this)(key, name);
@@ -200,14 +210,16 @@ struct Reader {
   }
 };
 
-template <class Section> json section_to_json(Section section) {
+template <class Section>
+json section_to_json(Section section) {
   json out = json::object();
   Writer w{out};
   visit(section, w);
   return out;
 }
 
-template <class Section> void section_from_json(const json& j, const std::string& name, Section& s) {
+template <class Section>
+void section_from_json(const json& j, const std::string& name, Section& s) {
   if (!j.is_object()) throw ConfigError(name + ": expected an object");
   Reader r{j, name, {}};
   visit(s, r);
@@ -235,18 +247,24 @@ ExperimentConfig ExperimentConfig::from_json(const json& j) {
   for (const auto& item : j.items()) {
     const std::string& key = item.key();
     if (key == "preset") continue;
-    if (key == "data") section_from_json(item.value(), key, c.data);
-    else if (key == "model") section_from_json(item.value(), key, c.model);
-    else if (key == "train") section_from_json(item.value(), key, c.train);
-    else if (key == "decode") section_from_json(item.value(), key, c.decode);
-    else throw ConfigError(key + ": unknown section (expected data, model, train, decode)");
+    if (key == "data")
+      section_from_json(item.value(), key, c.data);
+    else if (key == "model")
+      section_from_json(item.value(), key, c.model);
+    else if (key == "train")
+      section_from_json(item.value(), key, c.train);
+    else if (key == "decode")
+      section_from_json(item.value(), key, c.decode);
+    else
+      throw ConfigError(key + ": unknown section (expected data, model, train, decode)");
   }
   return c;
 }
 
 ExperimentConfig ExperimentConfig::from_saved_json(const json& j) {
   auto c = from_json(j);
-  const bool says_split = j.is_object() && j.contains("data") && j.at("data").is_object() && j.at("data").contains("split");
+  const bool says_split =
+      j.is_object() && j.contains("data") && j.at("data").is_object() && j.at("data").contains("split");
   if (!says_split) c.data.split = SplitMethod::kShuffledPairs;  // saved before grouped splits existed
   return c;
 }
@@ -254,8 +272,7 @@ ExperimentConfig ExperimentConfig::from_saved_json(const json& j) {
 void ExperimentConfig::set(const std::string& assignment) {
   // Bare words become JSON strings as they are: bytes that are not UTF-8 would be kept and make
   // every later to_json().dump() throw (found by tests/fuzz/fuzz_config).
-  if (!is_valid_utf8(assignment))
-    throw ConfigError("--set " + shown(json(assignment)) + ": not valid UTF-8");
+  if (!is_valid_utf8(assignment)) throw ConfigError("--set " + shown(json(assignment)) + ": not valid UTF-8");
   const auto eq = assignment.find('=');
   const auto dot = assignment.find('.');
   if (eq == std::string::npos || dot == std::string::npos || dot > eq)
@@ -290,8 +307,9 @@ std::vector<std::string> ExperimentConfig::problems() const {
   // In 64 bits: data.max_len + 2 overflows an int for max_len near INT_MAX (undefined behaviour).
   const std::int64_t needed_positions = static_cast<std::int64_t>(data.max_len) + 2;
   if (model.positions == "learned" && model.max_positions < needed_positions)
-    p.push_back("model.max_positions (" + std::to_string(model.max_positions) + ") must be at least data.max_len + 2 (" +
-                std::to_string(needed_positions) + ") with learned positions");
+    p.push_back("model.max_positions (" + std::to_string(model.max_positions) +
+                ") must be at least data.max_len + 2 (" + std::to_string(needed_positions) +
+                ") with learned positions");
 
   const auto& t = train;
   check_choice(p, "train.optimizer", t.optimizer, {"adam", "adamw"});
@@ -308,14 +326,14 @@ std::vector<std::string> ExperimentConfig::problems() const {
   if (t.label_smoothing < 0 || t.label_smoothing >= 1) p.push_back("train.label_smoothing must be in [0, 1)");
   if (t.batch_tokens <= 0 && t.batch_sentences <= 0)
     p.push_back("train.batch_tokens or train.batch_sentences must be positive");
-  if (t.batch_tokens < 0 || t.batch_sentences < 0 || t.max_steps < 0 || t.max_epochs < 0 ||
-      t.max_minutes < 0 || t.validate_every < 0 || t.threads < 0 || t.keep_last < 0 || t.patience < 0 ||
-      t.budget_validations < 0)
+  if (t.batch_tokens < 0 || t.batch_sentences < 0 || t.max_steps < 0 || t.max_epochs < 0 || t.max_minutes < 0 ||
+      t.validate_every < 0 || t.threads < 0 || t.keep_last < 0 || t.patience < 0 || t.budget_validations < 0)
     p.push_back("train: counts and limits must not be negative");
   // NaN fails every comparison, so the ranges are written to reject it.
   if (!(t.budget_minutes >= 0 && t.budget_minutes <= 525600))
     p.push_back("train.budget_minutes must be between 0 (no budget) and 525600 (a year)");
-  if (!(t.ema >= 0 && t.ema < 1)) p.push_back("train.ema must be in [0, 1) (0 = no weight averaging; Marian uses 1e-4)");
+  if (!(t.ema >= 0 && t.ema < 1))
+    p.push_back("train.ema must be in [0, 1) (0 = no weight averaging; Marian uses 1e-4)");
 
   const auto& d = decode;
   check_positive(p, "decode.beam", d.beam);
@@ -376,11 +394,16 @@ double parse_budget_minutes(const std::string& text) {
       if (!std::isdigit(static_cast<unsigned char>(text[k])) && text[k] != '.') throw bad();
     i += used;
     const char unit = i < text.size() ? static_cast<char>(std::tolower(static_cast<unsigned char>(text[i]))) : '\0';
-    if (unit == 'h') minutes += value * 60;
-    else if (unit == 'm') minutes += value;
-    else if (unit == 's') minutes += value / 60;
-    else if (unit == '\0' && units == 0) bare = true, minutes = value;
-    else throw bad();
+    if (unit == 'h')
+      minutes += value * 60;
+    else if (unit == 'm')
+      minutes += value;
+    else if (unit == 's')
+      minutes += value / 60;
+    else if (unit == '\0' && units == 0)
+      bare = true, minutes = value;
+    else
+      throw bad();
     if (unit != '\0') {
       ++i;
       if (i + 2 < text.size() + 1 && text.compare(i, 2, "in") == 0) i += 2;  // "20min"

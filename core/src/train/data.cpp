@@ -39,7 +39,8 @@ std::vector<Example> encode_all(const TextPipeline& p, const std::vector<Sentenc
 }  // namespace
 
 DataSplit split_corpus(const Corpus& corpus, const Direction& direction, const DataConfig& config) {
-  return split_pairs(oriented_pairs(corpus, direction), SplitConfig{config.dev, config.test, config.split_seed, config.split});
+  return split_pairs(oriented_pairs(corpus, direction),
+                     SplitConfig{config.dev, config.test, config.split_seed, config.split});
 }
 
 void write_split_file(const std::string& path, const PreparedData& data, const DataConfig& config,
@@ -75,7 +76,9 @@ void write_split_file(const std::string& path, const PreparedData& data, const D
 
 PreparedData prepare_data(const Corpus& corpus, const Direction& direction, const DataConfig& config,
                           const TextPipeline* existing, const std::function<void(const std::string&)>& log) {
-  auto say = [&](const std::string& line) { if (log) log(line); };
+  auto say = [&](const std::string& line) {
+    if (log) log(line);
+  };
   const auto t0 = std::chrono::steady_clock::now();
   PreparedData out;
   out.text = split_corpus(corpus, direction, config);
@@ -83,8 +86,10 @@ PreparedData prepare_data(const Corpus& corpus, const Direction& direction, cons
                   out.text.test.size(), describe_split(out.text.stats)));
   // Legal, but almost certainly not what was meant (a header line only, the wrong file).
   if (out.text.train.size() < 100)
-    say(fmt::format("warning: only {} training pair{}: far too few to learn a translation (Tatoeba files hold "
-                    "tens of thousands)", out.text.train.size(), out.text.train.size() == 1 ? "" : "s"));
+    say(
+        fmt::format("warning: only {} training pair{}: far too few to learn a translation (Tatoeba files hold "
+                    "tens of thousands)",
+                    out.text.train.size(), out.text.train.size() == 1 ? "" : "s"));
 
   TextPipeline& p = out.pipeline;
   std::vector<Example> train;
@@ -148,7 +153,8 @@ PreparedData prepare_data(const Corpus& corpus, const Direction& direction, cons
     }
   }
   say(fmt::format("vocabulary: {} {} tokens ({}), {} {} tokens ({})", p.src_vocab->size(), p.src_language.name,
-                  p.src_tokenizer->config().kind, p.tgt_vocab->size(), p.tgt_language.name, p.tgt_tokenizer->config().kind));
+                  p.src_tokenizer->config().kind, p.tgt_vocab->size(), p.tgt_language.name,
+                  p.tgt_tokenizer->config().kind));
 
   for (auto& example : train) {
     const auto max_len = static_cast<std::size_t>(config.max_len);

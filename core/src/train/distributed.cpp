@@ -37,7 +37,8 @@ namespace ts {
 void DistributedConfig::validate() const {
   if (world_size < 1) throw std::invalid_argument(fmt::format("world_size must be at least 1 (got {})", world_size));
   if (rank < 0 || rank >= world_size)
-    throw std::invalid_argument(fmt::format("rank must be in 0..{} for world_size {} (got {})", world_size - 1, world_size, rank));
+    throw std::invalid_argument(
+        fmt::format("rank must be in 0..{} for world_size {} (got {})", world_size - 1, world_size, rank));
   if (master_addr.empty()) throw std::invalid_argument("master_addr is empty");
   if (master_port < 1 || master_port > 65535)
     throw std::invalid_argument(fmt::format("master_port must be in 1..65535 (got {})", master_port));
@@ -84,9 +85,7 @@ std::string message_of(const std::exception& e) {
   return e.what();
 }
 
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
+bool is_loopback(const std::string& host) { return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0; }
 
 // Parameters are flattened into buckets of this many elements: one allreduce per bucket, all
 // buckets in flight at once, so copying the next bucket overlaps sending the previous one.
@@ -161,7 +160,8 @@ struct DataParallel::Impl {
       pending_elements = 0;
     };
     for (const auto& t : tensors) {
-      if (!pending.empty() && (t.scalar_type() != pending.front().scalar_type() || pending_elements + t.numel() > kBucketElements))
+      if (!pending.empty() &&
+          (t.scalar_type() != pending.front().scalar_type() || pending_elements + t.numel() > kBucketElements))
         flush();
       pending.push_back(t);
       pending_elements += t.numel();
@@ -199,9 +199,9 @@ void DataParallel::connect(const DistributedConfig& config, const at::Device& de
     torch_compat::use_classic_tcp_store(options);
     s.store = c10::make_intrusive<c10d::TCPStore>(config.master_addr, options);
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("data-parallel rendezvous at {} failed for rank {} of {} ({}): {}", where,
-                                         config.rank, config.world_size,
-                                         config.rank == 0 ? "serving the TCPStore" : "connecting to rank 0", message_of(e)));
+    throw std::runtime_error(fmt::format(
+        "data-parallel rendezvous at {} failed for rank {} of {} ({}): {}", where, config.rank, config.world_size,
+        config.rank == 0 ? "serving the TCPStore" : "connecting to rank 0", message_of(e)));
   }
   try {
 #ifdef TS_HAVE_NCCL
@@ -230,8 +230,9 @@ void DataParallel::connect(const DistributedConfig& config, const at::Device& de
 #ifdef TS_HAVE_NCCL
     s.nccl.reset();
 #endif
-    throw std::runtime_error(fmt::format("data-parallel: creating the {} process group (rendezvous {}) failed for rank {} of {}: {}",
-                                         s.backend, where, config.rank, config.world_size, message_of(e)));
+    throw std::runtime_error(
+        fmt::format("data-parallel: creating the {} process group (rendezvous {}) failed for rank {} of {}: {}",
+                    s.backend, where, config.rank, config.world_size, message_of(e)));
   }
 }
 
@@ -318,8 +319,9 @@ void DataParallel::barrier() {
 
 namespace {
 [[noreturn]] void unavailable() {
-  throw std::runtime_error("data-parallel training is not available: this build has no c10d Gloo support "
-                           "(install libgloo-dev and reconfigure)");
+  throw std::runtime_error(
+      "data-parallel training is not available: this build has no c10d Gloo support "
+      "(install libgloo-dev and reconfigure)");
 }
 }  // namespace
 

@@ -98,7 +98,8 @@ const GpuReport& gpu_report() {
 
 std::string describe_gpu(const GpuDevice& d) {
   return fmt::format("{} ({:.1f} GiB, compute {}.{})", d.name.empty() ? "unnamed GPU" : d.name,
-                     static_cast<double>(d.memory_bytes) / (1024.0 * 1024.0 * 1024.0), d.compute_major, d.compute_minor);
+                     static_cast<double>(d.memory_bytes) / (1024.0 * 1024.0 * 1024.0), d.compute_major,
+                     d.compute_minor);
 }
 
 std::string version_string() { return fmt::format("{} (commit {})", TS_VERSION, TS_GIT_COMMIT); }
@@ -107,8 +108,9 @@ std::vector<std::pair<std::string, std::string>> environment_report() {
   const int cores = cpu_cores();
   std::vector<std::pair<std::string, std::string>> rows;
   rows.emplace_back("LibTorch", TORCH_VERSION);
-  rows.emplace_back("CPU", fmt::format("{} cores; bf16 {}", cores,
-                                       cpu_has_native_bf16() ? "native (AMX or AVX-512 BF16)" : "emulated (slower than fp32)"));
+  rows.emplace_back(
+      "CPU", fmt::format("{} cores; bf16 {}", cores,
+                         cpu_has_native_bf16() ? "native (AMX or AVX-512 BF16)" : "emulated (slower than fp32)"));
   const auto gpus = torch::cuda::is_available() ? torch::cuda::device_count() : 0;
   std::string cuda = "not available";
   if (gpus > 0) {
@@ -125,8 +127,9 @@ std::vector<std::pair<std::string, std::string>> environment_report() {
                        describe_gpu(gpu_report().devices.front()));
   }
   rows.emplace_back("CUDA", cuda);
-  rows.emplace_back("threads", fmt::format("{} by default (all cores; --threads to change); LibTorch itself starts with {}",
-                                           cores, at::get_num_threads()));
+  rows.emplace_back("threads",
+                    fmt::format("{} by default (all cores; --threads to change); LibTorch itself starts with {}", cores,
+                                at::get_num_threads()));
   return rows;
 }
 

@@ -45,7 +45,8 @@ std::string read_version1_payload(const std::string& path) {
   return payload;
 }
 
-void add_rng(NamedTensors& tensors, torch::serialize::InputArchive& archive, const char* old_name, const char* new_name) {
+void add_rng(NamedTensors& tensors, torch::serialize::InputArchive& archive, const char* old_name,
+             const char* new_name) {
   at::Tensor state;
   if (archive.try_read(old_name, state)) tensors.emplace_back(new_name, state.to(at::kCPU));
 }
@@ -85,7 +86,8 @@ std::string upgrade_legacy_checkpoint(const std::string& input, const std::strin
     };
     if (const std::string kind = meta.value("kind", ""); !kind.empty() && kind != "translation") {
       const auto builder = other_kinds.find(kind);
-      if (builder == other_kinds.end()) fail(input, "holds a model of kind \"" + kind + "\", which this converter was not given");
+      if (builder == other_kinds.end())
+        fail(input, "holds a model of kind \"" + kind + "\", which this converter was not given");
       const auto m = builder->second(meta);
       convert(*m.module, *m.optimizer);
       for (const auto& [old_name, new_name] : m.rngs) add_rng(tensors, archive, old_name.c_str(), new_name.c_str());
@@ -93,11 +95,13 @@ std::string upgrade_legacy_checkpoint(const std::string& input, const std::strin
     } else {
       const auto config = ExperimentConfig::from_saved_json(meta.at("config"));
       const auto pipeline = TextPipeline::from_json(meta.at("pipeline"));
-      auto model = build_model(config.model, static_cast<std::int64_t>(pipeline.src_vocab->size()),
-                               static_cast<std::int64_t>(pipeline.tgt_vocab->size()), Vocab::kPad, pipeline.shared_vocab);
+      auto model =
+          build_model(config.model, static_cast<std::int64_t>(pipeline.src_vocab->size()),
+                      static_cast<std::int64_t>(pipeline.tgt_vocab->size()), Vocab::kPad, pipeline.shared_vocab);
       const auto& t = config.train;
       if (t.optimizer == "adamw") {
-        torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(t.lr).weight_decay(t.weight_decay));
+        torch::optim::AdamW optimizer(model->parameters(),
+                                      torch::optim::AdamWOptions(t.lr).weight_decay(t.weight_decay));
         convert(*model, optimizer);
       } else {
         torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(t.lr).weight_decay(t.weight_decay));

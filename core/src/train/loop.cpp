@@ -34,28 +34,33 @@ double hold_while_paused(const std::atomic<bool>* pause, const std::atomic<bool>
 
 LoopEnd stopped_by_request() { return {RunStatus::kStopped, "stopped by request"}; }
 
-LoopEnd reached_max_steps(std::int64_t max_steps) { return {RunStatus::kFinished, fmt::format("reached max_steps {}", max_steps)}; }
+LoopEnd reached_max_steps(std::int64_t max_steps) {
+  return {RunStatus::kFinished, fmt::format("reached max_steps {}", max_steps)};
+}
 
 LoopEnd reached_max_minutes(double max_minutes) {
   return {RunStatus::kFinished, fmt::format("reached max_minutes {}", max_minutes)};
 }
 
 LoopEnd nonfinite_loss(double loss, std::int64_t step, int skipped_in_a_row) {
-  return {RunStatus::kFailed, fmt::format("non-finite loss ({}) at step {}{}: stopped; the last good checkpoint is kept (try a "
-                                "lower learning rate or more warmup)",
-                                loss, step, skipped_in_a_row > 0 ? fmt::format(" ({} in a row)", skipped_in_a_row) : "")};
+  return {RunStatus::kFailed,
+          fmt::format("non-finite loss ({}) at step {}{}: stopped; the last good checkpoint is kept (try a "
+                      "lower learning rate or more warmup)",
+                      loss, step, skipped_in_a_row > 0 ? fmt::format(" ({} in a row)", skipped_in_a_row) : "")};
 }
 
 LoopEnd run_training_loop(LoopBody& body, const LoopControls& controls) {
   std::function<double()> clock = controls.clock;
-  if (!clock) clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+  if (!clock)
+    clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
   const auto log = [&body](const std::string& line) { body.log(line); };
   LoopEnd end;
   try {
     body.begin();
     int nonfinite_in_a_row = 0;
     while (true) {
-      body.paused_for(hold_while_paused(controls.pause, controls.stop, body.step(), [&body] { body.between_steps(); }, log, clock));
+      body.paused_for(hold_while_paused(
+          controls.pause, controls.stop, body.step(), [&body] { body.between_steps(); }, log, clock));
       if (auto limit = body.limit_reached()) {
         end = *limit;
         break;
@@ -65,8 +70,8 @@ LoopEnd run_training_loop(LoopBody& body, const LoopControls& controls) {
       if (!std::isfinite(loss.loss)) {
         const bool skip = controls.on_nonfinite == NonFinitePolicy::Skip;
         if (skip && ++nonfinite_in_a_row < kMaxNonFiniteInARow) {
-          body.log(fmt::format("non-finite loss ({}) at step {}: update skipped ({} in a row)", loss.loss, body.step() + 1,
-                               nonfinite_in_a_row));
+          body.log(fmt::format("non-finite loss ({}) at step {}: update skipped ({} in a row)", loss.loss,
+                               body.step() + 1, nonfinite_in_a_row));
           continue;
         }
         end = nonfinite_loss(loss.loss, body.step() + 1, skip ? nonfinite_in_a_row : 0);

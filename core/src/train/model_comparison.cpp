@@ -33,9 +33,9 @@ CompareInput compare_input_from_models(const std::vector<ModelToCompare>& models
     auto loaded = load_checkpoint(models[m].path, at::Device(at::kCPU));
     const auto split = checkpoint_split(loaded);
     if (split.test.empty())
-      throw std::invalid_argument(fmt::format("{} has no test pairs (data.test = {} of the {} pairs of {}): nothing to compare",
-                                              models[m].path, loaded.meta.config.data.test,
-                                              split.train.size() + split.dev.size(), loaded.meta.corpus_path));
+      throw std::invalid_argument(
+          fmt::format("{} has no test pairs (data.test = {} of the {} pairs of {}): nothing to compare", models[m].path,
+                      loaded.meta.config.data.test, split.train.size() + split.dev.size(), loaded.meta.corpus_path));
     std::vector<std::string> sources, references;
     for (const auto& pair : split.test) {
       sources.push_back(pair.src);

@@ -64,7 +64,9 @@ void write_weights(const fs::path& folder, const torch::nn::Module& module, Expo
   const auto weights = folder / "model.safetensors";
   write_file(weights, [&](int fd) {
     write_safetensors(tensors, {{"format", kFormat}, {"version", std::to_string(kVersion)}},
-                      [&](const void* d, std::size_t n) { write_all(fd, {static_cast<const char*>(d), n}, weights.string()); });
+                      [&](const void* d, std::size_t n) {
+                        write_all(fd, {static_cast<const char*>(d), n}, weights.string());
+                      });
   });
 }
 
@@ -124,11 +126,15 @@ std::string read_folder_config(const std::string& dir, nlohmann::json& out) {
       fail(config_path, std::string("not valid JSON: ") + e.what());
     }
   }
-  if (!out.is_object() || out.value("format", "") != kFormat) fail(config_path, "not a Transformer Studio model configuration");
-  if (!out.contains("version") || !out.at("version").is_number_integer() || out.at("version").get<std::int64_t>() != kVersion)
-    fail(config_path, "model folder version " + out.value("version", nlohmann::json()).dump() + " is not supported by this program");
+  if (!out.is_object() || out.value("format", "") != kFormat)
+    fail(config_path, "not a Transformer Studio model configuration");
+  if (!out.contains("version") || !out.at("version").is_number_integer() ||
+      out.at("version").get<std::int64_t>() != kVersion)
+    fail(config_path,
+         "model folder version " + out.value("version", nlohmann::json()).dump() + " is not supported by this program");
   const auto kind = out.contains("kind") && out["kind"].is_string() ? out["kind"].get<std::string>() : "";
-  if (kind != "translation" && kind != "lm") fail(config_path, "unknown model kind (\"kind\" must be \"translation\" or \"lm\")");
+  if (kind != "translation" && kind != "lm")
+    fail(config_path, "unknown model kind (\"kind\" must be \"translation\" or \"lm\")");
   return kind;
 }
 
@@ -191,7 +197,8 @@ ExportSummary export_model(const std::string& checkpoint, const std::string& dir
   const nlohmann::json& pipeline = loaded.meta.pipeline;
   std::vector<fs::path> spm_files;
   for (const char* side : {"src", "tgt"})
-    if (const auto path = folder / (std::string(side) + ".spm"); write_spm(pipeline[std::string(side) + "_tokenizer"], path))
+    if (const auto path = folder / (std::string(side) + ".spm");
+        write_spm(pipeline[std::string(side) + "_tokenizer"], path))
       spm_files.push_back(path);
   const auto& model = loaded.meta.config.model;
   const nlohmann::json config = {

@@ -13,7 +13,7 @@ ModelSize estimate_model_size(const ExperimentConfig& config, std::int64_t src_v
   const double D = m.d_model, F = m.d_ff;
   const double p = parameter_count(m, static_cast<double>(src_vocab), static_cast<double>(tgt_vocab));
   ModelSize size;
-  constexpr double kMax = 9.0e18;                          // below INT64_MAX
+  constexpr double kMax = 9.0e18;  // below INT64_MAX
   size.parameters = static_cast<std::int64_t>(std::min(p, kMax));
   size.weight_bytes = static_cast<std::int64_t>(std::min(4 * p, kMax));
 
@@ -23,10 +23,11 @@ ModelSize estimate_model_size(const ExperimentConfig& config, std::int64_t src_v
   const double tokens = t.batch_tokens > 0 ? t.batch_tokens : t.batch_sentences * avg_sentence_tokens;
   const double length = std::max(1.0, avg_sentence_tokens);
   const double per_token_layer = 16.0 * D + 2.0 * F + 2.0 * m.heads * length;
-  const double layers = m.encoder_layers + 2.0 * m.decoder_layers;  // decoder layers attend twice
+  const double layers = m.encoder_layers + 2.0 * m.decoder_layers;                       // decoder layers attend twice
   const double activations = tokens * (layers * per_token_layer + 3.0 * tgt_vocab) * 4;  // + logits, softmax, grad
   size.batch_tokens = static_cast<std::int64_t>(tokens);
-  size.training_bytes = static_cast<std::int64_t>(std::min(16 * p + activations, kMax));  // weights, grads, 2 Adam moments
+  size.training_bytes =
+      static_cast<std::int64_t>(std::min(16 * p + activations, kMax));  // weights, grads, 2 Adam moments
   return size;
 }
 

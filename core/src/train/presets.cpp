@@ -178,12 +178,18 @@ ExperimentConfig tiny() {
 
 const std::map<std::string, PresetEntry>& registry() {
   static const std::map<std::string, PresetEntry> presets = {
-      {"auto", {"Fitted to the corpus, the time budget and this machine (the default): subwords or characters, "
-                 "model size for the budget, linear decay to zero at the deadline, weight averaging", auto_base}},
-      {"annotated", {"Annotated Transformer (English-Chinese seed): 6+6 layers, d 256, ff 1024, 8 heads, Noam", annotated}},
+      {"auto",
+       {"Fitted to the corpus, the time budget and this machine (the default): subwords or characters, "
+        "model size for the budget, linear decay to zero at the deadline, weight averaging",
+        auto_base}},
+      {"annotated",
+       {"Annotated Transformer (English-Chinese seed): 6+6 layers, d 256, ff 1024, 8 heads, Noam", annotated}},
       {"annotated-debug", {"Annotated Transformer, small: 3+3 layers, d 128, ff 256, 8 heads", annotated_debug}},
-      {"nanogpt-deu", {"nanoGPT-style German-English seed: 1 layer, d 600, ff 2000, 6 heads, block 20, learned positions", nanogpt_deu}},
-      {"scratch-bpe", {"From scratch: 4+4 layers, d 64, ff 256, 8 heads, shared BPE 1000, tied embeddings, pre-LN", scratch_bpe}},
+      {"nanogpt-deu",
+       {"nanoGPT-style German-English seed: 1 layer, d 600, ff 2000, 6 heads, block 20, learned positions",
+        nanogpt_deu}},
+      {"scratch-bpe",
+       {"From scratch: 4+4 layers, d 64, ff 256, 8 heads, shared BPE 1000, tied embeddings, pre-LN", scratch_bpe}},
       {"demo", {"For the built-in German-English demo corpus: 2+2 layers, d 128, a few minutes on a laptop", demo}},
       {"tiny", {"For tests: 1+1 layers, d 32, trains in seconds", tiny}},
   };

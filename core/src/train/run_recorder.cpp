@@ -47,12 +47,14 @@ NewRun describe_new_run(const ExperimentConfig& config, const Corpus& corpus, co
   run.device = config.train.device;
   run.out_dir = fs::weakly_canonical(fs::absolute(out_dir)).string();
   run.config = config.to_json();
-  run.name = name.empty() ? fmt::format("{} {} {}", fs::path(corpus.path).filename().string(), direction.str(), config.preset)
-                          : name;
+  run.name = name.empty()
+                 ? fmt::format("{} {} {}", fs::path(corpus.path).filename().string(), direction.str(), config.preset)
+                 : name;
   return run;
 }
 
-RunRecorder::RunRecorder(const std::string& db_path, std::int64_t run_id, std::atomic<bool>* stop, RecorderOptions options)
+RunRecorder::RunRecorder(const std::string& db_path, std::int64_t run_id, std::atomic<bool>* stop,
+                         RecorderOptions options)
     : run_id_(run_id), stop_(stop), options_(options), db_path_(db_path) {
   // Lock first: the writer closes unlocked "running" runs as interrupted (their process died), and
   // its own run must not be one of them.
@@ -117,8 +119,8 @@ void RunRecorder::on_step(const TrainingProgress& p) {
   steps_ = p.step;
   if (!options_.record_every_step && now - last_step_record_ < options_.flush_seconds) return;
   last_step_record_ = now;
-  for (const auto& [name, value] : {std::pair<const char*, double>{"train_loss", p.loss}, {"lr", p.lr},
-                                    {"tokens_per_s", p.tokens_per_s}})
+  for (const auto& [name, value] :
+       {std::pair<const char*, double>{"train_loss", p.loss}, {"lr", p.lr}, {"tokens_per_s", p.tokens_per_s}})
     pending_.metrics.push_back({run_id_, p.step, name, value, p.elapsed_s});
 }
 
@@ -126,25 +128,28 @@ void RunRecorder::on_validation(const ValidationResult& v) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (v.train_loss >= 0) {
     // A language model: its loss estimates on both splits (val as dev_loss), no BLEU.
-    for (const auto& [name, value] : {std::pair<const char*, double>{"dev_loss", v.loss}, {"dev_ppl", v.perplexity},
+    for (const auto& [name, value] : {std::pair<const char*, double>{"dev_loss", v.loss},
+                                      {"dev_ppl", v.perplexity},
                                       {"train_loss_estimate", v.train_loss}})
       pending_.metrics.push_back({run_id_, v.step, name, value, 0});
     return;
   }
-  for (const auto& [name, value] : {std::pair<const char*, double>{"dev_loss", v.loss}, {"dev_ppl", v.perplexity},
-                                    {"bleu", v.bleu}, {"chrf", v.chrf}})
+  for (const auto& [name, value] : {std::pair<const char*, double>{"dev_loss", v.loss},
+                                    {"dev_ppl", v.perplexity},
+                                    {"bleu", v.bleu},
+                                    {"chrf", v.chrf}})
     pending_.metrics.push_back({run_id_, v.step, name, value, 0});
   for (std::size_t i = 0; i < v.samples.size(); ++i)
-    pending_.samples.push_back({run_id_, v.step, static_cast<int>(i), v.samples[i].source, v.samples[i].reference,
-                                v.samples[i].hypothesis});
+    pending_.samples.push_back(
+        {run_id_, v.step, static_cast<int>(i), v.samples[i].source, v.samples[i].reference, v.samples[i].hypothesis});
   if (v.probe.is_object()) pending_.probes.push_back({run_id_, v.step, v.probe});
   if (!best_bleu_ || v.bleu > *best_bleu_) best_bleu_ = v.bleu;
 }
 
 void RunRecorder::on_checkpoint(const CheckpointEvent& c) {
   std::lock_guard<std::mutex> lock(mutex_);
-  pending_.checkpoints.push_back({0, run_id_, c.step, c.kind, fs::weakly_canonical(fs::absolute(c.path)).string(), c.sha256,
-                                  "", static_cast<std::int64_t>(c.bytes), c.metrics});
+  pending_.checkpoints.push_back({0, run_id_, c.step, c.kind, fs::weakly_canonical(fs::absolute(c.path)).string(),
+                                  c.sha256, "", static_cast<std::int64_t>(c.bytes), c.metrics});
 }
 
 void RunRecorder::on_finished(const TrainingSummary& s) {
@@ -204,11 +209,12 @@ void RunRecorder::finish(const TrainingSummary& s) {
     w.in_recovery_file = in_recovery_file;
     on_wait_(w);
   };
-  tell(HistoryWaitState::kWaiting, saved,
-       fmt::format("run history: waiting up to {:.0f} s for the run database to store the last {} row{} and how the run "
-                   "ended: {}{}",
-                   options_.give_up_seconds, rows, rows == 1 ? "" : "s", error,
-                   saved ? fmt::format(". Meanwhile they are safe in {}", recovery_path_) : std::string()));
+  tell(
+      HistoryWaitState::kWaiting, saved,
+      fmt::format("run history: waiting up to {:.0f} s for the run database to store the last {} row{} and how the run "
+                  "ended: {}{}",
+                  options_.give_up_seconds, rows, rows == 1 ? "" : "s", error,
+                  saved ? fmt::format(". Meanwhile they are safe in {}", recovery_path_) : std::string()));
   if (fault == "busy") fault_lock.reset();  // the other writer lets go once the recorder has said it waits
   double delay = 0.05, next_note = 10;
   while (true) {
@@ -232,9 +238,10 @@ void RunRecorder::finish(const TrainingSummary& s) {
   fault_lock.reset();
   const bool kept = saved || save_recovery(error);
   tell(HistoryWaitState::kGaveUp, kept,
-       kept ? fmt::format("run history: gave up waiting after {:.0f} s; the last {} row{} and how the run ended are kept "
-                          "in {}, which the next program to write to {} imports",
-                          seconds_now() - start, rows, rows == 1 ? "" : "s", recovery_path_, db_path_)
+       kept ? fmt::format(
+                  "run history: gave up waiting after {:.0f} s; the last {} row{} and how the run ended are kept "
+                  "in {}, which the next program to write to {} imports",
+                  seconds_now() - start, rows, rows == 1 ? "" : "s", recovery_path_, db_path_)
             : fmt::format("run history: gave up waiting after {:.0f} s, and no recovery file could be written: the run "
                           "history ends at the last commit (the checkpoints in {} are complete)",
                           seconds_now() - start, out_dir_.empty() ? std::string("the run directory") : out_dir_));
@@ -353,7 +360,8 @@ void RunRecorder::writer_loop() {
   }
 }
 
-std::string default_run_directory(const std::string& base, const std::string& corpus_path, const std::string& direction) {
+std::string default_run_directory(const std::string& base, const std::string& corpus_path,
+                                  const std::string& direction) {
   const auto stamp = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   char buf[32];
   std::tm local{};
@@ -365,7 +373,8 @@ std::string default_run_directory(const std::string& base, const std::string& co
 }
 
 std::unique_ptr<RunRecorder> start_recording(const RecordingRequest& request, const ExperimentConfig& config,
-                                             const Corpus& corpus, const Direction& direction, const std::string& out_dir) {
+                                             const Corpus& corpus, const Direction& direction,
+                                             const std::string& out_dir) {
   return start_recording(request, describe_new_run(config, corpus, direction, out_dir, request.name));
 }
 

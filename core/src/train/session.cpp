@@ -22,11 +22,16 @@ namespace fs = std::filesystem;
 
 const char* phase_words(SessionPhase phase) {
   switch (phase) {
-    case SessionPhase::kFittingRecipe: return "fitting the recipe to this machine";
-    case SessionPhase::kPreparingData: return "preparing the data";
-    case SessionPhase::kConnecting: return "connecting the data-parallel ranks";
-    case SessionPhase::kStartingHistory: return "opening the run history";
-    case SessionPhase::kTraining: return "training";
+    case SessionPhase::kFittingRecipe:
+      return "fitting the recipe to this machine";
+    case SessionPhase::kPreparingData:
+      return "preparing the data";
+    case SessionPhase::kConnecting:
+      return "connecting the data-parallel ranks";
+    case SessionPhase::kStartingHistory:
+      return "opening the run history";
+    case SessionPhase::kTraining:
+      return "training";
   }
   return "";
 }
@@ -38,15 +43,31 @@ namespace {
 class RankFilter : public SessionObserver {
  public:
   RankFilter(SessionObserver* next, bool root) : next_(next), root_(root) {}
-  void on_start(const TrainingStart& e) override { if (root_) next_->on_start(e); }
-  void on_step(const TrainingProgress& e) override { if (root_) next_->on_step(e); }
-  void on_validation(const ValidationResult& e) override { if (root_) next_->on_validation(e); }
-  void on_checkpoint(const CheckpointEvent& e) override { if (root_) next_->on_checkpoint(e); }
-  void on_log(const std::string& e) override { if (root_) next_->on_log(e); }
+  void on_start(const TrainingStart& e) override {
+    if (root_) next_->on_start(e);
+  }
+  void on_step(const TrainingProgress& e) override {
+    if (root_) next_->on_step(e);
+  }
+  void on_validation(const ValidationResult& e) override {
+    if (root_) next_->on_validation(e);
+  }
+  void on_checkpoint(const CheckpointEvent& e) override {
+    if (root_) next_->on_checkpoint(e);
+  }
+  void on_log(const std::string& e) override {
+    if (root_) next_->on_log(e);
+  }
   void on_finished(const TrainingSummary& e) override { next_->on_finished(e); }
-  void on_phase(SessionPhase p) override { if (root_) next_->on_phase(p); }
-  void on_run_recorded(std::int64_t id) override { if (root_) next_->on_run_recorded(id); }
-  void on_history_wait(const HistoryWait& w) override { if (root_) next_->on_history_wait(w); }
+  void on_phase(SessionPhase p) override {
+    if (root_) next_->on_phase(p);
+  }
+  void on_run_recorded(std::int64_t id) override {
+    if (root_) next_->on_run_recorded(id);
+  }
+  void on_history_wait(const HistoryWait& w) override {
+    if (root_) next_->on_history_wait(w);
+  }
 
  private:
   SessionObserver* next_;
@@ -81,7 +102,8 @@ struct TrainingSession::State {
   std::unique_ptr<Trainer> trainer;
 
   State(SessionRequest r, SessionObserver* observer)
-      : request(std::move(r)), events(observer ? observer : &none, !request.distributed || request.distributed->rank == 0) {}
+      : request(std::move(r)),
+        events(observer ? observer : &none, !request.distributed || request.distributed->rank == 0) {}
   bool root() const { return !request.distributed || request.distributed->rank == 0; }
   void log(const std::string& line) { events.on_log(line); }
 
@@ -106,9 +128,10 @@ void TrainingSession::State::fit_recipe() {
   r.config = r.keep_own_settings ? r.keep_own_settings(fit) : fit.config;
   r.config.preset = "auto";
   const double budget = r.config.train.budget_minutes;
-  log(fmt::format("recipe auto, fitted for {}{}{}:", budget > 0 ? minutes_text(budget) : std::string("a run until stopped"),
-                  fit.machine.empty() ? std::string() : " on " + fit.machine,
-                  r.recipe_note.empty() ? std::string() : " (" + r.recipe_note + ")"));
+  log(fmt::format(
+      "recipe auto, fitted for {}{}{}:", budget > 0 ? minutes_text(budget) : std::string("a run until stopped"),
+      fit.machine.empty() ? std::string() : " on " + fit.machine,
+      r.recipe_note.empty() ? std::string() : " (" + r.recipe_note + ")"));
   if (!measure) log("  data-parallel: fitted without timing the machine, so that every rank trains the same model");
   for (const auto& reason : fit.reasons) log("  " + reason);
   r.config.validate();
@@ -145,7 +168,8 @@ TrainingSummary TrainingSession::run() {
   const auto log = [this](const std::string& line) { s_->log(line); };
   log(describe(*r.corpus));
   if (r.fit_recipe) {
-    if (!r.resume_checkpoint.empty()) throw std::invalid_argument("a resumed run keeps its recipe: it is not fitted again");
+    if (!r.resume_checkpoint.empty())
+      throw std::invalid_argument("a resumed run keeps its recipe: it is not fitted again");
     s_->fit_recipe();
   }
   r.config.validate();
@@ -163,7 +187,8 @@ TrainingSummary TrainingSession::run() {
   if (r.pick_probe && r.config.train.probe.empty() && r.resume_checkpoint.empty()) {
     r.config.train.probe = pick_probe_sentence(data.text.dev.empty() ? data.text.train : data.text.dev);
     if (!r.config.train.probe.empty())
-      log(fmt::format("probe sentence: \"{}\", picked from the {} split (6 to 12 words); its attention is recorded at "
+      log(
+          fmt::format("probe sentence: \"{}\", picked from the {} split (6 to 12 words); its attention is recorded at "
                       "every validation (set train.probe to choose another)",
                       r.config.train.probe, data.text.dev.empty() ? "training" : "dev"));
   }
@@ -176,8 +201,8 @@ TrainingSummary TrainingSession::run() {
   std::vector<TrainingObserver*> observers{&s_->events};
   if (r.record && s_->root()) {
     s_->events.on_phase(SessionPhase::kStartingHistory);
-    RecordingRequest recording{r.history_db, r.run_name, r.resume_checkpoint, s_->start_step, r.stop, log,
-                               r.history_wait_seconds};
+    RecordingRequest recording{r.history_db, r.run_name, r.resume_checkpoint,   s_->start_step,
+                               r.stop,       log,        r.history_wait_seconds};
     recording.on_wait = [this](const HistoryWait& w) { s_->events.on_history_wait(w); };
     s_->recorder = start_recording(recording, r.config, *r.corpus, r.direction, r.out_dir);
     if (s_->recorder) {
@@ -187,8 +212,8 @@ TrainingSummary TrainingSession::run() {
   }
   s_->observers.emplace(observers);
 
-  TrainerOptions options{r.out_dir, r.corpus_path.empty() ? r.corpus->path : r.corpus_path, r.resume_checkpoint,
-                         r.stop, r.pause};
+  TrainerOptions options{r.out_dir, r.corpus_path.empty() ? r.corpus->path : r.corpus_path, r.resume_checkpoint, r.stop,
+                         r.pause};
   options.parallel = parallel;
   options.budget_start = r.budget_start;
   options.between_steps = r.between_steps;

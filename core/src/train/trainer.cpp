@@ -37,7 +37,9 @@ namespace ts {
 
 namespace fs = std::filesystem;
 
-double steady_seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 using Clock = std::chrono::steady_clock;
 
 std::string resolve_precision(const std::string& precision, const at::Device& device, std::string* why) {
@@ -63,8 +65,9 @@ static int planned_budget_validations(const TrainConfig& c) {
 at::Device resolve_device(const std::string& name) {
   if (name == "cpu") return at::Device(at::kCPU);
   const bool cuda = torch::cuda::is_available();
-  if (name == "cuda" && !cuda) throw std::invalid_argument("device cuda requested but no CUDA GPU is available (this LibTorch " +
-                                                           std::string(cuda ? "has" : "may lack") + " CUDA support)");
+  if (name == "cuda" && !cuda)
+    throw std::invalid_argument("device cuda requested but no CUDA GPU is available (this LibTorch " +
+                                std::string(cuda ? "has" : "may lack") + " CUDA support)");
   if (name == "cuda" || (name == "auto" && cuda)) return at::Device(at::kCUDA, 0);
   if (name == "auto") return at::Device(at::kCPU);
   throw std::invalid_argument("unknown device \"" + name + "\" (use auto, cpu or cuda)");
@@ -87,10 +90,14 @@ namespace {
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainConfig& c, Transformer& model) {
   if (c.optimizer == "adamw") {
-    auto o = torch::optim::AdamWOptions(c.lr).betas({c.adam_beta1, c.adam_beta2}).eps(c.adam_eps).weight_decay(c.weight_decay);
+    auto o = torch::optim::AdamWOptions(c.lr)
+                 .betas({c.adam_beta1, c.adam_beta2})
+                 .eps(c.adam_eps)
+                 .weight_decay(c.weight_decay);
     return std::make_unique<torch::optim::AdamW>(model->parameters(), o);
   }
-  auto o = torch::optim::AdamOptions(c.lr).betas({c.adam_beta1, c.adam_beta2}).eps(c.adam_eps).weight_decay(c.weight_decay);
+  auto o =
+      torch::optim::AdamOptions(c.lr).betas({c.adam_beta1, c.adam_beta2}).eps(c.adam_eps).weight_decay(c.weight_decay);
   return std::make_unique<torch::optim::Adam>(model->parameters(), o);
 }
 
@@ -145,9 +152,10 @@ double evaluate_loss(Transformer& model, const std::vector<Example>& examples, c
 
 nlohmann::json ValidationResult::to_json() const {
   nlohmann::json samples_json = nlohmann::json::array();
-  for (const auto& s : samples) samples_json.push_back({{"source", s.source}, {"reference", s.reference}, {"hypothesis", s.hypothesis}});
-  nlohmann::json j = {{"step", step}, {"epoch", epoch}, {"loss", loss}, {"perplexity", perplexity}, {"bleu", bleu},
-                      {"chrf", chrf}, {"sentences", sentences}, {"samples", samples_json}};
+  for (const auto& s : samples)
+    samples_json.push_back({{"source", s.source}, {"reference", s.reference}, {"hypothesis", s.hypothesis}});
+  nlohmann::json j = {{"step", step}, {"epoch", epoch}, {"loss", loss},           {"perplexity", perplexity},
+                      {"bleu", bleu}, {"chrf", chrf},   {"sentences", sentences}, {"samples", samples_json}};
   if (train_loss >= 0) j["train_loss"] = train_loss;
   return j;
 }
@@ -170,9 +178,9 @@ struct Trainer::State final : LoopBody {
   std::unique_ptr<TokenBucketBatcher> batcher;
   TrainingPosition position;
   std::vector<std::string> step_checkpoints;
-  std::string precision = "fp32";       // train.precision with "auto" resolved for this machine
-  std::string precision_reason;         // what "auto" chose and why, for the log
-  std::vector<at::Tensor> parameters;   // model->parameters(), in order
+  std::string precision = "fp32";      // train.precision with "auto" resolved for this machine
+  std::string precision_reason;        // what "auto" chose and why, for the log
+  std::vector<at::Tensor> parameters;  // model->parameters(), in order
 
   // The current session (one call of run()).
   TrainingSummary summary;
@@ -180,15 +188,15 @@ struct Trainer::State final : LoopBody {
   double elapsed_before = 0, train_seconds = 0;  // training time, validation excluded
   std::vector<std::vector<std::size_t>> plan;    // batches of the current epoch
   bool validated_now = false;
-  std::int64_t step_tokens = 0;                  // the current step's target tokens (whole batch)
-  double step_lr = 0;                            // the current step's learning rate
+  std::int64_t step_tokens = 0;  // the current step's target tokens (whole batch)
+  double step_lr = 0;            // the current step's learning rate
 
   // The time budget (train.budget_minutes).
   struct Budget {
-    double length_s = 0;          // 0: no budget
-    double used_before = 0;       // used before this session (a resumed run continuing the same budget)
-    double reserve_s = 0;         // kept back for the final validation
-    double shared_spent = 0;      // data-parallel: rank 0's fraction spent, shared at every step
+    double length_s = 0;                       // 0: no budget
+    double used_before = 0;                    // used before this session (a resumed run continuing the same budget)
+    double reserve_s = 0;                      // kept back for the final validation
+    double shared_spent = 0;                   // data-parallel: rank 0's fraction spent, shared at every step
     int validations = 0, next_validation = 1;  // spread over the budget, and the next one due
     // Where it went (logged at the end): before the trainer started (reading, tokenizers,
     // encoding, the model), in validations with their checkpoints.
@@ -294,7 +302,6 @@ struct Trainer::State final : LoopBody {
   void log(const std::string& line) override { obs().on_log(line); }
 };
 
-
 Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions options, TrainingObserver* observer)
     : s_(std::make_unique<State>()) {
   config.validate();
@@ -309,8 +316,9 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
     auto& dp = *s_->options.parallel;
     if (!dp.connected()) throw std::invalid_argument("data-parallel: the process group is not connected");
     if (dp.device().type() != s_->device.type())
-      throw std::invalid_argument(fmt::format("data-parallel: the process group was connected for {} but train.device is {}",
-                                              dp.device().str(), s_->device.str()));
+      throw std::invalid_argument(
+          fmt::format("data-parallel: the process group was connected for {} but train.device is {}", dp.device().str(),
+                      s_->device.str()));
     s_->device = dp.device();  // on CUDA, this rank's own GPU
     s_->ranks.group = &dp;
     s_->ranks.root = dp.rank() == 0;
@@ -323,7 +331,8 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
   const auto& p = s_->data.pipeline;
   if (s_->device.is_cpu())
     check_memory(static_cast<double>(estimate_model_size(c, static_cast<std::int64_t>(p.src_vocab->size()),
-                                                         static_cast<std::int64_t>(p.tgt_vocab->size())).training_bytes),
+                                                         static_cast<std::int64_t>(p.tgt_vocab->size()))
+                                         .training_bytes),
                  "training this model (weights, gradients, Adam moments and one batch)",
                  "make the model (model.d_model, model.d_ff, layers) or the batch (train.batch_tokens) smaller");
   s_->model = build_model(c.model, static_cast<std::int64_t>(p.src_vocab->size()),
@@ -345,18 +354,21 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
     // be scored (the sinusoidal table is computed for any length, so nothing is dropped there).
     const auto dropped = drop_held_out_longer_than(s_->data, static_cast<std::size_t>(s_->model->max_length()));
     if (dropped.dev + dropped.test > 0)
-      s_->obs().on_log(fmt::format("{} dev and {} test pairs longer than the model's {} learned positions are left out "
-                                   "of validation ({} dev pairs remain)",
-                                   dropped.dev, dropped.test, s_->model->max_length(), s_->data.dev.size()));
+      s_->obs().on_log(
+          fmt::format("{} dev and {} test pairs longer than the model's {} learned positions are left out "
+                      "of validation ({} dev pairs remain)",
+                      dropped.dev, dropped.test, s_->model->max_length(), s_->data.dev.size()));
   }
   s_->optimizer = make_optimizer(c.train, s_->model);
-  s_->batcher = std::make_unique<TokenBucketBatcher>(s_->data.train, c.train.batch_tokens, c.train.batch_sentences, c.train.seed);
+  s_->batcher =
+      std::make_unique<TokenBucketBatcher>(s_->data.train, c.train.batch_tokens, c.train.batch_sentences, c.train.seed);
   s_->parameters = s_->model->parameters();
   std::vector<at::Tensor> averaged;
   if (!s_->options.resume_checkpoint.empty()) {
     torch::NoGradGuard no_grad;
-    s_->position = load_for_resume(s_->options.resume_checkpoint, *s_->model, *s_->optimizer, /*restore_rng=*/true,
-                                   &averaged).position;
+    s_->position =
+        load_for_resume(s_->options.resume_checkpoint, *s_->model, *s_->optimizer, /*restore_rng=*/true, &averaged)
+            .position;
   }
   if (c.train.ema > 0) {
     s_->averaging.weights = std::make_unique<WeightAverage>(c.train.ema, averaged.empty() ? s_->parameters : averaged);
@@ -387,7 +399,8 @@ ValidationResult Trainer::State::validate() {
       greedy.nbest = 1;
       // The model's own weights: a packed copy would be dropped at the next training step anyway.
       greedy.weights = DecodeWeights::kLibTorch;
-      r.probe = probe.translate(st.config.train.probe, greedy, /*record_attention=*/true).probe_json(st.config.train.probe);
+      r.probe =
+          probe.translate(st.config.train.probe, greedy, /*record_attention=*/true).probe_json(st.config.train.probe);
     } catch (const std::exception& e) {
       obs().on_log(fmt::format("probe sentence not translated: {}", e.what()));
     }
@@ -421,8 +434,9 @@ ValidationResult Trainer::State::validate() {
 void Trainer::State::start_session() {
   summary = TrainingSummary{};
   if (precision == "bf16" && device.is_cpu() && !cpu_has_native_bf16())
-    obs().on_log("precision bf16: this CPU has neither AMX nor AVX-512 BF16, so bf16 products are emulated and "
-                 "slower than fp32 here (use --precision fp32)");
+    obs().on_log(
+        "precision bf16: this CPU has neither AMX nor AVX-512 BF16, so bf16 products are emulated and "
+        "slower than fp32 here (use --precision fp32)");
   if (!precision_reason.empty()) obs().on_log(precision_reason);
   session_start = now();
   elapsed_before = position.elapsed_seconds;
@@ -448,7 +462,7 @@ std::optional<LoopEnd> Trainer::State::stop_or_time_limit() {
   if (ranks.group ? ranks.shared_time_up : time_up()) {
     if (budget.length_s > 0 && budget_used() + budget.reserve_s >= budget.length_s)
       return LoopEnd{RunStatus::kFinished, fmt::format("time budget of {} used (the final validation takes the rest)",
-                                             minutes_text(budget.length_s / 60))};
+                                                       minutes_text(budget.length_s / 60))};
     return reached_max_minutes(tc.max_minutes);
   }
   return std::nullopt;
@@ -489,14 +503,15 @@ void Trainer::State::start_budget() {
   planned.budget_minutes = budget.length_s / 60;
   budget.validations = planned_budget_validations(planned);
   budget.next_validation = 1 + static_cast<int>(std::floor(budget_spent() * budget.validations));
-  obs().on_log(fmt::format("time budget: {}{}; learning rate: {} schedule over it, {} validations{}",
-                           minutes_text(budget.length_s / 60),
-                           continuing ? fmt::format(", {} of it left", minutes_text((budget.length_s - budget.used_before) / 60))
-                           : budget.before_training_s > 0
-                               ? fmt::format(" from the start of the command, {:.1f} s of it spent before training (reading and "
-                                             "preparing the data, fitting the recipe, building the model)", budget.before_training_s)
-                               : "",
-                           tc.schedule, budget.validations, averaging.weights ? ", weight averaging on" : ""));
+  obs().on_log(fmt::format(
+      "time budget: {}{}; learning rate: {} schedule over it, {} validations{}", minutes_text(budget.length_s / 60),
+      continuing ? fmt::format(", {} of it left", minutes_text((budget.length_s - budget.used_before) / 60))
+      : budget.before_training_s > 0
+          ? fmt::format(" from the start of the command, {:.1f} s of it spent before training (reading and "
+                        "preparing the data, fitting the recipe, building the model)",
+                        budget.before_training_s)
+          : "",
+      tc.schedule, budget.validations, averaging.weights ? ", weight averaging on" : ""));
 }
 
 double Trainer::State::learning_rate_now() {
@@ -533,13 +548,17 @@ void Trainer::State::synchronise_start() {
   same.train.device = "";
   const auto config_hash = std::hash<std::string>{}(same.to_json().dump());
   constexpr std::uint64_t k52 = (std::uint64_t{1} << 52) - 1;  // exact in a double
-  const std::vector<std::string> names{"training pairs", "batches per epoch", "token count", "token ids",
-                                       "source vocabulary", "target vocabulary", "parameters", "step", "configuration"};
-  const std::vector<double> mine{static_cast<double>(data.train.size()), static_cast<double>(plan.size()),
-                                 static_cast<double>(tokens), static_cast<double>(ids & k52),
+  const std::vector<std::string> names{"training pairs",    "batches per epoch", "token count", "token ids",
+                                       "source vocabulary", "target vocabulary", "parameters",  "step",
+                                       "configuration"};
+  const std::vector<double> mine{static_cast<double>(data.train.size()),
+                                 static_cast<double>(plan.size()),
+                                 static_cast<double>(tokens),
+                                 static_cast<double>(ids & k52),
                                  static_cast<double>(data.pipeline.src_vocab->size()),
                                  static_cast<double>(data.pipeline.tgt_vocab->size()),
-                                 static_cast<double>(model->parameter_count()), static_cast<double>(position.step),
+                                 static_cast<double>(model->parameter_count()),
+                                 static_cast<double>(position.step),
                                  static_cast<double>(config_hash & k52)};
   auto rank0 = mine;
   ranks.group->broadcast(rank0);
@@ -552,9 +571,11 @@ void Trainer::State::synchronise_start() {
     throw std::runtime_error(
         differs.empty()
             ? fmt::format("data-parallel: {} rank(s) differ from rank 0 in their data, model or configuration "
-                          "(every rank needs the same corpus, config and seed)", bad[0])
-            : fmt::format("data-parallel: rank {} differs from rank 0 in: {} (every rank needs the same corpus, config and seed)",
-                          ranks.group->rank(), differs));
+                          "(every rank needs the same corpus, config and seed)",
+                          bad[0])
+            : fmt::format(
+                  "data-parallel: rank {} differs from rank 0 in: {} (every rank needs the same corpus, config and seed)",
+                  ranks.group->rank(), differs));
   ranks.group->broadcast_parameters(model);
 }
 
@@ -565,7 +586,8 @@ double Trainer::State::synchronise_step(double loss) {
   // Rank 0's clock decides the time limits and the budgeted learning rate for every rank.
   double spent = 0;
   if (ranks.root && budget.length_s > 0) spent = local_budget_spent();
-  std::vector<double> v{loss, options.stop && options.stop->load() ? 1.0 : 0.0, ranks.root && time_up() ? 1.0 : 0.0, spent};
+  std::vector<double> v{loss, options.stop && options.stop->load() ? 1.0 : 0.0, ranks.root && time_up() ? 1.0 : 0.0,
+                        spent};
   ranks.group->all_reduce_sum(v);
   ranks.shared_stop = v[1] > 0;
   ranks.shared_time_up = v[2] > 0;
@@ -600,7 +622,8 @@ bool Trainer::State::unscale_gradients() {
   if (!finite) {
     scaling.loss_scale = std::max(1.0, scaling.loss_scale / 2);
     scaling.clean_steps = 0;
-    obs().on_log(fmt::format("fp16 gradients overflowed at step {}: step skipped, loss scale now {}", position.step + 1, scaling.loss_scale));
+    obs().on_log(fmt::format("fp16 gradients overflowed at step {}: step skipped, loss scale now {}", position.step + 1,
+                             scaling.loss_scale));
     return false;
   }
   if (++scaling.clean_steps % 2000 == 0) scaling.loss_scale *= 2;
@@ -616,7 +639,8 @@ double Trainer::State::train_step(std::int64_t& tokens) {
   double step_loss = 0;
   tokens = 0;
   optimizer->zero_grad();
-  for (int micro = 0; micro < tc.accumulate && position.batch_in_epoch < static_cast<std::int64_t>(plan.size()); ++micro) {
+  for (int micro = 0; micro < tc.accumulate && position.batch_in_epoch < static_cast<std::int64_t>(plan.size());
+       ++micro) {
     const auto& indices = plan[position.batch_in_epoch++];
     std::int64_t batch_tokens = 0;
     std::vector<std::size_t> shard;
@@ -674,7 +698,8 @@ TrainingProgress Trainer::State::progress(double loss, double lr, double step_se
   const double steps_per_s = (pos.step - speed.steps_at_start) / std::max(wall, 1e-9);
   std::vector<std::pair<double, double>> limits;  // (fraction, eta)
   if (tc.max_steps > 0)
-    limits.emplace_back(static_cast<double>(pos.step) / tc.max_steps, (tc.max_steps - pos.step) / std::max(steps_per_s, 1e-9));
+    limits.emplace_back(static_cast<double>(pos.step) / tc.max_steps,
+                        (tc.max_steps - pos.step) / std::max(steps_per_s, 1e-9));
   if (tc.max_minutes > 0) limits.emplace_back(wall / (tc.max_minutes * 60), tc.max_minutes * 60 - wall);
   if (budget.length_s > 0) {
     p.budget_left_s = std::max(0.0, budget.length_s - pos.budget_used_seconds);
@@ -708,11 +733,13 @@ void Trainer::State::save(const std::string& kind, const ValidationResult* v) {
   NamedTensors raw;
   if (averaging.weights && !averaging.keep_as_trained) {
     std::size_t i = 0;
-    for (const auto& item : model->named_parameters()) raw.emplace_back("raw." + item.key(), averaging.weights->average()[i++]);
+    for (const auto& item : model->named_parameters())
+      raw.emplace_back("raw." + item.key(), averaging.weights->average()[i++]);
     for (const auto& item : model->named_buffers()) raw.emplace_back("raw." + item.key(), item.value());
   }
   const auto header = save_checkpoint(path(file), m, model, optimizer.get(), raw.empty() ? nullptr : &raw);
-  obs().on_checkpoint({path(file), kind, position.step, header.sha256, header.header_bytes + header.payload_bytes, m.metrics});
+  obs().on_checkpoint(
+      {path(file), kind, position.step, header.sha256, header.header_bytes + header.payload_bytes, m.metrics});
   if (kind == "last") summary.last_checkpoint = path(file);
   if (kind == "best") summary.best_checkpoint = path(file);
   if (kind == "step") {
@@ -739,9 +766,10 @@ void Trainer::State::validate_and_save(bool final) {
   auto v = validate();
   if (compare) {
     const bool trained_better = tc.best_metric == "loss" ? as_trained.loss < v.loss : as_trained.bleu > v.bleu;
-    obs().on_log(fmt::format("weight averaging: dev BLEU {:.2f} (chrF {:.2f}) averaged, {:.2f} ({:.2f}) as trained; "
-                             "keeping the {}", v.bleu, v.chrf, as_trained.bleu, as_trained.chrf,
-                             trained_better ? "weights as trained" : "average"));
+    obs().on_log(fmt::format(
+        "weight averaging: dev BLEU {:.2f} (chrF {:.2f}) averaged, {:.2f} ({:.2f}) as trained; "
+        "keeping the {}",
+        v.bleu, v.chrf, as_trained.bleu, as_trained.chrf, trained_better ? "weights as trained" : "average"));
     if (trained_better) {
       averaged.reset();  // the weights as trained go back into the model, and are what is saved
       averaging.keep_as_trained = true;
@@ -775,7 +803,8 @@ void Trainer::State::validate_and_save(bool final) {
   const double took = now() - t0;
   budget.validating_s += took;
   ++budget.validations_done;
-  if (budget.length_s > 0 && !final) budget.reserve_s = std::min(0.25 * budget.length_s, 1.2 * (took + (averaging.weights ? v.seconds : 0.0)));
+  if (budget.length_s > 0 && !final)
+    budget.reserve_s = std::min(0.25 * budget.length_s, 1.2 * (took + (averaging.weights ? v.seconds : 0.0)));
 }
 
 // One line on where a budgeted run's time went, against the budget.
@@ -783,16 +812,17 @@ std::string Trainer::State::budget_breakdown() const {
   const double used = budget_used();
   const double training = std::max(0.0, used - budget.used_before - budget.validating_s);
   const auto share = [&](double s) { return fmt::format("{:.1f} s ({:.1f}%)", s, 100 * s / budget.length_s); };
-  return fmt::format("time budget of {} spent: {} before training (data, tokenizers, recipe, model){}, {} training, {} in {} "
-                     "validation{} with {} checkpoints; {:.1f} s in all, {}",
-                     minutes_text(budget.length_s / 60), share(budget.before_training_s),
-                     budget.used_before > budget.before_training_s + 1e-9
-                         ? fmt::format(", {:.1f} s in earlier sessions", budget.used_before - budget.before_training_s)
-                         : "",
-                     share(training), share(budget.validating_s), budget.validations_done, budget.validations_done == 1 ? "" : "s",
-                     budget.validations_done == 1 ? "its" : "their", used,
-                     used <= budget.length_s ? fmt::format("{:.1f} s inside the budget", budget.length_s - used)
-                                      : fmt::format("{:.1f} s over it", used - budget.length_s));
+  return fmt::format(
+      "time budget of {} spent: {} before training (data, tokenizers, recipe, model){}, {} training, {} in {} "
+      "validation{} with {} checkpoints; {:.1f} s in all, {}",
+      minutes_text(budget.length_s / 60), share(budget.before_training_s),
+      budget.used_before > budget.before_training_s + 1e-9
+          ? fmt::format(", {:.1f} s in earlier sessions", budget.used_before - budget.before_training_s)
+          : "",
+      share(training), share(budget.validating_s), budget.validations_done, budget.validations_done == 1 ? "" : "s",
+      budget.validations_done == 1 ? "its" : "their", used,
+      used <= budget.length_s ? fmt::format("{:.1f} s inside the budget", budget.length_s - used)
+                              : fmt::format("{:.1f} s over it", used - budget.length_s));
 }
 
 // After the loop: a final validation when the run finished, else a last checkpoint.
@@ -846,7 +876,8 @@ std::optional<LoopEnd> Trainer::State::validate_if_due() {
     ranks.group->all_reduce_sum(flag);
     early_stop = flag[0] > 0;
   }
-  if (early_stop) return LoopEnd{RunStatus::kEarlyStopped, fmt::format("no improvement in {} validations", tc.patience)};
+  if (early_stop)
+    return LoopEnd{RunStatus::kEarlyStopped, fmt::format("no improvement in {} validations", tc.patience)};
   return std::nullopt;
 }
 

@@ -125,7 +125,8 @@ class AnatomyPanelTest : public QObject {
       QVERIFY(graph->name().contains(QString::number(warmup)));
       // Peak value: d^-0.5 * warmup^-0.5.
       double peak = 0;
-      for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it) peak = std::max(peak, it->value);
+      for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
+        peak = std::max(peak, it->value);
       QVERIFY(std::abs(peak - 1.0 / std::sqrt(double(d) * warmup)) < 1e-9);
     }
 
@@ -220,7 +221,8 @@ class AnatomyPanelTest : public QObject {
     QCOMPARE(titles, (QStringList{QStringLiteral("Positional encoding"), QStringLiteral("Model positions"),
                                   QStringLiteral("Learning rate"), QStringLiteral("Label smoothing"),
                                   QStringLiteral("Masks"), QStringLiteral("Embeddings")}));
-    const QString expected = QStringLiteral("Load a checkpoint or start training to see the model's positions and embeddings.");
+    const QString expected =
+        QStringLiteral("Load a checkpoint or start training to see the model's positions and embeddings.");
 
     // No service at all (the panel's original constructor), then a service without a model.
     TranslationService service;

@@ -95,7 +95,8 @@ class ModelTablesTest : public QObject {
     config.train.max_steps = 60;
     const auto demo = ts::demo_corpus({600, 7});
     auto data = ts::prepare_data(demo, ts::parse_direction("en-de", demo), config.data);
-    auto summary = ts::Trainer(config, std::move(data), {learned_dir_.path().toStdString(), "demo-deu.txt", "", nullptr}).run();
+    auto summary =
+        ts::Trainer(config, std::move(data), {learned_dir_.path().toStdString(), "demo-deu.txt", "", nullptr}).run();
     QCOMPARE(summary.status, ts::RunStatus::kFinished);
     learned_ = learned_dir_.filePath(QStringLiteral("last.ckpt"));
     QVERIFY(QFileInfo::exists(learned_));
@@ -103,7 +104,9 @@ class ModelTablesTest : public QObject {
     // Sinusoidal positions on the tiny corpus.
     auto tiny = ts::preset("tiny");
     tiny.train.max_steps = 20;
-    summary = ts::Trainer(tiny, ts::test::tiny_data(tiny, "en-de"), {sinusoidal_dir_.path().toStdString(), "tiny-deu.txt", "", nullptr}).run();
+    summary = ts::Trainer(tiny, ts::test::tiny_data(tiny, "en-de"),
+                          {sinusoidal_dir_.path().toStdString(), "tiny-deu.txt", "", nullptr})
+                  .run();
     QCOMPARE(summary.status, ts::RunStatus::kFinished);
     sinusoidal_ = sinusoidal_dir_.filePath(QStringLiteral("last.ckpt"));
     QVERIFY(QFileInfo::exists(sinusoidal_));
@@ -140,7 +143,8 @@ class ModelTablesTest : public QObject {
       for (int d : {0, 13, 31}) QCOMPARE(tables.position_table[p * 32 + d], table[p][d].item<float>());
     for (int i = 0; i < 40; ++i) {
       QVERIFY(std::abs(tables.position_similarity[i * 40 + i] - 1.0f) < 1e-6f);
-      for (int j = 0; j < 40; ++j) QCOMPARE(tables.position_similarity[i * 40 + j], tables.position_similarity[j * 40 + i]);
+      for (int j = 0; j < 40; ++j)
+        QCOMPARE(tables.position_similarity[i * 40 + j], tables.position_similarity[j * 40 + i]);
     }
     const at::Tensor a = table[3], b = table[11];
     const double expected = (a * b).sum().item<double>() / (a.norm().item<double>() * b.norm().item<double>());
@@ -166,7 +170,8 @@ class ModelTablesTest : public QObject {
       QVERIFY(side.explained_y > 0 && side.explained_y <= side.explained_x);
       QVERIFY(side.explained_x + side.explained_y <= 1 + 1e-9);
       const at::Tensor emb = loaded.model->embedding_table(target).slice(0, 4, 54).contiguous();
-      const ts::FloatMatrix rows(50, 32, std::vector<float>(emb.data_ptr<float>(), emb.data_ptr<float>() + emb.numel()));
+      const ts::FloatMatrix rows(50, 32,
+                                 std::vector<float>(emb.data_ptr<float>(), emb.data_ptr<float>() + emb.numel()));
       const auto pca = ts::pca_2d(rows);
       QVERIFY(std::abs(side.explained_x - pca.explained[0]) < 1e-9);
       for (int i : {0, 17, 49}) {
@@ -232,7 +237,8 @@ class ModelTablesTest : public QObject {
     const auto unknown = request_neighbours(service, true, QStringLiteral("xyz"), 5);
     QCOMPARE(unknown.error, QStringLiteral("\u201cxyz\u201d is not in the target vocabulary."));
     QVERIFY(unknown.tokens.isEmpty());
-    QVERIFY(request_neighbours(service, false, QStringLiteral("Hund"), 5).error.contains(QStringLiteral("source vocabulary")));
+    QVERIFY(request_neighbours(service, false, QStringLiteral("Hund"), 5)
+                .error.contains(QStringLiteral("source vocabulary")));
   }
 
   void panelShowsTheLearnedPositions() {
@@ -255,8 +261,9 @@ class ModelTablesTest : public QObject {
     auto* similarity = panel.findChild<QCustomPlot*>(QStringLiteral("anatomyPositionSimilarity"));
     QVERIFY(learned && similarity);
     QVERIFY(learned->isVisible() && similarity->isVisible());
-    QVERIFY2(message->text().contains(QStringLiteral("learned")) && message->text().contains(QStringLiteral("last.ckpt")),
-             qPrintable(message->text()));
+    QVERIFY2(
+        message->text().contains(QStringLiteral("learned")) && message->text().contains(QStringLiteral("last.ckpt")),
+        qPrintable(message->text()));
     auto* count = panel.findChild<QSpinBox*>(QStringLiteral("modelPositionsCount"));
     QCOMPARE(count->value(), 64);
     QCPColorMap* table = color_map(learned);
@@ -294,7 +301,8 @@ class ModelTablesTest : public QObject {
     AnatomyPanel panel(&state);
     panel.setTranslationService(&service);  // a model is already there
     panel.show();
-    panel.findChild<QTabWidget*>(QStringLiteral("anatomyTabs"))->setCurrentWidget(panel.findChild<QWidget*>(QStringLiteral("modelPositionsTab")));
+    panel.findChild<QTabWidget*>(QStringLiteral("anatomyTabs"))
+        ->setCurrentWidget(panel.findChild<QWidget*>(QStringLiteral("modelPositionsTab")));
     QVERIFY(wait_until([&] { return panel.modelTables().positions > 0; }));
     QVERIFY(!panel.findChild<QCustomPlot*>(QStringLiteral("anatomyLearnedPositions"))->isVisible());
     auto* similarity = panel.findChild<QCustomPlot*>(QStringLiteral("anatomyPositionSimilarity"));
@@ -304,8 +312,11 @@ class ModelTablesTest : public QObject {
     // Constant diagonals.
     for (int i = 10; i < 64; ++i) QVERIFY(std::abs(sim->data()->cell(i, i - 10) - sim->data()->cell(10, 0)) < 1e-4);
     const QString note = panel.findChild<QLabel*>(QStringLiteral("modelPositionsNote"))->text();
-    QVERIFY2(note.contains(QStringLiteral("sinusoidal")) && note.contains(QStringLiteral("distance")), qPrintable(note));
-    QVERIFY(panel.findChild<QLabel*>(QStringLiteral("modelPositionsMessage"))->text().contains(QStringLiteral("sinusoidal")));
+    QVERIFY2(note.contains(QStringLiteral("sinusoidal")) && note.contains(QStringLiteral("distance")),
+             qPrintable(note));
+    QVERIFY(panel.findChild<QLabel*>(QStringLiteral("modelPositionsMessage"))
+                ->text()
+                .contains(QStringLiteral("sinusoidal")));
   }
 
   void embeddingsScatterAndNeighbours() {
@@ -339,14 +350,16 @@ class ModelTablesTest : public QObject {
     QCOMPARE(points->dataCount(), 50);
     // The plotted points are the projected tokens (QCustomPlot keeps them sorted by x).
     QSet<QPair<double, double>> plotted, projected;
-    for (int i = 0; i < points->dataCount(); ++i) plotted.insert({points->data()->at(i)->key, points->data()->at(i)->value});
+    for (int i = 0; i < points->dataCount(); ++i)
+      plotted.insert({points->data()->at(i)->key, points->data()->at(i)->value});
     for (int i = 0; i < 50; ++i) projected.insert({tables.source.x[i], tables.source.y[i]});
     QCOMPARE(plotted, projected);
     QCOMPARE(text_items(scatter).size(), 50);
     QSet<QString> labels;
     for (auto* item : text_items(scatter)) labels << item->text();
     QCOMPARE(labels, QSet<QString>(tables.source.tokens.begin(), tables.source.tokens.end()));
-    QVERIFY2(scatter->xAxis->label().startsWith(QStringLiteral("PC 1 (")) && scatter->xAxis->label().contains(QStringLiteral("% of the variance")),
+    QVERIFY2(scatter->xAxis->label().startsWith(QStringLiteral("PC 1 (")) &&
+                 scatter->xAxis->label().contains(QStringLiteral("% of the variance")),
              qPrintable(scatter->xAxis->label()));
     QVERIFY(scatter->xAxis->label().contains(QString::number(100 * tables.source.explained_x, 'f', 1)));
     QVERIFY(scatter->yAxis->label().contains(QString::number(100 * tables.source.explained_y, 'f', 1)));
@@ -358,7 +371,8 @@ class ModelTablesTest : public QObject {
     QVERIFY(visible.contains(tables.source.tokens[0]));  // the most frequent token is labelled first
     QList<QRectF> boxes;  // the text of each label (its 5-pixel left padding keeps it off its point)
     for (auto* item : text_items(scatter))
-      if (item->visible()) boxes << QRectF(item->topLeft->pixelPosition(), item->bottomRight->pixelPosition()).adjusted(6, 1, -1, -1);
+      if (item->visible())
+        boxes << QRectF(item->topLeft->pixelPosition(), item->bottomRight->pixelPosition()).adjusted(6, 1, -1, -1);
     for (int i = 0; i < boxes.size(); ++i)
       for (int j = i + 1; j < boxes.size(); ++j) QVERIFY2(!boxes[i].intersects(boxes[j]), "overlapping labels");
     // Shrinking the plot hides more labels.
@@ -369,10 +383,12 @@ class ModelTablesTest : public QObject {
     // Hovering a point shows its token.
     scatter->resize(700, 500);
     scatter->replot();
-    const QPointF at(scatter->xAxis->coordToPixel(tables.source.x[3]), scatter->yAxis->coordToPixel(tables.source.y[3]));
+    const QPointF at(scatter->xAxis->coordToPixel(tables.source.x[3]),
+                     scatter->yAxis->coordToPixel(tables.source.y[3]));
     hover(scatter, at);
     QString hover_text = scatter->property("hoverText").toString();
-    QVERIFY2(hover_text.startsWith(tables.source.tokens[3] + QStringLiteral("\nfrequency rank 4 (id 7)")), qPrintable(hover_text));
+    QVERIFY2(hover_text.startsWith(tables.source.tokens[3] + QStringLiteral("\nfrequency rank 4 (id 7)")),
+             qPrintable(hover_text));
 
     // Target side, search a token: neighbours listed and ringed, the token starred.
     side->setCurrentIndex(1);
@@ -387,11 +403,14 @@ class ModelTablesTest : public QObject {
     QVERIFY(wait_until([&] { return table->rowCount() == 10; }));
     QCOMPARE(panel.neighbours().token, word);
     QVERIFY(panel.neighbours().target);
-    QVERIFY2(message->text().contains(word) && message->text().contains(QStringLiteral("German")), qPrintable(message->text()));
+    QVERIFY2(message->text().contains(word) && message->text().contains(QStringLiteral("German")),
+             qPrintable(message->text()));
     for (int r = 0; r < 10; ++r) {
       QCOMPARE(table->item(r, 0)->text(), panel.neighbours().tokens[r]);
       QCOMPARE(table->item(r, 1)->text(), QString::number(panel.neighbours().similarities[r], 'f', 3));
-      if (r > 0) QVERIFY(table->item(r, 1)->data(Qt::UserRole).toDouble() <= table->item(r - 1, 1)->data(Qt::UserRole).toDouble());
+      if (r > 0)
+        QVERIFY(table->item(r, 1)->data(Qt::UserRole).toDouble() <=
+                table->item(r - 1, 1)->data(Qt::UserRole).toDouble());
     }
     QCPGraph* ringed = graph_named(scatter, QStringLiteral("neighbours"));
     QCPGraph* starred = graph_named(scatter, QStringLiteral("searched token"));
@@ -407,21 +426,25 @@ class ModelTablesTest : public QObject {
     QVERIFY(shown.contains(panel.neighbours().tokens[0]) || panel.neighbours().xs.isEmpty());
     boxes.clear();
     for (auto* item : text_items(scatter))
-      if (item->visible()) boxes << QRectF(item->topLeft->pixelPosition(), item->bottomRight->pixelPosition()).adjusted(6, 1, -1, -1);
+      if (item->visible())
+        boxes << QRectF(item->topLeft->pixelPosition(), item->bottomRight->pixelPosition()).adjusted(6, 1, -1, -1);
     for (int i = 0; i < boxes.size(); ++i)
       for (int j = i + 1; j < boxes.size(); ++j) QVERIFY2(!boxes[i].intersects(boxes[j]), "overlapping labels");
-    QCOMPARE(text_items(scatter).size(), 50 + [&] {
-      int outside = 0;  // neighbours that are not among the 50 plotted tokens get their own label
-      for (qint64 id : panel.neighbours().ids) outside += !tables.target.ids.contains(id);
-      return outside;
-    }());
+    QCOMPARE(
+        text_items(scatter).size(), 50 + [&] {
+          int outside = 0;  // neighbours that are not among the 50 plotted tokens get their own label
+          for (qint64 id : panel.neighbours().ids) outside += !tables.target.ids.contains(id);
+          return outside;
+        }());
     int bold = 0;
     for (auto* item : text_items(scatter)) bold += item->font().bold();
     QCOMPARE(bold, 11);
-    const QPointF star(scatter->xAxis->coordToPixel(tables.target.x[2]), scatter->yAxis->coordToPixel(tables.target.y[2]));
+    const QPointF star(scatter->xAxis->coordToPixel(tables.target.x[2]),
+                       scatter->yAxis->coordToPixel(tables.target.y[2]));
     hover(scatter, star);
     hover_text = scatter->property("hoverText").toString();
-    QVERIFY2(hover_text.startsWith(word) && hover_text.contains(QStringLiteral("searched token")), qPrintable(hover_text));
+    QVERIFY2(hover_text.startsWith(word) && hover_text.contains(QStringLiteral("searched token")),
+             qPrintable(hover_text));
 
     // Fewer neighbours: the search is asked again.
     panel.findChild<QSpinBox*>(QStringLiteral("embeddingK"))->setValue(3);
@@ -438,7 +461,8 @@ class ModelTablesTest : public QObject {
     QCOMPARE(starred->dataCount(), 0);
 
     // Clicking a point lists that token's neighbours.
-    const QPoint click(qRound(scatter->xAxis->coordToPixel(tables.target.x[0])), qRound(scatter->yAxis->coordToPixel(tables.target.y[0])));
+    const QPoint click(qRound(scatter->xAxis->coordToPixel(tables.target.x[0])),
+                       qRound(scatter->yAxis->coordToPixel(tables.target.y[0])));
     QTest::mouseClick(scatter, Qt::LeftButton, Qt::NoModifier, click);
     QVERIFY(wait_until([&] { return table->rowCount() == 3 && panel.neighbours().token == tables.target.tokens[0]; }));
     QCOMPARE(search->text(), tables.target.tokens[0]);

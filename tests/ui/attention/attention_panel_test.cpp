@@ -81,10 +81,11 @@ Matrix permuted(int rows, int columns) {
   return m;
 }
 
-const QStringList kSource = {QStringLiteral("▁Ich"), QStringLiteral("sehe"), QStringLiteral("<unk>"), QStringLiteral("&"),
-                             QStringLiteral("Katze"), QStringLiteral("."), QStringLiteral("</s>")};
-const QStringList kTarget = {QStringLiteral("I"), QStringLiteral("see"), QStringLiteral("a"), QStringLiteral("cat"),
-                             QStringLiteral("."), QStringLiteral("</s>")};
+const QStringList kSource = {QStringLiteral("▁Ich"), QStringLiteral("sehe"),  QStringLiteral("<unk>"),
+                             QStringLiteral("&"),    QStringLiteral("Katze"), QStringLiteral("."),
+                             QStringLiteral("</s>")};
+const QStringList kTarget = {QStringLiteral("I"),   QStringLiteral("see"), QStringLiteral("a"),
+                             QStringLiteral("cat"), QStringLiteral("."),   QStringLiteral("</s>")};
 
 nlohmann::json tokens(const QStringList& list) {
   nlohmann::json j = nlohmann::json::array();
@@ -108,9 +109,12 @@ TranslationResult synthetic_result(quint64 id = 7) {
   r.attention = nlohmann::json::object();
   r.attention["source_tokens"] = tokens(kSource);
   r.attention["target_tokens"] = tokens(kTarget);
-  r.attention["encoder_self"] = Layers{{identity(S, S), shifted(S), uniform(S, S)}, {shifted(S), identity(S, S), last_column(S, S)}};
-  r.attention["decoder_self"] = Layers{{identity(T, T), shifted(T), uniform(T, T, true)}, {shifted(T), identity(T, T), uniform(T, T, true)}};
-  r.attention["cross"] = Layers{{identity(T, S), permuted(T, S), uniform(T, S)}, {permuted(T, S), identity(T, S), last_column(T, S)}};
+  r.attention["encoder_self"] =
+      Layers{{identity(S, S), shifted(S), uniform(S, S)}, {shifted(S), identity(S, S), last_column(S, S)}};
+  r.attention["decoder_self"] =
+      Layers{{identity(T, T), shifted(T), uniform(T, T, true)}, {shifted(T), identity(T, T), uniform(T, T, true)}};
+  r.attention["cross"] =
+      Layers{{identity(T, S), permuted(T, S), uniform(T, S)}, {permuted(T, S), identity(T, S), last_column(T, S)}};
   return r;
 }
 
@@ -215,7 +219,8 @@ class AttentionPanelTest : public QObject {
     auto* pages = f.panel.findChild<QStackedWidget*>();
     QVERIFY(pages);
     QCOMPARE(pages->currentWidget(), f.find<QLabel>("attentionEmpty"));
-    QCOMPARE(f.find<QLabel>("attentionEmpty")->text(), QStringLiteral("Translate a sentence to explore its attention."));
+    QCOMPARE(f.find<QLabel>("attentionEmpty")->text(),
+             QStringLiteral("Translate a sentence to explore its attention."));
     QVERIFY(!f.find<QComboBox>("attentionKind")->isEnabled());
     QVERIFY(!f.find<QAbstractButton>("attentionExportSvg")->isEnabled());
     // Without a model the sentence line says so and cannot be used.
@@ -238,7 +243,9 @@ class AttentionPanelTest : public QObject {
     const auto r = synthetic_result();
     f.panel.showResult(r);
     QCOMPARE(f.panel.result().id, r.id);
-    QVERIFY(f.find<QLabel>("attentionSentence")->text().contains(QStringLiteral("Ich sehe <unk> & Katze.  →  I see a cat.")));
+    QVERIFY(f.find<QLabel>("attentionSentence")
+                ->text()
+                .contains(QStringLiteral("Ich sehe <unk> & Katze.  →  I see a cat.")));
     QVERIFY(f.find<QComboBox>("attentionKind")->isEnabled());
 
     struct Expect {
@@ -247,11 +254,12 @@ class AttentionPanelTest : public QObject {
       QStringList row_labels, column_labels;
       QString row_title;
     };
-    const QStringList decoder_inputs = {QStringLiteral("<s>"), QStringLiteral("I"), QStringLiteral("see"), QStringLiteral("a"),
-                                        QStringLiteral("cat"), QStringLiteral(".")};
+    const QStringList decoder_inputs = {QStringLiteral("<s>"), QStringLiteral("I"),   QStringLiteral("see"),
+                                        QStringLiteral("a"),   QStringLiteral("cat"), QStringLiteral(".")};
     const Expect expects[] = {
         {AttentionKind::EncoderSelf, 7, 7, kSource, kSource, QStringLiteral("query (source token)")},
-        {AttentionKind::DecoderSelf, 6, 6, decoder_inputs, decoder_inputs, QStringLiteral("query (decoder input, predicts the next token)")},
+        {AttentionKind::DecoderSelf, 6, 6, decoder_inputs, decoder_inputs,
+         QStringLiteral("query (decoder input, predicts the next token)")},
         {AttentionKind::Cross, 6, 7, kTarget, kSource, QStringLiteral("output (target token)")},
     };
     auto* kind = f.find<QComboBox>("attentionKind");
@@ -387,7 +395,8 @@ class AttentionPanelTest : public QObject {
     QVERIFY(plot);
     QVERIFY(wait_until([&] { return large->cellAt(large->cellCenter(1, 4), nullptr, nullptr); }));
     const QPoint pos = large->cellCenter(1, 4);
-    QMouseEvent move(QEvent::MouseMove, QPointF(pos), plot->mapToGlobal(QPointF(pos)), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QMouseEvent move(QEvent::MouseMove, QPointF(pos), plot->mapToGlobal(QPointF(pos)), Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
     QCoreApplication::sendEvent(plot, &move);
     QCOMPARE(f.find<QLabel>("attentionHover")->text(), QStringLiteral("I ← cat: masked: later tokens"));
 
@@ -457,7 +466,8 @@ class AttentionPanelTest : public QObject {
     // Selecting a row opens that head.
     const int row = 4;
     const int layer = f.tableText(row, 0).toInt() - 1, head = f.tableText(row, 1).toInt() - 1;
-    table->selectionModel()->setCurrentIndex(table->model()->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    table->selectionModel()->setCurrentIndex(table->model()->index(row, 0),
+                                             QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     QCOMPARE(f.panel.selectedLayer(), layer);
     QCOMPARE(f.panel.selectedHead(), head);
     QCOMPARE(f.find<QComboBox>("attentionHeadCombo")->currentIndex(), head + 1);
@@ -490,8 +500,10 @@ class AttentionPanelTest : public QObject {
     QVERIFY(svg.contains(QStringLiteral(">&lt;/s&gt;</text>")));
     QVERIFY(!svg.contains(QStringLiteral("><unk><")));
     // The diagonal cell of the identity head is viridis' top colour, an off-diagonal one its bottom.
-    QVERIFY(svg.contains(QStringLiteral("fill=\"%1\"><title>sehe ← sehe: 1.0000</title>").arg(QColor(attention_color(1)).name())));
-    QVERIFY(svg.contains(QStringLiteral("fill=\"%1\"><title>sehe ← ▁Ich: 0.0000</title>").arg(QColor(attention_color(0)).name())));
+    QVERIFY(svg.contains(
+        QStringLiteral("fill=\"%1\"><title>sehe ← sehe: 1.0000</title>").arg(QColor(attention_color(1)).name())));
+    QVERIFY(svg.contains(
+        QStringLiteral("fill=\"%1\"><title>sehe ← ▁Ich: 0.0000</title>").arg(QColor(attention_color(0)).name())));
 
     // Decoder self-attention: 21 visible cells, 15 masked.
     f.panel.setKind(AttentionKind::DecoderSelf);
@@ -635,7 +647,9 @@ class AttentionPanelTest : public QObject {
     auto config = ts::preset("tiny");
     config.model.decoder_layers = 2;
     config.train.max_steps = 40;
-    const auto summary = ts::Trainer(config, ts::test::tiny_data(config, "de-en"), {dir.path().toStdString(), "tiny-deu.txt", "", nullptr}).run();
+    const auto summary = ts::Trainer(config, ts::test::tiny_data(config, "de-en"),
+                                     {dir.path().toStdString(), "tiny-deu.txt", "", nullptr})
+                             .run();
     QCOMPARE(summary.status, ts::RunStatus::kFinished);
 
     Fixture f;
@@ -663,7 +677,8 @@ class AttentionPanelTest : public QObject {
     const struct {
       AttentionKind kind;
       int layers, rows, columns;
-    } kinds[] = {{AttentionKind::EncoderSelf, 1, S, S}, {AttentionKind::DecoderSelf, 2, T, T}, {AttentionKind::Cross, 2, T, S}};
+    } kinds[] = {
+        {AttentionKind::EncoderSelf, 1, S, S}, {AttentionKind::DecoderSelf, 2, T, T}, {AttentionKind::Cross, 2, T, S}};
     for (const auto& k : kinds) {
       f.panel.setKind(k.kind);
       QCOMPARE(d.layers(k.kind), k.layers);
@@ -679,7 +694,8 @@ class AttentionPanelTest : public QObject {
           for (int q = 0; q < k.rows; ++q) {
             double sum = 0;
             for (double v : m[q]) sum += v;
-            QVERIFY2(std::abs(sum - 1) < 1e-4, qPrintable(QStringLiteral("layer %1 head %2 row %3: %4").arg(l).arg(h).arg(q).arg(sum)));
+            QVERIFY2(std::abs(sum - 1) < 1e-4,
+                     qPrintable(QStringLiteral("layer %1 head %2 row %3: %4").arg(l).arg(h).arg(q).arg(sum)));
             if (k.kind == AttentionKind::DecoderSelf)
               for (int c = q + 1; c < k.columns; ++c) QCOMPARE(m[q][c], 0.0);
           }
@@ -718,7 +734,8 @@ class AttentionPanelTest : public QObject {
     auto* dev = f.find<QComboBox>("attentionDevPair");
     // The same 7 held-out pairs the trainer will use, computed in the background.
     QVERIFY(ts::ui::test::wait_until([&] { return dev->count() == 8; }, 5000));
-    const auto split = ts::split_pairs(ts::oriented_pairs(*state.corpus(), state.direction()), ts::SplitConfig{7, 3, 1234, ts::SplitMethod::kShuffledPairs});
+    const auto split = ts::split_pairs(ts::oriented_pairs(*state.corpus(), state.direction()),
+                                       ts::SplitConfig{7, 3, 1234, ts::SplitMethod::kShuffledPairs});
     for (int i = 0; i < 7; ++i)
       QCOMPARE(dev->itemData(i + 1).toString(), QString::fromStdString(split.dev[static_cast<std::size_t>(i)].src));
     // Changing the split changes the list.

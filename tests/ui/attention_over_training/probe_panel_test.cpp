@@ -50,7 +50,8 @@ double weight(qint64 step, int layer, int head, int row, int column, int columns
 
 // The target tokens of step `step`: the translation grows as training goes on.
 QStringList targets(qint64 step) {
-  QStringList all = {QStringLiteral("▁Ich"), QStringLiteral("▁sehe"), QStringLiteral("▁eine"), QStringLiteral("▁Katze")};
+  QStringList all = {QStringLiteral("▁Ich"), QStringLiteral("▁sehe"), QStringLiteral("▁eine"),
+                     QStringLiteral("▁Katze")};
   const int n = std::clamp(static_cast<int>(step / 100), 1, 4);
   QStringList out = all.mid(0, n);
   out << QStringLiteral("</s>");
@@ -66,7 +67,8 @@ nlohmann::json probe(qint64 step) {
       auto head = nlohmann::json::array();
       for (int r = 0; r < tgt.size(); ++r) {
         auto row = nlohmann::json::array();
-        for (int c = 0; c < kSource.size(); ++c) row.push_back(weight(step, l, h, r, c, static_cast<int>(kSource.size())));
+        for (int c = 0; c < kSource.size(); ++c)
+          row.push_back(weight(step, l, h, r, c, static_cast<int>(kSource.size())));
         head.push_back(row);
       }
       layer.push_back(head);
@@ -78,8 +80,10 @@ nlohmann::json probe(qint64 step) {
   for (const auto& s : tgt) dst.push_back(s.toStdString());
   QStringList words;
   for (const auto& t : tgt.mid(0, tgt.size() - 1)) words << t.mid(1);
-  return {{"source", "I see a cat"}, {"text", words.join(QLatin1Char(' ')).toStdString()},
-          {"source_tokens", src},   {"target_tokens", dst},
+  return {{"source", "I see a cat"},
+          {"text", words.join(QLatin1Char(' ')).toStdString()},
+          {"source_tokens", src},
+          {"target_tokens", dst},
           {"cross", cross}};
 }
 
@@ -150,10 +154,11 @@ QString write_length_corpus(const QTemporaryDir& dir) {
   const QString path = QDir(dir.path()).filePath(QStringLiteral("deu.txt"));
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly)) return {};
-  const QStringList words = {QStringLiteral("the"), QStringLiteral("old"), QStringLiteral("man"), QStringLiteral("sees"),
-                             QStringLiteral("a"), QStringLiteral("small"), QStringLiteral("red"), QStringLiteral("cat"),
-                             QStringLiteral("near"), QStringLiteral("the"), QStringLiteral("green"), QStringLiteral("house"),
-                             QStringLiteral("by"), QStringLiteral("the"), QStringLiteral("river")};
+  const QStringList words = {QStringLiteral("the"),  QStringLiteral("old"),   QStringLiteral("man"),
+                             QStringLiteral("sees"), QStringLiteral("a"),     QStringLiteral("small"),
+                             QStringLiteral("red"),  QStringLiteral("cat"),   QStringLiteral("near"),
+                             QStringLiteral("the"),  QStringLiteral("green"), QStringLiteral("house"),
+                             QStringLiteral("by"),   QStringLiteral("the"),   QStringLiteral("river")};
   for (int i = 0; i < 60; ++i) {
     const int n = 3 + i % 13;
     QStringList en = words.mid(0, n);
@@ -174,7 +179,8 @@ class ProbePanelTest : public QObject {
     Fixture f;
     auto* empty = f.find<QLabel>("probeEmpty");
     QVERIFY(empty->isVisible());
-    QCOMPARE(empty->text(), QStringLiteral("Set a probe sentence and train: its attention is captured at every validation."));
+    QCOMPARE(empty->text(),
+             QStringLiteral("Set a probe sentence and train: its attention is captured at every validation."));
     QCOMPARE(f.panel.currentFrame(), -1);
     QVERIFY(!f.find<QPushButton>("probeExport")->isEnabled());
   }

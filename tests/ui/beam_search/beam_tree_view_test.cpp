@@ -28,8 +28,10 @@ namespace {
 
 nlohmann::json node(qint64 id, qint64 parent, const char* token, int step, double token_lp, double lp,
                     const char* state, double score = 0, int rank = -1) {
-  return {{"id", id},       {"parent", parent}, {"token", token}, {"token_id", 100 + id}, {"step", step},
-          {"token_log_prob", token_lp}, {"log_prob", lp}, {"score", state == std::string("finished") ? score : lp},
+  return {{"id", id},       {"parent", parent},
+          {"token", token}, {"token_id", 100 + id},
+          {"step", step},   {"token_log_prob", token_lp},
+          {"log_prob", lp}, {"score", state == std::string("finished") ? score : lp},
           {"state", state}, {"rank", rank}};
 }
 
@@ -157,7 +159,8 @@ class BeamTreeViewTest : public QObject {
 
     // Boxes: token and cumulative log-prob; finished ones add score and rank.
     QCOMPARE(view.nodeLabel(4), (QStringList{QStringLiteral("sehe"), QStringLiteral("-0.50")}));
-    QCOMPARE(view.nodeLabel(7), (QStringList{QStringLiteral("</s>"), QStringLiteral("-0.90"), QStringLiteral("-0.70 · #1")}));
+    QCOMPARE(view.nodeLabel(7),
+             (QStringList{QStringLiteral("</s>"), QStringLiteral("-0.90"), QStringLiteral("-0.70 · #1")}));
     QCOMPARE(view.nodeLabel(8).value(2), QStringLiteral("-1.40 · #2"));
     QVERIFY(view.nodeFaded(3));
     QVERIFY(view.nodeFaded(9));
@@ -280,7 +283,8 @@ class BeamTreeViewTest : public QObject {
     QTest::mouseClick(view.findChild<QWidget*>(QStringLiteral("beamFit")), Qt::LeftButton);
     // The whole tree now fits in the viewport.
     const QRect shown = gv->mapFromScene(gv->scene()->itemsBoundingRect()).boundingRect();
-    QVERIFY2(gv->viewport()->rect().adjusted(-2, -2, 2, 2).contains(shown), qPrintable(QStringLiteral("%1x%2").arg(shown.width()).arg(shown.height())));
+    QVERIFY2(gv->viewport()->rect().adjusted(-2, -2, 2, 2).contains(shown),
+             qPrintable(QStringLiteral("%1x%2").arg(shown.width()).arg(shown.height())));
   }
 
   void greedyResultOffersBeamSearch() {
@@ -398,11 +402,14 @@ class BeamTreeViewTest : public QObject {
   }
 
   void joinsTokensAsText() {
-    QCOMPARE(BeamTreeView::joinTokens({QStringLiteral("▁Ich"), QStringLiteral("▁seh"), QStringLiteral("e"), QStringLiteral("</s>")}),
+    QCOMPARE(BeamTreeView::joinTokens(
+                 {QStringLiteral("▁Ich"), QStringLiteral("▁seh"), QStringLiteral("e"), QStringLiteral("</s>")}),
              QStringLiteral("Ich sehe"));
-    QCOMPARE(BeamTreeView::joinTokens({QStringLiteral("i"), QStringLiteral("see"), QStringLiteral("it"), QStringLiteral(".")}),
+    QCOMPARE(BeamTreeView::joinTokens(
+                 {QStringLiteral("i"), QStringLiteral("see"), QStringLiteral("it"), QStringLiteral(".")}),
              QStringLiteral("i see it."));
-    QCOMPARE(BeamTreeView::joinTokens({QStringLiteral("我"), QStringLiteral("爱"), QStringLiteral("你"), QStringLiteral("。")}),
+    QCOMPARE(BeamTreeView::joinTokens(
+                 {QStringLiteral("我"), QStringLiteral("爱"), QStringLiteral("你"), QStringLiteral("。")}),
              QStringLiteral("我爱你。"));
   }
 

@@ -56,7 +56,8 @@ QString train(const QString& corpus, const QString& out_dir, int steps, double t
   const auto c = ts::read_corpus(QFile::encodeName(corpus).toStdString());
   auto data = ts::prepare_data(c, ts::parse_direction("en-de", c), config.data);
   const auto summary =
-      ts::Trainer(config, std::move(data), {QFile::encodeName(out_dir).toStdString(), QFile::encodeName(corpus).toStdString(), "", nullptr})
+      ts::Trainer(config, std::move(data),
+                  {QFile::encodeName(out_dir).toStdString(), QFile::encodeName(corpus).toStdString(), "", nullptr})
           .run();
   if (summary.status != ts::RunStatus::kFinished) return {};
   for (const char* name : {"best.ckpt", "last.ckpt"}) {
@@ -66,7 +67,8 @@ QString train(const QString& corpus, const QString& out_dir, int steps, double t
   return {};
 }
 
-qint64 record(ts::RunStore& store, const std::string& name, const QString& out_dir, const std::string& kind = "translation") {
+qint64 record(ts::RunStore& store, const std::string& name, const QString& out_dir,
+              const std::string& kind = "translation") {
   ts::NewRun n;
   n.name = name;
   n.corpus_path = "deu.txt";
@@ -230,7 +232,8 @@ class ComparePanelTest : public QObject {
 
     // The same texts as translating the two checkpoints here, and the same scores.
     const QString name_a = QStringLiteral("run %1").arg(run_a_), name_b = QStringLiteral("run %1").arg(run_b_);
-    const auto input = ts::compare_input_from_models({{name_a.toStdString(), a_.toStdString()}, {name_b.toStdString(), b_.toStdString()}});
+    const auto input = ts::compare_input_from_models(
+        {{name_a.toStdString(), a_.toStdString()}, {name_b.toStdString(), b_.toStdString()}});
     const auto& shown = panel.result().input;
     QVERIFY(shown.references == input.references);
     QVERIFY(shown.sources == input.sources);
@@ -265,7 +268,8 @@ class ComparePanelTest : public QObject {
     panel.bucketChooser()->setCurrentIndex(1);
     QCOMPARE(panel.sentenceBuckets()->table()->rowCount(), static_cast<int>(expected.by_sentence_score.labels.size()));
     QCOMPARE(panel.ngrams()->pairChooser()->count(), 1);
-    QCOMPARE(panel.ngrams()->table(true)->rowCount(), std::max<int>(1, static_cast<int>(expected.pairs[0].a_better.size())));
+    QCOMPARE(panel.ngrams()->table(true)->rowCount(),
+             std::max<int>(1, static_cast<int>(expected.pairs[0].a_better.size())));
 
     // One row per test pair, sorted by the difference (run b − run a), worst first.
     auto* browser = panel.sentences();
@@ -299,7 +303,8 @@ class ComparePanelTest : public QObject {
     QCOMPARE(browser->view()->model()->rowCount(), expected_rows);
     browser->searchBox()->setText(word + QStringLiteral(" zzqqxx"));
     QCOMPARE(browser->view()->model()->rowCount(), 0);
-    QCOMPARE(browser->findChild<QLabel*>(QStringLiteral("compareSentenceCount"))->text(), QStringLiteral("0 of 8 sentences"));
+    QCOMPARE(browser->findChild<QLabel*>(QStringLiteral("compareSentenceCount"))->text(),
+             QStringLiteral("0 of 8 sentences"));
     browser->searchBox()->clear();
     QCOMPARE(browser->view()->model()->rowCount(), 8);
 
@@ -390,13 +395,16 @@ class ComparePanelTest : public QObject {
     QVector<double> scores;
     for (int r = 0; r < proxy->rowCount(); ++r) {
       const int i = proxy->index(r, 0).data(SentenceTableModel::SentenceRole).toInt();
-      QCOMPARE(proxy->index(r, SentenceTableModel::Source).data().toString(), QString::fromStdString(input.sources[static_cast<std::size_t>(i)]));
+      QCOMPARE(proxy->index(r, SentenceTableModel::Source).data().toString(),
+               QString::fromStdString(input.sources[static_cast<std::size_t>(i)]));
       QCOMPARE(proxy->index(r, SentenceTableModel::Reference).data().toString(),
                QString::fromStdString(input.references[static_cast<std::size_t>(i)]));
-      QCOMPARE(proxy->index(r, model->outputColumn(0)).data().toString(), QString::fromStdString(input.systems[0][static_cast<std::size_t>(i)]));
+      QCOMPARE(proxy->index(r, model->outputColumn(0)).data().toString(),
+               QString::fromStdString(input.systems[0][static_cast<std::size_t>(i)]));
       scores << proxy->index(r, model->scoreColumn(0)).data(SentenceTableModel::SortRole).toDouble();
       // The confidence is the output's mean token log-probability, as core computes it.
-      const double confidence = proxy->index(r, model->confidenceColumn(0)).data(SentenceTableModel::SortRole).toDouble();
+      const double confidence =
+          proxy->index(r, model->confidenceColumn(0)).data(SentenceTableModel::SortRole).toDouble();
       QVERIFY(confidence <= 0);
       QVERIFY(std::abs(confidence - input.confidences[0][static_cast<std::size_t>(i)]) < 1e-5);
     }
@@ -418,7 +426,8 @@ class ComparePanelTest : public QObject {
     QCOMPARE(panel.tabs()->currentWidget(), panel.sentences());
     QVector<double> confidences = column_values(browser, model->confidenceColumn(0));
     QVERIFY(std::is_sorted(confidences.begin(), confidences.end()));
-    QCOMPARE(proxy->index(0, 0).data(SentenceTableModel::SentenceRole).toInt(), static_cast<int>(result.least_confident.front()));
+    QCOMPARE(proxy->index(0, 0).data(SentenceTableModel::SentenceRole).toInt(),
+             static_cast<int>(result.least_confident.front()));
 
     QSignalSpy open(&panel, &ComparePanel::openSentence);
     Q_EMIT browser->view()->doubleClicked(proxy->index(0, SentenceTableModel::Reference));

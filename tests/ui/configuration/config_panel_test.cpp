@@ -32,7 +32,8 @@ QString label_text(const ConfigPanel& panel, const char* name) {
   return label ? label->text() : QStringLiteral("<no label %1>").arg(QString::fromLatin1(name));
 }
 
-template <class W> W* field(const ConfigPanel& panel, const QString& key) {
+template <class W>
+W* field(const ConfigPanel& panel, const QString& key) {
   return panel.findChild<W*>(QStringLiteral("field.") + key);
 }
 
@@ -66,7 +67,8 @@ class ConfigPanelTest : public QObject {
     QCOMPARE(int(config_fields().size()), int(keys.size()));
     // Defaults come from a default-constructed config, with the range.
     const QString tip = field<QSpinBox>(panel, QStringLiteral("model.d_model"))->toolTip();
-    QVERIFY2(tip.contains(QStringLiteral("Default: %1").arg(QLocale().toString(defaults.model.d_model))), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("Default: %1").arg(QLocale().toString(defaults.model.d_model))),
+             qPrintable(tip));
     QVERIFY2(tip.contains(QStringLiteral("Range:")), qPrintable(tip));
     QVERIFY(field<QComboBox>(panel, QStringLiteral("train.schedule"))->toolTip().contains(QStringLiteral("noam")));
   }
@@ -111,10 +113,11 @@ class ConfigPanelTest : public QObject {
     QVERIFY(label_text(panel, "vocabEstimate").contains(QStringLiteral("counted")));
     // A bigger model shows a bigger count, live.
     spin->setValue(256);
-    const auto bigger = ts::estimate_model_size(state.config(), panel.sourceVocabEstimate(), panel.targetVocabEstimate(),
-                                                panel.averageSentenceTokens());
+    const auto bigger = ts::estimate_model_size(state.config(), panel.sourceVocabEstimate(),
+                                                panel.targetVocabEstimate(), panel.averageSentenceTokens());
     QVERIFY(bigger.parameters > size.parameters);
-    QVERIFY(label_text(panel, "parameterCount").contains(QLocale().toString(static_cast<qlonglong>(bigger.parameters))));
+    QVERIFY(
+        label_text(panel, "parameterCount").contains(QLocale().toString(static_cast<qlonglong>(bigger.parameters))));
     // min_freq changes the counted vocabulary without a recount.
     const auto before = panel.sourceVocabEstimate();
     field<QSpinBox>(panel, QStringLiteral("data.min_freq"))->setValue(1000000);
@@ -136,7 +139,8 @@ class ConfigPanelTest : public QObject {
     QVERIFY(panel.hasProblems());
     QCOMPARE(problems.count(), 1);
     const QString text = label_text(panel, "problemsLabel");
-    QVERIFY2(text.contains(QStringLiteral("model.heads")) && text.contains(QStringLiteral("model.d_model")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("model.heads")) && text.contains(QStringLiteral("model.d_model")),
+             qPrintable(text));
     QVERIFY(label_text(panel, "label.model.heads").contains(QStringLiteral("\u26a0")));
     QVERIFY(label_text(panel, "label.model.d_model").contains(QStringLiteral("\u26a0")));
     QVERIFY(!label_text(panel, "label.model.d_ff").contains(QStringLiteral("\u26a0")));
@@ -157,7 +161,8 @@ class ConfigPanelTest : public QObject {
     const auto pairs = static_cast<double>(state.corpus()->pairs.size());
     QVERIFY(state.applySetting(QStringLiteral("data.dev=%1").arg(pairs)));
     QVERIFY(panel.hasProblems());
-    QVERIFY2(label_text(panel, "problemsLabel").contains(QStringLiteral("data.dev")), qPrintable(label_text(panel, "problemsLabel")));
+    QVERIFY2(label_text(panel, "problemsLabel").contains(QStringLiteral("data.dev")),
+             qPrintable(label_text(panel, "problemsLabel")));
     QVERIFY(label_text(panel, "label.data.dev").contains(QStringLiteral("\u26a0")));
     QVERIFY(state.applySetting(QStringLiteral("data.dev=0.1")));
     QVERIFY(!panel.hasProblems());
@@ -204,7 +209,8 @@ class ConfigPanelTest : public QObject {
     const auto tiny = ts::preset("tiny");
     QCOMPARE(field<QSpinBox>(panel, QStringLiteral("model.d_model"))->value(), tiny.model.d_model);
     QCOMPARE(field<QSpinBox>(panel, QStringLiteral("model.heads"))->value(), tiny.model.heads);
-    QCOMPARE(field<QComboBox>(panel, QStringLiteral("train.schedule"))->currentData().toString(), QStringLiteral("constant"));
+    QCOMPARE(field<QComboBox>(panel, QStringLiteral("train.schedule"))->currentData().toString(),
+             QStringLiteral("constant"));
     QCOMPARE(label_text(panel, "presetDescription"), QString::fromStdString(ts::preset_description("tiny")));
     QVERIFY(!panel.findChild<QPushButton*>(QStringLiteral("resetPresetButton"))->isEnabled());
     // A change made elsewhere (another panel) shows up without being applied again.
@@ -229,7 +235,7 @@ class ConfigPanelTest : public QObject {
     QCOMPARE(state.config().train.lr, 3e-4);
     auto* eps = field<QDoubleSpinBox>(panel, QStringLiteral("train.adam_eps"));
     QCOMPARE(eps->text(), QLocale().toString(1e-9, 'g', 10));  // not rounded to "0.00"
-    eps->stepBy(1);  // orders of magnitude
+    eps->stepBy(1);                                            // orders of magnitude
     QCOMPARE(state.config().train.adam_eps, 1e-8);
     auto* dev = field<QDoubleSpinBox>(panel, QStringLiteral("data.dev"));
     dev->setValue(0.1);
@@ -303,7 +309,8 @@ class ConfigPanelTest : public QObject {
     g.write("{\"model\": {\"d_modle\": 64}}");
     g.close();
     QVERIFY(!panel.loadConfig(unknown, &error));
-    QVERIFY2(error.contains(QStringLiteral("unknown-key.json")) && error.contains(QStringLiteral("d_modle")), qPrintable(error));
+    QVERIFY2(error.contains(QStringLiteral("unknown-key.json")) && error.contains(QStringLiteral("d_modle")),
+             qPrintable(error));
 
     QVERIFY(!panel.loadConfig(QDir(dir.path()).filePath(QStringLiteral("missing.json")), &error));
     QVERIFY2(error.contains(QStringLiteral("missing.json")), qPrintable(error));

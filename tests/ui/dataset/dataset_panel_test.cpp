@@ -42,9 +42,7 @@ double bar_total(QCPBars* b) {
   return total;
 }
 
-QString cell(QTableView* table, int row, int column) {
-  return table->model()->index(row, column).data().toString();
-}
+QString cell(QTableView* table, int row, int column) { return table->model()->index(row, column).data().toString(); }
 
 // Loads through the state as the app does (a file opens into English), turns the direction to
 // English as the source, which these tests were written for, and waits for the corpus and its
@@ -112,14 +110,17 @@ class DatasetPanelTest : public QObject {
     QSignalSpy changed(&state, &StudioState::corpusChanged);
     state.loadCorpus(path);
     // While the file is read: a message and a busy indicator.
-    QVERIFY2(label(panel, "datasetStatus").contains(QStringLiteral("Reading deu.txt")), qPrintable(label(panel, "datasetStatus")));
+    QVERIFY2(label(panel, "datasetStatus").contains(QStringLiteral("Reading deu.txt")),
+             qPrintable(label(panel, "datasetStatus")));
     QVERIFY(panel.findChild<QProgressBar*>(QStringLiteral("datasetProgress"))->isVisibleTo(&panel));
     QVERIFY(ts::ui::test::wait_for_signal(changed));
     QVERIFY(test::wait_until([&] { return !panel.isAnalysing(); }));
 
     QCOMPARE(panel.findChild<QLineEdit*>(QStringLiteral("datasetPath"))->text(), path);
-    QVERIFY2(label(panel, "datasetPairCount").startsWith(QStringLiteral("40 pairs")), qPrintable(label(panel, "datasetPairCount")));
-    QVERIFY2(label(panel, "datasetSkipped").contains(QStringLiteral("3 lines skipped")), qPrintable(label(panel, "datasetSkipped")));
+    QVERIFY2(label(panel, "datasetPairCount").startsWith(QStringLiteral("40 pairs")),
+             qPrintable(label(panel, "datasetPairCount")));
+    QVERIFY2(label(panel, "datasetSkipped").contains(QStringLiteral("3 lines skipped")),
+             qPrintable(label(panel, "datasetSkipped")));
     // The bad lines follow the first pair: lines 2, 3 and 4.
     const QString problems = label(panel, "datasetProblems");
     QVERIFY2(problems.startsWith(QStringLiteral("line 2: no tab separator")), qPrintable(problems));
@@ -127,7 +128,8 @@ class DatasetPanelTest : public QObject {
     QVERIFY(label(panel, "datasetLanguages").contains(QStringLiteral("German")));
     QVERIFY(!panel.findChild<QLabel*>(QStringLiteral("datasetStatus"))->isVisibleTo(&panel));
     // 300 + 300 held-out pairs do not fit in 40: said plainly, then fixed from the panel.
-    QVERIFY2(label(panel, "datasetSplit").contains(QStringLiteral("leave no training pair")), qPrintable(label(panel, "datasetSplit")));
+    QVERIFY2(label(panel, "datasetSplit").contains(QStringLiteral("leave no training pair")),
+             qPrintable(label(panel, "datasetSplit")));
     QVERIFY(label(panel, "datasetLongPairs").contains(QStringLiteral("counted over all pairs")));
     for (const char* name : {"datasetDev", "datasetTest"}) {
       auto* edit = panel.findChild<QLineEdit*>(QString::fromLatin1(name));
@@ -136,9 +138,11 @@ class DatasetPanelTest : public QObject {
     }
     QCOMPARE(state.config().data.dev, 0.1);
     QCOMPARE(state.config().data.test, 0.1);
-    QVERIFY2(label(panel, "datasetSplit").contains(QStringLiteral("train 32 · dev 4 (10.0%) · test 4 (10.0%)")), qPrintable(label(panel, "datasetSplit")));
+    QVERIFY2(label(panel, "datasetSplit").contains(QStringLiteral("train 32 · dev 4 (10.0%) · test 4 (10.0%)")),
+             qPrintable(label(panel, "datasetSplit")));
     QVERIFY(test::wait_until([&] { return !panel.isAnalysing(); }));
-    QVERIFY2(label(panel, "datasetLongPairs").contains(QStringLiteral("No training pair")), qPrintable(label(panel, "datasetLongPairs")));
+    QVERIFY2(label(panel, "datasetLongPairs").contains(QStringLiteral("No training pair")),
+             qPrintable(label(panel, "datasetLongPairs")));
   }
 
   void previewTableShowsPairsWithTheirTokens() {
@@ -157,8 +161,12 @@ class DatasetPanelTest : public QObject {
     const QString expected = joined(tokenizer->tokenize("I see a cat."));
     QCOMPARE(cell(table, 0, DatasetPreviewModel::kSourceTokens), expected);
     QVERIFY2(expected.contains(QStringLiteral("cat \u00B7 .")), qPrintable(expected));
-    QCOMPARE(cell(table, 0, DatasetPreviewModel::kSourceLength), QString::number(tokenizer->tokenize("I see a cat.").size()));
-    QVERIFY(table->model()->headerData(DatasetPreviewModel::kSource, Qt::Horizontal).toString().contains(QStringLiteral("English")));
+    QCOMPARE(cell(table, 0, DatasetPreviewModel::kSourceLength),
+             QString::number(tokenizer->tokenize("I see a cat.").size()));
+    QVERIFY(table->model()
+                ->headerData(DatasetPreviewModel::kSource, Qt::Horizontal)
+                .toString()
+                .contains(QStringLiteral("English")));
   }
 
   void histogramsCountEveryPairInTheBackground() {
@@ -191,7 +199,8 @@ class DatasetPanelTest : public QObject {
     auto* plot = panel.findChild<QCustomPlot*>(QStringLiteral("datasetSourceHistogram"));
     auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
     QVERIFY(title);
-    QVERIFY2(title->text().contains(QStringLiteral("mean")) && title->text().contains(QStringLiteral("max")), qPrintable(title->text()));
+    QVERIFY2(title->text().contains(QStringLiteral("mean")) && title->text().contains(QStringLiteral("max")),
+             qPrintable(title->text()));
     QVERIFY(!plot->xAxis->label().isEmpty());
     QVERIFY(!plot->yAxis->label().isEmpty());
   }
@@ -227,7 +236,10 @@ class DatasetPanelTest : public QObject {
     QCOMPARE(cell(table, 0, DatasetPreviewModel::kSource), QStringLiteral("Ich sehe eine Katze."));
     QCOMPARE(cell(table, 0, DatasetPreviewModel::kTarget), QStringLiteral("I see a cat."));
     QVERIFY(cell(table, 0, DatasetPreviewModel::kSourceTokens).startsWith(QStringLiteral("Ich \u00B7 sehe")));
-    QVERIFY(table->model()->headerData(DatasetPreviewModel::kSource, Qt::Horizontal).toString().contains(QStringLiteral("German")));
+    QVERIFY(table->model()
+                ->headerData(DatasetPreviewModel::kSource, Qt::Horizontal)
+                .toString()
+                .contains(QStringLiteral("German")));
     QVERIFY(label(panel, "datasetSourceSide").contains(QStringLiteral("German")));
     // And back, from the state (another panel or the menu may switch it).
     state.setEnglishIsSource(true);
@@ -242,7 +254,8 @@ class DatasetPanelTest : public QObject {
     auto& panel = f.panel;
     auto vocab_of = [&](bool source) {
       const auto prepared = ts::prepare_data(*state.corpus(), state.direction(), state.config().data);
-      return QStringLiteral("%1 tokens").arg((source ? prepared.pipeline.src_vocab : prepared.pipeline.tgt_vocab)->size());
+      return QStringLiteral("%1 tokens")
+          .arg((source ? prepared.pipeline.src_vocab : prepared.pipeline.tgt_vocab)->size());
     };
     const QString word_vocab = vocab_of(true);
     QCOMPARE(label(panel, "datasetSourceVocab"), word_vocab);
@@ -270,7 +283,8 @@ class DatasetPanelTest : public QObject {
 
     // The configuration panel (or a preset) changing the tokenizer is followed here.
     QVERIFY(state.applySetting(QStringLiteral("data.tgt_tokenizer.kind=char")));
-    QCOMPARE(panel.findChild<QComboBox*>(QStringLiteral("datasetTargetTokenizer"))->currentData().toString(), QStringLiteral("char"));
+    QCOMPARE(panel.findChild<QComboBox*>(QStringLiteral("datasetTargetTokenizer"))->currentData().toString(),
+             QStringLiteral("char"));
     QVERIFY(test::wait_until([&] { return !panel.isAnalysing(); }));
     QCOMPARE(label(panel, "datasetTargetVocab"), vocab_of(false));
   }
@@ -290,7 +304,8 @@ class DatasetPanelTest : public QObject {
     pieces->setValue(500);
     QCOMPARE(state.config().data.tgt_tokenizer.vocab_size, 500);
     QVERIFY(test::wait_until([&] { return !panel.isAnalysing(); }));
-    QVERIFY2(label(panel, "datasetTargetVocab").contains(QStringLiteral("500 (configured)")), qPrintable(label(panel, "datasetTargetVocab")));
+    QVERIFY2(label(panel, "datasetTargetVocab").contains(QStringLiteral("500 (configured)")),
+             qPrintable(label(panel, "datasetTargetVocab")));
     QVERIFY(label(panel, "datasetTokenizerNote").contains(QStringLiteral("trained when training starts")));
   }
 
@@ -305,13 +320,15 @@ class DatasetPanelTest : public QObject {
     dev->setText(QStringLiteral("5"));
     Q_EMIT dev->editingFinished();
     QCOMPARE(state.config().data.dev, 5.0);
-    QVERIFY2(label(panel, "datasetSplit").contains(QStringLiteral("train 31 · dev 5 (12.5%) · test 4 (10.0%)")), qPrintable(label(panel, "datasetSplit")));
+    QVERIFY2(label(panel, "datasetSplit").contains(QStringLiteral("train 31 · dev 5 (12.5%) · test 4 (10.0%)")),
+             qPrintable(label(panel, "datasetSplit")));
     // A fractional count is refused with the reason, and the setting stays.
     dev->setText(QStringLiteral("2.5"));
     Q_EMIT dev->editingFinished();
     QCOMPARE(state.config().data.dev, 5.0);
     QCOMPARE(dev->text(), QStringLiteral("5"));
-    QVERIFY2(label(panel, "datasetSplit").contains(QStringLiteral("data.dev")), qPrintable(label(panel, "datasetSplit")));
+    QVERIFY2(label(panel, "datasetSplit").contains(QStringLiteral("data.dev")),
+             qPrintable(label(panel, "datasetSplit")));
   }
 
   void searchFiltersTheWholeCorpus() {
@@ -333,9 +350,10 @@ class DatasetPanelTest : public QObject {
     const QString path = QDir(dir.path()).filePath(QStringLiteral("cmn.txt"));
     QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write("Hi.\t\xe4\xbd\xa0\xe5\xa5\xbd\xe3\x80\x82\tCC-BY 2.0 (France)\n"          // 你好。
-               "I love you.\t\xe6\x88\x91\xe7\x88\xb1\xe4\xbd\xa0\xe3\x80\x82\tCC-BY\n"  // 我爱你。
-               "Thank you.\t\xe8\xb0\xa2\xe8\xb0\xa2\xe3\x80\x82\tCC-BY\n");             // 谢谢。
+    file.write(
+        "Hi.\t\xe4\xbd\xa0\xe5\xa5\xbd\xe3\x80\x82\tCC-BY 2.0 (France)\n"         // 你好。
+        "I love you.\t\xe6\x88\x91\xe7\x88\xb1\xe4\xbd\xa0\xe3\x80\x82\tCC-BY\n"  // 我爱你。
+        "Thank you.\t\xe8\xb0\xa2\xe8\xb0\xa2\xe3\x80\x82\tCC-BY\n");             // 谢谢。
     file.close();
     StudioState state;
     use_fractions(state);
@@ -375,8 +393,10 @@ class DatasetPanelTest : public QObject {
     QVERIFY(ts::ui::test::wait_for_signal(failed));
     QVERIFY(error->isVisibleTo(&panel));
     QVERIFY2(error->text().contains(QStringLiteral("deu.txt")), qPrintable(error->text()));
-    QVERIFY(!panel.findChild<QProgressBar*>(QStringLiteral("datasetProgress"))->isVisibleTo(&panel) || panel.isAnalysing());
-    QCOMPARE(panel.findChild<QLineEdit*>(QStringLiteral("datasetPath"))->text(), QStringLiteral("demo corpus (built in)"));
+    QVERIFY(!panel.findChild<QProgressBar*>(QStringLiteral("datasetProgress"))->isVisibleTo(&panel) ||
+            panel.isAnalysing());
+    QCOMPARE(panel.findChild<QLineEdit*>(QStringLiteral("datasetPath"))->text(),
+             QStringLiteral("demo corpus (built in)"));
     // The next successful load clears it.
     const QString good = test::write_fixture_corpus(dir, 10, 0, QStringLiteral("fra.txt"));
     QVERIFY(load(state, panel, good));

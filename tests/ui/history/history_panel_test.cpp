@@ -39,8 +39,8 @@ struct RunSpec {
   std::string direction = "en-de";
   std::string preset = "tiny";
   int d_model = 128;
-  int steps = 100;        // train_loss every 10 steps up to this
-  int validations = 3;    // bleu points
+  int steps = 100;      // train_loss every 10 steps up to this
+  int validations = 3;  // bleu points
   ts::RunStatus status = ts::RunStatus::kFinished;
   std::vector<std::pair<std::string, std::string>> checkpoints;  // kind, path
 };
@@ -79,7 +79,8 @@ qint64 add_run(ts::RunStore& store, const RunSpec& spec) {
   }
   store.write(batch);
   store.update_progress(id, spec.steps, spec.validations ? std::optional<double>(best) : std::nullopt);
-  if (spec.status != ts::RunStatus::kRunning) store.finish_run(id, spec.status, spec.status == ts::RunStatus::kFailed ? "out of memory" : "", spec.steps);
+  if (spec.status != ts::RunStatus::kRunning)
+    store.finish_run(id, spec.status, spec.status == ts::RunStatus::kFailed ? "out of memory" : "", spec.steps);
   return id;
 }
 
@@ -469,8 +470,8 @@ class HistoryPanelTest : public QObject {
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QString html = QString::fromUtf8(file.readAll());
     QVERIFY(html.startsWith(QStringLiteral("<!DOCTYPE html>"), Qt::CaseInsensitive));
-    QVERIFY(html.contains(QStringLiteral("small")));       // the run's name
-    QVERIFY(html.contains(QStringLiteral("<svg")));        // its curves
+    QVERIFY(html.contains(QStringLiteral("small")));      // the run's name
+    QVERIFY(html.contains(QStringLiteral("<svg")));       // its curves
     QVERIFY(!html.contains(QStringLiteral("https://")));  // self-contained
     QVERIFY(!panel.exportReport(QStringLiteral("/nonexistent-dir/r.html"), &error));
     QVERIFY2(error.contains("/nonexistent-dir/r.html"), qPrintable(error));
@@ -555,7 +556,8 @@ class HistoryPanelTest : public QObject {
     QCOMPARE(requested.count(), 1);
     QCOMPARE(requested.at(0).at(0).toString(), present);
     QVERIFY(ts::ui::test::wait_for_signal(failed));
-    QVERIFY(test::wait_until([&] { return panel.message().contains("last.ckpt") && !panel.message().startsWith("Loading"); }));
+    QVERIFY(test::wait_until(
+        [&] { return panel.message().contains("last.ckpt") && !panel.message().startsWith("Loading"); }));
   }
 
   void anUnreadableStoreShowsTheErrorAndRetries() {
@@ -604,7 +606,8 @@ class HistoryPanelTest : public QObject {
     QVERIFY(panel.setMetric(QStringLiteral("train_loss")));
     auto points_of_live = [&] {
       for (int i = 0; i < panel.chart()->graphCount(); ++i)
-        if (panel.chart()->graph(i)->name().startsWith(QStringLiteral("#%1 ").arg(id))) return panel.chart()->graph(i)->data()->size();
+        if (panel.chart()->graph(i)->name().startsWith(QStringLiteral("#%1 ").arg(id)))
+          return panel.chart()->graph(i)->data()->size();
       return -1;
     };
     QCOMPARE(points_of_live(), 5);
@@ -658,7 +661,8 @@ class HistoryPanelTest : public QObject {
       spec.steps = 0;
       id = add_run(store, spec);
       ts::StoreBatch batch;
-      for (int s = 1; s <= 100000; ++s) batch.metrics.push_back({id, s, "train_loss", 5.0 / std::sqrt(s) + (s % 7) * 0.01, s * 0.1});
+      for (int s = 1; s <= 100000; ++s)
+        batch.metrics.push_back({id, s, "train_loss", 5.0 / std::sqrt(s) + (s % 7) * 0.01, s * 0.1});
       store.write(batch);
     }
     StudioState state;

@@ -50,7 +50,8 @@ QString markov_text(int length) {
   int prev = 0;
   for (int i = 0; i < length; ++i) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    const int next = (state >> 33) % 100 < 60 ? (prev + 1) % alphabet.size() : static_cast<int>((state >> 40) % alphabet.size());
+    const int next =
+        (state >> 33) % 100 < 60 ? (prev + 1) % alphabet.size() : static_cast<int>((state >> 40) % alphabet.size());
     text += alphabet[next];
     prev = next;
   }
@@ -124,7 +125,8 @@ void LmWindowTest::opensATextAndShowsItsSizeAndVocabulary() {
   QVERIFY(w.baseline() > 0 && w.baseline() < w.textInfo().uniform_loss);
   // The size estimate is the configuration's, over this vocabulary.
   auto* estimate = find_child<QLabel>(&w, "lmEstimate");
-  QVERIFY2(estimate->text().contains(QLocale().toString(qint64(w.config().parameter_estimate(8)))), qPrintable(estimate->text()));
+  QVERIFY2(estimate->text().contains(QLocale().toString(qint64(w.config().parameter_estimate(8)))),
+           qPrintable(estimate->text()));
   QVERIFY(find_child<QPushButton>(&w, "lmTrain")->isEnabled());
 }
 
@@ -296,7 +298,8 @@ void LmWindowTest::exportsAModelFolderThatGeneratesTheSameText() {
   make_tiny(w, 20, 20);
   QVERIFY(w.startTraining());
   QVERIFY(wait_until([&] { return !w.controller()->isRunning(); }, 120000));
-  QDirIterator it(dir.filePath(QStringLiteral("runs")), {QStringLiteral("last.ckpt")}, QDir::Files, QDirIterator::Subdirectories);
+  QDirIterator it(dir.filePath(QStringLiteral("runs")), {QStringLiteral("last.ckpt")}, QDir::Files,
+                  QDirIterator::Subdirectories);
   QVERIFY(it.hasNext());
   const QString checkpoint = it.next();
   QVERIFY(w.findChild<QAction*>(QStringLiteral("lmExportModel")));  // File > Export model...
@@ -306,8 +309,10 @@ void LmWindowTest::exportsAModelFolderThatGeneratesTheSameText() {
   const QString folder = dir.filePath(QStringLiteral("model"));
   w.exportModel(checkpoint, folder);
   QVERIFY(ts::ui::test::wait_for_signal(exported));
-  QVERIFY2(exported.at(0).at(1).toString().contains(QStringLiteral("parameters")), qPrintable(exported.at(0).at(1).toString()));
-  for (const auto* f : {"model.safetensors", "config.json", "README.md"}) QVERIFY(QFileInfo::exists(folder + QLatin1Char('/') + QLatin1String(f)));
+  QVERIFY2(exported.at(0).at(1).toString().contains(QStringLiteral("parameters")),
+           qPrintable(exported.at(0).at(1).toString()));
+  for (const auto* f : {"model.safetensors", "config.json", "README.md"})
+    QVERIFY(QFileInfo::exists(folder + QLatin1Char('/') + QLatin1String(f)));
 
   // The same seed gives the same text from the checkpoint and from the folder.
   auto generate_from = [&](const QString& model) {
@@ -359,7 +364,7 @@ void LmWindowTest::pauseGenerateWhileTrainingStopAndResume() {
   const int paused_points = w.curvePoints(0, QStringLiteral("step")).size();
   QTest::qWait(200);
   QCOMPARE(w.curvePoints(0, QStringLiteral("step")).size(), paused_points);  // really paused
-  find_child<QPushButton>(&w, "lmPause")->click();  // resume
+  find_child<QPushButton>(&w, "lmPause")->click();                           // resume
   QVERIFY(wait_until([&] { return w.curvePoints(0, QStringLiteral("step")).size() > paused_points + 3; }, 60000));
   find_child<QPushButton>(&w, "lmStop")->click();
   QVERIFY(wait_until([&] { return !w.controller()->isRunning(); }, 60000));

@@ -25,7 +25,6 @@
 
 using namespace ts::ui;
 
-
 // Shows the window, opens `corpus` and sets the tiny preset with no step limit to speak of.
 bool openForLongTraining(MainWindow& w, const QString& corpus) {
   w.show();
@@ -52,12 +51,14 @@ class TrainingStressTest : public QObject {
     QSignalSpy model_changed(w.translation(), &TranslationService::modelChanged);
     QSignalSpy translated(w.translation(), &TranslationService::translated);
     QStringList checkpoints;
-    const int cycles = qEnvironmentVariableIntValue("TS_STRESS_CYCLES") > 0 ? qEnvironmentVariableIntValue("TS_STRESS_CYCLES") : 100;
+    const int cycles =
+        qEnvironmentVariableIntValue("TS_STRESS_CYCLES") > 0 ? qEnvironmentVariableIntValue("TS_STRESS_CYCLES") : 100;
     for (int cycle = 0; cycle < cycles; ++cycle) {
       const int steps_before = progress.count();
       QCOMPARE(controller->state(), TrainingController::State::Idle);
       w.trainingPanel()->start();
-      QVERIFY2(test::wait_until([&] { return progress.count() > steps_before; }, 30000), qPrintable(QString::number(cycle)));
+      QVERIFY2(test::wait_until([&] { return progress.count() > steps_before; }, 30000),
+               qPrintable(QString::number(cycle)));
       if (cycle % 2 == 0) {
         controller->pause();
         QCOMPARE(controller->state(), TrainingController::State::Paused);
@@ -136,9 +137,10 @@ class TrainingStressTest : public QObject {
     QCOMPARE(finished.count(), 1);
     QVERIFY(!blocker);
     QVERIFY2(shown.size() >= 2, qPrintable(shown.join(QStringLiteral(" | "))));
-    QVERIFY2(shown.first().startsWith(QStringLiteral("Waiting for the run history to store the end of this run: another "
-                                                     "program holds it locked.")),
-             qPrintable(shown.first()));
+    QVERIFY2(
+        shown.first().startsWith(QStringLiteral("Waiting for the run history to store the end of this run: another "
+                                                "program holds it locked.")),
+        qPrintable(shown.first()));
     QVERIFY2(tooltips.first().startsWith(QStringLiteral("run history: waiting up to 120 s for the run database")),
              qPrintable(tooltips.first()));  // the whole line, with the recovery file's path
     QVERIFY2(shown.last().startsWith(QStringLiteral("Run history: stored after waiting")), qPrintable(shown.last()));

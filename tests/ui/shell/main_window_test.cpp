@@ -80,7 +80,6 @@ class LatencyProbe : public QObject {
   std::vector<double> lateness_ms_;
 };
 
-
 }  // namespace
 
 class MainWindowTest : public QObject {
@@ -95,10 +94,9 @@ class MainWindowTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(w.state()->isDemo());
     QVERIFY(w.windowTitle().contains(QStringLiteral("demo corpus")));
-    for (QWidget* panel : std::initializer_list<QWidget*>{w.datasetPanel(), w.configPanel(), w.trainingPanel(),
-                                                          w.translatePanel(), w.historyPanel(), w.anatomyPanel(),
-                                                          w.attentionPanel(), w.beamTreeView(), w.probePanel(),
-                                                          w.comparePanel()})
+    for (QWidget* panel : std::initializer_list<QWidget*>{
+             w.datasetPanel(), w.configPanel(), w.trainingPanel(), w.translatePanel(), w.historyPanel(),
+             w.anatomyPanel(), w.attentionPanel(), w.beamTreeView(), w.probePanel(), w.comparePanel()})
       QVERIFY(w.dockOf(panel) != nullptr);
     auto* start = w.findChild<QPushButton*>(QStringLiteral("trainStart"));
     QVERIFY(start && start->isEnabled());  // the demo corpus can be trained at once
@@ -126,8 +124,10 @@ class MainWindowTest : public QObject {
                            static_cast<QWidget*>(w.probePanel()), static_cast<QWidget*>(w.anatomyPanel())}) {
       w.showPanel(panel);
       QApplication::processEvents();
-      QVERIFY2(w.width() <= 1280 && w.height() <= 800,
-               qPrintable(QStringLiteral("%1 made the window %2x%3").arg(panel->metaObject()->className()).arg(w.width()).arg(w.height())));
+      QVERIFY2(w.width() <= 1280 && w.height() <= 800, qPrintable(QStringLiteral("%1 made the window %2x%3")
+                                                                      .arg(panel->metaObject()->className())
+                                                                      .arg(w.width())
+                                                                      .arg(w.height())));
     }
     QApplication::processEvents();
     QStringList widest;  // the widgets that ask for the most, to say where to look
@@ -164,9 +164,10 @@ class MainWindowTest : public QObject {
     auto* overflow = toolbar->findChild<QToolButton*>(QStringLiteral("qt_toolbar_ext_button"));
     QVERIFY(overflow);
     QApplication::processEvents();
-    QVERIFY2(!overflow->isVisible(), qPrintable(QStringLiteral("toolbar %1 px wide, needs %2 px")
-                                                     .arg(toolbar->width())
-                                                     .arg(toolbar->sizeHint().width())));
+    QVERIFY2(
+        !overflow->isVisible(),
+        qPrintable(
+            QStringLiteral("toolbar %1 px wide, needs %2 px").arg(toolbar->width()).arg(toolbar->sizeHint().width())));
     auto* exports = w.historyPanel()->findChild<QToolButton*>(QStringLiteral("historyExportButton"));
     QVERIFY(exports && exports->menu());
     QStringList names;
@@ -235,7 +236,8 @@ class MainWindowTest : public QObject {
     // that line (the controller keeps events in order), so the chart is final from here on.
     QVERIFY(test::wait_until([&] { return !logs.filter(QStringLiteral("paused at step")).isEmpty(); }));
     const int points = w.trainingPanel()->lossChart()->graph(0)->dataCount();
-    const qint64 paused_step = logs.filter(QStringLiteral("paused at step")).first().section(QLatin1Char(' '), -1).toLongLong();
+    const qint64 paused_step =
+        logs.filter(QStringLiteral("paused at step")).first().section(QLatin1Char(' '), -1).toLongLong();
     // While parked the training thread still serves requests between its looks at the pause flag:
     // two snapshots, one after the other, both of the paused step, and no step between them (events,
     // not an amount of time: the same on a fast machine and a slow one).

@@ -85,7 +85,8 @@ class StudioStateTest : public QObject {
     state.loadCorpus(path);
     QVERIFY(ts::ui::test::wait_for_signal(failed));
     QCOMPARE(failed.at(0).at(0).toString(), path);
-    QVERIFY2(failed.at(0).at(1).toString().contains(QStringLiteral("deu.txt")), qPrintable(failed.at(0).at(1).toString()));
+    QVERIFY2(failed.at(0).at(1).toString().contains(QStringLiteral("deu.txt")),
+             qPrintable(failed.at(0).at(1).toString()));
     QVERIFY(state.isDemo());  // the previous corpus stays
   }
 

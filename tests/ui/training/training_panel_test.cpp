@@ -168,8 +168,9 @@ class TrainingPanelTest : public QObject {
     // No probe was typed: the run picked a dev sentence for Attention over training, and said so.
     QVERIFY(expected.train.probe.empty());
     QVERIFY(!run.train.probe.empty());
-    QVERIFY2(!f.log.filter(QStringLiteral("probe sentence: \"%1\"").arg(QString::fromStdString(run.train.probe))).isEmpty(),
-             qPrintable(f.log.join(QLatin1Char('\n'))));
+    QVERIFY2(
+        !f.log.filter(QStringLiteral("probe sentence: \"%1\"").arg(QString::fromStdString(run.train.probe))).isEmpty(),
+        qPrintable(f.log.join(QLatin1Char('\n'))));
     expected.train.probe = run.train.probe;
     QCOMPARE(expected.model.encoder_layers, 1);
     QCOMPARE(expected.data.src_tokenizer.kind, std::string("word"));
@@ -187,8 +188,8 @@ class TrainingPanelTest : public QObject {
     Fixture f;
     QVERIFY(f.open(60));
     QVERIFY(f.state.applyPreset(QStringLiteral("tiny")));
-    for (const char* setting : {"train.budget_minutes=0", "train.max_steps=40", "train.validate_every=15", "data.dev=8",
-                                "data.test=4"})
+    for (const char* setting :
+         {"train.budget_minutes=0", "train.max_steps=40", "train.validate_every=15", "data.dev=8", "data.test=4"})
       QVERIFY2(f.state.applySetting(QString::fromLatin1(setting)), setting);
     auto* stats = test::find_child<QLabel>(&f.panel, "trainStats");
     auto* metric = test::find_child<QCustomPlot>(&f.panel, "metricChart");

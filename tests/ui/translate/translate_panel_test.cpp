@@ -33,8 +33,8 @@
 #include "ui_test_utils.h"
 
 using namespace ts::ui;
-using ts::ui::test::wait_until;
 using ts::DecodeMode;
+using ts::ui::test::wait_until;
 
 namespace {
 
@@ -82,7 +82,9 @@ class TranslatePanelTest : public QObject {
     auto config = ts::preset("tiny");
     config.model.decoder_layers = 2;
     config.train.max_steps = 150;
-    const auto summary = ts::Trainer(config, ts::test::tiny_data(config, "en-de"), {dir_.path().toStdString(), "tiny-deu.txt", "", nullptr}).run();
+    const auto summary = ts::Trainer(config, ts::test::tiny_data(config, "en-de"),
+                                     {dir_.path().toStdString(), "tiny-deu.txt", "", nullptr})
+                             .run();
     QCOMPARE(summary.status, ts::RunStatus::kFinished);
     checkpoint_ = dir_.filePath(QStringLiteral("last.ckpt"));
     QVERIFY(QFileInfo::exists(checkpoint_));
@@ -93,7 +95,9 @@ class TranslatePanelTest : public QObject {
     config.train.max_steps = 5;
     const QString beam_dir = dir_.filePath(QStringLiteral("beam"));
     QVERIFY(QDir().mkpath(beam_dir));
-    const auto beam = ts::Trainer(config, ts::test::tiny_data(config, "en-de"), {beam_dir.toStdString(), "tiny-deu.txt", "", nullptr}).run();
+    const auto beam =
+        ts::Trainer(config, ts::test::tiny_data(config, "en-de"), {beam_dir.toStdString(), "tiny-deu.txt", "", nullptr})
+            .run();
     QCOMPARE(beam.status, ts::RunStatus::kFinished);
     beam_checkpoint_ = QDir(beam_dir).filePath(QStringLiteral("last.ckpt"));
   }
@@ -138,7 +142,8 @@ class TranslatePanelTest : public QObject {
     Fixture f;
     QVERIFY(f.load(checkpoint_));
     const QString model = f.text("translateModel");
-    QVERIFY2(model.contains(QStringLiteral("last.ckpt")) && model.contains(QStringLiteral("step 150")), qPrintable(model));
+    QVERIFY2(model.contains(QStringLiteral("last.ckpt")) && model.contains(QStringLiteral("step 150")),
+             qPrintable(model));
     QVERIFY2(model.contains(QStringLiteral("English → German")), qPrintable(model));
     QVERIFY(f.find<QPushButton>("translateButton")->isEnabled());
 
@@ -147,8 +152,10 @@ class TranslatePanelTest : public QObject {
     QVERIFY(!f.text("translateOutput").isEmpty());
     QCOMPARE(f.text("translateOutput"), f.panel.result().text);
     const QString latency = f.text("translateLatency");
-    QVERIFY2(latency.contains(QStringLiteral(" ms by ")) && latency.contains(QStringLiteral("last.ckpt")), qPrintable(latency));
-    QVERIFY2(f.text("translateScore").contains(QStringLiteral("log-probability")), qPrintable(f.text("translateScore")));
+    QVERIFY2(latency.contains(QStringLiteral(" ms by ")) && latency.contains(QStringLiteral("last.ckpt")),
+             qPrintable(latency));
+    QVERIFY2(f.text("translateScore").contains(QStringLiteral("log-probability")),
+             qPrintable(f.text("translateScore")));
     QVERIFY(f.find<QLabel>("translateError")->isHidden());
     // One probability per output token, and greedy decoding lists a single candidate.
     auto* tokens = f.find<QTableWidget>("translateTokens");
@@ -181,7 +188,8 @@ class TranslatePanelTest : public QObject {
       if (heatmap->value(last, c) > heatmap->value(last, strongest)) strongest = c;
     const QString text = f.panel.outputBox()->focusText();
     for (const auto& label : heatmap->columnLabels()) QVERIFY2(text.contains(label.toHtmlEscaped()), qPrintable(text));
-    const QString bold = QStringLiteral("font-weight:600\">&nbsp;%1&nbsp;").arg(heatmap->columnLabels()[strongest].toHtmlEscaped());
+    const QString bold =
+        QStringLiteral("font-weight:600\">&nbsp;%1&nbsp;").arg(heatmap->columnLabels()[strongest].toHtmlEscaped());
     QVERIFY2(text.contains(bold), qPrintable(text));
     // Another pick moves the outline; a new sentence drops it.
     f.panel.focusToken(0);
@@ -271,9 +279,9 @@ class TranslatePanelTest : public QObject {
 
     auto* layer = f.find<QComboBox>("attentionLayer");
     auto* head = f.find<QComboBox>("attentionHead");
-    QCOMPARE(layer->count(), 2);                 // two decoder layers
-    QCOMPARE(f.panel.attentionLayer(), 1);       // the last by default
-    QCOMPARE(head->count(), 3);                  // average + two heads
+    QCOMPARE(layer->count(), 2);            // two decoder layers
+    QCOMPARE(f.panel.attentionLayer(), 1);  // the last by default
+    QCOMPARE(head->count(), 3);             // average + two heads
     QCOMPARE(f.panel.attentionHead(), -1);
     QVERIFY(head->itemText(0).contains(QStringLiteral("Average")));
 
@@ -308,7 +316,8 @@ class TranslatePanelTest : public QObject {
     QVERIFY(plot);
     QVERIFY(wait_until([&] { return heatmap->cellAt(heatmap->cellCenter(0, 1), nullptr, nullptr); }));
     const QPoint pos = heatmap->cellCenter(0, 1);
-    QMouseEvent move(QEvent::MouseMove, QPointF(pos), plot->mapToGlobal(QPointF(pos)), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QMouseEvent move(QEvent::MouseMove, QPointF(pos), plot->mapToGlobal(QPointF(pos)), Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
     QCoreApplication::sendEvent(plot, &move);
     const QString expected = QStringLiteral("%1 ← %2: ").arg(heatmap->rowLabels()[0], heatmap->columnLabels()[1]);
     QVERIFY2(heatmap->hoverText().startsWith(expected), qPrintable(heatmap->hoverText()));
@@ -417,7 +426,7 @@ class TranslatePanelTest : public QObject {
     request.direction = ts::parse_direction("en-de", corpus);
     request.config = ts::preset("tiny");
     request.config.train.max_steps = 100000;
-    request.config.data.dev = 2;               // validations, so the panel has a reason to refresh
+    request.config.data.dev = 2;  // validations, so the panel has a reason to refresh
     request.config.train.validate_every = 40;
     request.out_dir = dir_.filePath(QStringLiteral("training"));
     QVERIFY(f.controller.start(request));
@@ -428,15 +437,16 @@ class TranslatePanelTest : public QObject {
     QSignalSpy changed(&f.service, &TranslationService::modelChanged);
     use->click();
     QVERIFY(ts::ui::test::wait_for_signal(changed));
-    QVERIFY2(f.text("translateModel").contains(QStringLiteral("training model at step")), qPrintable(f.text("translateModel")));
+    QVERIFY2(f.text("translateModel").contains(QStringLiteral("training model at step")),
+             qPrintable(f.text("translateModel")));
     QVERIFY(f.typeAndTranslate(QStringLiteral("I see the dog.")));
     QVERIFY(f.text("translateLatency").contains(QStringLiteral("training model at step")));
     // After a validation the copy in use is stale: translating first takes a fresh one.
     const qint64 first_step = f.service.model().step;
     QSignalSpy validated(&f.controller, &TrainingController::validated);
-    QVERIFY(wait_until([&] {
-      return !validated.isEmpty() && validated.last().at(0).value<ts::ValidationResult>().step > first_step;
-    }, 20000));
+    QVERIFY(wait_until(
+        [&] { return !validated.isEmpty() && validated.last().at(0).value<ts::ValidationResult>().step > first_step; },
+        20000));
     QVERIFY(f.typeAndTranslate(QStringLiteral("The dog sleeps.")));
     QVERIFY2(f.service.model().step > first_step, qPrintable(f.text("translateModel")));
     QVERIFY(f.text("translateLatency").contains(QStringLiteral("step %1").arg(f.service.model().step)));

@@ -19,7 +19,8 @@ class AttentionHeatmapTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&map));
     const QVector<QVector<double>> values{{0.7, 0.2, 0.1}, {0.1, 0.8, 0.1}};
     map.setMatrix({QStringLiteral("I"), QStringLiteral("run")},
-                  {QStringLiteral("\u2581\u0623\u0646\u0627"), QStringLiteral("\u2581\u0623\u0631\u0643\u0636"), QStringLiteral("</s>")},
+                  {QStringLiteral("\u2581\u0623\u0646\u0627"), QStringLiteral("\u2581\u0623\u0631\u0643\u0636"),
+                   QStringLiteral("</s>")},
                   values);
     QVERIFY(map.plot()->xAxis->rangeReversed());
     // The first source token's column is right of the second's, and the cell there is its own.

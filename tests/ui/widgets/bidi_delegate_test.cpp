@@ -42,10 +42,10 @@ class BidiDelegateTest : public QObject {
   // The paragraph direction comes from the first strong character, as the Unicode bidi rules say.
   void theDirectionIsTheTextsOwn() {
     QCOMPARE(text_direction(QString::fromUtf8("اركض!")), Qt::RightToLeft);
-    QCOMPARE(text_direction(QString::fromUtf8("٣ قطط")), Qt::RightToLeft);         // digits are weak
-    QCOMPARE(text_direction(QString::fromUtf8("«שלום»")), Qt::RightToLeft);       // Hebrew, in quotes
+    QCOMPARE(text_direction(QString::fromUtf8("٣ قطط")), Qt::RightToLeft);   // digits are weak
+    QCOMPARE(text_direction(QString::fromUtf8("«שלום»")), Qt::RightToLeft);  // Hebrew, in quotes
     QCOMPARE(text_direction(QStringLiteral("Run!")), Qt::LeftToRight);
-    QCOMPARE(text_direction(QString::fromUtf8("Tom قال")), Qt::LeftToRight);      // starts Latin
+    QCOMPARE(text_direction(QString::fromUtf8("Tom قال")), Qt::LeftToRight);  // starts Latin
     QCOMPARE(text_direction(QString()), Qt::LeftToRight);
   }
 
@@ -88,7 +88,8 @@ class BidiDelegateTest : public QObject {
     const double middle = arabic.center().x();
     const double arabic_ink = ink_centre(image, arabic.adjusted(1, 1, -1, -1));
     const double english_ink = ink_centre(image, english.adjusted(1, 1, -1, -1));
-    QVERIFY2(arabic_ink > middle, qPrintable(QStringLiteral("Arabic ink at %1, cell middle %2").arg(arabic_ink).arg(middle)));
+    QVERIFY2(arabic_ink > middle,
+             qPrintable(QStringLiteral("Arabic ink at %1, cell middle %2").arg(arabic_ink).arg(middle)));
     QVERIFY2(english_ink >= 0 && english_ink < middle,
              qPrintable(QStringLiteral("English ink at %1, cell middle %2").arg(english_ink).arg(middle)));
   }

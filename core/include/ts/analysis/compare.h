@@ -15,9 +15,9 @@
 namespace ts {
 
 struct CompareInput {
-  std::vector<std::string> references;  // one per test sentence
-  std::vector<std::string> sources;     // optional, for the examples
-  std::vector<std::string> names;       // one per system; the first is the baseline
+  std::vector<std::string> references;            // one per test sentence
+  std::vector<std::string> sources;               // optional, for the examples
+  std::vector<std::string> names;                 // one per system; the first is the baseline
   std::vector<std::vector<std::string>> systems;  // [system][sentence]
   /// Target side of the training data (optional): word frequencies for the word-accuracy buckets.
   /// Without it the references' own frequencies are used, and the result says so.
@@ -31,11 +31,11 @@ struct CompareInput {
 };
 
 struct CompareOptions {
-  int resamples = 1000;       // paired bootstrap resamples (0 = no intervals and no p-values)
-  std::uint64_t seed = 12345; // sacreBLEU's default seed
-  int ngram_order = 4;        // longest n-gram in the n-gram difference analysis
-  int ngrams = 10;            // n-grams listed each way
-  int examples = 10;          // sentences listed each way
+  int resamples = 1000;        // paired bootstrap resamples (0 = no intervals and no p-values)
+  std::uint64_t seed = 12345;  // sacreBLEU's default seed
+  int ngram_order = 4;         // longest n-gram in the n-gram difference analysis
+  int ngrams = 10;             // n-grams listed each way
+  int examples = 10;           // sentences listed each way
 };
 
 /// A corpus score with its bootstrap distribution's mean and 95% interval (the 2.5th and 97.5th
@@ -57,11 +57,11 @@ struct SystemResult {
 /// Does the model know when it is wrong? One system's sentence confidences (mean token
 /// log-probability) against its sentence scores.
 struct ConfidenceResult {
-  bool available = false;   // the system came with confidences
+  bool available = false;     // the system came with confidences
   std::size_t sentences = 0;  // those with a finite confidence (the others are left out)
-  double mean = 0;          // mean confidence
-  double pearson = 0;       // linear correlation of confidence and sentence score
-  double spearman = 0;      // rank correlation (ties share their mean rank)
+  double mean = 0;            // mean confidence
+  double pearson = 0;         // linear correlation of confidence and sentence score
+  double spearman = 0;        // rank correlation (ties share their mean rank)
   /// Sentence indices, least confident first (ties in test-set order); non-finite confidences first.
   std::vector<std::size_t> least_confident;
   /// The sentences cut into fifths by confidence, least confident fifth first: the mean
@@ -72,8 +72,8 @@ struct ConfidenceResult {
 
 /// Rows of one analysis: a label per bucket, and per system a value and how many items it holds.
 struct BucketTable {
-  std::string title;   // "Word accuracy (F-measure) by frequency in the training data"
-  std::string value;   // what the values are: "F-measure", "BLEU", "chrF", "sentences"
+  std::string title;  // "Word accuracy (F-measure) by frequency in the training data"
+  std::string value;  // what the values are: "F-measure", "BLEU", "chrF", "sentences"
   std::vector<std::string> labels;
   std::vector<std::vector<double>> values;  // [bucket][system]
   std::vector<std::vector<long>> counts;    // [bucket][system]: words, sentences
@@ -82,7 +82,7 @@ struct BucketTable {
 struct NgramDifference {
   std::string ngram;
   long matches_a = 0, matches_b = 0;  // times matched in the references over the test set
-  double score = 0.5;                  // (a + 1) / (a + b + 2): compare-mt's smoothed share of system A
+  double score = 0.5;                 // (a + 1) / (a + b + 2): compare-mt's smoothed share of system A
 };
 
 struct SentenceDifference {
@@ -93,7 +93,7 @@ struct SentenceDifference {
 /// System `b` against system `a` (the first system against each other one).
 struct PairComparison {
   std::size_t a = 0, b = 0;
-  std::vector<NgramDifference> a_better, b_better;     // n-grams each matches more often
+  std::vector<NgramDifference> a_better, b_better;  // n-grams each matches more often
   std::vector<SentenceDifference> a_better_sentences, b_better_sentences;
   std::size_t identical = 0;  // sentences where the two outputs are the same text
 };

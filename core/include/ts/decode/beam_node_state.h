@@ -18,10 +18,14 @@ enum class BeamNodeState {
 /// "root", "kept", "pruned", "finished".
 inline const char* beam_node_state_name(BeamNodeState state) {
   switch (state) {
-    case BeamNodeState::kRoot: return "root";
-    case BeamNodeState::kKept: return "kept";
-    case BeamNodeState::kPruned: return "pruned";
-    case BeamNodeState::kFinished: return "finished";
+    case BeamNodeState::kRoot:
+      return "root";
+    case BeamNodeState::kKept:
+      return "kept";
+    case BeamNodeState::kPruned:
+      return "pruned";
+    case BeamNodeState::kFinished:
+      return "finished";
   }
   return "kept";
 }

@@ -28,14 +28,14 @@ DecodeWeights parse_decode_weights(const std::string& name);
 struct DecodeConfig {
   DecodeMode mode = DecodeMode::kGreedy;
   int beam = 5;
-  double length_penalty = 0.6;           // GNMT alpha; 0 = raw log-probability
+  double length_penalty = 0.6;  // GNMT alpha; 0 = raw log-probability
   int nbest = 1;
   double temperature = 1.0;
-  int top_k = 0;                         // 0 = off
-  double top_p = 1.0;                    // 1 = off
-  int max_len_a = 0;                     // max output length = a * source_len + b
-  int max_len_b = 0;                     // 0,0 -> 2 * source_len + 10
-  std::uint64_t seed = 0;                // sampling seed
+  int top_k = 0;           // 0 = off
+  double top_p = 1.0;      // 1 = off
+  int max_len_a = 0;       // max output length = a * source_len + b
+  int max_len_b = 0;       // 0,0 -> 2 * source_len + 10
+  std::uint64_t seed = 0;  // sampling seed
   /// On the CPU: packed weights, or LibTorch's operations. GPUs always use the latter.
   DecodeWeights weights = DecodeWeights::kBFloat16;
 };

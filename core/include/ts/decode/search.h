@@ -17,13 +17,13 @@
 namespace ts {
 
 struct Hypothesis {
-  std::vector<std::int64_t> ids;      // target ids, without BOS and EOS
-  std::vector<float> token_log_probs; // one per generated token, EOS included when it was produced
-  double log_prob = 0;                // sum of token_log_probs
-  double score = 0;                   // log_prob normalised by the length penalty (beam) or log_prob
-  bool finished = false;              // ended with EOS (false: cut at the length limit)
-  AttentionMaps attention;            // filled when attention was requested: [1, H, ., .] per layer
-  std::int64_t node = -1;             // beam search: this hypothesis's last node in the BeamTree
+  std::vector<std::int64_t> ids;       // target ids, without BOS and EOS
+  std::vector<float> token_log_probs;  // one per generated token, EOS included when it was produced
+  double log_prob = 0;                 // sum of token_log_probs
+  double score = 0;                    // log_prob normalised by the length penalty (beam) or log_prob
+  bool finished = false;               // ended with EOS (false: cut at the length limit)
+  AttentionMaps attention;             // filled when attention was requested: [1, H, ., .] per layer
+  std::int64_t node = -1;              // beam search: this hypothesis's last node in the BeamTree
 };
 
 /// The model's confidence in a hypothesis: its mean token log-probability (EOS included when
@@ -34,15 +34,15 @@ inline double mean_token_log_prob(const Hypothesis& h) {
 
 /// One candidate that beam search scored: the root (BOS), then one node per candidate extension.
 struct BeamNode {
-  std::int64_t parent = -1;           // index into BeamTree::nodes; -1 for the root
-  std::int64_t token = 0;             // target id (EOS for a finished hypothesis)
-  std::string text;                   // the token as text (filled by Translator; "<s>" for the root)
-  std::int64_t step = 0;              // 0 for the root, t + 1 for the token chosen at decoding step t
-  float token_log_prob = 0;           // log P(token | prefix)
-  double log_prob = 0;                // cumulative: parent's log_prob + token_log_prob
-  double score = 0;                   // finished: log_prob / length penalty; otherwise log_prob
+  std::int64_t parent = -1;  // index into BeamTree::nodes; -1 for the root
+  std::int64_t token = 0;    // target id (EOS for a finished hypothesis)
+  std::string text;          // the token as text (filled by Translator; "<s>" for the root)
+  std::int64_t step = 0;     // 0 for the root, t + 1 for the token chosen at decoding step t
+  float token_log_prob = 0;  // log P(token | prefix)
+  double log_prob = 0;       // cumulative: parent's log_prob + token_log_prob
+  double score = 0;          // finished: log_prob / length penalty; otherwise log_prob
   BeamNodeState state = BeamNodeState::kKept;
-  int rank = -1;                      // position in the returned n-best (0 = best), -1 otherwise
+  int rank = -1;  // position in the returned n-best (0 = best), -1 otherwise
 };
 
 /// Every hypothesis beam search considered, as a tree rooted at node 0 (parents before children).

@@ -22,13 +22,13 @@ struct TranslationCandidate {
 };
 
 struct Translation {
-  std::string text;                          // best hypothesis, detokenised
-  std::vector<std::string> source_tokens;    // as the model saw them, "</s>" last
-  std::vector<std::string> target_tokens;    // generated tokens, "</s>" last when finished
-  std::vector<TranslationCandidate> nbest;   // best first
-  Hypothesis best;                           // ids, per-token scores, attention if requested
+  std::string text;                         // best hypothesis, detokenised
+  std::vector<std::string> source_tokens;   // as the model saw them, "</s>" last
+  std::vector<std::string> target_tokens;   // generated tokens, "</s>" last when finished
+  std::vector<TranslationCandidate> nbest;  // best first
+  Hypothesis best;                          // ids, per-token scores, attention if requested
   double milliseconds = 0;
-  BeamTree beam_tree;                        // beam search only: every candidate it scored
+  BeamTree beam_tree;  // beam search only: every candidate it scored
   /// {"source_tokens", "target_tokens", "encoder_self"/"decoder_self"/"cross": [layer][head][q][k]}
   nlohmann::json attention_json() const;
   /// Empty for greedy/sampling; otherwise {"nodes": [{"id", "parent", "token", "token_id", "step",

@@ -17,10 +17,10 @@
 namespace ts {
 
 struct GenerateOptions {
-  std::int64_t length = 200;   // tokens to generate
-  double temperature = 1.0;    // 0 = greedy
-  int top_k = 0;               // 0 = off
-  double top_p = 1.0;          // 1 = off
+  std::int64_t length = 200;  // tokens to generate
+  double temperature = 1.0;   // 0 = greedy
+  int top_k = 0;              // 0 = off
+  double top_p = 1.0;         // 1 = off
   std::uint64_t seed = 0;
   bool record_attention = false;
   /// Ids never to generate (generate_text adds the vocabulary's PAD/UNK/BOS/EOS, which are no text).
@@ -28,8 +28,8 @@ struct GenerateOptions {
 };
 
 struct GenerateResult {
-  std::vector<std::int64_t> ids;        // generated tokens (prompt excluded)
-  std::string text;                     // generated text (when generated through a codec)
+  std::vector<std::int64_t> ids;  // generated tokens (prompt excluded)
+  std::string text;               // generated text (when generated through a codec)
   /// With record_attention: per layer [1, H, T, T] over the last window (at most block_size tokens
   /// of prompt + generated text), and those window tokens' ids.
   std::vector<at::Tensor> attention;
@@ -43,6 +43,7 @@ GenerateResult generate(LanguageModel& model, const std::vector<std::int64_t>& p
 /// Text in, text out: the prompt is encoded strictly (a character the model never saw is an error
 /// naming it; an empty prompt starts from a newline), `on_text` gets each new piece of text.
 GenerateResult generate_text(LanguageModel& model, const LmCodec& codec, const std::string& prompt,
-                             const GenerateOptions& options, const std::function<void(const std::string&)>& on_text = {});
+                             const GenerateOptions& options,
+                             const std::function<void(const std::string&)>& on_text = {});
 
 }  // namespace ts

@@ -15,23 +15,23 @@ namespace ts {
 
 struct LmConfig {
   std::string preset = "custom";
-  std::string kind = "gpt";         // "gpt" | "bigram"
+  std::string kind = "gpt";  // "gpt" | "bigram"
   int n_layer = 4, n_head = 4, n_embd = 64;
-  int block_size = 32;              // context length in tokens
+  int block_size = 32;  // context length in tokens
   double dropout = 0.0;
   int batch_size = 16;
-  double lr = 1e-3;                 // AdamW
-  double weight_decay = 0.01;       // AdamW's default, as torch.optim.AdamW in the tutorial
+  double lr = 1e-3;            // AdamW
+  double weight_decay = 0.01;  // AdamW's default, as torch.optim.AdamW in the tutorial
   std::int64_t max_steps = 5000;
-  double max_minutes = 0;           // 0 = no time limit
-  int eval_interval = 500;          // estimate train/val loss every N steps (and at the end)
-  int eval_iters = 200;             // batches averaged per split and estimate
+  double max_minutes = 0;   // 0 = no time limit
+  int eval_interval = 500;  // estimate train/val loss every N steps (and at the end)
+  int eval_iters = 200;     // batches averaged per split and estimate
   std::uint64_t seed = 1337;
-  std::string tokenizer = "char";   // "char" (one token per code point) | "bpe" | "unigram" (SentencePiece)
-  int vocab_size = 1000;            // bpe/unigram only
-  int threads = 0;                  // 0 = all cores
-  std::string device = "auto";      // "auto" | "cpu" | "cuda"
-  std::string precision = "fp32";   // "fp32" | "bf16" (autocast around the forward pass; no fp16: no loss scaling)
+  std::string tokenizer = "char";  // "char" (one token per code point) | "bpe" | "unigram" (SentencePiece)
+  int vocab_size = 1000;           // bpe/unigram only
+  int threads = 0;                 // 0 = all cores
+  std::string device = "auto";     // "auto" | "cpu" | "cuda"
+  std::string precision = "fp32";  // "fp32" | "bf16" (autocast around the forward pass; no fp16: no loss scaling)
 
   nlohmann::json to_json() const;
   /// Strict: unknown keys and wrong types throw ConfigError naming the key ("lr: expected a number").

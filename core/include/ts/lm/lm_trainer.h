@@ -43,7 +43,7 @@ struct LmCheckpointMeta {
   double elapsed_seconds = 0;
   double best_val = 0;
   bool has_best = false;
-  nlohmann::json metrics;              // the last estimate: {"step", "train_loss", "val_loss"}
+  nlohmann::json metrics;  // the last estimate: {"step", "train_loss", "val_loss"}
 };
 
 struct LoadedLanguageModel {

@@ -51,11 +51,12 @@ class LmCodec {
 };
 
 struct LmData {
-  std::string path;                 // the text file ("" when built from memory)
+  std::string path;  // the text file ("" when built from memory)
   std::size_t bytes = 0, chars = 0, lines = 0;
   LmCodec codec;
-  at::Tensor train, val;            // 1-D int64 token ids: the first 90% and the last 10%
-  std::string summary() const;      // "input.txt: 1,115,394 characters, vocabulary 69, train 1,003,854 / val 111,540 tokens"
+  at::Tensor train, val;  // 1-D int64 token ids: the first 90% and the last 10%
+  std::string summary()
+      const;  // "input.txt: 1,115,394 characters, vocabulary 69, train 1,003,854 / val 111,540 tokens"
 };
 
 /// Checks `text` (named `name` in messages) and prepares it; `codec` reuses a saved tokenizer and

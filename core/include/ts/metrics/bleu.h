@@ -19,11 +19,11 @@ namespace ts {
 std::string tokenize_for_bleu(std::string_view line, const std::string& tokenize);
 
 struct BleuScore {
-  double score = 0;                 // 0..100
-  std::vector<double> precisions;   // 4 n-gram precisions in percent
-  std::vector<long> counts, totals; // matched / total n-grams per order
-  double bp = 1;                    // brevity penalty
-  double ratio = 0;                 // hyp_len / ref_len
+  double score = 0;                  // 0..100
+  std::vector<double> precisions;    // 4 n-gram precisions in percent
+  std::vector<long> counts, totals;  // matched / total n-grams per order
+  double bp = 1;                     // brevity penalty
+  double ratio = 0;                  // hyp_len / ref_len
   long sys_len = 0, ref_len = 0;
   std::string tokenize;
   /// "BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)"
@@ -71,8 +71,8 @@ struct ChrfScore {
 /// when its reference has none of that order, and empty references are left out as for BLEU.
 /// Throws std::invalid_argument on a stream length mismatch, no stream, or a negative order.
 ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
-                      const std::vector<std::vector<std::string>>& reference_streams,
-                      int char_order = 6, int word_order = 0, double beta = 2.0);
+                      const std::vector<std::vector<std::string>>& reference_streams, int char_order = 6,
+                      int word_order = 0, double beta = 2.0);
 
 /// chrF's statistics of each sentence against its best-matching reference: [hypothesis n-grams,
 /// reference n-grams, matches] for each character order, then each word order (the totals
@@ -123,8 +123,7 @@ class NgramTable {
 };
 
 /// Throws std::invalid_argument unless there is a stream and each has one line per hypothesis.
-void check_reference_streams(std::size_t hypotheses,
-                             const std::vector<std::vector<std::string>>& streams);
+void check_reference_streams(std::size_t hypotheses, const std::vector<std::vector<std::string>>& streams);
 
 /// The references of sentence `i`: like sacreBLEU, empty ones are left out (a sentence whose
 /// references are all empty keeps one empty reference).
@@ -134,8 +133,8 @@ void gather_references(const std::vector<std::vector<std::string>>& streams, std
 /// Checks the streams, then calls add(hypothesis, its references) for each sentence in order: the
 /// loop every corpus and per-sentence score shares.
 template <class Add>
-void for_each_sentence(const std::vector<std::string>& hypotheses,
-                       const std::vector<std::vector<std::string>>& streams, Add&& add) {
+void for_each_sentence(const std::vector<std::string>& hypotheses, const std::vector<std::vector<std::string>>& streams,
+                       Add&& add) {
   check_reference_streams(hypotheses.size(), streams);
   std::vector<const std::string*> refs;
   for (std::size_t i = 0; i < hypotheses.size(); ++i) {

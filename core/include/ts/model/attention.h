@@ -22,7 +22,9 @@ at::Tensor causal_mask(std::int64_t length, const at::TensorOptions& options);
 /// matrix into its packed layout, which costs more than the product itself for one row.
 /// Without gradients only; otherwise (training) it is at::linear.
 at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias);
-inline at::Tensor linear(const torch::nn::Linear& layer, const at::Tensor& x) { return linear(x, layer->weight, layer->bias); }
+inline at::Tensor linear(const torch::nn::Linear& layer, const at::Tensor& x) {
+  return linear(x, layer->weight, layer->bias);
+}
 
 /// Inverted dropout of `x` with probability p, as at::dropout, but with the keep mask drawn by a
 /// counter-based hash (splitmix64) in parallel and applied in the same pass. LibTorch's CPU

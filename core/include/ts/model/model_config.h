@@ -19,17 +19,17 @@ class ConfigError : public std::invalid_argument {
 
 struct ModelConfig {
   int encoder_layers = 6;
-  int decoder_layers = 6;      // 0 later means decoder-only is handled elsewhere; must be >= 1 here
+  int decoder_layers = 6;  // 0 later means decoder-only is handled elsewhere; must be >= 1 here
   int d_model = 256;
   int heads = 8;
   int d_ff = 1024;
   double dropout = 0.1;
-  bool pre_norm = false;       // pre-LN (norm before each sublayer) instead of post-LN
+  bool pre_norm = false;                 // pre-LN (norm before each sublayer) instead of post-LN
   std::string positions = "sinusoidal";  // "sinusoidal" | "learned"
   int max_positions = 512;
-  bool scale_embeddings = true;          // multiply embeddings by sqrt(d_model)
-  bool tie_output = false;               // target embedding shared with the output projection
-  bool share_embeddings = false;         // one embedding for source and target (needs shared vocab)
+  bool scale_embeddings = true;   // multiply embeddings by sqrt(d_model)
+  bool tie_output = false;        // target embedding shared with the output projection
+  bool share_embeddings = false;  // one embedding for source and target (needs shared vocab)
 
   /// Every problem of this section, each naming its key ("model.heads (5) must divide model.d_model
   /// (256)"); `shared_vocab` says whether both sides have one vocabulary (share_embeddings needs it).

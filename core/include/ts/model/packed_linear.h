@@ -59,10 +59,10 @@ class PackedLinear {
   // One of these holds the weights, in blocks of 16 outputs ([blocks][in][16], the last block padded
   // with zeros):
   std::vector<float> f32_;
-  std::vector<std::uint16_t> bf16_; // the upper halves of fp32 after rounding to nearest even
-  std::vector<std::int8_t> i8_;     // w / scale rounded
-  std::vector<float> scale_;        // [out] for int8: max |w| of the row / 127
-  std::vector<float> bias_;         // [out], zeros when the layer has none
+  std::vector<std::uint16_t> bf16_;  // the upper halves of fp32 after rounding to nearest even
+  std::vector<std::int8_t> i8_;      // w / scale rounded
+  std::vector<float> scale_;         // [out] for int8: max |w| of the row / 127
+  std::vector<float> bias_;          // [out], zeros when the layer has none
 };
 
 }  // namespace ts

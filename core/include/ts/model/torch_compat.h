@@ -22,8 +22,7 @@ namespace ts::torch_compat {
 
 /// The key of an optimizer's per-parameter state map: the parameter's TensorImpl address as text
 /// in 1.13 (what its Adam writes), the address itself in 2.x.
-using OptimizerStateKey =
-    typename std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
+using OptimizerStateKey = typename std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
 
 /// The key LibTorch's own optimizers use for parameter `p`, so that state we create or load is
 /// the state their step() finds, and the other way round.

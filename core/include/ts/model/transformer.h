@@ -170,7 +170,7 @@ at::Tensor sinusoidal_table(std::int64_t positions, std::int64_t d_model);
 Transformer copy_model(Transformer& model, const at::Device& device);
 
 /// Builds a model, rejecting impossible combinations with a ConfigError.
-Transformer build_model(const ModelConfig& config, std::int64_t src_vocab, std::int64_t tgt_vocab,
-                        std::int64_t pad_id, bool shared_vocab);
+Transformer build_model(const ModelConfig& config, std::int64_t src_vocab, std::int64_t tgt_vocab, std::int64_t pad_id,
+                        bool shared_vocab);
 
 }  // namespace ts

@@ -19,7 +19,7 @@ namespace ts {
 inline constexpr const char* kRecoveryFileName = "run-history-recovery.json";
 
 struct RecoveryFile {
-  std::string database;        // the run database it belongs to (for people; matching uses the two below)
+  std::string database;  // the run database it belongs to (for people; matching uses the two below)
   std::int64_t run_id = 0;
   std::string run_started_at;  // the run's started_at: a file is never imported into another database's run
   std::string written_at;      // ISO 8601 UTC

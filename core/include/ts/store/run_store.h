@@ -35,7 +35,10 @@ class StoreError : public std::runtime_error {
   explicit StoreError(const std::string& message, StoreProblem problem = StoreProblem::kOther)
       : std::runtime_error(message), problem_(problem) {}
   StoreError(const std::string& path, const std::string& operation, const std::string& detail, StoreProblem problem)
-      : std::runtime_error(path + ": " + operation + ": " + detail), problem_(problem), path_(path), operation_(operation) {}
+      : std::runtime_error(path + ": " + operation + ": " + detail),
+        problem_(problem),
+        path_(path),
+        operation_(operation) {}
   StoreProblem problem() const { return problem_; }
   /// The database, and what the store was doing; empty for errors raised outside a store operation.
   const std::string& path() const { return path_; }
@@ -123,11 +126,11 @@ struct StoreBatch {
   std::vector<SampleRow> samples;
   std::vector<CheckpointRow> checkpoints;
   std::vector<ProbeRow> probes;
-  std::int64_t run_id = 0;                 // the run the fields below belong to
-  std::optional<std::int64_t> steps;       // progress
+  std::int64_t run_id = 0;            // the run the fields below belong to
+  std::optional<std::int64_t> steps;  // progress
   std::optional<double> best_bleu;
-  std::string device;                      // empty = unchanged
-  std::optional<RunEnd> end;               // the run's final status
+  std::string device;         // empty = unchanged
+  std::optional<RunEnd> end;  // the run's final status
   bool empty() const {
     return metrics.empty() && samples.empty() && checkpoints.empty() && probes.empty() && !steps && !best_bleu &&
            device.empty() && !end;
@@ -207,7 +210,8 @@ class RunStore {
   /// Where the writer of `run` leaves its recovery file: beside its checkpoints, or, when that
   /// directory cannot be written, beside this database's lock files.
   std::vector<std::string> recovery_paths(const RunInfo& run) const;
-  static std::vector<std::string> recovery_paths_for(const std::string& db_path, std::int64_t run_id, const std::string& out_dir);
+  static std::vector<std::string> recovery_paths_for(const std::string& db_path, std::int64_t run_id,
+                                                     const std::string& out_dir);
 
  private:
   void require_run(std::int64_t run_id) const;

@@ -29,18 +29,19 @@ struct CorpusPair {
 /// One skipped line: its 1-based number and why it was skipped.
 struct CorpusProblem {
   std::size_t line = 0;
-  std::string reason;  // e.g. "no tab separator", "empty English side", "invalid UTF-8", "line longer than 1000 characters"
+  std::string
+      reason;  // e.g. "no tab separator", "empty English side", "invalid UTF-8", "line longer than 1000 characters"
 };
 
 /// What reading a corpus found (shown by describe() and the UI).
 struct CorpusStats {
-  std::size_t lines = 0;        // lines read, blank ones included
-  std::size_t blank_lines = 0;  // empty lines (skipped silently, not counted as problems)
-  std::size_t skipped = 0;      // malformed lines skipped
+  std::size_t lines = 0;                      // lines read, blank ones included
+  std::size_t blank_lines = 0;                // empty lines (skipped silently, not counted as problems)
+  std::size_t skipped = 0;                    // malformed lines skipped
   std::vector<CorpusProblem> first_problems;  // the first few (CorpusReadOptions::max_reported)
   bool had_bom = false;
-  bool crlf = false;            // at least one CRLF line ending seen
-  std::uint64_t bytes = 0;      // size of the content, BOM included
+  bool crlf = false;        // at least one CRLF line ending seen
+  std::uint64_t bytes = 0;  // size of the content, BOM included
 };
 
 /// A language as inferred from a file name ("deu.txt" -> {"de", "German"}) or detected from the
@@ -60,9 +61,9 @@ struct CorpusReadOptions {
 /// A parsed corpus: the valid pairs in file order (sides trimmed of surrounding whitespace,
 /// columns after the second ignored) and what was skipped.
 struct Corpus {
-  std::string path;         // as given ("<memory>" for parse_corpus)
+  std::string path;  // as given ("<memory>" for parse_corpus)
   Language english{"en", "English"};
-  Language other;           // inferred from the file name, else detected from the text
+  Language other;                   // inferred from the file name, else detected from the text
   bool language_from_text = false;  // `other` was detected from the text (the name said nothing)
   std::vector<CorpusPair> pairs;
   CorpusStats stats;
@@ -78,8 +79,7 @@ Corpus read_corpus(const std::string& path, const CorpusReadOptions& options = {
 
 /// Parses corpus content already in memory (same rules; `name` is used in messages and for
 /// language inference).
-Corpus parse_corpus(std::string_view content, const std::string& name,
-                    const CorpusReadOptions& options = {});
+Corpus parse_corpus(std::string_view content, const std::string& name, const CorpusReadOptions& options = {});
 
 /// Infers the non-English language from a file name: deu->German, cmn->Chinese, fra->French,
 /// spa->Spanish, ita->Italian, jpn->Japanese, rus->Russian, ..., otherwise {stem, "Other"}.
@@ -94,8 +94,8 @@ Language known_language(std::string_view token);
 
 /// A translation direction over a corpus: which column is the source.
 struct Direction {
-  std::string src_code;     // e.g. "de"
-  std::string tgt_code;     // e.g. "en"
+  std::string src_code;  // e.g. "de"
+  std::string tgt_code;  // e.g. "en"
   bool english_is_source = true;
   std::string str() const { return src_code + "-" + tgt_code; }
 };

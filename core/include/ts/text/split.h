@@ -38,9 +38,9 @@ struct SplitConfig {
 /// What a split did, for the log, the Dataset panel and the split file.
 struct SplitStats {
   SplitMethod method = SplitMethod::kGroupedBySource;
-  std::size_t pairs = 0;          // all pairs split
-  std::size_t sources = 0;        // distinct sources (source_key); == pairs for kShuffledPairs
-  std::size_t shared_pairs = 0;   // pairs whose source another pair also has
+  std::size_t pairs = 0;         // all pairs split
+  std::size_t sources = 0;       // distinct sources (source_key); == pairs for kShuffledPairs
+  std::size_t shared_pairs = 0;  // pairs whose source another pair also has
 };
 
 struct DataSplit {

@@ -13,12 +13,14 @@
 namespace ts {
 
 struct TokenizerConfig {
-  std::string kind = "word";          // "word" | "char" (spaces become the token "\u2581") | "bpe" | "unigram"
-  bool lowercase = true;              // all kinds: lowercase (Unicode-aware, via ICU) before tokenizing
-  std::string punctuation = "split";  // word: "split" (punctuation marks become tokens) | "strip" (dropped) | "keep" (attached, split on spaces only)
-  std::string chinese = "none";       // "none" | "t2s" | "s2t": traditional/simplified normalisation via OpenCC when available
-  int vocab_size = 8000;              // bpe/unigram: SentencePiece vocabulary size (16..1000000)
-  double character_coverage = 0.9995; // bpe/unigram: share of characters covered, in (0, 1]
+  std::string kind = "word";  // "word" | "char" (spaces become the token "\u2581") | "bpe" | "unigram"
+  bool lowercase = true;      // all kinds: lowercase (Unicode-aware, via ICU) before tokenizing
+  std::string punctuation =
+      "split";  // word: "split" (punctuation marks become tokens) | "strip" (dropped) | "keep" (attached, split on spaces only)
+  std::string chinese =
+      "none";             // "none" | "t2s" | "s2t": traditional/simplified normalisation via OpenCC when available
+  int vocab_size = 8000;  // bpe/unigram: SentencePiece vocabulary size (16..1000000)
+  double character_coverage = 0.9995;  // bpe/unigram: share of characters covered, in (0, 1]
 
   nlohmann::json to_json() const;
   /// Missing keys keep their defaults; unknown keys or bad values -> std::invalid_argument

@@ -30,8 +30,8 @@ class Vocab {
   static Vocab build(const std::vector<std::vector<std::string>>& sentences, int min_freq = 1,
                      std::size_t max_size = 0);
 
-  std::int64_t id(const std::string& token) const;       // kUnk when absent
-  const std::string& token(std::int64_t id) const;       // kUnkToken text when out of range
+  std::int64_t id(const std::string& token) const;  // kUnk when absent
+  const std::string& token(std::int64_t id) const;  // kUnkToken text when out of range
   std::size_t size() const { return tokens_.size(); }
   bool contains(const std::string& token) const;
 
@@ -40,8 +40,8 @@ class Vocab {
   /// Tokens for ids, stopping at EOS and skipping PAD/BOS.
   std::vector<std::string> decode(const std::vector<std::int64_t>& ids) const;
 
-  nlohmann::json to_json() const;                  // {"tokens": [...]} in id order
-  static Vocab from_json(const nlohmann::json& j); // throws std::invalid_argument if specials are wrong
+  nlohmann::json to_json() const;                   // {"tokens": [...]} in id order
+  static Vocab from_json(const nlohmann::json& j);  // throws std::invalid_argument if specials are wrong
 
   bool operator==(const Vocab& other) const { return tokens_ == other.tokens_; }
 

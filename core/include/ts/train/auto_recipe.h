@@ -18,11 +18,11 @@ namespace ts {
 
 /// What the recipe needs to know about the machine that will train.
 struct MachineProfile {
-  int cores = 1;              // threads training will use
-  bool cuda = false;          // a CUDA GPU will train
-  bool native_bf16 = false;   // the CPU computes bf16 products natively (AMX or AVX-512 BF16)
-  bool avx512 = false;        // AVX-512F (twice AVX2's fp32 width)
-  std::string cpu_model;      // for the log
+  int cores = 1;             // threads training will use
+  bool cuda = false;         // a CUDA GPU will train
+  bool native_bf16 = false;  // the CPU computes bf16 products natively (AMX or AVX-512 BF16)
+  bool avx512 = false;       // AVX-512F (twice AVX2's fp32 width)
+  std::string cpu_model;     // for the log
   /// Measured training throughput of the reference model (ts/train/calibration.h) in target tokens
   /// per second on this device, threads and precision, with auto_batch_tokens() batches; 0: not measured.
   double measured_tokens_per_second = 0;
@@ -43,14 +43,14 @@ struct MachineProfile {
 struct CorpusShape {
   std::size_t pairs = 0;
   double src_chars_per_sentence = 0, tgt_chars_per_sentence = 0;
-  bool src_cjk = false, tgt_cjk = false;   // mostly Han/kana/Hangul characters
+  bool src_cjk = false, tgt_cjk = false;  // mostly Han/kana/Hangul characters
   std::size_t src_distinct_chars = 0, tgt_distinct_chars = 0;
 };
 CorpusShape measure_corpus(const Corpus& corpus, const Direction& direction);
 
 struct RecipeChoice {
-  ExperimentConfig config;            // preset "auto", ready to train (overrides may follow)
-  std::vector<std::string> reasons;   // one sentence per choice, in the order the log prints them
+  ExperimentConfig config;           // preset "auto", ready to train (overrides may follow)
+  std::vector<std::string> reasons;  // one sentence per choice, in the order the log prints them
 };
 
 /// The batch size the recipe trains with on this machine, in target tokens (1,000 on a CPU: more

@@ -13,11 +13,11 @@ namespace ts {
 
 /// One measurement of training throughput.
 struct ThroughputMeasurement {
-  double tokens_per_second = 0;  // target tokens per second of training steps
-  int steps = 0;                 // timed steps (after one warm-up step)
-  double timed_seconds = 0;      // the timed steps
-  double seconds = 0;            // what the measurement took in all, model building included
-  std::string device, precision; // as resolved ("cpu", "cuda:0"; "fp32", "bf16", "fp16")
+  double tokens_per_second = 0;   // target tokens per second of training steps
+  int steps = 0;                  // timed steps (after one warm-up step)
+  double timed_seconds = 0;       // the timed steps
+  double seconds = 0;             // what the measurement took in all, model building included
+  std::string device, precision;  // as resolved ("cpu", "cuda:0"; "fp32", "bf16", "fp16")
   int threads = 0;
   int batch_tokens = 0;
 };

@@ -45,12 +45,12 @@ class CheckpointError : public std::runtime_error {
 
 /// Where training stood when the checkpoint was written.
 struct TrainingPosition {
-  std::int64_t step = 0;             // optimizer steps done
-  std::int64_t epoch = 0;            // current epoch (0-based)
-  std::int64_t batch_in_epoch = 0;   // batches of the current epoch already consumed
-  std::int64_t tokens_seen = 0;      // target tokens trained on
-  double elapsed_seconds = 0;        // training wall-clock so far (resumes add to it)
-  double best_metric = 0;            // best dev BLEU (higher better) or loss (lower better)
+  std::int64_t step = 0;            // optimizer steps done
+  std::int64_t epoch = 0;           // current epoch (0-based)
+  std::int64_t batch_in_epoch = 0;  // batches of the current epoch already consumed
+  std::int64_t tokens_seen = 0;     // target tokens trained on
+  double elapsed_seconds = 0;       // training wall-clock so far (resumes add to it)
+  double best_metric = 0;           // best dev BLEU (higher better) or loss (lower better)
   bool has_best = false;
   std::int64_t bad_validations = 0;  // for early stopping
   // The time budget the learning-rate schedule belongs to (train.budget_minutes, in seconds; 0 =
@@ -74,7 +74,7 @@ struct CheckpointMeta {
 
 /// What the header line of a checkpoint file says.
 struct CheckpointHeader {
-  std::string sha256;        // of the payload
+  std::string sha256;  // of the payload
   std::uint64_t payload_bytes = 0;
   std::uint64_t header_bytes = 0;
 };
@@ -107,7 +107,8 @@ void load_module_state(torch::nn::Module& module, const SafetensorsReader& file,
 
 /// The envelope for any kind of checkpoint (the language models of ts/lm too): writes `meta` and
 /// `tensors` atomically into `path` under the header line; returns the header.
-CheckpointHeader write_checkpoint_file(const std::string& path, const nlohmann::json& meta, const NamedTensors& tensors);
+CheckpointHeader write_checkpoint_file(const std::string& path, const nlohmann::json& meta,
+                                       const NamedTensors& tensors);
 
 /// A checkpoint file opened and verified (envelope, SHA-256, safetensors structure, metadata JSON).
 /// Every error is a CheckpointError naming the file.

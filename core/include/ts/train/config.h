@@ -21,55 +21,55 @@ namespace ts {
 struct DataConfig {
   TokenizerConfig src_tokenizer;
   TokenizerConfig tgt_tokenizer;
-  bool shared_vocab = false;   // one vocabulary (and one SentencePiece model) for both sides
-  bool cjk_chars = true;       // a Chinese/Japanese side with a "word" tokenizer is split per character instead
+  bool shared_vocab = false;  // one vocabulary (and one SentencePiece model) for both sides
+  bool cjk_chars = true;      // a Chinese/Japanese side with a "word" tokenizer is split per character instead
   int min_freq = 1;
-  int max_vocab = 0;           // per side, including specials; 0 = no limit
-  double dev = 0.1;            // fraction (< 1) or number of pairs (>= 1)
+  int max_vocab = 0;  // per side, including specials; 0 = no limit
+  double dev = 0.1;   // fraction (< 1) or number of pairs (>= 1)
   double test = 0.1;
-  int max_len = 100;           // training pairs longer than this (tokens, either side) are dropped
+  int max_len = 100;  // training pairs longer than this (tokens, either side) are dropped
   std::uint64_t split_seed = 1234;
   SplitMethod split = SplitMethod::kGroupedBySource;  // "grouped" (pairs sharing a source stay together) or "pairs"
 };
 
 struct TrainConfig {
-  std::string optimizer = "adam";        // "adam" | "adamw"
-  double lr = 1.0;                       // noam: factor; otherwise the peak learning rate
-  std::string schedule = "noam";         // "noam" | "constant" | "linear" | "cosine"
-  int warmup = 2000;                     // steps
+  std::string optimizer = "adam";  // "adam" | "adamw"
+  double lr = 1.0;                 // noam: factor; otherwise the peak learning rate
+  std::string schedule = "noam";   // "noam" | "constant" | "linear" | "cosine"
+  int warmup = 2000;               // steps
   double adam_beta1 = 0.9, adam_beta2 = 0.98, adam_eps = 1e-9;
   double weight_decay = 0.0;
   double label_smoothing = 0.1;
-  double clip_norm = 1.0;                // 0 = no clipping
-  std::string on_nonfinite = "stop";     // a NaN/Inf loss: "stop" the run, or "skip" the step (stops after 20 in a row)
-  int accumulate = 1;                    // gradient accumulation steps per optimizer step
-  int batch_tokens = 0;                  // token budget per batch (max(src,tgt) padded tokens); 0 = use batch_sentences
-  int batch_sentences = 64;              // sentences per batch when batch_tokens == 0 (length-sorted buckets)
-  int max_steps = 0;                     // 0 = no step limit
-  int max_epochs = 0;                    // 0 = no epoch limit
-  double max_minutes = 0;                // 0 = no time limit
+  double clip_norm = 1.0;             // 0 = no clipping
+  std::string on_nonfinite = "stop";  // a NaN/Inf loss: "stop" the run, or "skip" the step (stops after 20 in a row)
+  int accumulate = 1;                 // gradient accumulation steps per optimizer step
+  int batch_tokens = 0;               // token budget per batch (max(src,tgt) padded tokens); 0 = use batch_sentences
+  int batch_sentences = 64;           // sentences per batch when batch_tokens == 0 (length-sorted buckets)
+  int max_steps = 0;                  // 0 = no step limit
+  int max_epochs = 0;                 // 0 = no epoch limit
+  double max_minutes = 0;             // 0 = no time limit
   /// A time budget in minutes of wall clock (validations included, paused time not): the linear
   /// and cosine schedules decay to zero exactly at the deadline, validations are spread over the
   /// budget, and the run ends on time with a final validation of the weights it keeps (0 = none).
   double budget_minutes = 0;
-  int budget_validations = 0;            // validations in a budgeted run, the final one included (0 = by length)
+  int budget_validations = 0;  // validations in a budgeted run, the final one included (0 = by length)
   /// Weight averaging (Marian's exponential smoothing): after each update the average moves this
   /// far towards the weights, or 9/(10+t) at update t early on, whichever is larger. The average
   /// (fp32) is what validation, best.ckpt, eval and translation use. 0 = off.
   double ema = 0;
-  int validate_every = 1000;             // steps; 0 = once per epoch
-  int dev_max_sentences = 500;           // cap for BLEU/chrF decoding at each validation
-  int samples = 3;                       // sample translations printed per validation
-  std::string probe;                     // a sentence translated at every validation, its
-                                         // cross-attention recorded (empty = none)
-  std::string best_metric = "bleu";      // "bleu" | "loss"
-  int patience = 0;                      // validations without improvement before stopping; 0 = never
-  int keep_last = 0;                     // step-N checkpoints kept besides last and best (0 = none)
+  int validate_every = 1000;         // steps; 0 = once per epoch
+  int dev_max_sentences = 500;       // cap for BLEU/chrF decoding at each validation
+  int samples = 3;                   // sample translations printed per validation
+  std::string probe;                 // a sentence translated at every validation, its
+                                     // cross-attention recorded (empty = none)
+  std::string best_metric = "bleu";  // "bleu" | "loss"
+  int patience = 0;                  // validations without improvement before stopping; 0 = never
+  int keep_last = 0;                 // step-N checkpoints kept besides last and best (0 = none)
   std::uint64_t seed = 42;
-  std::string device = "auto";           // "auto" | "cpu" | "cuda"
-  int threads = 0;                       // 0 = all cores
-  std::string precision = "fp32";        // "fp32" | "bf16" (autocast; CPU with AMX or a GPU) | "fp16" (GPU)
-                                         // | "auto" (bf16 where the CPU or GPU computes it natively, else fp32)
+  std::string device = "auto";     // "auto" | "cpu" | "cuda"
+  int threads = 0;                 // 0 = all cores
+  std::string precision = "fp32";  // "fp32" | "bf16" (autocast; CPU with AMX or a GPU) | "fp16" (GPU)
+                                   // | "auto" (bf16 where the CPU or GPU computes it natively, else fp32)
 };
 
 struct ExperimentConfig {

@@ -21,9 +21,9 @@ namespace ts {
 
 struct PreparedData {
   TextPipeline pipeline;
-  DataSplit text;                 // the split as text (references for BLEU)
-  std::vector<Example> train;     // long pairs dropped (see dropped_long)
-  std::vector<Example> dev, test; // aligned with text.dev / text.test
+  DataSplit text;                  // the split as text (references for BLEU)
+  std::vector<Example> train;      // long pairs dropped (see dropped_long)
+  std::vector<Example> dev, test;  // aligned with text.dev / text.test
   std::size_t dropped_long = 0;
 };
 

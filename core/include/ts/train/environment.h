@@ -13,15 +13,15 @@ namespace ts {
 
 /// One CUDA device as the NVIDIA driver describes it.
 struct GpuDevice {
-  int index = 0;                  // CUDA's device number (after CUDA_VISIBLE_DEVICES)
-  std::string name;               // "NVIDIA H200"
-  std::int64_t memory_bytes = 0;  // total device memory
+  int index = 0;                             // CUDA's device number (after CUDA_VISIBLE_DEVICES)
+  std::string name;                          // "NVIDIA H200"
+  std::int64_t memory_bytes = 0;             // total device memory
   int compute_major = 0, compute_minor = 0;  // compute capability (9.0 for Hopper)
 };
 /// The machine's CUDA devices and driver.
 struct GpuReport {
   std::vector<GpuDevice> devices;
-  std::string driver;  // the kernel module's version ("580.95.05"), from /proc/driver/nvidia/version
+  std::string driver;       // the kernel module's version ("580.95.05"), from /proc/driver/nvidia/version
   int cuda_driver_api = 0;  // the CUDA version the driver supports, as 13000 for 13.0
 };
 /// Asks the NVIDIA driver (libcuda.so.1, loaded at run time: no CUDA headers or CUDA LibTorch needed)

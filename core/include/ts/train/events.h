@@ -18,22 +18,22 @@ struct TrainingStart {
   std::string device;
   int threads = 1;
   std::size_t train_pairs = 0, dev_pairs = 0, test_pairs = 0;
-  std::int64_t start_step = 0;   // > 0 when resuming
+  std::int64_t start_step = 0;  // > 0 when resuming
   std::int64_t batches_per_epoch = 0;
 };
 
 struct TrainingProgress {
   std::int64_t step = 0, epoch = 0;
   std::int64_t batch_in_epoch = 0, batches_per_epoch = 0;
-  double loss = 0;               // this step, per target token (label-smoothed)
-  double smoothed_loss = 0;      // exponential moving average
+  double loss = 0;           // this step, per target token (label-smoothed)
+  double smoothed_loss = 0;  // exponential moving average
   double lr = 0;
-  double tokens_per_s = 0;       // target tokens per second, recent window
+  double tokens_per_s = 0;  // target tokens per second, recent window
   double average_tokens_per_s = 0;
-  double elapsed_s = 0;          // training time, validation excluded, resumes included
-  double eta_s = -1;             // -1 when no limit is set
-  double fraction = -1;          // 0..1 of the nearest limit, -1 when none
-  double budget_left_s = -1;     // wall-clock seconds left in train.budget_minutes (-1: no budget)
+  double elapsed_s = 0;       // training time, validation excluded, resumes included
+  double eta_s = -1;          // -1 when no limit is set
+  double fraction = -1;       // 0..1 of the nearest limit, -1 when none
+  double budget_left_s = -1;  // wall-clock seconds left in train.budget_minutes (-1: no budget)
 };
 
 struct SampleTranslation {
@@ -43,8 +43,8 @@ struct SampleTranslation {
 struct ValidationResult {
   std::int64_t step = 0, epoch = 0;
   double loss = 0, perplexity = 0, bleu = 0, chrf = 0;
-  double train_loss = -1;        // language models: the training-split loss estimated alongside (-1: none)
-  std::size_t sentences = 0;     // dev sentences decoded for BLEU/chrF
+  double train_loss = -1;     // language models: the training-split loss estimated alongside (-1: none)
+  std::size_t sentences = 0;  // dev sentences decoded for BLEU/chrF
   std::vector<SampleTranslation> samples;
   bool improved = false;
   double seconds = 0;
@@ -63,16 +63,16 @@ struct CheckpointEvent {
   std::string path;
   std::string kind;  // "last" | "best" | "step"
   std::int64_t step = 0;
-  std::string sha256;           // of the payload, as in the file's header
-  std::uint64_t bytes = 0;      // file size
-  nlohmann::json metrics;       // the validation it was written after, if any
+  std::string sha256;       // of the payload, as in the file's header
+  std::uint64_t bytes = 0;  // file size
+  nlohmann::json metrics;   // the validation it was written after, if any
 };
 
 struct TrainingSummary {
   RunStatus status = RunStatus::kFinished;  // finished, stopped, early-stopped or failed
-  std::string message;           // why it ended
+  std::string message;                      // why it ended
   std::int64_t steps = 0;
-  double seconds = 0;            // this session's training time
+  double seconds = 0;  // this session's training time
   double average_tokens_per_s = 0;
   bool validated = false;
   ValidationResult last_validation;
@@ -107,12 +107,24 @@ class TrainingObserver {
 class ObserverList : public TrainingObserver {
  public:
   explicit ObserverList(std::vector<TrainingObserver*> observers) : observers_(std::move(observers)) {}
-  void on_start(const TrainingStart& e) override { for (auto* o : observers_) o->on_start(e); }
-  void on_step(const TrainingProgress& e) override { for (auto* o : observers_) o->on_step(e); }
-  void on_validation(const ValidationResult& e) override { for (auto* o : observers_) o->on_validation(e); }
-  void on_checkpoint(const CheckpointEvent& e) override { for (auto* o : observers_) o->on_checkpoint(e); }
-  void on_log(const std::string& e) override { for (auto* o : observers_) o->on_log(e); }
-  void on_finished(const TrainingSummary& e) override { for (auto* o : observers_) o->on_finished(e); }
+  void on_start(const TrainingStart& e) override {
+    for (auto* o : observers_) o->on_start(e);
+  }
+  void on_step(const TrainingProgress& e) override {
+    for (auto* o : observers_) o->on_step(e);
+  }
+  void on_validation(const ValidationResult& e) override {
+    for (auto* o : observers_) o->on_validation(e);
+  }
+  void on_checkpoint(const CheckpointEvent& e) override {
+    for (auto* o : observers_) o->on_checkpoint(e);
+  }
+  void on_log(const std::string& e) override {
+    for (auto* o : observers_) o->on_log(e);
+  }
+  void on_finished(const TrainingSummary& e) override {
+    for (auto* o : observers_) o->on_finished(e);
+  }
 
  private:
   std::vector<TrainingObserver*> observers_;

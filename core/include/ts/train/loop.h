@@ -88,7 +88,7 @@ struct LoopControls {
   const std::atomic<bool>* pause = nullptr;  // while set, the loop holds between steps
   const std::atomic<bool>* stop = nullptr;   // ends a pause at once; the body's limit_reached() ends the run
   NonFinitePolicy on_nonfinite = NonFinitePolicy::Fail;
-  std::function<double()> clock;             // seconds; the steady clock when empty
+  std::function<double()> clock;  // seconds; the steady clock when empty
 };
 
 /// Runs `body` to its end: per step, hold while paused, limit_reached(), forward_backward(), the

@@ -12,10 +12,10 @@
 namespace ts {
 
 struct ModelSize {
-  std::int64_t parameters = 0;        // exactly what build_model() would allocate
-  std::int64_t weight_bytes = 0;      // fp32 weights
-  std::int64_t training_bytes = 0;    // weights + gradients + Adam moments + activations of one batch (estimate)
-  std::int64_t batch_tokens = 0;      // padded tokens per batch assumed for the activation estimate
+  std::int64_t parameters = 0;      // exactly what build_model() would allocate
+  std::int64_t weight_bytes = 0;    // fp32 weights
+  std::int64_t training_bytes = 0;  // weights + gradients + Adam moments + activations of one batch (estimate)
+  std::int64_t batch_tokens = 0;    // padded tokens per batch assumed for the activation estimate
 };
 
 /// `src_vocab`/`tgt_vocab` include the special tokens. `avg_sentence_tokens` is used when the

@@ -32,11 +32,11 @@
 namespace ts {
 
 struct RecorderOptions {
-  double flush_seconds = 1.0;       // commit interval
-  double give_up_seconds = 120.0;   // stop training after the store has failed this long; the longest
-                                    // the end of a run waits for the store before leaving it to the recovery file
-  bool record_every_step = true;    // false: train metrics once per flush interval only
-  int busy_timeout_ms = 1000;       // how long one commit waits for another writer before retrying later
+  double flush_seconds = 1.0;            // commit interval
+  double give_up_seconds = 120.0;        // stop training after the store has failed this long; the longest
+                                         // the end of a run waits for the store before leaving it to the recovery file
+  bool record_every_step = true;         // false: train metrics once per flush interval only
+  int busy_timeout_ms = 1000;            // how long one commit waits for another writer before retrying later
   double recovery_every_seconds = 10.0;  // while the store refuses during training, the rows held are saved this often
 };
 
@@ -48,7 +48,7 @@ struct HistoryWait {
   double seconds = 0;                           // waited so far
   StoreProblem problem = StoreProblem::kOther;  // why the store refused (kLocked: another program holds it)
   bool in_recovery_file = false;                // the rows and how the run ended are safe in the recovery file
-  std::string words;                            // the recorder's log line for it, with the paths (to show, not to parse)
+  std::string words;  // the recorder's log line for it, with the paths (to show, not to parse)
 };
 
 class RunRecorder : public TrainingObserver {
@@ -120,25 +120,27 @@ NewRun describe_new_run(const ExperimentConfig& config, const Corpus& corpus, co
 
 /// Where a new run's checkpoints go when the user names no directory:
 /// `<base>/<corpus stem>-<direction>-<YYYYmmdd-HHMMSS>`.
-std::string default_run_directory(const std::string& base, const std::string& corpus_path, const std::string& direction);
+std::string default_run_directory(const std::string& base, const std::string& corpus_path,
+                                  const std::string& direction);
 
 /// What start_recording() needs besides the run itself.
 struct RecordingRequest {
-  std::string db_path;           // empty = RunStore::default_path()
-  std::string name;              // run name; empty = generated
-  std::string resume_checkpoint; // non-empty: continue the run that wrote this checkpoint if it is known
+  std::string db_path;            // empty = RunStore::default_path()
+  std::string name;               // run name; empty = generated
+  std::string resume_checkpoint;  // non-empty: continue the run that wrote this checkpoint if it is known
   std::int64_t resume_step = 0;
   std::atomic<bool>* stop = nullptr;
-  std::function<void(const std::string&)> log;  // where "run history: run N in DB" and problems go
+  std::function<void(const std::string&)> log;                 // where "run history: run N in DB" and problems go
   double give_up_seconds = RecorderOptions{}.give_up_seconds;  // see RecorderOptions
-  std::function<void(const HistoryWait&)> on_wait;  // see RunRecorder::set_wait_observer
+  std::function<void(const HistoryWait&)> on_wait;             // see RunRecorder::set_wait_observer
 };
 
 /// Opens the run history and a recorder for this run (a new run, or the resumed one). When the
 /// store cannot be used it says why through `request.log` and returns null: training goes on
 /// unrecorded rather than not at all.
 std::unique_ptr<RunRecorder> start_recording(const RecordingRequest& request, const ExperimentConfig& config,
-                                             const Corpus& corpus, const Direction& direction, const std::string& out_dir);
+                                             const Corpus& corpus, const Direction& direction,
+                                             const std::string& out_dir);
 /// The same for a run described by the caller (a language-model run, whose kind and config differ).
 std::unique_ptr<RunRecorder> start_recording(const RecordingRequest& request, const NewRun& run);
 

@@ -22,6 +22,7 @@ double learning_rate(const TrainConfig& config, std::int64_t step, std::int64_t 
 /// linear:   warmup over train.warmup steps, then lr * (1 - progress), zero at the deadline
 /// cosine:   warmup, then lr * (1 + cos(pi * progress)) / 2, zero at the deadline
 /// where progress = (spent - warmup_end) / (1 - warmup_end). Noam and constant ignore the budget.
-double budgeted_learning_rate(const TrainConfig& config, std::int64_t step, double warmup_end, double spent, int d_model);
+double budgeted_learning_rate(const TrainConfig& config, std::int64_t step, double warmup_end, double spent,
+                              int d_model);
 
 }  // namespace ts

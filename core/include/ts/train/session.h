@@ -38,12 +38,12 @@ class SessionObserver : public TrainingObserver {
 struct SessionRequest {
   const Corpus* corpus = nullptr;  // kept alive by the caller until run() returns
   Direction direction;
-  std::string corpus_path;         // recorded in checkpoints for resume ("" = corpus->path)
+  std::string corpus_path;  // recorded in checkpoints for resume ("" = corpus->path)
   /// The configuration to train, or with `fit_recipe` the inputs of the fit (device, threads,
   /// precision, budget) and whatever the caller's keep_own_settings keeps from it.
   ExperimentConfig config;
-  std::string out_dir;             // the run directory (created; config.json written there)
-  std::string resume_checkpoint;   // continue from this checkpoint (its tokenizers, its position)
+  std::string out_dir;            // the run directory (created; config.json written there)
+  std::string resume_checkpoint;  // continue from this checkpoint (its tokenizers, its position)
 
   /// Fit the `auto` preset to this corpus, direction, budget and machine first (fit_auto, timing the
   /// machine unless `fitted` already has; a fresh run only) and train keep_own_settings(fit).

@@ -23,9 +23,9 @@ class DataParallel;
 
 struct TrainerOptions {
   std::string out_dir = "runs/latest";
-  std::string corpus_path;           // recorded in checkpoints, used by resume
-  std::string resume_checkpoint;     // continue from this checkpoint's exact position
-  std::atomic<bool>* stop = nullptr; // set from another thread (Ctrl-C, Stop button)
+  std::string corpus_path;            // recorded in checkpoints, used by resume
+  std::string resume_checkpoint;      // continue from this checkpoint's exact position
+  std::atomic<bool>* stop = nullptr;  // set from another thread (Ctrl-C, Stop button)
   /// While set (from another thread), training waits between steps; paused time counts neither
   /// towards max_minutes nor towards the throughput. Stop still works while paused.
   std::atomic<bool>* pause = nullptr;
