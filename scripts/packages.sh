@@ -12,6 +12,7 @@ HEADLESS_PACKAGES=(
   libgtest-dev libgmock-dev
   libonnx-dev  # export --format onnx builds the graphs with ONNX's C++ library (optional: without it, refused)
   python3  # the malformed-input test holds a database lock from another process with it
+  clang-format  # .ci/run checks the C++ format (scripts/format.sh --check)
 )
 # The desktop app, its tests, packaging checks, and the LibTorch 2.x check's root.
 DESKTOP_PACKAGES=(
