@@ -313,8 +313,10 @@ void HistoryPanel::startMaintenance(const QString& path) {
     Maintenance done;
     try {
       RunStore store(file);  // a writer: migrates an older schema
-      done.upgraded = true;
       done.closed = static_cast<int>(store.mark_interrupted_runs().size());
+    } catch (const StoreError& e) {
+      // A database this user may only read (a shared or archived history) is listed as it is.
+      if (e.problem() != StoreProblem::kReadOnly) done.error = QString::fromUtf8(e.what());
     } catch (const std::exception& e) {
       done.error = QString::fromUtf8(e.what());
     }

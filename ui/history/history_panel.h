@@ -167,7 +167,6 @@ class HistoryPanel : public QWidget {
   /// What the maintenance off the GUI thread did: runs closed, or the error that stopped it.
   struct Maintenance {
     int closed = 0;
-    bool upgraded = false;
     QString error;
   };
   QFutureWatcher<Maintenance>* maintenance_;
