@@ -37,7 +37,7 @@ struct SimulatedRun {
   }
 };
 
-ExperimentConfig budget_config(double minutes, const std::string& schedule = "linear") {
+ExperimentConfig budget_config(double minutes, LrSchedule schedule = LrSchedule::kLinear) {
   auto c = test::tiny_config();
   c.train.budget_minutes = minutes;
   c.train.schedule = schedule;
@@ -87,7 +87,7 @@ TEST(Budget, TheRunEndsOnTimeWithTheLearningRateDecayedToZeroAtTheDeadline) {
 }
 
 TEST(Budget, CosineAlsoReachesZeroAtTheDeadline) {
-  const auto config = budget_config(1.0, "cosine");
+  const auto config = budget_config(1.0, LrSchedule::kCosine);
   const auto data = test::tiny_data(config);
   test::TempDir dir;
   SimulatedRun sim;

@@ -28,7 +28,7 @@ TEST(Config, PresetsCarryTheSeedTutorialsSettings) {
   EXPECT_EQ(a.model.d_model, 256);
   EXPECT_EQ(a.model.d_ff, 1024);
   EXPECT_EQ(a.model.heads, 8);
-  EXPECT_EQ(a.train.schedule, "noam");
+  EXPECT_EQ(a.train.schedule, LrSchedule::kNoam);
   EXPECT_EQ(a.train.batch_sentences, 64);
   auto n = preset("nanogpt-deu");
   EXPECT_EQ(n.model.d_model, 600);
@@ -107,7 +107,7 @@ TEST(Config, ProblemsListInvalidCombinations) {
   auto c = preset("annotated");
   c.model.heads = 7;
   c.model.share_embeddings = true;
-  c.train.schedule = "exponential";
+  c.train.optimizer = "sgd";
   const auto problems = c.problems();
   EXPECT_EQ(problems.size(), 3u);
   EXPECT_THROW(c.validate(), ConfigError);

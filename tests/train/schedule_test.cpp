@@ -10,7 +10,7 @@ namespace {
 
 TEST(Schedule, NoamPeaksAtWarmupThenDecaysAsInverseSquareRoot) {
   TrainConfig c;
-  c.schedule = "noam";
+  c.schedule = LrSchedule::kNoam;
   c.lr = 1.0;
   c.warmup = 4000;
   const double peak = learning_rate(c, 4000, 0, 512);
@@ -25,13 +25,13 @@ TEST(Schedule, ConstantLinearAndCosine) {
   TrainConfig c;
   c.lr = 0.01;
   c.warmup = 10;
-  c.schedule = "constant";
+  c.schedule = LrSchedule::kConstant;
   EXPECT_NEAR(learning_rate(c, 5, 100, 64), 0.005, 1e-12);
   EXPECT_NEAR(learning_rate(c, 50, 100, 64), 0.01, 1e-12);
-  c.schedule = "linear";
+  c.schedule = LrSchedule::kLinear;
   EXPECT_NEAR(learning_rate(c, 55, 100, 64), 0.005, 1e-12);
   EXPECT_NEAR(learning_rate(c, 100, 100, 64), 0.0, 1e-12);
-  c.schedule = "cosine";
+  c.schedule = LrSchedule::kCosine;
   EXPECT_NEAR(learning_rate(c, 10, 100, 64), 0.01, 1e-12);
   EXPECT_NEAR(learning_rate(c, 100, 100, 64), 0.001, 1e-12);
   EXPECT_NEAR(learning_rate(c, 55, 100, 64), 0.0055, 1e-12);

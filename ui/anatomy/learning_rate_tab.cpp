@@ -84,7 +84,7 @@ void LearningRateTab::redraw() {
     graph->setData(keys, values, true);
   };
   add(tr("This configuration: %1, d_model %2, warmup %3, lr %4")
-          .arg(QString::fromStdString(config.train.schedule))
+          .arg(QString::fromLatin1(lr_schedule_name(config.train.schedule)))
           .arg(config.model.d_model)
           .arg(config.train.warmup)
           .arg(config.train.lr),
@@ -92,7 +92,7 @@ void LearningRateTab::redraw() {
   int index = 1;
   for (const auto& [d, warmup] : noamComparisons()) {
     TrainConfig tc;
-    tc.schedule = "noam";
+    tc.schedule = LrSchedule::kNoam;
     tc.lr = 1.0;
     tc.warmup = warmup;
     add(tr("Noam d_model %1, warmup %2").arg(d).arg(warmup), tc, d, index++, Qt::DashLine);

@@ -395,7 +395,7 @@ void ConfigPanel::refreshHints() {
       hint = tr("%1 dimensions per head").arg(c.model.d_model / c.model.heads);
     } else if (key == QLatin1String("model.d_ff") && c.model.d_model > 0) {
       hint = tr("%1 \u00d7 d_model").arg(number(std::round(10.0 * c.model.d_ff / c.model.d_model) / 10));
-    } else if (key == QLatin1String("train.lr") && c.train.schedule == "noam" && c.model.d_model > 0) {
+    } else if (key == QLatin1String("train.lr") && c.train.schedule == LrSchedule::kNoam && c.model.d_model > 0) {
       const double warmup = std::max(1, c.train.warmup);
       hint = tr("peak %1 at step %2")
                  .arg(QLocale().toString(c.train.lr / std::sqrt(c.model.d_model * warmup), 'g', 3),
@@ -440,8 +440,8 @@ void ConfigPanel::refreshSections() {
                     .arg(c.model.d_ff);
     } else if (group == QLatin1String("train")) {
       summary = QStringLiteral("%1 \u00b7 %2 lr %3 \u00b7 %4")
-                    .arg(QString::fromStdString(c.train.optimizer), QString::fromStdString(c.train.schedule),
-                         number(c.train.lr),
+                    .arg(QString::fromStdString(c.train.optimizer),
+                         QString::fromLatin1(lr_schedule_name(c.train.schedule)), number(c.train.lr),
                          c.train.batch_tokens > 0 ? tr("%1 tokens/batch").arg(count(c.train.batch_tokens))
                                                   : tr("%1 sentences/batch").arg(count(c.train.batch_sentences)));
       summary += c.train.budget_minutes > 0 ? tr(" \u00b7 %1 budget").arg(format_budget(c.train.budget_minutes))

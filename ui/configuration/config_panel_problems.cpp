@@ -75,11 +75,11 @@ void ConfigPanel::refreshProblems() {
 
   // Advice that does not block training.
   QStringList notes;
-  if ((c.train.schedule == "linear" || c.train.schedule == "cosine") && c.train.max_steps <= 0 &&
+  if ((c.train.schedule == LrSchedule::kLinear || c.train.schedule == LrSchedule::kCosine) && c.train.max_steps <= 0 &&
       c.train.budget_minutes <= 0)
     notes << tr("train.schedule %1 decays over train.max_steps or to the deadline of a time budget "
                 "(\u201cTrain for\u201d); with neither the learning rate stays constant after warmup.")
-                 .arg(QString::fromStdString(c.train.schedule));
+                 .arg(QString::fromLatin1(lr_schedule_name(c.train.schedule)));
   if (c.decode.mode == DecodeMode::kBeam && c.decode.nbest > c.decode.beam)
     notes << tr("decode.nbest (%1) exceeds decode.beam (%2): beam search returns at most %2 translations.")
                  .arg(c.decode.nbest)

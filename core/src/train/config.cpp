@@ -109,6 +109,7 @@ struct Writer {
   void operator()(const char* key, TokenizerConfig& value) { out[key] = value.to_json(); }
   void operator()(const char* key, SplitMethod& value) { out[key] = split_method_name(value); }
   void operator()(const char* key, DecodeMode& value) { out[key] = decode_mode_name(value); }
+  void operator()(const char* key, LrSchedule& value) { out[key] = lr_schedule_name(value); }
   void operator()(const char* key, DecodeWeights& value) { out[key] = decode_weights_name(value); }
   template <class T>
   void operator()(const char* key, T& value) {
@@ -189,6 +190,9 @@ struct Reader {
     }
   }
   void operator()(const char* key, DecodeMode& value) { choice(key, value, parse_decode_mode, "greedy, beam, sample"); }
+  void operator()(const char* key, LrSchedule& value) {
+    choice(key, value, parse_lr_schedule, "noam, constant, linear, cosine");
+  }
   void operator()(const char* key, DecodeWeights& value) {
     choice(key, value, parse_decode_weights, "fp32, bf16, int8, libtorch");
   }
@@ -227,6 +231,27 @@ void section_from_json(const json& j, const std::string& name, Section& s) {
 }
 
 }  // namespace
+
+const char* lr_schedule_name(LrSchedule schedule) {
+  switch (schedule) {
+    case LrSchedule::kNoam:
+      return "noam";
+    case LrSchedule::kConstant:
+      return "constant";
+    case LrSchedule::kLinear:
+      return "linear";
+    case LrSchedule::kCosine:
+      return "cosine";
+  }
+  return "noam";
+}
+
+LrSchedule parse_lr_schedule(const std::string& name) {
+  for (auto schedule : {LrSchedule::kNoam, LrSchedule::kConstant, LrSchedule::kLinear, LrSchedule::kCosine})
+    if (name == lr_schedule_name(schedule)) return schedule;
+  throw std::invalid_argument("unknown learning-rate schedule \"" + name +
+                              "\" (expected noam, constant, linear or cosine)");
+}
 
 json ExperimentConfig::to_json() const {
   return {{"preset", preset},
@@ -313,7 +338,6 @@ std::vector<std::string> ExperimentConfig::problems() const {
 
   const auto& t = train;
   check_choice(p, "train.optimizer", t.optimizer, {"adam", "adamw"});
-  check_choice(p, "train.schedule", t.schedule, {"noam", "constant", "linear", "cosine"});
   check_choice(p, "train.best_metric", t.best_metric, {"bleu", "loss"});
   check_choice(p, "train.device", t.device, {"auto", "cpu", "cuda"});
   check_choice(p, "train.precision", t.precision, {"fp32", "bf16", "fp16", "auto"});
@@ -322,7 +346,8 @@ std::vector<std::string> ExperimentConfig::problems() const {
     p.push_back("train.precision fp16 needs a CUDA GPU; on the CPU use bf16 (or fp32)");
   check_positive(p, "train.lr", t.lr);
   check_positive(p, "train.accumulate", t.accumulate);
-  if (t.schedule == "noam" && t.warmup <= 0) p.push_back("train.warmup must be positive for the noam schedule");
+  if (t.schedule == LrSchedule::kNoam && t.warmup <= 0)
+    p.push_back("train.warmup must be positive for the noam schedule");
   if (t.label_smoothing < 0 || t.label_smoothing >= 1) p.push_back("train.label_smoothing must be in [0, 1)");
   if (t.batch_tokens <= 0 && t.batch_sentences <= 0)
     p.push_back("train.batch_tokens or train.batch_sentences must be positive");

@@ -35,7 +35,7 @@ ExperimentConfig auto_base() {
   c.model.share_embeddings = true;
   c.train.optimizer = "adamw";
   c.train.lr = 1e-3;
-  c.train.schedule = "linear";
+  c.train.schedule = LrSchedule::kLinear;
   c.train.warmup = 300;
   c.train.batch_tokens = 2500;
   c.train.budget_minutes = 20;
@@ -60,7 +60,7 @@ ExperimentConfig annotated() {
   c.model = ModelConfig{};
   c.model.pre_norm = true;  // the Annotated Transformer normalises before each sublayer
   c.train.lr = 1.0;
-  c.train.schedule = "noam";
+  c.train.schedule = LrSchedule::kNoam;
   c.train.warmup = 2000;
   c.train.batch_sentences = 64;
   c.train.validate_every = 1000;
@@ -95,7 +95,7 @@ ExperimentConfig nanogpt_deu() {
   c.model.positions = "learned";
   c.model.max_positions = 22;  // block of 20 plus BOS/EOS
   c.train.optimizer = "adamw";
-  c.train.schedule = "constant";
+  c.train.schedule = LrSchedule::kConstant;
   c.train.lr = 3e-4;
   c.train.adam_beta2 = 0.99;
   c.train.adam_eps = 1e-8;
@@ -122,7 +122,7 @@ ExperimentConfig scratch_bpe() {
   c.model.tie_output = true;
   c.model.share_embeddings = true;
   c.train.optimizer = "adamw";
-  c.train.schedule = "cosine";
+  c.train.schedule = LrSchedule::kCosine;
   c.train.lr = 1e-3;
   c.train.warmup = 500;
   c.train.weight_decay = 0.01;
@@ -143,7 +143,7 @@ ExperimentConfig demo() {
   c.model.d_ff = 256;
   c.model.dropout = 0.1;
   c.model.tie_output = true;
-  c.train.schedule = "noam";
+  c.train.schedule = LrSchedule::kNoam;
   c.train.lr = 1.0;
   c.train.warmup = 400;
   c.train.batch_tokens = 1500;
@@ -167,7 +167,7 @@ ExperimentConfig tiny() {
   c.model.dropout = 0.0;
   c.model.max_positions = 64;
   c.train.optimizer = "adam";
-  c.train.schedule = "constant";
+  c.train.schedule = LrSchedule::kConstant;
   c.train.lr = 3e-3;
   c.train.label_smoothing = 0.0;
   c.train.batch_sentences = 16;

@@ -511,7 +511,7 @@ void Trainer::State::start_budget() {
                         "preparing the data, fitting the recipe, building the model)",
                         budget.before_training_s)
           : "",
-      tc.schedule, budget.validations, averaging.weights ? ", weight averaging on" : ""));
+      lr_schedule_name(tc.schedule), budget.validations, averaging.weights ? ", weight averaging on" : ""));
 }
 
 double Trainer::State::learning_rate_now() {

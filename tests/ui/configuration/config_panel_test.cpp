@@ -81,7 +81,7 @@ class ConfigPanelTest : public QObject {
     QCOMPARE(field<QDoubleSpinBox>(panel, QStringLiteral("train.lr"))->value(), c.train.lr);
     QCOMPARE(field<QCheckBox>(panel, QStringLiteral("model.tie_output"))->isChecked(), c.model.tie_output);
     QCOMPARE(field<QComboBox>(panel, QStringLiteral("train.schedule"))->currentData().toString(),
-             QString::fromStdString(c.train.schedule));
+             QString::fromLatin1(ts::lr_schedule_name(c.train.schedule)));
     QCOMPARE(field<QLineEdit>(panel, QStringLiteral("train.seed"))->text(), QString::number(c.train.seed));
     QCOMPARE(field<QComboBox>(panel, QStringLiteral("data.src_tokenizer.kind"))->currentData().toString(),
              QString::fromStdString(c.data.src_tokenizer.kind));

@@ -32,11 +32,18 @@ struct DataConfig {
   SplitMethod split = SplitMethod::kGroupedBySource;  // "grouped" (pairs sharing a source stay together) or "pairs"
 };
 
+/// How the learning rate moves over training (ts/train/schedule.h).
+enum class LrSchedule { kNoam, kConstant, kLinear, kCosine };
+/// "noam", "constant", "linear", "cosine".
+const char* lr_schedule_name(LrSchedule schedule);
+/// The inverse of lr_schedule_name; throws std::invalid_argument naming the accepted values.
+LrSchedule parse_lr_schedule(const std::string& name);
+
 struct TrainConfig {
   std::string optimizer = "adam";  // "adam" | "adamw"
   double lr = 1.0;                 // noam: factor; otherwise the peak learning rate
-  std::string schedule = "noam";   // "noam" | "constant" | "linear" | "cosine"
-  int warmup = 2000;               // steps
+  LrSchedule schedule = LrSchedule::kNoam;
+  int warmup = 2000;  // steps
   double adam_beta1 = 0.9, adam_beta2 = 0.98, adam_eps = 1e-9;
   double weight_decay = 0.0;
   double label_smoothing = 0.1;
