@@ -11,14 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 example=$here/../../docs/export_example.py
 source "$here/test_lib.sh"  # $work (a mktemp -d removed by a trap on exit), check, contains
 
-# A small German-English corpus in the Anki format, with punctuation to split and re-attach.
-for pair in dog:Hund cat:Katze house:Haus book:Buch car:Auto tree:Baum ball:Ball table:Tisch; do
-  en=${pair%%:*} de=${pair##*:}
-  printf 'I see the %s.\tIch sehe %s.\n' "$en" "$de"
-  printf 'You have the %s.\tDu hast %s.\n' "$en" "$de"
-  printf "Don't take the %s, Tom!\tNimm nicht %s, Tom!\n" "$en" "$de"
-  printf 'Where is the %s?\tWo ist %s?\n' "$en" "$de"
-done > "$work/deu.txt"
+punctuated_deu_corpus > "$work/deu.txt"  # test_lib.sh
 # Seen and unseen sentences, unknown words, extra spaces, a tab and an empty line.
 printf '%s\n' "Ich sehe Hund." "Du hast Buch." "Nimm nicht Auto, Tom!" "Wo ist Katze?" "Ich sehe Tisch?" \
   "Unbekanntes Wort." "" "\"Wo ist Baum?\", fragt Tom." "Ich   sehe	Ball (nicht Auto)!" > "$work/sentences.txt"

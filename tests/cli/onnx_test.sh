@@ -19,14 +19,7 @@ skip() {
   exit 77
 }
 
-# A small German-English corpus (as export_test.sh's), with punctuation to split and re-attach.
-for pair in dog:Hund cat:Katze house:Haus book:Buch car:Auto tree:Baum ball:Ball table:Tisch; do
-  en=${pair%%:*} de=${pair##*:}
-  printf 'I see the %s.\tIch sehe %s.\n' "$en" "$de"
-  printf 'You have the %s.\tDu hast %s.\n' "$en" "$de"
-  printf "Don't take the %s, Tom!\tNimm nicht %s, Tom!\n" "$en" "$de"
-  printf 'Where is the %s?\tWo ist %s?\n' "$en" "$de"
-done > "$work/deu.txt"
+punctuated_deu_corpus > "$work/deu.txt"  # test_lib.sh
 # Sentences that exercise the tokenizers: seen and unseen words, punctuation the word detokenizer re-attaches
 # (quotes, apostrophes, numbers, abbreviations, hyphens, currency), case that lowercases in more than one way,
 # other scripts, characters no SentencePiece piece covers, spaces, a tab, control characters, an empty line,

@@ -14,6 +14,18 @@ contains() { grep -q -- "$2" "$1"; }
 lacks() { ! grep -q -- "$2" "$1"; }
 lacks_match() { ! grep -Eq -- "$2" "$1"; }  # no line matches the extended regular expression
 
+# A small German-English corpus in the Anki format (32 pairs), with punctuation to split and re-attach.
+punctuated_deu_corpus() {
+  local pair en de
+  for pair in dog:Hund cat:Katze house:Haus book:Buch car:Auto tree:Baum ball:Ball table:Tisch; do
+    en=${pair%%:*} de=${pair##*:}
+    printf 'I see the %s.\tIch sehe %s.\n' "$en" "$de"
+    printf 'You have the %s.\tDu hast %s.\n' "$en" "$de"
+    printf "Don't take the %s, Tom!\tNimm nicht %s, Tom!\n" "$en" "$de"
+    printf 'Where is the %s?\tWo ist %s?\n' "$en" "$de"
+  done
+}
+
 # Waiting for what a background command prints, without looking at the clock:
 #   start_logged LOG CMD...   runs CMD in the background (its pid in $pid, CMD itself, not a shell
 #                             around it), its output going through a pipe that the test reads
