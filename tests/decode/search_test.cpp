@@ -2,7 +2,10 @@
 #include "ts/decode/search.h"
 
 #include <gtest/gtest.h>
+
+#include <atomic>
 #include <map>
+#include <set>
 
 #include "test_utils.h"
 #include "ts/decode/translator.h"
@@ -261,9 +264,79 @@ TEST_F(Search, TranslateAllEqualsTranslatingOneAtATimeInInputOrder) {
       EXPECT_EQ(all[i], alone.text) << mode << " sentence " << i;
       EXPECT_NEAR(confidences[i], mean_token_log_prob(alone.best), 1e-4) << mode << " sentence " << i;
     }
-    const std::vector<std::size_t> expected{3, 6, 9, 10};
-    EXPECT_EQ(progress, expected) << mode;
+    // Once per batch, one call at a time, counting up to all ten: the batches (3, 3, 3 and 1
+    // sentences) may finish in any order when threads share them out.
+    std::multiset<std::size_t> steps;
+    for (std::size_t k = 0; k < progress.size(); ++k) steps.insert(progress[k] - (k ? progress[k - 1] : 0));
+    EXPECT_EQ(steps, (std::multiset<std::size_t>{1, 3, 3, 3})) << mode;
+    ASSERT_FALSE(progress.empty());
+    EXPECT_EQ(progress.back(), sentences.size()) << mode;
   }
+}
+
+// Sets LibTorch's threads for a scope.
+class Threads {
+ public:
+  explicit Threads(int n) : before_(at::get_num_threads()) { at::set_num_threads(n); }
+  ~Threads() { at::set_num_threads(before_); }
+
+ private:
+  int before_;
+};
+
+// Two threads share out batches of one sentence each (the packed kernels, every weight format they
+// have): each sentence's best hypothesis is what decoding it alone gives, and it lands at its index.
+TEST_F(Search, BatchesSharedAmongThreadsEqualOneAtATime) {
+  const Threads two(2);
+  translator_->model()->train(true);  // as a trainer's model: decode_batches puts it in eval mode for itself
+  std::vector<std::vector<std::int64_t>> sources;
+  for (const auto& text : mixed_sentences()) sources.push_back(translator_->encode(text));
+  for (const auto& text : mixed_sentences()) sources.push_back(translator_->encode(text + " " + text));
+  for (const char* weights : {"fp32", "bf16", "int8"})
+    for (const char* mode : {"greedy", "beam"}) {
+      DecodeConfig config;
+      config.mode = parse_decode_mode(mode);
+      config.beam = 3;
+      config.weights = parse_decode_weights(weights);
+      std::size_t calls = 0, last = 0;
+      bool increasing = true;
+      const auto all = decode_batches(translator_->model(), sources, config, 1, [&](std::size_t done) {
+        increasing = increasing && done == last + 1;
+        last = done;
+        ++calls;
+      });
+      ASSERT_EQ(all.size(), sources.size());
+      EXPECT_EQ(calls, sources.size()) << weights << " " << mode;
+      EXPECT_TRUE(increasing) << weights << " " << mode;
+      for (std::size_t i = 0; i < sources.size(); ++i) {
+        const auto alone = search(translator_->model(), sources[i], config);
+        ASSERT_FALSE(alone.empty());
+        EXPECT_EQ(all[i].ids, alone.front().ids) << weights << " " << mode << " sentence " << i;
+        EXPECT_NEAR(all[i].log_prob, alone.front().log_prob, 1e-4) << weights << " " << mode << " sentence " << i;
+      }
+    }
+  EXPECT_TRUE(translator_->model()->is_training()) << "the model's own mode comes back";
+}
+
+// An exception from the progress callback (a stop) ends the decoding on every thread and comes out.
+TEST_F(Search, AStopFromProgressEndsBatchesOnEveryThread) {
+  const Threads two(2);
+  translator_->model()->train(true);
+  std::vector<std::vector<std::int64_t>> sources;
+  for (int k = 0; k < 8; ++k)
+    for (const auto& text : mixed_sentences()) sources.push_back(translator_->encode(text));
+  DecodeConfig config;
+  config.weights = DecodeWeights::kBFloat16;
+  std::atomic<std::size_t> calls{0};
+  EXPECT_THROW(decode_batches(translator_->model(), sources, config, 2,
+                              [&](std::size_t) {
+                                ++calls;
+                                throw std::runtime_error("stopped");
+                              }),
+               std::runtime_error);
+  // Each thread may finish the batch it holds, none starts another.
+  EXPECT_LE(calls.load(), 2U);
+  EXPECT_TRUE(translator_->model()->is_training());
 }
 
 }  // namespace

@@ -61,10 +61,7 @@ DecoderState begin(Transformer& model, const at::Tensor& src, const DecodeConfig
   const auto src_mask = padding_mask(src, Vocab::kPad);
   if (rows < 0)
     rows = config.mode == DecodeMode::kBeam ? std::max<std::int64_t>(src.size(0), config.beam) : src.size(0);
-  std::shared_ptr<const PackedTransformer> packed;
-  if (const auto format = packed_format(config.weights);
-      format && src.device().is_cpu() && (*format != WeightFormat::kFloat32 || rows <= kPackedFp32MaxRows))
-    packed = model->packed(*format);
+  auto packed = src.device().is_cpu() ? packed_for(model, config, rows) : nullptr;
   if (packed) {
     DecoderState state;
     std::vector<at::Tensor> maps;
@@ -123,6 +120,13 @@ std::vector<Hypothesis> collect_rows(const at::Tensor& ids, const at::Tensor& lp
 }
 
 }  // namespace
+
+std::shared_ptr<const PackedTransformer> packed_for(Transformer& model, const DecodeConfig& config, std::int64_t rows) {
+  const auto format = packed_format(config.weights);
+  if (!format || (*format == WeightFormat::kFloat32 && rows > kPackedFp32MaxRows) || !model_device(model).is_cpu())
+    return nullptr;
+  return model->packed(*format);
+}
 
 std::vector<std::int64_t> BeamTree::path(int rank) const {
   std::vector<std::int64_t> out;

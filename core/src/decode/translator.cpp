@@ -3,10 +3,22 @@
 #include "ts/decode/translator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <mutex>
+
+#include <ATen/Parallel.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#define TS_X86_CSR 1
+#else
+#define TS_X86_CSR 0
+#endif
 
 #include "ts/model/batch.h"
+#include "ts/model/mode_guard.h"
 
 namespace ts {
 namespace {
@@ -29,7 +41,100 @@ nlohmann::json maps_to_json(const std::vector<at::Tensor>& maps) {
   return layers;
 }
 
+// One length-sorted batch: the best hypothesis of each of its sources (an empty one when beam
+// search found none), in the batch's order.
+std::vector<Hypothesis> decode_batch(Transformer& model, const std::vector<std::vector<std::int64_t>>& batch,
+                                     const DecodeConfig& config) {
+  std::vector<Hypothesis> best(batch.size());
+  if (config.mode == DecodeMode::kBeam) {
+    auto results = beam_search_batched(model, batch, config);
+    for (std::size_t k = 0; k < batch.size(); ++k)
+      if (!results[k].empty()) best[k] = std::move(results[k].front());
+    return best;
+  }
+  std::vector<Example> examples;
+  examples.reserve(batch.size());
+  for (const auto& src : batch) examples.push_back({src, {}});
+  std::vector<std::size_t> all(batch.size());
+  for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
+  const auto device = model->parameters().front().device();
+  return greedy_search(model, make_batch(examples, all, device).src, config);
+}
+
 }  // namespace
+
+std::vector<Hypothesis> decode_batches(Transformer& model, const std::vector<std::vector<std::int64_t>>& sources,
+                                       const DecodeConfig& config, std::size_t batch_size,
+                                       const std::function<void(std::size_t)>& progress) {
+  batch_size = std::max<std::size_t>(1, batch_size);
+  std::vector<std::size_t> order(sources.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return sources[a].size() < sources[b].size(); });
+  std::vector<std::vector<std::size_t>> chunks;
+  for (std::size_t start = 0; start < order.size(); start += batch_size)
+    chunks.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(start),
+                        order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + batch_size)));
+  std::vector<Hypothesis> out(sources.size());
+  std::mutex lock;  // guards `done` and the calls of `progress`
+  std::size_t done = 0;
+  auto run = [&](const std::vector<std::size_t>& chunk) {
+    std::vector<std::vector<std::int64_t>> batch;
+    batch.reserve(chunk.size());
+    for (auto i : chunk) batch.push_back(sources[i]);
+    auto best = decode_batch(model, batch, config);
+    for (std::size_t k = 0; k < chunk.size(); ++k) out[chunk[k]] = std::move(best[k]);
+    const std::lock_guard<std::mutex> guard(lock);
+    done += chunk.size();
+    if (progress) progress(done);
+  };
+
+  // On the packed CPU kernels, with two threads or more, the threads share out the batches, each
+  // decoding its own on one core: the products of a batch are too small to be worth splitting
+  // across cores (waking and waiting for the other threads took a third of the time), and the
+  // search between steps runs on all cores at once instead of one. Each batch's hypotheses are what
+  // it gives alone: the kernels' sums do not depend on the threads. The longest batches go first,
+  // so that no thread is left with a long one at the end.
+  const auto rows = static_cast<std::int64_t>(config.mode == DecodeMode::kBeam
+                                                  ? std::max(1, config.beam)
+                                                  : static_cast<int>(std::min(batch_size, sources.size())));
+  const int threads = at::get_num_threads();
+  // The workers only read the model: it is put into eval mode here, once (the searches' own guards
+  // then write nothing), and its packed copy exists before they start.
+  const EvalModeGuard eval(*model);
+  if (chunks.size() < 2 || threads < 2 || at::in_parallel_region() || !packed_for(model, config, rows)) {
+    for (const auto& chunk : chunks) run(chunk);
+    return out;
+  }
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+#if TS_X86_CSR
+  // Floating-point flags (flush-to-zero, denormals-are-zero: configure_threads sets them on the
+  // calling thread) as the caller has them, so that a batch decodes alike on any thread.
+  const unsigned int csr = _mm_getcsr();
+#endif
+  at::parallel_for(0, threads, 1, [&](std::int64_t begin, std::int64_t end) {
+#if TS_X86_CSR
+    const unsigned int own_csr = _mm_getcsr();
+    _mm_setcsr(csr);
+    struct Restore {
+      unsigned int value;
+      ~Restore() { _mm_setcsr(value); }
+    } restore{own_csr};
+#endif
+    for (std::int64_t worker = begin; worker < end; ++worker)
+      while (!failed.load()) {
+        const auto k = next.fetch_add(1);
+        if (k >= chunks.size()) break;
+        try {
+          run(chunks[chunks.size() - 1 - k]);
+        } catch (...) {
+          failed = true;  // the others stop at their next batch; parallel_for rethrows this one
+          throw;
+        }
+      }
+  });
+  return out;
+}
 
 nlohmann::json Translation::attention_json() const {
   return {{"source_tokens", source_tokens},
@@ -77,24 +182,14 @@ std::vector<std::string> greedy_translate_batched(Transformer& model, const Text
                                                   const std::vector<std::vector<std::int64_t>>& sources,
                                                   const DecodeConfig& config, std::size_t batch_size,
                                                   std::vector<double>* confidences) {
-  std::vector<Example> examples;
-  examples.reserve(sources.size());
-  for (const auto& src : sources) examples.push_back({src, {}});
-  std::vector<std::size_t> order(sources.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return sources[a].size() < sources[b].size(); });
-  const auto device = model->parameters().front().device();
+  auto greedy = config;
+  greedy.mode = DecodeMode::kGreedy;
+  const auto best = decode_batches(model, sources, greedy, batch_size);
   std::vector<std::string> out(sources.size());
   if (confidences) confidences->assign(sources.size(), 0.0);
-  for (std::size_t start = 0; start < order.size(); start += batch_size) {
-    const std::vector<std::size_t> chunk(order.begin() + start,
-                                         order.begin() + std::min(order.size(), start + batch_size));
-    const auto batch = make_batch(examples, chunk, device);
-    const auto results = greedy_search(model, batch.src, config);
-    for (std::size_t k = 0; k < chunk.size(); ++k) {
-      out[chunk[k]] = pipeline.decode_target(results[k].ids);
-      if (confidences) (*confidences)[chunk[k]] = mean_token_log_prob(results[k]);
-    }
+  for (std::size_t i = 0; i < best.size(); ++i) {
+    out[i] = pipeline.decode_target(best[i].ids);
+    if (confidences) (*confidences)[i] = mean_token_log_prob(best[i]);
   }
   return out;
 }
@@ -150,35 +245,10 @@ std::vector<std::string> Translator::translate_all(const std::vector<std::string
   std::vector<std::vector<std::int64_t>> encoded;
   encoded.reserve(sources.size());
   for (const auto& text : sources) encoded.push_back(encode(text));
-  // Length-sorted batches: little padding, and outputs of similar length finish together.
-  std::vector<std::size_t> order(sources.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return encoded[a].size() < encoded[b].size(); });
-  std::size_t done = 0;
-  for (std::size_t start = 0; start < order.size(); start += batch_size) {
-    const std::vector<std::size_t> chunk(
-        order.begin() + static_cast<std::ptrdiff_t>(start),
-        order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + batch_size)));
-    std::vector<std::vector<std::int64_t>> batch;
-    for (auto i : chunk) batch.push_back(encoded[i]);
-    if (config.mode == DecodeMode::kBeam) {
-      const auto results = beam_search_batched(model_, batch, config);
-      for (std::size_t k = 0; k < chunk.size(); ++k) {
-        if (results[k].empty()) continue;
-        out[chunk[k]] = pipeline_.decode_target(results[k].front().ids);
-        if (confidences) (*confidences)[chunk[k]] = mean_token_log_prob(results[k].front());
-      }
-    } else {
-      std::vector<double> batch_confidences;
-      const auto texts = greedy_translate_batched(model_, pipeline_, batch, config, batch.size(),
-                                                  confidences ? &batch_confidences : nullptr);
-      for (std::size_t k = 0; k < chunk.size(); ++k) {
-        out[chunk[k]] = texts[k];
-        if (confidences) (*confidences)[chunk[k]] = batch_confidences[k];
-      }
-    }
-    done += chunk.size();
-    if (progress) progress(done);
+  const auto best = decode_batches(model_, encoded, config, batch_size, progress);
+  for (std::size_t i = 0; i < best.size(); ++i) {
+    out[i] = pipeline_.decode_target(best[i].ids);
+    if (confidences) (*confidences)[i] = mean_token_log_prob(best[i]);
   }
   return out;
 }

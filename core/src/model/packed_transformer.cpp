@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include <ATen/ops/empty.h>
+#include <ATen/ops/log_softmax.h>
 
 #include "ts/model/transformer.h"
 #include "ts/text/vocab.h"
@@ -365,22 +366,17 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
   if (pre_norm_) r.final_norm(decoder_norm_.weight, decoder_norm_.bias);
   ++state.step;
 
-  auto log_probs = at::empty({B, tgt_vocab_}, at::kFloat);
-  float* lp = log_probs.data_ptr<float>();
+  auto logits = at::empty({B, tgt_vocab_}, at::kFloat);
+  float* lp = logits.data_ptr<float>();
   output_.apply(r.x.data(), B, lp);
   const float neg_inf = -std::numeric_limits<float>::infinity();
   for (std::int64_t b = 0; b < B; ++b) {
-    float* row = lp + b * tgt_vocab_;
     // Padding and begin-of-sentence are never valid outputs.
-    row[pad_id_] = neg_inf;
-    if (Vocab::kBos < tgt_vocab_) row[Vocab::kBos] = neg_inf;
-    float max = neg_inf;
-    for (std::int64_t v = 0; v < tgt_vocab_; ++v) max = std::max(max, row[v]);
-    double sum = 0;
-    for (std::int64_t v = 0; v < tgt_vocab_; ++v) sum += std::exp(static_cast<double>(row[v] - max));
-    const auto log_sum = static_cast<float>(std::log(sum)) + max;
-    for (std::int64_t v = 0; v < tgt_vocab_; ++v) row[v] -= log_sum;
+    lp[b * tgt_vocab_ + pad_id_] = neg_inf;
+    if (Vocab::kBos < tgt_vocab_) lp[b * tgt_vocab_ + Vocab::kBos] = neg_inf;
   }
+  // LibTorch's vectorised log-softmax: a scalar exp per vocabulary entry took a tenth of the time.
+  const auto log_probs = at::log_softmax(logits, 1);
   return log_probs.to(tokens_in.device());
 }
 

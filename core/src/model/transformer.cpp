@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 
 #include <torch/nn/init.h>
@@ -246,8 +247,18 @@ DecoderState TransformerImpl::start(const at::Tensor& memory, const at::Tensor& 
   return state;
 }
 
+namespace {
+// Guards every model's packed copies: worker threads translating batches of one model ask for them
+// concurrently (ts/decode/translator.cpp). One lock for all models keeps transformer.h free of it.
+std::mutex& packed_mutex() {
+  static std::mutex m;
+  return m;
+}
+}  // namespace
+
 std::shared_ptr<const PackedTransformer> TransformerImpl::packed(WeightFormat format) {
   if (is_training()) return nullptr;
+  const std::lock_guard<std::mutex> lock(packed_mutex());
   auto& slot = packed_[format];
   if (slot && slot->current()) return slot;
   slot.reset();
@@ -260,7 +271,10 @@ std::shared_ptr<const PackedTransformer> TransformerImpl::packed(WeightFormat fo
 }
 
 void TransformerImpl::train(bool on) {
-  if (on) packed_.clear();
+  if (on) {
+    const std::lock_guard<std::mutex> lock(packed_mutex());
+    packed_.clear();
+  }
   torch::nn::Module::train(on);
 }
 

@@ -52,6 +52,14 @@ struct BeamTree {
   std::vector<std::int64_t> path(int rank) const;
 };
 
+/// The packed copy of `model` (ts/model/packed_transformer.h) that decoding `rows` hypotheses at a
+/// time under `config` runs on, or null for LibTorch's operations. On the CPU, bf16 and int8 weights
+/// are always packed, fp32 weights up to 16 rows (larger batches are matrix-matrix products, which
+/// LibTorch's BLAS does as well); `libtorch` weights, a GPU, a model in training mode or one whose
+/// weights cannot be packed (not fp32) get null. Beam search counts one sentence's beam: batched beam
+/// search runs each sentence on the kernels it would run on alone.
+std::shared_ptr<const PackedTransformer> packed_for(Transformer& model, const DecodeConfig& config, std::int64_t rows);
+
 /// Maximum output length for a source of `src_len` tokens under `config` and the model's limit.
 std::int64_t max_output_length(const DecodeConfig& config, std::int64_t src_len, const Transformer& model);
 

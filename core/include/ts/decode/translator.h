@@ -40,6 +40,16 @@ struct Translation {
   nlohmann::json probe_json(const std::string& source) const;
 };
 
+/// The best hypothesis of each source (already encoded, each ending with EOS), in input order: greedy
+/// decoding or beam search as config.mode says (not sampling), in length-sorted batches of
+/// `batch_size` sentences, each hypothesis the same as decoding its sentence alone gives. On the
+/// packed CPU kernels the batches are shared out among LibTorch's threads. `progress` hears the
+/// sentences done after each batch, from whichever thread decoded it, one call at a time; an exception
+/// it throws stops the decoding (the other threads stop at their next batch) and comes out of here.
+std::vector<Hypothesis> decode_batches(Transformer& model, const std::vector<std::vector<std::int64_t>>& sources,
+                                       const DecodeConfig& config, std::size_t batch_size = 64,
+                                       const std::function<void(std::size_t)>& progress = {});
+
 /// Greedy-decodes `sources` (already encoded, each ending with EOS) in length-sorted batches and
 /// returns the detokenised outputs in input order; with `confidences`, also each output's mean token
 /// log-probability (mean_token_log_prob), in input order.
@@ -56,8 +66,9 @@ class Translator {
   Translation translate(const std::string& text, const DecodeConfig& config, bool record_attention = false);
   /// Best translation of each source, in input order: greedy decoding and beam search run in
   /// length-sorted batches of `batch_size` sentences (the same outputs as translate() one at a
-  /// time), sampling one sentence at a time. With `confidences`, also each translation's mean token
-  /// log-probability (mean_token_log_prob); `progress` hears the sentences done after each batch.
+  /// time), sampling one sentence at a time (see decode_batches). With `confidences`, also each
+  /// translation's mean token log-probability (mean_token_log_prob); `progress` hears the sentences
+  /// done after each batch, possibly from another thread, one call at a time.
   std::vector<std::string> translate_all(const std::vector<std::string>& sources, const DecodeConfig& config,
                                          std::size_t batch_size = 64, std::vector<double>* confidences = nullptr,
                                          const std::function<void(std::size_t)>& progress = {});

@@ -11,10 +11,14 @@ namespace ts {
 class EvalModeGuard {
  public:
   /// Puts `module` (a holder's `*model` or `module.ptr()`) into eval mode until destruction.
+  /// A module already in eval mode is only read, never written: guards on several threads may share
+  /// one model that an outer scope put into eval mode (batched translation on worker threads).
   explicit EvalModeGuard(torch::nn::Module& module) : module_(module), was_training_(module.is_training()) {
-    module_.eval();
+    if (was_training_) module_.eval();
   }
-  ~EvalModeGuard() { module_.train(was_training_); }
+  ~EvalModeGuard() {
+    if (was_training_) module_.train(true);
+  }
   EvalModeGuard(const EvalModeGuard&) = delete;
   EvalModeGuard& operator=(const EvalModeGuard&) = delete;
 
