@@ -46,6 +46,8 @@ std::string isa_name(Isa isa) {
       return "avx2";
     case Isa::kAvx512:
       return "avx512";
+    case Isa::kAvx512Bf16:
+      return "avx512-bf16";
   }
   return "?";
 }
@@ -55,7 +57,10 @@ std::vector<Isa> supported_isas() {
 #if TS_PACKED_X86
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back(Isa::kAvx2);
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) out.push_back(Isa::kAvx512);
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
+    out.push_back(Isa::kAvx512);
+    if (__builtin_cpu_supports("avx512bf16")) out.push_back(Isa::kAvx512Bf16);
+  }
 #endif
   return out;
 }
@@ -184,11 +189,108 @@ constexpr int outputs_per_pass(int rows) { return rows <= 3 ? 6 : rows <= 5 ? 4 
 #pragma GCC pop_options
 #endif
 
+// bf16 weights times activations rounded to bf16 with the CPU's dot products: one instruction
+// multiplies 16 outputs' pairs of weights by a pair of inputs and adds both products to fp32 sums.
+struct DotJob {
+  const std::uint32_t* x;  // [rows][pairs]: two bf16 inputs per word, the first in the low half
+  std::int64_t rows;
+  float* y;
+  std::int64_t pairs, out;
+  const std::uint16_t* w;  // [blocks][pairs][kBlock][2]
+  const float* bias;
+};
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16"))), \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16")
+#endif
+namespace avx512bf16 {
+
+// R rows by O blocks of 16 outputs, the sums in registers (R * O + O + 1 of the 32).
+template <int R, int O>
+void pass(const DotJob& j, std::int64_t r0, std::int64_t block) {
+  const std::int64_t pairs = j.pairs;
+  const std::uint32_t* x = j.x + r0 * pairs;
+  __m512 acc[R][O];
+  for (int r = 0; r < R; ++r)
+    for (int b = 0; b < O; ++b) acc[r][b] = _mm512_setzero_ps();
+  const std::uint16_t* base[O];
+  for (int b = 0; b < O; ++b) base[b] = j.w + (block + b) * pairs * kBlock * 2;
+  for (std::int64_t p = 0; p < pairs; ++p) {
+    __m512bh wv[O];
+    for (int b = 0; b < O; ++b) wv[b] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(base[b] + p * kBlock * 2));
+    for (int r = 0; r < R; ++r) {
+      const auto xv = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(x[r * pairs + p])));
+      for (int b = 0; b < O; ++b) acc[r][b] = _mm512_dpbf16_ps(acc[r][b], wv[b], xv);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    float* y = j.y + (r0 + r) * j.out;
+    for (int b = 0; b < O; ++b) {
+      const std::int64_t o0 = (block + b) * kBlock;
+      float lanes[kBlock];
+      _mm512_storeu_ps(lanes, acc[r][b]);
+      const std::int64_t valid = j.out - o0 < kBlock ? j.out - o0 : kBlock;  // the last block may be padding
+      for (std::int64_t o = 0; o < valid; ++o) y[o0 + o] = lanes[o] + j.bias[o0 + o];
+    }
+  }
+}
+
+template <int R>
+void blocks(const DotJob& j, std::int64_t r0, std::int64_t block_begin, std::int64_t block_end) {
+  constexpr int O = R <= 3 ? 6 : R <= 5 ? 4 : 3;
+  std::int64_t b = block_begin;
+  for (; b + O <= block_end; b += O) pass<R, O>(j, r0, b);
+  for (; b < block_end; ++b) pass<R, 1>(j, r0, b);
+}
+
+void run(const DotJob& j, std::int64_t block_begin, std::int64_t block_end) {
+  for (std::int64_t r0 = 0; r0 < j.rows; r0 += 8) {
+    switch (j.rows - r0 < 8 ? j.rows - r0 : 8) {
+      case 1:
+        blocks<1>(j, r0, block_begin, block_end);
+        break;
+      case 2:
+        blocks<2>(j, r0, block_begin, block_end);
+        break;
+      case 3:
+        blocks<3>(j, r0, block_begin, block_end);
+        break;
+      case 4:
+        blocks<4>(j, r0, block_begin, block_end);
+        break;
+      case 5:
+        blocks<5>(j, r0, block_begin, block_end);
+        break;
+      case 6:
+        blocks<6>(j, r0, block_begin, block_end);
+        break;
+      case 7:
+        blocks<7>(j, r0, block_begin, block_end);
+        break;
+      default:
+        blocks<8>(j, r0, block_begin, block_end);
+        break;
+    }
+  }
+}
+
+}  // namespace avx512bf16
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
 #endif  // TS_PACKED_X86
 
 void run(const Job& j, std::int64_t block_begin, std::int64_t block_end, Isa isa) {
   switch (isa) {
 #if TS_PACKED_X86
+    case Isa::kAvx512Bf16:  // other formats than bf16 have no dot-product kernel
     case Isa::kAvx512:
       avx512::run(j, block_begin, block_end);
       return;
@@ -232,6 +334,14 @@ PackedLinear::PackedLinear(const at::Tensor& weight, const at::Tensor& bias, Wei
       bf16_.assign(n, 0);
       for (std::int64_t o = 0; o < out_; ++o)
         for (std::int64_t i = 0; i < in_; ++i) bf16_[packed_index(o, i, in_)] = float_to_bf16(src[o * in_ + i]);
+      if (best_isa() == Isa::kAvx512Bf16) {
+        const std::int64_t pairs = (in_ + 1) / 2;
+        bf16_pairs_.assign(static_cast<std::size_t>(blocks * pairs * kBlock * 2), 0);
+        for (std::int64_t o = 0; o < out_; ++o)
+          for (std::int64_t i = 0; i < in_; ++i)
+            bf16_pairs_[static_cast<std::size_t>((((o / kBlock) * pairs + i / 2) * kBlock + o % kBlock) * 2 + i % 2)] =
+                bf16_[packed_index(o, i, in_)];
+      }
       break;
     case WeightFormat::kInt8:
       i8_.assign(n, 0);
@@ -254,6 +364,7 @@ PackedLinear::PackedLinear(const at::Tensor& weight, const at::Tensor& bias, Wei
 }
 
 std::size_t PackedLinear::weight_bytes() const {
+  // What one product reads: the pairs are the same weights in another order.
   return f32_.size() * sizeof(float) + bf16_.size() * sizeof(std::uint16_t) + i8_.size();
 }
 
@@ -287,6 +398,31 @@ void PackedLinear::apply(const float* x, std::int64_t rows, float* y, Isa isa) c
   const Job job{x,           rows, y, in_, out_, w, format_, format_ == WeightFormat::kInt8 ? scale_.data() : nullptr,
                 bias_.data()};
   const std::int64_t blocks = (out_ + kBlock - 1) / kBlock;
+#if TS_PACKED_X86
+  if (isa == Isa::kAvx512Bf16 && format_ == WeightFormat::kBFloat16) {
+    if (bf16_pairs_.empty())
+      throw std::invalid_argument("PackedLinear: packed without bf16 dot products (the CPU has none)");
+    // The activations rounded to bf16, two to a word, once per call (per thread: decoders may run
+    // on several at once).
+    const std::int64_t pairs = (in_ + 1) / 2;
+    thread_local std::vector<std::uint32_t> xb;
+    xb.resize(static_cast<std::size_t>(rows * pairs));
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t p = 0; p < pairs; ++p) {
+        const float* xi = x + r * in_ + 2 * p;
+        const std::uint32_t hi = 2 * p + 1 < in_ ? float_to_bf16(xi[1]) : 0;
+        xb[static_cast<std::size_t>(r * pairs + p)] = float_to_bf16(xi[0]) | (hi << 16);
+      }
+    const DotJob dot{xb.data(), rows, y, pairs, out_, bf16_pairs_.data(), bias_.data()};
+    if (rows * in_ * out_ < kParallelWork || at::get_num_threads() < 2) {
+      avx512bf16::run(dot, 0, blocks);
+      return;
+    }
+    const std::int64_t grain = std::max<std::int64_t>(1, blocks / at::get_num_threads());
+    at::parallel_for(0, blocks, grain, [&](std::int64_t begin, std::int64_t end) { avx512bf16::run(dot, begin, end); });
+    return;
+  }
+#endif
   if (rows * in_ * out_ < kParallelWork || at::get_num_threads() < 2) {
     run(job, 0, blocks, isa);
     return;

@@ -25,8 +25,11 @@ enum class WeightFormat { kFloat32, kBFloat16, kInt8 };
 WeightFormat parse_weight_format(const std::string& name);
 std::string weight_format_name(WeightFormat format);
 
-/// Instruction sets the kernels are written for.
-enum class Isa { kScalar, kAvx2, kAvx512 };
+/// Instruction sets the kernels are written for. kAvx512Bf16 differs from kAvx512 for bf16 weights
+/// only: it multiplies them with the activations rounded to bf16 too, by the CPU's bf16 dot products
+/// (twice the multiply-adds per instruction; the sums stay fp32), so its results are those of inputs
+/// rounded to 8 significant bits. Other formats run as on kAvx512.
+enum class Isa { kScalar, kAvx2, kAvx512, kAvx512Bf16 };
 /// The best one this CPU runs (kScalar off x86-64).
 Isa best_isa();
 /// Every one this CPU runs, best last (tests compare them against each other).
@@ -60,9 +63,12 @@ class PackedLinear {
   // with zeros):
   std::vector<float> f32_;
   std::vector<std::uint16_t> bf16_;  // the upper halves of fp32 after rounding to nearest even
-  std::vector<std::int8_t> i8_;      // w / scale rounded
-  std::vector<float> scale_;         // [out] for int8: max |w| of the row / 127
-  std::vector<float> bias_;          // [out], zeros when the layer has none
+  // bf16 weights again, for kAvx512Bf16's dot products (only where the CPU has them): blocks of 16
+  // outputs by pairs of inputs, [blocks][(in + 1) / 2][16][2], an odd input count padded with zeros.
+  std::vector<std::uint16_t> bf16_pairs_;
+  std::vector<std::int8_t> i8_;  // w / scale rounded
+  std::vector<float> scale_;     // [out] for int8: max |w| of the row / 127
+  std::vector<float> bias_;      // [out], zeros when the layer has none
 };
 
 }  // namespace ts
