@@ -8,6 +8,8 @@
 #
 #   bench/throughput.sh [STEPS] [THREADS]        (defaults 60 and 2)
 # Environment: CLI (our binary), CORPUS (default ../shared/data/cmn.txt), SKIP_BF16=1, SKIP_NPROC=1,
+# SHAPE="LAYERS D FF HEADS" (both programs at another shape than the Annotated preset's, e.g. the
+# default recipe's "2 192 768 4" and "3 256 1024 4"; layers on each side, batches still 64 sentences),
 # DEVICE=cuda (both programs train on the GPU, the limit is the GPU's 4096^3 product; the peer's bf16
 # is CPU autocast only, so on a GPU it runs fp32 alone).
 # Ours reports the average over all its steps (start-up included); the peer times STEPS steps after 5
@@ -23,18 +25,27 @@ device=${DEVICE:-cpu}
 out=${OUT_DIR:-bench/results/throughput}
 mkdir -p "$out"
 py=${PYTHON:-/usr/bin/python3}
+shape_ours=() shape_peer=()
+if [ -n "${SHAPE:-}" ]; then
+  read -r layers d ff heads <<< "$SHAPE"
+  shape_ours=(--set "model.encoder_layers=$layers" --set "model.decoder_layers=$layers" --set "model.d_model=$d"
+    --set "model.d_ff=$ff" --set "model.heads=$heads")
+  shape_peer=(--layers "$layers" --d "$d" --ff "$ff" --heads "$heads")
+fi
 
 ours() {  # ours NAME ARGS... -> tokens/s
   local name=$1; shift
   "$cli" train --corpus "$corpus" --direction en-zh --preset annotated --max-steps "$steps" --device "$device" \
-    --set train.validate_every=0 --set data.dev=500 --set data.test=1000 --no-history --out "$out/$name" "$@" \
+    --set train.validate_every=0 --set data.dev=500 --set data.test=1000 --no-history --out "$out/$name" \
+    ${shape_ours[@]+"${shape_ours[@]}"} "$@" \
     >"$out/$name.log" 2>&1
   rm -rf "${out:?}/$name"  # checkpoints: hundreds of MB each, not needed here
   grep -o '[0-9]* tok/s on average' "$out/$name.log" | tail -1 | cut -d' ' -f1
 }
 peer() {  # peer NAME ARGS... -> tokens/s
   local name=$1; shift
-  "$py" "$shared/bench/peer_annotated.py" "$corpus" --char_tgt --threads "$threads" --steps "$steps" --device "$device" "$@" \
+  "$py" "$shared/bench/peer_annotated.py" "$corpus" --char_tgt --threads "$threads" --steps "$steps" --device "$device" \
+    ${shape_peer[@]+"${shape_peer[@]}"} "$@" \
     >"$out/$name.log" 2>&1
   "$py" -c 'import json,sys; print(round(json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][0])["tgt_tokens_per_s"]))' "$out/$name.log"
 }
@@ -53,7 +64,7 @@ PY
 [ "$device" = cuda ] && echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores;" \
      "native bf16: $(grep -qw -e amx_bf16 -e avx512_bf16 /proc/cpuinfo && echo yes || echo 'no (bf16 is emulated)')"
-echo "date: $(date -u +%F), steps: $steps, threads: $threads"
+echo "date: $(date -u +%F), steps: $steps, threads: $threads, shape: ${SHAPE:-the Annotated preset (6 256 1024 8)}"
 lim32=$(limit float32); lim16=$(limit bfloat16)
 echo "matrix product on $device: fp32 $lim32 GFLOP/s, bf16 $lim16 GFLOP/s"
 p32=$(peer peer-fp32); o32=$(ours ours-fp32 --threads "$threads" --precision fp32)

@@ -3,11 +3,14 @@
 # Translating a file: sentences per second for the whole `translate` command (loading the model
 # included), one sentence at a time (--batch 1) against batches (the default, 64), greedy and beam
 # search, on a run's 1,000 dev pairs (held out from training, and not the test pairs reported
-# elsewhere). BLEU of each output by ../shared/bench/bleu.py shows that batching changes nothing.
-# Not part of CI.
+# elsewhere); then the same batches with the run's lexical shortlist (`translate --shortlist`, made
+# by `shortlist` when the run has none). The time to start and translate one sentence (the process,
+# LibTorch and the model loading) is measured too, and the "after start-up" rates subtract it. BLEU
+# of each output by ../shared/bench/bleu.py shows that batching changes nothing, and what the
+# shortlist changes. Not part of CI.
 #
 #   bench/translate_speed.sh RUN_DIR [RUN_DIR...]      (each with best.ckpt and split.json)
-#   THREADS=2  REPEAT=3 (the fastest of REPEAT runs is kept)  BEAMS="1 4"
+#   THREADS=2  REPEAT=3 (the fastest of REPEAT runs is kept)  BEAMS="1 4"  SHORTLIST=0 (leave it out)
 # Results: bench/results/translate-speed/summary.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +18,7 @@ shared=$(cd .. && pwd)/shared
 cli=${CLI:-build/app/cli/transformer-studio-cli}
 threads=${THREADS:-2}
 repeat=${REPEAT:-3}
+shortlist=${SHORTLIST:-1}
 root=bench/results/translate-speed
 mkdir -p "$root"
 # shellcheck source=bench/lib.sh
@@ -25,9 +29,22 @@ summary=$root/summary.md
 {
   echo "# Translating a file: $(date -u +%F), commit $commit, $cpu"
   echo
-  echo "| model | decoding | sentences | one at a time: s | sentences/s | batches of 64: s | sentences/s | speed-up | BLEU one at a time | BLEU batched | same lines |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|:-:|"
+  echo "| model | decoding | sentences | start-up + 1 sentence: s | one at a time: s | batches of 64: s | sentences/s | after start-up | speed-up | shortlist: s | sentences/s | after start-up | BLEU one at a time | BLEU batched | same lines | BLEU shortlist | lines the shortlist changed |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|---:|---:|"
 } > "$summary"
+
+# fastest OUT ARGS...: runs `translate ARGS` $repeat times, its output into OUT; prints the fastest seconds.
+fastest() {
+  local out=$1 best=999999 start s
+  shift
+  for _ in $(seq "$repeat"); do
+    start=$(date +%s.%N)
+    "$cli" translate "$@" > "$out"
+    s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+    best=$(awk -v a="$best" -v b="$s" 'BEGIN { print (b < a ? b : a) }')
+  done
+  echo "$best"
+}
 
 for run in "$@"; do
   name=$(basename "$(dirname "$run")")-$(basename "$run")
@@ -43,26 +60,35 @@ with open(sys.argv[2], "w") as s, open(sys.argv[3], "w") as r:
         r.write(tgt.replace("\n", " ") + "\n")
 EOF
   n=$(wc -l < "$out/dev.src")
+  head -1 "$out/dev.src" > "$out/one.src"
   direction=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["direction"])' "$run/split.json" 2> /dev/null || echo xx-en)
+  if [ "$shortlist" = 1 ] && [ ! -s "$run/shortlist.safetensors" ]; then
+    "$cli" shortlist --checkpoint "$run/best.ckpt" | tee "$out/shortlist.log"
+  fi
   for beam in ${BEAMS:-1 4}; do
-    declare -A best=()
-    for batch in 1 64; do
-      best[$batch]=999999
-      for _ in $(seq "$repeat"); do
-        start=$(date +%s.%N)
-        "$cli" translate --checkpoint "$run/best.ckpt" --threads "$threads" --beam "$beam" --batch "$batch" \
-          --input "$out/dev.src" > "$out/beam$beam-batch$batch.hyp"
-        s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-        best[$batch]=$(awk -v a="${best[$batch]}" -v b="$s" 'BEGIN { print (b < a ? b : a) }')
-      done
-    done
+    common=(--checkpoint "$run/best.ckpt" --threads "$threads" --beam "$beam")
+    load=$(fastest "$out/one.hyp" "${common[@]}" --input "$out/one.src")
+    alone=$(fastest "$out/beam$beam-batch1.hyp" "${common[@]}" --batch 1 --input "$out/dev.src")
+    batched=$(fastest "$out/beam$beam-batch64.hyp" "${common[@]}" --batch 64 --input "$out/dev.src")
     bleu1=$(bench_bleu_of "$(bench_score "$out/beam$beam-batch1.hyp" "$out/dev.ref" "$direction")")
     bleu64=$(bench_bleu_of "$(bench_score "$out/beam$beam-batch64.hyp" "$out/dev.ref" "$direction")")
-    same=$(cmp -s "$out/beam$beam-batch1.hyp" "$out/beam$beam-batch64.hyp" && echo yes || echo "no ($(diff "$out/beam$beam-batch1.hyp" "$out/beam$beam-batch64.hyp" | grep -c '^<') lines differ)")
+    same=$(cmp -s "$out/beam$beam-batch1.hyp" "$out/beam$beam-batch64.hyp" && echo yes \
+      || echo "no ($(diff "$out/beam$beam-batch1.hyp" "$out/beam$beam-batch64.hyp" | grep -c '^<') lines differ)")
+    listed=- listed_bleu=- listed_changed=-
+    if [ "$shortlist" = 1 ]; then
+      listed=$(fastest "$out/beam$beam-shortlist.hyp" "${common[@]}" --batch 64 --shortlist --input "$out/dev.src")
+      listed_bleu=$(bench_bleu_of "$(bench_score "$out/beam$beam-shortlist.hyp" "$out/dev.ref" "$direction")")
+      listed_changed=$(diff "$out/beam$beam-batch64.hyp" "$out/beam$beam-shortlist.hyp" | grep -c '^<' || true)
+    fi
     decoding=$([ "$beam" = 1 ] && echo greedy || echo "beam $beam")
-    awk -v m="$name" -v d="$decoding" -v n="$n" -v a="${best[1]}" -v b="${best[64]}" -v x="$bleu1" -v y="$bleu64" -v s="$same" \
-      'BEGIN { printf "| %s | %s | %d | %.2f | %.0f | %.2f | %.0f | %.1f× | %s | %s | %s |\n", m, d, n, a, n / a, b, n / b, a / b, x, y, s }' >> "$summary"
-    unset best
+    awk -v m="$name" -v d="$decoding" -v n="$n" -v l="$load" -v a="$alone" -v b="$batched" -v x="$bleu1" -v y="$bleu64" \
+      -v s="$same" -v c="$listed" -v z="$listed_bleu" -v ch="$listed_changed" '
+      function rate(t) { return t == "-" ? "-" : sprintf("%.0f", n / t) }
+      function after(t) { return t == "-" ? "-" : sprintf("%.0f", n / (t - l)) }
+      BEGIN {
+        printf "| %s | %s | %d | %.2f | %.2f | %.2f | %s | %s | %.1f× | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+          m, d, n, l, a, b, rate(b), after(b), a / b, c, rate(c), after(c), x, y, s, z, ch
+      }' >> "$summary"
   done
 done
 cat "$summary"

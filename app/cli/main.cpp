@@ -22,6 +22,7 @@
 #include "model_commands.h"
 #include "runs_commands.h"
 #include "terminal_observer.h"
+#include "ts/decode/shortlist.h"
 #include "ts/decode/translator.h"
 #include "ts/licence.h"
 #include "ts/metrics/bleu.h"
@@ -388,7 +389,7 @@ struct DecodeArgs {
   std::string input;  // translate: a file of sentences (empty: standard input)
   int batch = -1;     // translate: sentences decoded together (-1: 64, or 1 when typing at a terminal)
   int beam = 0, top_k = 0, nbest = 1, threads = 0;  // beam 0: not given
-  bool sample = false;
+  bool sample = false, shortlist = false;
   double temperature = 1.0, top_p = 1.0, length_penalty = -1;  // -1: not given
   std::uint64_t seed = 0;
   /// The model's own decoding settings (`c`, the decode section of its configuration) with what the
@@ -409,9 +410,30 @@ struct DecodeArgs {
     c.nbest = nbest;
     if (length_penalty >= 0) c.length_penalty = length_penalty;
     if (!weights.empty()) c.weights = parse_decode_weights(weights);
+    if (shortlist) c.shortlist = true;
     return c;
   }
 };
+
+// With decode.shortlist: the run's lexical shortlist (made by the shortlist command), attached to
+// the model it was made for. Asked for on the command line, a missing one is an error; asked for by
+// the model's own configuration, a note (the whole vocabulary is scored).
+void attach_shortlist(const DecodeArgs& a, const DecodeConfig& config, const std::string& checkpoint,
+                      LoadedModel& loaded) {
+  if (!config.shortlist) return;
+  auto shortlist = shortlist_beside(checkpoint, loaded.model->src_vocab_size(), loaded.model->tgt_vocab_size());
+  if (!shortlist) {
+    const auto how = fmt::format("make one with `transformer-studio-cli shortlist --checkpoint {}`", a.checkpoint);
+    if (a.shortlist)
+      throw std::invalid_argument(
+          fmt::format("{}: this run has no lexical shortlist; {}", shortlist_file(checkpoint), how));
+    fmt::print(stderr,
+               "note: the model's settings ask for its lexical shortlist, and {} is missing: scoring the whole "
+               "vocabulary ({})\n",
+               shortlist_file(checkpoint), how);
+  }
+  loaded.model->set_shortlist(std::move(shortlist));
+}
 
 // Reads up to `n` lines (CR stripped) into `lines`; false at the end of the input with none read.
 bool read_lines(std::istream& in, std::size_t n, std::vector<std::string>& lines) {
@@ -436,6 +458,7 @@ int cmd_translate(const DecodeArgs& a) {
   std::istream& in = a.input.empty() ? std::cin : file;
   auto loaded = load_checkpoint(checkpoint_path(a.checkpoint), resolve_device(a.device));
   const auto config = a.config(loaded.meta.config.decode);
+  attach_shortlist(a, config, checkpoint_path(a.checkpoint), loaded);
   Translator translator(loaded.model, std::move(loaded.pipeline));
   std::ofstream attention;
   if (!a.attention_json.empty()) {
@@ -554,6 +577,7 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
   auto config = a.config(loaded.meta.config.decode);
   if (a.weights.empty())
     config.weights = DecodeWeights::kFloat32;  // the scores are the model's own unless asked otherwise
+  attach_shortlist(a, config, checkpoint_path(a.checkpoint), loaded);
   const auto hyps = translator.translate_all(sources, config);
   write_lines(e.hyp_out, hyps);
   write_lines(e.ref_out, refs);
@@ -660,6 +684,9 @@ void add_decode_options(CLI::App* cmd, DecodeArgs& d) {
                   "Weights for translating on the CPU: bf16 (translate's default), int8 (fastest), fp32 (eval's "
                   "default), or libtorch (LibTorch's operations on the model's own weights)")
       ->check(CLI::IsMember({"int8", "bf16", "fp32", "libtorch"}));
+  cmd->add_flag("--shortlist", d.shortlist,
+                "Score only each sentence's lexical shortlist of target tokens (made by the shortlist command): "
+                "faster, and a little different");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `transformer-studio-cli export` and `upgrade-checkpoint`: models leaving the app, and old
-// checkpoints brought forward.
+// `transformer-studio-cli export`, `upgrade-checkpoint` and `shortlist`: models leaving the app,
+// old checkpoints brought forward, and a run's lexical shortlist made.
 #pragma once
 
 #include <string>
@@ -11,7 +11,7 @@ class App;
 
 namespace ts::cli {
 
-/// Adds export and upgrade-checkpoint to `app`; `dispatch` runs whichever was chosen.
+/// Adds export, upgrade-checkpoint and shortlist to `app`; `dispatch` runs whichever was chosen.
 class ModelCommands {
  public:
   explicit ModelCommands(CLI::App& app);
@@ -19,8 +19,11 @@ class ModelCommands {
   int dispatch();
 
  private:
+  int shortlist_command();
+
   std::string checkpoint_, out_, format_ = "folder";
-  CLI::App *export_ = nullptr, *upgrade_ = nullptr;
+  int frequent_ = 100, per_source_ = 50;
+  CLI::App *export_ = nullptr, *upgrade_ = nullptr, *shortlist_ = nullptr;
 };
 
 }  // namespace ts::cli

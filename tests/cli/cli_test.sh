@@ -110,6 +110,29 @@ done
 check "translate --input of a missing file exits 2" test $? -eq 2
 check "translate --input of a missing file names it" contains "$work/noinput.log" "no-such-file.txt: cannot be read"
 
+# A lexical shortlist: refused clearly before it exists, then made from the run's training pairs;
+# translating with it gives a line per input line, with 2 threads in batches as one at a time.
+"$cli" translate --checkpoint "$work/run" --shortlist --input "$work/input.txt" > /dev/null 2> "$work/noshortlist.log"
+check "translate --shortlist without one exits 2" test $? -eq 2
+check "translate --shortlist without one says how to make it" contains "$work/noshortlist.log" "shortlist --checkpoint"
+"$cli" shortlist --checkpoint "$work/run" --frequent 5 --per-source 3 > "$work/shortlist.log" 2>&1
+check "shortlist exits 0" test $? -eq 0
+check "shortlist writes its file beside the checkpoints" test -s "$work/run/shortlist.safetensors"
+check "shortlist says how long a dev sentence's list is" contains "$work/shortlist.log" "a dev sentence's list holds"
+for mode in "--beam 1" "--beam 3"; do
+  # shellcheck disable=SC2086
+  "$cli" translate --checkpoint "$work/run" --shortlist $mode --threads 2 --input "$work/input.txt" --batch 4 > "$work/sl-batched.txt"
+  # shellcheck disable=SC2086
+  "$cli" translate --checkpoint "$work/run" --shortlist $mode --threads 1 --batch 1 < "$work/input.txt" > "$work/sl-alone.txt"
+  check "translate --shortlist ($mode) prints a line per input line" test "$(wc -l < "$work/sl-batched.txt")" -eq 6
+  check "translate --shortlist ($mode) in batches equals one at a time" cmp -s "$work/sl-batched.txt" "$work/sl-alone.txt"
+done
+printf 'garbage' > "$work/bad-shortlist-run.safetensors"
+mkdir -p "$work/badsl" && cp "$work/run/best.ckpt" "$work/badsl/" && cp "$work/bad-shortlist-run.safetensors" "$work/badsl/shortlist.safetensors"
+echo "Hund." | "$cli" translate --checkpoint "$work/badsl/best.ckpt" --shortlist > /dev/null 2> "$work/badsl.log"
+check "a damaged shortlist exits 2" test $? -eq 2
+check "a damaged shortlist is named" contains "$work/badsl.log" "badsl/shortlist.safetensors"
+
 # Eval and score.
 "$cli" eval --checkpoint "$work/run/best.ckpt" --corpus "$work/deu.txt" --threads 1 --hyp-out "$work/hyp.txt" --ref-out "$work/ref.txt" > "$work/eval.txt"
 check "eval exits 0" test $? -eq 0

@@ -3,11 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <set>
 
 #include "test_utils.h"
+#include "ts/decode/shortlist.h"
 #include "ts/decode/translator.h"
 #include "ts/train/batcher.h"
 #include "ts/train/trainer.h"
@@ -316,6 +318,65 @@ TEST_F(Search, BatchesSharedAmongThreadsEqualOneAtATime) {
       }
     }
   EXPECT_TRUE(translator_->model()->is_training()) << "the model's own mode comes back";
+}
+
+// With a lexical shortlist each sentence's output uses only its own list, decodes alike alone and in
+// batches shared among threads (every weight format, greedy and beam), and a list of every token
+// changes nothing on LibTorch's operations.
+TEST_F(Search, ShortlistedDecodingStaysInEachSentencesListAndEqualsOneAtATime) {
+  const Threads two(2);
+  auto& model = translator_->model();
+  const auto V = model->tgt_vocab_size();
+  const auto list = std::make_shared<const LexicalShortlist>(
+      LexicalShortlist::build(data_->train, model->src_vocab_size(), V, {3, 4}));
+  model->set_shortlist(list);
+  std::vector<std::vector<std::int64_t>> sources;
+  for (const auto& text : mixed_sentences()) sources.push_back(translator_->encode(text));
+  std::size_t restricted = 0;
+  for (const char* weights : {"fp32", "bf16", "int8", "libtorch"})
+    for (const char* mode : {"greedy", "beam"}) {
+      DecodeConfig config;
+      config.mode = parse_decode_mode(mode);
+      config.beam = 3;
+      config.weights = parse_decode_weights(weights);
+      config.shortlist = true;
+      const auto all = decode_batches(model, sources, config, 3);
+      for (std::size_t i = 0; i < sources.size(); ++i) {
+        const auto alone = search(model, sources[i], config);
+        ASSERT_FALSE(alone.empty());
+        EXPECT_EQ(all[i].ids, alone.front().ids) << weights << " " << mode << " sentence " << i;
+        EXPECT_NEAR(all[i].log_prob, alone.front().log_prob, 1e-4) << weights << " " << mode << " sentence " << i;
+        const auto allowed = list->targets(sources[i]);
+        restricted += allowed.size() < static_cast<std::size_t>(V) - 3 ? 1 : 0;
+        for (auto id : all[i].ids)
+          EXPECT_TRUE(std::binary_search(allowed.begin(), allowed.end(), id))
+              << weights << " " << mode << " sentence " << i << " token " << id;
+      }
+    }
+  EXPECT_GT(restricted, 0U) << "the lists must leave tokens out for this test to mean anything";
+  // Greedy decoding takes the best token of each step; when every token it took without a shortlist
+  // is in the sentence's list (here: every target token of the training pairs), the list changes
+  // nothing.
+  model->set_shortlist(std::make_shared<const LexicalShortlist>(
+      LexicalShortlist::build(data_->train, model->src_vocab_size(), V, {static_cast<int>(V), 0})));
+  std::size_t compared = 0;
+  for (const char* weights : {"libtorch", "bf16"}) {
+    DecodeConfig config;
+    config.weights = parse_decode_weights(weights);
+    const auto without = decode_batches(model, sources, config, 3);
+    config.shortlist = true;
+    const auto with = decode_batches(model, sources, config, 3);
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      const auto allowed = model->shortlist()->targets(sources[i]);
+      if (!std::all_of(without[i].ids.begin(), without[i].ids.end(),
+                       [&](auto id) { return std::binary_search(allowed.begin(), allowed.end(), id); }))
+        continue;
+      ++compared;
+      EXPECT_EQ(with[i].ids, without[i].ids) << weights << " sentence " << i;
+    }
+  }
+  EXPECT_GT(compared, 0U);
+  model->set_shortlist(nullptr);
 }
 
 // An exception from the progress callback (a stop) ends the decoding on every thread and comes out.

@@ -439,6 +439,10 @@ std::vector<ConfigField> build_fields() {
                 "traffic, nearly always the fp32 translation), int8 (the fastest, occasionally a different word), "
                 "fp32 (the model's own, packed) or libtorch (LibTorch's operations, the reference). Evaluation, "
                 "validation and GPUs use the model's own fp32 weights."));
+  add_row(Row("decode.shortlist", "Lexical shortlist", FieldKind::Toggle)
+              .help("Score only each sentence's shortlist of likely target tokens (a few hundred, from the run's "
+                    "shortlist.safetensors, made by `transformer-studio-cli shortlist`) instead of the whole "
+                    "vocabulary: faster, and a little different. Off: the whole vocabulary."));
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "services/training_controller.h"
 #include "ts/analysis/embeddings.h"
+#include "ts/decode/shortlist.h"
 #include "ts/decode/translator.h"
 #include "ts/model/errors.h"
 #include "ts/lm/lm_export.h"
@@ -78,6 +79,9 @@ class TranslationService::Worker : public QObject {
   void load(const QString& path) {
     try {
       auto loaded = load_checkpoint(QFile::encodeName(path).toStdString(), at::Device(at::kCPU));
+      if (loaded.meta.config.decode.shortlist)  // the run's shortlist, when its settings ask for it
+        loaded.model->set_shortlist(shortlist_beside(QFile::encodeName(path).toStdString(),
+                                                     loaded.model->src_vocab_size(), loaded.model->tgt_vocab_size()));
       const auto step = static_cast<qint64>(loaded.meta.position.step);
       auto translator = std::make_shared<Translator>(loaded.model, std::move(loaded.pipeline));
       const QString label = QObject::tr("checkpoint %1 (step %2)").arg(QFileInfo(path).fileName()).arg(step);

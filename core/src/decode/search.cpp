@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <optional>
 #include <cmath>
+#include <limits>
 #include <torch/csrc/autograd/grad_mode.h>
 
 #include "ts/model/mode_guard.h"
+#include "ts/decode/shortlist.h"
 #include "ts/model/packed_transformer.h"
 #include "ts/text/vocab.h"
 
@@ -51,6 +53,41 @@ std::optional<WeightFormat> packed_format(DecodeWeights weights) {
   return std::nullopt;
 }
 
+// With config.shortlist and a shortlist attached to the model: each source row's list of target
+// tokens (ts/decode/shortlist.h) as a mask, and on packed weights the output rows of the batch's lists.
+void attach_shortlist(Transformer& model, const at::Tensor& src, const DecodeConfig& config, DecoderState& state) {
+  const auto& shortlist = model->shortlist();
+  if (!config.shortlist || !shortlist) return;
+  const auto V = model->tgt_vocab_size();
+  if (shortlist->src_vocab() != model->src_vocab_size() || shortlist->tgt_vocab() != V)
+    throw std::invalid_argument("the lexical shortlist was made for other vocabularies than this model's");
+  const auto cpu = src.to(at::kCPU, at::kLong).contiguous();
+  const auto B = cpu.size(0), S = cpu.size(1);
+  const auto* ids = cpu.data_ptr<std::int64_t>();
+  std::vector<std::vector<std::int64_t>> lists(static_cast<std::size_t>(B));
+  auto mask = at::full({B, V}, -std::numeric_limits<float>::infinity(), at::kFloat);
+  float* m = mask.data_ptr<float>();
+  for (std::int64_t b = 0; b < B; ++b) {
+    std::vector<std::int64_t> sentence;
+    for (std::int64_t i = 0; i < S; ++i)
+      if (ids[b * S + i] != Vocab::kPad) sentence.push_back(ids[b * S + i]);
+    auto& list = lists[static_cast<std::size_t>(b)];
+    list = shortlist->targets(sentence);
+    for (auto t : list) m[b * V + t] = 0.0F;
+  }
+  state.shortlist_mask = mask.to(src.device());
+  if (!state.packed) return;
+  auto& all = state.shortlist_ids;
+  for (const auto& list : lists) all.insert(all.end(), list.begin(), list.end());
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  state.shortlist_output = std::make_shared<const PackedLinear>(state.packed->output().select_outputs(all));
+  state.shortlist_positions.assign(lists.size(), {});
+  for (std::size_t b = 0; b < lists.size(); ++b)
+    for (auto t : lists[b])
+      state.shortlist_positions[b].push_back(std::lower_bound(all.begin(), all.end(), t) - all.begin());
+}
+
 // Encodes src [B, S] and prepares the decoder; records encoder attention into `encoder_maps` when
 // asked. On the CPU it runs on packed weights as config.weights says (see above), otherwise on
 // LibTorch's operations.
@@ -69,13 +106,16 @@ DecoderState begin(Transformer& model, const at::Tensor& src, const DecodeConfig
     if (record && encoder_maps) *encoder_maps = std::move(maps);
     packed->start(state, memory, src_mask, record);
     state.packed = std::move(packed);
+    attach_shortlist(model, src, config, state);
     return state;
   }
   model->set_record_attention(record);
   auto memory = model->encode(src, src_mask);
   if (record && encoder_maps) *encoder_maps = model->recorded_attention().encoder_self;
   model->set_record_attention(false);
-  return model->start(memory, src_mask, record);
+  auto state = model->start(memory, src_mask, record);
+  attach_shortlist(model, src, config, state);
+  return state;
 }
 
 double length_penalty(std::size_t length, double alpha) {

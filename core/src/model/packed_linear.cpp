@@ -247,6 +247,20 @@ void blocks(const DotJob& j, std::int64_t r0, std::int64_t block_begin, std::int
   for (; b < block_end; ++b) pass<R, 1>(j, r0, b);
 }
 
+// x [rows][in] rounded to bf16 (to nearest even) into out [rows][2 * pairs], an odd row padded with a zero.
+void to_bf16_pairs(const float* x, std::int64_t rows, std::int64_t in, std::int64_t pairs, std::uint16_t* out) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * in;
+    std::uint16_t* o = out + r * 2 * pairs;
+    std::int64_t i = 0;
+    for (; i + 16 <= in; i += 16)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + i),
+                          reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_loadu_ps(xr + i))));
+    for (; i < in; ++i) o[i] = float_to_bf16(xr[i]);
+    if (in % 2) o[in] = 0;
+  }
+}
+
 void run(const DotJob& j, std::int64_t block_begin, std::int64_t block_end) {
   for (std::int64_t r0 = 0; r0 < j.rows; r0 += 8) {
     switch (j.rows - r0 < 8 ? j.rows - r0 : 8) {
@@ -363,6 +377,37 @@ PackedLinear::PackedLinear(const at::Tensor& weight, const at::Tensor& bias, Wei
   }
 }
 
+PackedLinear PackedLinear::select_outputs(const std::vector<std::int64_t>& rows) const {
+  PackedLinear out;
+  out.in_ = in_;
+  out.out_ = static_cast<std::int64_t>(rows.size());
+  out.format_ = format_;
+  const std::int64_t blocks = (out.out_ + kBlock - 1) / kBlock, pairs = (in_ + 1) / 2;
+  const auto n = static_cast<std::size_t>(blocks * kBlock * in_);
+  if (!f32_.empty()) out.f32_.assign(n, 0.0F);
+  if (!bf16_.empty()) out.bf16_.assign(n, 0);
+  if (!i8_.empty()) out.i8_.assign(n, 0);
+  if (!bf16_pairs_.empty()) out.bf16_pairs_.assign(static_cast<std::size_t>(blocks * pairs * kBlock * 2), 0);
+  auto pair_index = [](std::int64_t o, std::int64_t i, std::int64_t pairs_of) {
+    return static_cast<std::size_t>((((o / kBlock) * pairs_of + i / 2) * kBlock + o % kBlock) * 2 + i % 2);
+  };
+  for (std::int64_t r = 0; r < out.out_; ++r) {
+    const auto o = rows[static_cast<std::size_t>(r)];
+    if (o < 0 || o >= out_)
+      throw std::out_of_range("PackedLinear: output " + std::to_string(o) + " of " + std::to_string(out_));
+    out.bias_.push_back(bias_[static_cast<std::size_t>(o)]);
+    if (!scale_.empty()) out.scale_.push_back(scale_[static_cast<std::size_t>(o)]);
+    for (std::int64_t i = 0; i < in_; ++i) {
+      const auto from = packed_index(o, i, in_), to = packed_index(r, i, in_);
+      if (!f32_.empty()) out.f32_[to] = f32_[from];
+      if (!bf16_.empty()) out.bf16_[to] = bf16_[from];
+      if (!i8_.empty()) out.i8_[to] = i8_[from];
+      if (!bf16_pairs_.empty()) out.bf16_pairs_[pair_index(r, i, pairs)] = bf16_pairs_[pair_index(o, i, pairs)];
+    }
+  }
+  return out;
+}
+
 std::size_t PackedLinear::weight_bytes() const {
   // What one product reads: the pairs are the same weights in another order.
   return f32_.size() * sizeof(float) + bf16_.size() * sizeof(std::uint16_t) + i8_.size();
@@ -407,12 +452,7 @@ void PackedLinear::apply(const float* x, std::int64_t rows, float* y, Isa isa) c
     const std::int64_t pairs = (in_ + 1) / 2;
     thread_local std::vector<std::uint32_t> xb;
     xb.resize(static_cast<std::size_t>(rows * pairs));
-    for (std::int64_t r = 0; r < rows; ++r)
-      for (std::int64_t p = 0; p < pairs; ++p) {
-        const float* xi = x + r * in_ + 2 * p;
-        const std::uint32_t hi = 2 * p + 1 < in_ ? float_to_bf16(xi[1]) : 0;
-        xb[static_cast<std::size_t>(r * pairs + p)] = float_to_bf16(xi[0]) | (hi << 16);
-      }
+    avx512bf16::to_bf16_pairs(x, rows, in_, pairs, reinterpret_cast<std::uint16_t*>(xb.data()));
     const DotJob dot{xb.data(), rows, y, pairs, out_, bf16_pairs_.data(), bias_.data()};
     if (rows * in_ * out_ < kParallelWork || at::get_num_threads() < 2) {
       avx512bf16::run(dot, 0, blocks);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include <ATen/ops/empty.h>
+#include <ATen/ops/full.h>
 #include <ATen/ops/log_softmax.h>
 
 #include "ts/model/transformer.h"
@@ -45,19 +46,39 @@ std::vector<float> to_vector(const at::Tensor& t) {
   return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
 }
 
+// Sums of n products in kLanes interleaved partial sums, added pairwise at the end: an order fixed
+// in the code (the same on every CPU) that the compiler turns into vector instructions, where one
+// running sum stays scalar (it may not reorder floating-point additions by itself).
+constexpr int kLanes = 16;
+
+inline float reduce(float (&part)[kLanes]) {
+  for (int width = kLanes / 2; width > 0; width /= 2)
+    for (int l = 0; l < width; ++l) part[l] += part[l + width];
+  return part[0];
+}
+
+// sum_i f(i) for i < n, f(i) a float.
+template <class F>
+inline float lane_sum(std::int64_t n, F&& f) {
+  float part[kLanes] = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) part[l] += f(i + l);
+  for (; i < n; ++i) part[i % kLanes] += f(i);
+  return reduce(part);
+}
+
 void layer_norm(const float* x, std::int64_t rows, std::int64_t d, const std::vector<float>& weight,
-                const std::vector<float>& bias, float* out) {
+                const std::vector<float>& bias, float* __restrict out) {
+  const float* w = weight.data();
+  const float* b = bias.data();
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * d;
-    float* o = out + r * d;
-    float mean = 0;
-    for (std::int64_t i = 0; i < d; ++i) mean += xr[i];
-    mean /= static_cast<float>(d);
-    float var = 0;
-    for (std::int64_t i = 0; i < d; ++i) var += (xr[i] - mean) * (xr[i] - mean);
+    float* __restrict o = out + r * d;
+    const float mean = lane_sum(d, [xr](std::int64_t i) { return xr[i]; }) / static_cast<float>(d);
+    const float var = lane_sum(d, [xr, mean](std::int64_t i) { return (xr[i] - mean) * (xr[i] - mean); });
     const float inv = 1.0F / std::sqrt(var / static_cast<float>(d) + kLayerNormEps);
-    for (std::int64_t i = 0; i < d; ++i)
-      o[i] = (xr[i] - mean) * inv * weight[static_cast<std::size_t>(i)] + bias[static_cast<std::size_t>(i)];
+    for (std::int64_t i = 0; i < d; ++i) o[i] = (xr[i] - mean) * inv * w[i] + b[i];
   }
 }
 
@@ -78,17 +99,17 @@ void softmax(float* s, std::int64_t n) {
 // values), optional additive mask [n]. Writes the context [K] and, when `weights` is given, the
 // attention weights [n].
 void attend_head(const float* q, const float* keys, const float* values, std::int64_t stride, const float* mask,
-                 std::int64_t n, std::int64_t k_dim, float scale, float* scores, float* context, float* weights) {
+                 std::int64_t n, std::int64_t k_dim, float scale, float* scores, float* __restrict context,
+                 float* weights) {
   for (std::int64_t j = 0; j < n; ++j) {
     const float* kj = keys + j * stride;
-    float s = 0;
-    for (std::int64_t c = 0; c < k_dim; ++c) s += q[c] * kj[c];
+    const float s = lane_sum(k_dim, [q, kj](std::int64_t c) { return q[c] * kj[c]; });
     scores[j] = s * scale + (mask ? mask[j] : 0.0F);
   }
   softmax(scores, n);
   for (std::int64_t c = 0; c < k_dim; ++c) context[c] = 0;
   for (std::int64_t j = 0; j < n; ++j) {
-    const float* vj = values + j * stride;
+    const float* __restrict vj = values + j * stride;
     const float p = scores[j];
     for (std::int64_t c = 0; c < k_dim; ++c) context[c] += p * vj[c];
   }
@@ -278,6 +299,8 @@ void PackedTransformer::start(DecoderState& state, const at::Tensor& memory_in, 
   }
   state.self_k.assign(decoder_.size(), at::Tensor());
   state.self_v.assign(decoder_.size(), at::Tensor());
+  state.cross_rows.clear();
+  state.self_rows.clear();
   state.self_weights.assign(record_attention ? decoder_.size() : 0, {});
   state.cross_weights.assign(record_attention ? decoder_.size() : 0, {});
 }
@@ -301,6 +324,17 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
 
   std::vector<float> qkv(static_cast<std::size_t>(B * 3 * D)), ctx(static_cast<std::size_t>(B * D)), scores;
   state.src_mask = state.src_mask.to(at::kCPU, at::kFloat).contiguous();  // a no-op after start()
+  // Where each row's cross-attention and past keys/values are (DecoderState::reorder moves no tensor).
+  for (const auto* map : {&state.cross_rows, &state.self_rows})
+    if (!map->empty() && static_cast<std::int64_t>(map->size()) != B)
+      throw std::invalid_argument("packed decoder step: " + std::to_string(B) + " tokens for " +
+                                  std::to_string(map->size()) + " hypotheses");
+  auto cross_row = [&state](std::int64_t b) {
+    return state.cross_rows.empty() ? b : state.cross_rows[static_cast<std::size_t>(b)];
+  };
+  auto self_row = [&state](std::int64_t b) {
+    return state.self_rows.empty() ? b : state.self_rows[static_cast<std::size_t>(b)];
+  };
   for (std::size_t li = 0; li < decoder_.size(); ++li) {
     const DecoderLayer& layer = decoder_[li];
     // Self-attention: this step's keys and values join the cache, then every head attends to it.
@@ -309,6 +343,8 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
       auto& cache_k = state.self_k[li];
       auto& cache_v = state.self_v[li];
       const std::int64_t t = cache_k.defined() ? cache_k.size(2) : 0, n = t + 1;
+      // The cache grows by a copy at every step; the rows move in that same copy (self_row).
+
       auto new_k = at::empty({B, H, n, K}, at::kFloat), new_v = at::empty({B, H, n, K}, at::kFloat);
       const auto old_k = t ? cache_k.contiguous() : at::Tensor(), old_v = t ? cache_v.contiguous() : at::Tensor();
       float* nk = new_k.data_ptr<float>();
@@ -319,8 +355,9 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
         for (std::int64_t h = 0; h < H; ++h) {
           const std::int64_t block = (b * H + h) * n * K;
           if (t) {
-            std::memcpy(nk + block, old_k.data_ptr<float>() + (b * H + h) * t * K, block_bytes);
-            std::memcpy(nv + block, old_v.data_ptr<float>() + (b * H + h) * t * K, block_bytes);
+            const std::int64_t from = (self_row(b) * H + h) * t * K;
+            std::memcpy(nk + block, old_k.data_ptr<float>() + from, block_bytes);
+            std::memcpy(nv + block, old_v.data_ptr<float>() + from, block_bytes);
           }
           std::memcpy(nk + block + t * K, &qkv[static_cast<std::size_t>(b * 3 * D + D + h * K)], row_bytes);
           std::memcpy(nv + block + t * K, &qkv[static_cast<std::size_t>(b * 3 * D + 2 * D + h * K)], row_bytes);
@@ -351,9 +388,9 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
       scores.resize(static_cast<std::size_t>(S));
       for (std::int64_t b = 0; b < B; ++b)
         for (std::int64_t h = 0; h < H; ++h) {
-          const std::int64_t block = (b * H + h) * S * K;
+          const std::int64_t c = cross_row(b), block = (c * H + h) * S * K;
           attend_head(&qkv[static_cast<std::size_t>(b * D + h * K)], ck.data_ptr<float>() + block,
-                      cv.data_ptr<float>() + block, K, state.src_mask.data_ptr<float>() + b * S, S, K, scale,
+                      cv.data_ptr<float>() + block, K, state.src_mask.data_ptr<float>() + c * S, S, K, scale,
                       scores.data(), &ctx[static_cast<std::size_t>(b * D + h * K)],
                       state.record ? recorded.data_ptr<float>() + (b * H + h) * S : nullptr);
         }
@@ -365,11 +402,40 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
   }
   if (pre_norm_) r.final_norm(decoder_norm_.weight, decoder_norm_.bias);
   ++state.step;
+  state.self_rows.clear();  // the caches are in row order now
 
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  if (state.shortlist_output) {
+    // Only the batch's shortlist is scored; each row is normalised over its own sentence's list, in
+    // that list's order: a sentence scores alike alone or in any batch.
+    const auto& ids = state.shortlist_ids;
+    const auto U = static_cast<std::int64_t>(ids.size());
+    std::vector<float> sub(static_cast<std::size_t>(B * U));
+    state.shortlist_output->apply(r.x.data(), B, sub.data());
+    auto log_probs = at::full({B, tgt_vocab_}, neg_inf, at::kFloat);
+    float* lp = log_probs.data_ptr<float>();
+    for (std::int64_t b = 0; b < B; ++b) {
+      const auto& own = state.shortlist_positions.at(static_cast<std::size_t>(cross_row(b)));
+      const float* row = sub.data() + b * U;
+      const auto n = static_cast<std::int64_t>(own.size());
+      auto at = [&](std::int64_t k) { return own[static_cast<std::size_t>(k)]; };
+      auto valid = [&](std::int64_t k) {
+        const auto t = ids[static_cast<std::size_t>(at(k))];
+        return t != pad_id_ && t != Vocab::kBos;  // never valid outputs
+      };
+      float max = neg_inf;
+      for (std::int64_t k = 0; k < n; ++k)
+        if (valid(k)) max = std::max(max, row[at(k)]);
+      const float sum = lane_sum(n, [&](std::int64_t k) { return valid(k) ? std::exp(row[at(k)] - max) : 0.0F; });
+      const float log_sum = std::log(sum) + max;
+      for (std::int64_t k = 0; k < n; ++k)
+        if (valid(k)) lp[b * tgt_vocab_ + ids[static_cast<std::size_t>(at(k))]] = row[at(k)] - log_sum;
+    }
+    return log_probs.to(tokens_in.device());
+  }
   auto logits = at::empty({B, tgt_vocab_}, at::kFloat);
   float* lp = logits.data_ptr<float>();
   output_.apply(r.x.data(), B, lp);
-  const float neg_inf = -std::numeric_limits<float>::infinity();
   for (std::int64_t b = 0; b < B; ++b) {
     // Padding and begin-of-sentence are never valid outputs.
     lp[b * tgt_vocab_ + pad_id_] = neg_inf;

@@ -102,6 +102,7 @@ void visit(DecodeConfig& c, V& v) {
   v("max_len_b", c.max_len_b);
   v("seed", c.seed);
   v("weights", c.weights);
+  v("shortlist", c.shortlist);
 }
 
 struct Writer {

@@ -38,6 +38,9 @@ struct DecodeConfig {
   std::uint64_t seed = 0;  // sampling seed
   /// On the CPU: packed weights, or LibTorch's operations. GPUs always use the latter.
   DecodeWeights weights = DecodeWeights::kBFloat16;
+  /// Score only each sentence's lexical shortlist of target tokens (ts/decode/shortlist.h) where the
+  /// model has one attached (TransformerImpl::set_shortlist); the whole vocabulary otherwise.
+  bool shortlist = false;
 };
 
 }  // namespace ts

@@ -48,6 +48,10 @@ class PackedLinear {
   /// The same with a given instruction set (it must be one of supported_isas()).
   void apply(const float* x, std::int64_t rows, float* y, Isa isa) const;
 
+  /// A layer of outputs `rows` of this one (each in [0, out_features())), in that order: the same
+  /// packed weights, scales and biases, so each output is computed exactly as here.
+  PackedLinear select_outputs(const std::vector<std::int64_t>& rows) const;
+
   std::int64_t in_features() const { return in_; }
   std::int64_t out_features() const { return out_; }
   WeightFormat format() const { return format_; }

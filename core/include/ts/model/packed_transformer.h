@@ -37,6 +37,9 @@ class PackedTransformer {
   /// step, the output projection included; the cross-attention keys/values once per sentence).
   std::size_t encoder_bytes() const;
   std::size_t decoder_bytes() const;
+  /// The output projection [target vocabulary, D], packed (DecoderState::shortlist_output takes rows
+  /// of it).
+  const PackedLinear& output() const { return output_; }
 
   /// TransformerImpl::encode: src [B, S] (CPU, long), src_mask [B, 1, 1, S] -> memory [B, S, D].
   /// When `attention` is given it receives the encoder self-attention weights, [B, H, S, S] per layer.
@@ -45,7 +48,8 @@ class PackedTransformer {
   /// per layer, and the caches' slots. Set state.packed to this object so that every step runs here.
   void start(DecoderState& state, const at::Tensor& memory, const at::Tensor& src_mask, bool record_attention) const;
   /// TransformerImpl::step: feeds tokens [B] at position state.step; returns log-probabilities [B, V]
-  /// with padding and BOS excluded.
+  /// with padding and BOS excluded (with a shortlist, each row normalised over its own sentence's list
+  /// alone, in the list's order, and -inf elsewhere: a sentence scores alike alone or in a batch).
   at::Tensor step(DecoderState& state, const at::Tensor& tokens) const;
 
  private:

@@ -75,6 +75,7 @@ class DecoderLayerImpl : public torch::nn::Module {
 TORCH_MODULE(DecoderLayer);
 
 class PackedTransformer;
+class LexicalShortlist;
 
 /// Incremental decoding state for a batch of hypotheses (beam search reorders it).
 struct DecoderState {
@@ -92,8 +93,25 @@ struct DecoderState {
   /// recorded weights are not moved at each reorder (that was ~12·t small copies per step of a
   /// beam); attention() follows these back-pointers instead.
   std::vector<std::vector<std::int64_t>> parents;
+  /// Packed decoding only: reorder() moves no tensor but records where each new row comes from, and
+  /// the next step reads through these. `cross_rows[r]`: the row of src_mask, cross_k and cross_v
+  /// that hypothesis row r reads (a sentence's beam shares its source's; empty: row r).
+  /// `self_rows[r]`: the row of self_k/self_v that the next step extends for row r (empty: row r).
+  std::vector<std::int64_t> cross_rows, self_rows;
+  /// Lexical shortlist (DecodeConfig::shortlist): an additive mask over the target vocabulary, 0 for
+  /// the tokens a sentence may produce and -inf elsewhere, one row per source sentence like src_mask
+  /// (undefined: every token). Packed decoding instead scores only `shortlist_ids`, the union of the
+  /// batch's lists (sorted target ids), with those rows of the output layer (`shortlist_output`), and
+  /// normalises each row over its own sentence's list (`shortlist_positions`: per source sentence, the
+  /// positions of its list in the union). One product for the union beat one per sentence: each
+  /// sentence's copy of its rows of the output layer cost more than the products saved.
+  at::Tensor shortlist_mask;
+  std::vector<std::int64_t> shortlist_ids;
+  std::shared_ptr<const PackedLinear> shortlist_output;
+  std::vector<std::vector<std::int64_t>> shortlist_positions;
 
-  /// Keeps rows `index` ([B'] long) of every cached tensor, e.g. to follow surviving beams.
+  /// Keeps rows `index` ([B'] long) of every cached tensor, e.g. to follow surviving beams (packed:
+  /// as cross_rows and self_rows say).
   void reorder(const at::Tensor& index);
   /// The recorded steps as full maps for row `row`: decoder self [1, H, T, T], cross [1, H, T, S].
   AttentionMaps attention(std::int64_t row) const;
@@ -122,6 +140,9 @@ class TransformerImpl : public torch::nn::Module {
   std::shared_ptr<const PackedTransformer> packed(WeightFormat format);
   /// Module::train, which also drops the packed copies (training changes the weights).
   void train(bool on = true) override;
+  /// The lexical shortlist that decoding with DecodeConfig::shortlist reads (null: none).
+  void set_shortlist(std::shared_ptr<const LexicalShortlist> shortlist) { shortlist_ = std::move(shortlist); }
+  const std::shared_ptr<const LexicalShortlist>& shortlist() const { return shortlist_; }
 
   /// Turns weight recording on/off in every attention module (off by default).
   void set_record_attention(bool on);
@@ -158,6 +179,7 @@ class TransformerImpl : public torch::nn::Module {
   torch::nn::LayerNorm encoder_norm_{nullptr}, decoder_norm_{nullptr};  // pre-LN only
   at::Tensor output_weight_, output_bias_;
   std::map<WeightFormat, std::shared_ptr<const PackedTransformer>> packed_;
+  std::shared_ptr<const LexicalShortlist> shortlist_;
 };
 TORCH_MODULE(Transformer);
 
