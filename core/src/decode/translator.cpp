@@ -90,10 +90,10 @@ std::vector<Hypothesis> decode_batches(Transformer& model, const std::vector<std
 
   // On the packed CPU kernels, with two threads or more, the threads share out the batches, each
   // decoding its own on one core: the products of a batch are too small to be worth splitting
-  // across cores (waking and waiting for the other threads took a third of the time), and the
-  // search between steps runs on all cores at once instead of one. Each batch's hypotheses are what
-  // it gives alone: the kernels' sums do not depend on the threads. The longest batches go first,
-  // so that no thread is left with a long one at the end.
+  // across cores, and the search between steps then runs on every core too (before, one thread
+  // decoded while LibTorch's others spun idle). Each batch's hypotheses are what it gives alone:
+  // the kernels' sums do not depend on the threads. The longest batches go first, so that no
+  // thread is left with a long one at the end.
   const auto rows = static_cast<std::int64_t>(config.mode == DecodeMode::kBeam
                                                   ? std::max(1, config.beam)
                                                   : static_cast<int>(std::min(batch_size, sources.size())));
