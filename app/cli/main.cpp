@@ -334,7 +334,9 @@ int cmd_train(TrainArgs a) {
     rc = train_one_rank(a, &*distributed);
   } catch (...) {
     children.stop_all();  // they would wait for rank 0 until the timeout
-    children.wait();
+    // A rank that died often makes rank 0's next collective fail before the watcher's next look:
+    // name it anyway, before rank 0's own error.
+    for (const auto& f : children.wait()) fmt::print(stderr, "data-parallel: {}\n", f);
     throw;
   }
   if (rc != 0) children.stop_all();
