@@ -10,14 +10,8 @@
 
 #include <ATen/Parallel.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
-#define TS_X86_CSR 1
-#else
-#define TS_X86_CSR 0
-#endif
-
 #include "ts/model/batch.h"
+#include "ts/model/float_mode.h"
 #include "ts/model/mode_guard.h"
 
 namespace ts {
@@ -107,20 +101,10 @@ std::vector<Hypothesis> decode_batches(Transformer& model, const std::vector<std
   }
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
-#if TS_X86_CSR
-  // Floating-point flags (flush-to-zero, denormals-are-zero: configure_threads sets them on the
-  // calling thread) as the caller has them, so that a batch decodes alike on any thread.
-  const unsigned int csr = _mm_getcsr();
-#endif
+  // The caller's floating-point mode (flush-to-zero) in every worker: a batch decodes alike anywhere.
+  const auto mode = FloatMode::current();
   at::parallel_for(0, threads, 1, [&](std::int64_t begin, std::int64_t end) {
-#if TS_X86_CSR
-    const unsigned int own_csr = _mm_getcsr();
-    _mm_setcsr(csr);
-    struct Restore {
-      unsigned int value;
-      ~Restore() { _mm_setcsr(value); }
-    } restore{own_csr};
-#endif
+    const FloatMode::Scope same(mode);
     for (std::int64_t worker = begin; worker < end; ++worker)
       while (!failed.load()) {
         const auto k = next.fetch_add(1);

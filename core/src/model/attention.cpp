@@ -2,6 +2,8 @@
 // Multi-head scaled dot-product attention with optional weight recording.
 #include "ts/model/attention.h"
 
+#include "ts/model/float_mode.h"
+
 #include <cmath>
 #include <limits>
 
@@ -55,7 +57,9 @@ at::Tensor apply_hash_mask(const at::Tensor& input, std::uint64_t seed, double p
     const auto* src = in.data_ptr<scalar_t>();
     auto* dst = out.data_ptr<scalar_t>();
     const auto s = static_cast<scalar_t>(scale);
+    const auto mode = FloatMode::current();
     at::parallel_for(0, (n + 1) / 2, 8192, [&](std::int64_t begin, std::int64_t end) {
+      const FloatMode::Scope same(mode);
       for (std::int64_t k = begin; k < end; ++k) {
         const std::uint64_t h = splitmix64(seed + static_cast<std::uint64_t>(k) * 0xd1342543de82ef95ULL);
         dst[2 * k] = static_cast<std::uint32_t>(h) >= threshold ? static_cast<scalar_t>(src[2 * k] * s) : scalar_t(0);

@@ -2,6 +2,7 @@
 // Fused Adam/AdamW (see ts/train/optimizer.h). The arithmetic follows LibTorch 1.13's Adam::step and
 // AdamW::step term by term, in fp32 as they compute it.
 #include "ts/train/optimizer.h"
+#include "ts/model/float_mode.h"
 #include "ts/model/torch_compat.h"
 
 #include <cmath>
@@ -24,6 +25,7 @@ bool applicable(const torch::optim::Optimizer& optimizer) {
 
 template <class Options, class State>
 void step_all(torch::optim::Optimizer& optimizer, bool decoupled_decay) {
+  const auto mode = FloatMode::current();
   for (auto& group : optimizer.param_groups()) {
     const auto& o = static_cast<const Options&>(group.options());
     const double lr = o.lr(), eps = o.eps(), wd = o.weight_decay();
@@ -54,6 +56,7 @@ void step_all(torch::optim::Optimizer& optimizer, bool decoupled_decay) {
       float* m = state.exp_avg().template data_ptr<float>();
       float* v = state.exp_avg_sq().template data_ptr<float>();
       at::parallel_for(0, p.numel(), 16384, [&](std::int64_t begin, std::int64_t end) {
+        const FloatMode::Scope same(mode);  // flush-to-zero on every thread: subnormal moments are slow
         for (std::int64_t i = begin; i < end; ++i) {
           const float wi = w[i] * shrink;
           const float gi = l2 != 0.0f ? g[i] + wi * l2 : g[i];
