@@ -27,8 +27,6 @@ namespace {
 
 constexpr int kLabelRole = Qt::UserRole + 4;  // the entry's text without the baseline mark
 constexpr int kKeyRole = Qt::UserRole + 5;    // "run:12" or "file:3": what a refresh keeps
-constexpr int kBusyTimeoutMs =
-    RunStore::kReaderBusyTimeoutMs;  // read on the GUI thread: a busy store answers soon or fails
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
@@ -135,7 +133,7 @@ bool SystemChooser::refresh() {
   std::vector<RunInfo> runs;
   const QString path = database_.isEmpty() ? q(RunStore::default_path()) : database_;
   try {
-    RunStore store(QFile::encodeName(path).toStdString(), kBusyTimeoutMs, StoreAccess::kReadOnly);
+    RunStore store(QFile::encodeName(path).toStdString(), RunStore::kReaderBusyTimeoutMs, StoreAccess::kReadOnly);
     runs = store.list_runs();
   } catch (const StoreError& e) {
     // Nothing recorded yet, or a database that the History panel upgrades first: no runs to offer yet.

@@ -19,7 +19,6 @@
 
 namespace ts::ui {
 
-using history_util::kBusyTimeoutMs;
 using history_util::known_metrics;
 using history_util::metric_label;
 using history_util::q;
@@ -232,7 +231,7 @@ void HistoryChart::poll(const std::vector<RunInfo>& runs, const RunStore& store)
     try {
       if (!reader->store || reader->path != path) {
         reader->store.reset();
-        reader->store = std::make_unique<RunStore>(path, kBusyTimeoutMs, StoreAccess::kReadOnly);
+        reader->store = std::make_unique<RunStore>(path, RunStore::kReaderBusyTimeoutMs, StoreAccess::kReadOnly);
         reader->path = path;
       }
       for (qint64 id : ids) {

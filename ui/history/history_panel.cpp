@@ -44,7 +44,6 @@
 
 namespace ts::ui {
 
-using history_util::kBusyTimeoutMs;
 using history_util::q;
 
 namespace {
@@ -265,7 +264,8 @@ bool HistoryPanel::openStore() {
   const QString path = state_ ? state_->databasePath() : QString::fromStdString(RunStore::default_path());
   store_.reset();
   try {
-    store_ = std::make_unique<RunStore>(QFile::encodeName(path).toStdString(), kBusyTimeoutMs, StoreAccess::kReadOnly);
+    store_ = std::make_unique<RunStore>(QFile::encodeName(path).toStdString(), RunStore::kReaderBusyTimeoutMs,
+                                        StoreAccess::kReadOnly);
   } catch (const StoreError& e) {
     if (e.problem() == StoreProblem::kMissing || e.problem() == StoreProblem::kOutdated) {
       // Nothing recorded yet (looking must not create the file), or a database an older version
@@ -302,7 +302,7 @@ bool HistoryPanel::openStore() {
 
 std::unique_ptr<RunStore> HistoryPanel::writableStore() const {
   if (!store_) throw StoreError(tr("the run history is not open").toStdString());
-  return std::make_unique<RunStore>(store_->path(), kBusyTimeoutMs);
+  return std::make_unique<RunStore>(store_->path(), RunStore::kReaderBusyTimeoutMs);
 }
 
 void HistoryPanel::startMaintenance(const QString& path) {

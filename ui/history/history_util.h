@@ -17,9 +17,6 @@
 
 namespace ts::ui::history_util {
 
-/// The panel reads on the GUI thread: a store busy with a training run's commit answers soon or fails.
-inline constexpr int kBusyTimeoutMs = RunStore::kReaderBusyTimeoutMs;
-
 inline QString q(const std::string& s) { return QString::fromStdString(s); }
 
 // Metrics in the order a user looks for them, with readable labels.

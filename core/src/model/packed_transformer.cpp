@@ -344,7 +344,6 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
       auto& cache_v = state.self_v[li];
       const std::int64_t t = cache_k.defined() ? cache_k.size(2) : 0, n = t + 1;
       // The cache grows by a copy at every step; the rows move in that same copy (self_row).
-
       auto new_k = at::empty({B, H, n, K}, at::kFloat), new_v = at::empty({B, H, n, K}, at::kFloat);
       const auto old_k = t ? cache_k.contiguous() : at::Tensor(), old_v = t ? cache_v.contiguous() : at::Tensor();
       float* nk = new_k.data_ptr<float>();
