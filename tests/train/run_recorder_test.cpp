@@ -169,7 +169,7 @@ TEST(RunRecorder, AFailedRunIsRecordedThroughALockToo) {
   Fixture f;
   f.config.train.max_steps = 50;
   f.config.train.lr = 1e30;  // diverges at once
-  f.config.train.on_nonfinite = "stop";
+  f.config.train.on_nonfinite = NonFinitePolicy::Fail;
   std::atomic<bool> stop{false};
   TrainingSummary summary;
   {

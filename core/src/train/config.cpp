@@ -111,6 +111,7 @@ struct Writer {
   void operator()(const char* key, SplitMethod& value) { out[key] = split_method_name(value); }
   void operator()(const char* key, DecodeMode& value) { out[key] = decode_mode_name(value); }
   void operator()(const char* key, LrSchedule& value) { out[key] = lr_schedule_name(value); }
+  void operator()(const char* key, NonFinitePolicy& value) { out[key] = non_finite_policy_name(value); }
   void operator()(const char* key, DecodeWeights& value) { out[key] = decode_weights_name(value); }
   template <class T>
   void operator()(const char* key, T& value) {
@@ -193,6 +194,9 @@ struct Reader {
   void operator()(const char* key, DecodeMode& value) { choice(key, value, parse_decode_mode, "greedy, beam, sample"); }
   void operator()(const char* key, LrSchedule& value) {
     choice(key, value, parse_lr_schedule, "noam, constant, linear, cosine");
+  }
+  void operator()(const char* key, NonFinitePolicy& value) {
+    choice(key, value, parse_non_finite_policy, "stop, skip");
   }
   void operator()(const char* key, DecodeWeights& value) {
     choice(key, value, parse_decode_weights, "fp32, bf16, int8, libtorch");
@@ -342,7 +346,6 @@ std::vector<std::string> ExperimentConfig::problems() const {
   check_choice(p, "train.best_metric", t.best_metric, {"bleu", "loss"});
   check_choice(p, "train.device", t.device, {"auto", "cpu", "cuda"});
   check_choice(p, "train.precision", t.precision, {"fp32", "bf16", "fp16", "auto"});
-  check_choice(p, "train.on_nonfinite", t.on_nonfinite, {"stop", "skip"});
   if (t.precision == "fp16" && t.device == "cpu")
     p.push_back("train.precision fp16 needs a CUDA GPU; on the CPU use bf16 (or fp32)");
   check_positive(p, "train.lr", t.lr);

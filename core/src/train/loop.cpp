@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
@@ -11,6 +12,14 @@
 #include "ts/model/errors.h"
 
 namespace ts {
+
+const char* non_finite_policy_name(NonFinitePolicy policy) { return policy == NonFinitePolicy::Skip ? "skip" : "stop"; }
+
+NonFinitePolicy parse_non_finite_policy(const std::string& name) {
+  for (auto policy : {NonFinitePolicy::Fail, NonFinitePolicy::Skip})
+    if (name == non_finite_policy_name(policy)) return policy;
+  throw std::invalid_argument("unknown policy for a non-finite loss \"" + name + "\" (expected stop or skip)");
+}
 
 double smooth_loss(double previous, double loss, bool first_step) {
   return first_step ? loss : kLossSmoothing * previous + (1 - kLossSmoothing) * loss;

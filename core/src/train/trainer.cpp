@@ -897,7 +897,7 @@ TrainingSummary Trainer::run() {
   LoopControls controls;
   controls.pause = st.options.pause;
   controls.stop = st.options.stop;
-  controls.on_nonfinite = st.config.train.on_nonfinite == "skip" ? NonFinitePolicy::Skip : NonFinitePolicy::Fail;
+  controls.on_nonfinite = st.config.train.on_nonfinite;
   controls.clock = [&st] { return st.now(); };
   const auto end = run_training_loop(st, controls);
   st.summary.status = end.status;  // finish() set them too, unless an exception came first

@@ -15,6 +15,7 @@
 #include "ts/model/model_config.h"
 #include "ts/text/split.h"
 #include "ts/text/tokenizer.h"
+#include "ts/train/loop.h"
 
 namespace ts {
 
@@ -47,14 +48,15 @@ struct TrainConfig {
   double adam_beta1 = 0.9, adam_beta2 = 0.98, adam_eps = 1e-9;
   double weight_decay = 0.0;
   double label_smoothing = 0.1;
-  double clip_norm = 1.0;             // 0 = no clipping
-  std::string on_nonfinite = "stop";  // a NaN/Inf loss: "stop" the run, or "skip" the step (stops after 20 in a row)
-  int accumulate = 1;                 // gradient accumulation steps per optimizer step
-  int batch_tokens = 0;               // token budget per batch (max(src,tgt) padded tokens); 0 = use batch_sentences
-  int batch_sentences = 64;           // sentences per batch when batch_tokens == 0 (length-sorted buckets)
-  int max_steps = 0;                  // 0 = no step limit
-  int max_epochs = 0;                 // 0 = no epoch limit
-  double max_minutes = 0;             // 0 = no time limit
+  double clip_norm = 1.0;  // 0 = no clipping
+  // A NaN/Inf loss: "stop" the run (Fail), or "skip" the step (stops after 20 in a row).
+  NonFinitePolicy on_nonfinite = NonFinitePolicy::Fail;
+  int accumulate = 1;        // gradient accumulation steps per optimizer step
+  int batch_tokens = 0;      // token budget per batch (max(src,tgt) padded tokens); 0 = use batch_sentences
+  int batch_sentences = 64;  // sentences per batch when batch_tokens == 0 (length-sorted buckets)
+  int max_steps = 0;         // 0 = no step limit
+  int max_epochs = 0;        // 0 = no epoch limit
+  double max_minutes = 0;    // 0 = no time limit
   /// A time budget in minutes of wall clock (validations included, paused time not): the linear
   /// and cosine schedules decay to zero exactly at the deadline, validations are spread over the
   /// budget, and the run ends on time with a final validation of the weights it keeps (0 = none).

@@ -44,8 +44,13 @@ LoopEnd nonfinite_loss(double loss, std::int64_t step, int skipped_in_a_row = 0)
 
 /// What a NaN or infinite loss does: end the run as failed before the update, or skip the update
 /// (weights, moments and step count stay; the batch is used up) until kMaxNonFiniteInARow in a row.
+/// Named "stop" and "skip" in the configuration (train.on_nonfinite).
 enum class NonFinitePolicy { Fail, Skip };
 inline constexpr int kMaxNonFiniteInARow = 20;
+/// "stop" (Fail) or "skip".
+const char* non_finite_policy_name(NonFinitePolicy policy);
+/// The inverse of non_finite_policy_name; throws std::invalid_argument naming the accepted values.
+NonFinitePolicy parse_non_finite_policy(const std::string& name);
 
 /// One optimizer step's loss (mean per target token) and the target tokens it trained on.
 struct StepLoss {
