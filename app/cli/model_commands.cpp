@@ -16,6 +16,15 @@ namespace ts::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+// A run directory's best.ckpt, else its last.ckpt; a checkpoint file or a model folder as it is.
+std::string run_checkpoint(const std::string& path) {
+  if (!fs::is_directory(path) || is_model_folder(path)) return path;
+  const auto best = fs::path(path) / "best.ckpt";
+  return (fs::exists(best) ? best : fs::path(path) / "last.ckpt").string();
+}
+}  // namespace
+
 ModelCommands::ModelCommands(CLI::App& app) {
   export_ = app.add_subcommand("export",
                                "Write a translation or language model as a folder other tools read: model.safetensors, "
@@ -49,11 +58,7 @@ ModelCommands::ModelCommands(CLI::App& app) {
 bool ModelCommands::chosen() const { return export_->parsed() || upgrade_->parsed() || shortlist_->parsed(); }
 
 int ModelCommands::shortlist_command() {
-  std::string checkpoint = checkpoint_;
-  if (fs::is_directory(checkpoint)) {
-    const auto best = fs::path(checkpoint) / "best.ckpt";
-    checkpoint = (fs::exists(best) ? best : fs::path(checkpoint) / "last.ckpt").string();
-  }
+  const auto checkpoint = run_checkpoint(checkpoint_);
   const auto loaded = load_checkpoint(checkpoint, at::kCPU);
   const auto split = checkpoint_split(loaded);
   std::vector<Example> pairs;
@@ -85,11 +90,7 @@ int ModelCommands::dispatch() {
                                                  {{"lm", legacy_language_model()}}));
     return 0;
   }
-  std::string checkpoint = checkpoint_;
-  if (fs::is_directory(checkpoint) && !is_model_folder(checkpoint)) {
-    const auto best = fs::path(checkpoint) / "best.ckpt";
-    checkpoint = (fs::exists(best) ? best : fs::path(checkpoint) / "last.ckpt").string();
-  }
+  const auto checkpoint = run_checkpoint(checkpoint_);
   const auto format = parse_export_format(format_);
   const auto summary = export_model_as(checkpoint, out_, format);
   fmt::print("exported {} ({} parameters) to {}:\n", checkpoint, summary.parameters, summary.dir);

@@ -54,7 +54,8 @@ std::optional<WeightFormat> packed_format(DecodeWeights weights) {
 }
 
 // With config.shortlist and a shortlist attached to the model: each source row's list of target
-// tokens (ts/decode/shortlist.h) as a mask, and on packed weights the output rows of the batch's lists.
+// tokens (ts/decode/shortlist.h), as a mask for LibTorch's step, or on packed weights as the output
+// rows of the batch's lists.
 void attach_shortlist(Transformer& model, const at::Tensor& src, const DecodeConfig& config, DecoderState& state) {
   const auto& shortlist = model->shortlist();
   if (!config.shortlist || !shortlist) return;
@@ -65,18 +66,20 @@ void attach_shortlist(Transformer& model, const at::Tensor& src, const DecodeCon
   const auto B = cpu.size(0), S = cpu.size(1);
   const auto* ids = cpu.data_ptr<std::int64_t>();
   std::vector<std::vector<std::int64_t>> lists(static_cast<std::size_t>(B));
-  auto mask = at::full({B, V}, -std::numeric_limits<float>::infinity(), at::kFloat);
-  float* m = mask.data_ptr<float>();
   for (std::int64_t b = 0; b < B; ++b) {
     std::vector<std::int64_t> sentence;
     for (std::int64_t i = 0; i < S; ++i)
       if (ids[b * S + i] != Vocab::kPad) sentence.push_back(ids[b * S + i]);
-    auto& list = lists[static_cast<std::size_t>(b)];
-    list = shortlist->targets(sentence);
-    for (auto t : list) m[b * V + t] = 0.0F;
+    lists[static_cast<std::size_t>(b)] = shortlist->targets(sentence);
   }
-  state.shortlist_mask = mask.to(src.device());
-  if (!state.packed) return;
+  if (!state.packed) {  // LibTorch's step adds a mask to its logits
+    auto mask = at::full({B, V}, -std::numeric_limits<float>::infinity(), at::kFloat);
+    float* m = mask.data_ptr<float>();
+    for (std::int64_t b = 0; b < B; ++b)
+      for (auto t : lists[static_cast<std::size_t>(b)]) m[b * V + t] = 0.0F;
+    state.shortlist_mask = mask.to(src.device());
+    return;
+  }
   auto& all = state.shortlist_ids;
   for (const auto& list : lists) all.insert(all.end(), list.begin(), list.end());
   std::sort(all.begin(), all.end());

@@ -55,6 +55,18 @@ std::vector<Hypothesis> decode_batch(Transformer& model, const std::vector<std::
   return greedy_search(model, make_batch(examples, all, device).src, config);
 }
 
+// The detokenised text of each hypothesis and, with `confidences`, its mean token log-probability.
+std::vector<std::string> texts_of(const std::vector<Hypothesis>& best, const TextPipeline& pipeline,
+                                  std::vector<double>* confidences) {
+  std::vector<std::string> out(best.size());
+  if (confidences) confidences->assign(best.size(), 0.0);
+  for (std::size_t i = 0; i < best.size(); ++i) {
+    out[i] = pipeline.decode_target(best[i].ids);
+    if (confidences) (*confidences)[i] = mean_token_log_prob(best[i]);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Hypothesis> decode_batches(Transformer& model, const std::vector<std::vector<std::int64_t>>& sources,
@@ -168,14 +180,7 @@ std::vector<std::string> greedy_translate_batched(Transformer& model, const Text
                                                   std::vector<double>* confidences) {
   auto greedy = config;
   greedy.mode = DecodeMode::kGreedy;
-  const auto best = decode_batches(model, sources, greedy, batch_size);
-  std::vector<std::string> out(sources.size());
-  if (confidences) confidences->assign(sources.size(), 0.0);
-  for (std::size_t i = 0; i < best.size(); ++i) {
-    out[i] = pipeline.decode_target(best[i].ids);
-    if (confidences) (*confidences)[i] = mean_token_log_prob(best[i]);
-  }
-  return out;
+  return texts_of(decode_batches(model, sources, greedy, batch_size), pipeline, confidences);
 }
 
 Translator::Translator(Transformer model, TextPipeline pipeline)
@@ -214,10 +219,9 @@ Translation Translator::translate(const std::string& text, const DecodeConfig& c
 std::vector<std::string> Translator::translate_all(const std::vector<std::string>& sources, const DecodeConfig& config,
                                                    std::size_t batch_size, std::vector<double>* confidences,
                                                    const std::function<void(std::size_t)>& progress) {
-  batch_size = std::max<std::size_t>(1, batch_size);
-  std::vector<std::string> out(sources.size());
-  if (confidences) confidences->assign(sources.size(), 0.0);
   if (config.mode == DecodeMode::kSample) {  // one at a time: each sentence draws from the seeded generator in order
+    std::vector<std::string> out(sources.size());
+    if (confidences) confidences->assign(sources.size(), 0.0);
     for (std::size_t i = 0; i < sources.size(); ++i) {
       auto t = translate(sources[i], config);
       out[i] = std::move(t.text);
@@ -229,12 +233,7 @@ std::vector<std::string> Translator::translate_all(const std::vector<std::string
   std::vector<std::vector<std::int64_t>> encoded;
   encoded.reserve(sources.size());
   for (const auto& text : sources) encoded.push_back(encode(text));
-  const auto best = decode_batches(model_, encoded, config, batch_size, progress);
-  for (std::size_t i = 0; i < best.size(); ++i) {
-    out[i] = pipeline_.decode_target(best[i].ids);
-    if (confidences) (*confidences)[i] = mean_token_log_prob(best[i]);
-  }
-  return out;
+  return texts_of(decode_batches(model_, encoded, config, batch_size, progress), pipeline_, confidences);
 }
 
 }  // namespace ts
