@@ -15,9 +15,9 @@ cd "$(dirname "$0")/.."
 work=${1:-/tmp/ts-shots}
 build=${BUILD_DIR:-build}
 cli="$build/app/cli/transformer-studio-cli"
-gui="$build/app/gui/transformer-studio"
+shots="$build/app/screenshots/transformer-studio-screenshots"  # the app, driven from outside
 mkdir -p "$work"
-shoot() { xvfb-run -a -s "-screen 0 1600x1000x24" "$gui" --db "$work/runs.db" "$@"; }
+shoot() { xvfb-run -a -s "-screen 0 1600x1000x24" "$shots" --db "$work/runs.db" "$@"; }
 
 cmn=$(realpath ../shared/data/cmn.txt)
 if [[ ! -f "$work/cmn-en-zh/best.ckpt" ]]; then

@@ -110,6 +110,8 @@ LmGenerateRequest LmGeneratePane::request() const {
   return r;
 }
 
+void LmGeneratePane::setPrompt(const QString& text) { prompt_->setText(text); }
+
 void LmGeneratePane::startOutput(const QString& prompt) {
   output_->clear();
   QTextCharFormat bold;

@@ -25,6 +25,8 @@ class LmGeneratePane : public QWidget {
 
   /// The prompt and sampling parameters shown.
   LmGenerateRequest request() const;
+  /// Puts `text` in the prompt box, as typing would.
+  void setPrompt(const QString& text);
   /// Clears the output and starts it with the prompt, in bold.
   void startOutput(const QString& prompt);
   /// Appends a streamed piece of text.

@@ -10,7 +10,6 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QDir>
-#include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -378,24 +377,7 @@ AttentionHeatmap* LmWindow::attentionMap() const { return attention_view_->heatm
 
 QString LmWindow::outputText() const { return generate_pane_->outputText(); }
 
-bool LmWindow::saveScreenshots(const QString& directory, QString* error) {
-  QDir().mkpath(directory);
-  const int current = tabs_->currentIndex();
-  for (const auto& [tab, name] :
-       {std::pair{0, QStringLiteral("lm-generate")}, std::pair{1, QStringLiteral("lm-attention")}}) {
-    tabs_->setCurrentIndex(tab);
-    QEventLoop loop;  // let the layout and the plots settle before the grab
-    QTimer::singleShot(400, &loop, &QEventLoop::quit);
-    loop.exec();
-    const QString path = QDir(directory).filePath(name + QStringLiteral(".png"));
-    if (!grab().save(path)) {
-      if (error) *error = tr("%1: could not be written").arg(path);
-      return false;
-    }
-  }
-  tabs_->setCurrentIndex(current);
-  return true;
-}
+void LmWindow::setPrompt(const QString& text) { generate_pane_->setPrompt(text); }
 
 // ---------------------------------------------------------------- state
 

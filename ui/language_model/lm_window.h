@@ -88,8 +88,8 @@ class LmWindow : public QMainWindow {
   QTabWidget* tabs() const { return tabs_; }
   /// The generated text shown (prompt included).
   QString outputText() const;
-  /// Saves lm-generate.png (chart and generated text) and lm-attention.png into `directory`.
-  bool saveScreenshots(const QString& directory, QString* error = nullptr);
+  /// Puts `text` in the Generate tab's prompt box, as typing would.
+  void setPrompt(const QString& text);
 
  Q_SIGNALS:
   void textReady();

@@ -56,8 +56,6 @@ class MainWindow : public QMainWindow {
   void openCorpus(const QString& path);
   /// Shows the panel's dock and brings it to the front.
   void showPanel(QWidget* panel);
-  /// Saves one PNG of the window per panel (each raised in turn) into `directory`.
-  bool saveScreenshots(const QString& directory, QString* error = nullptr);
   /// Puts the docks back where a first start puts them.
   void resetLayout();
   /// The language-model window (File ▸ New language model), created on first use.
