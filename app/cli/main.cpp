@@ -557,7 +557,7 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
   if (pairs.empty()) throw std::invalid_argument("nothing to evaluate: " + e.corpus + " holds no pairs");
   std::vector<Example> examples;
   for (const auto& pair : pairs) examples.push_back(p.encode(pair));
-  if (loaded.meta.config.model.positions == "learned") {
+  if (loaded.meta.config.model.positions == Positions::kLearned) {
     // A learned position table has no row past its end: such pairs cannot be scored (validation
     // leaves them out the same way).
     const auto positions = static_cast<std::size_t>(loaded.model->max_length());

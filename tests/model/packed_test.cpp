@@ -120,7 +120,7 @@ ModelConfig small_model(bool pre_norm, const std::string& positions, bool tie) {
   c.d_ff = 48;
   c.dropout = 0.1;  // eval mode: no effect
   c.pre_norm = pre_norm;
-  c.positions = positions;
+  c.positions = parse_positions(positions);
   c.max_positions = 32;
   c.tie_output = tie;
   return c;

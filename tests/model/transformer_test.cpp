@@ -22,7 +22,7 @@ ModelConfig small_model(bool pre_norm, const std::string& positions) {
   c.d_ff = 32;
   c.dropout = 0.0;
   c.pre_norm = pre_norm;
-  c.positions = positions;
+  c.positions = parse_positions(positions);
   c.max_positions = 32;
   return c;
 }

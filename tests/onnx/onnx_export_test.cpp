@@ -102,13 +102,13 @@ TEST(OnnxExport, EveryArchitectureTheConfigurationAllowsExports) {
   for (int flags = 0; flags < 32; ++flags) {
     auto c = small(1);
     c.pre_norm = flags & 1;
-    c.positions = flags & 2 ? "learned" : "sinusoidal";
+    c.positions = flags & 2 ? Positions::kLearned : Positions::kSinusoidal;
     c.scale_embeddings = flags & 4;
     c.tie_output = flags & 8;
     c.share_embeddings = flags & 16;
     const std::int64_t tgt_vocab = c.share_embeddings ? 30 : 27;  // shared embeddings need one vocabulary
     auto model = build_model(c, 30, tgt_vocab, Vocab::kPad, c.share_embeddings);
-    SCOPED_TRACE("pre_norm " + std::to_string(c.pre_norm) + ", " + c.positions + ", scale " +
+    SCOPED_TRACE("pre_norm " + std::to_string(c.pre_norm) + ", " + positions_name(c.positions) + ", scale " +
                  std::to_string(c.scale_embeddings) + ", tie " + std::to_string(c.tie_output) + ", share " +
                  std::to_string(c.share_embeddings));
     const auto graphs = build_onnx_graphs(model);
@@ -116,13 +116,13 @@ TEST(OnnxExport, EveryArchitectureTheConfigurationAllowsExports) {
     const auto decoder = inspect_onnx_graph(graphs.decoder_step.bytes, "decoder_step.onnx");
     EXPECT_EQ(has(encoder.initializers, "encoder_norm.weight"), c.pre_norm);
     EXPECT_EQ(has(decoder.initializers, "decoder_norm.weight"), c.pre_norm);
-    EXPECT_EQ(has(encoder.initializers, "positions.weight"), c.positions == "learned");
-    EXPECT_EQ(has(decoder.initializers, "sinusoid"), c.positions == "sinusoidal");
+    EXPECT_EQ(has(encoder.initializers, "positions.weight"), c.positions == Positions::kLearned);
+    EXPECT_EQ(has(decoder.initializers, "sinusoid"), c.positions == Positions::kSinusoidal);
     EXPECT_EQ(has(encoder.initializers, "embed_scale"), c.scale_embeddings);
     EXPECT_EQ(has(decoder.initializers, "output_weight"), !c.tie_output);
     // Shared embeddings: the one table is src_embed, also in the decoder graph.
     EXPECT_EQ(has(decoder.initializers, "src_embed.weight"), c.share_embeddings);
-    EXPECT_EQ(decoder.metadata.at("max_length"), c.positions == "learned" ? "40" : "1024");
+    EXPECT_EQ(decoder.metadata.at("max_length"), c.positions == Positions::kLearned ? "40" : "1024");
   }
 }
 

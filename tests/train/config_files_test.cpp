@@ -182,7 +182,7 @@ TEST(ConfigFiles, DeuDiffersFromAnnotatedOnlyWhereItsHeaderSays) {
   EXPECT_EQ(c.data.max_vocab, 15000);
   EXPECT_FALSE(c.train.probe.empty());
   // Sinusoidal positions: the few dev pairs of deu.txt longer than a learned table can still be encoded.
-  EXPECT_EQ(c.model.positions, "sinusoidal");
+  EXPECT_EQ(c.model.positions, Positions::kSinusoidal);
 }
 
 TEST(ConfigFiles, ASyntaxErrorNamesTheFileAndTheLine) {

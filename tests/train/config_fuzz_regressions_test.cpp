@@ -74,14 +74,23 @@ TEST(ConfigFuzzRegressions, FromJsonRefusesStringsThatAreNotUtf8) {
 // message (what() is a C string) and hid every problem listed after it.
 TEST(ConfigFuzzRegressions, ValidateListsProblemsAfterAValueWithNul) {
   ExperimentConfig c;
-  c.set(std::string("model.positions=l\x06\0earned", 25));
-  c.set("train.optimizer=nope");
+  c.set(std::string("train.device=c\x06\0pu", 18));
+  c.set("train.precision=nope");
   const auto message = config_error([&] { c.validate(); });
-  EXPECT_NE(message.find("model.positions \"l\\u0006\\u0000earned\" is not one of sinusoidal, learned"),
-            std::string::npos)
+  EXPECT_NE(message.find("train.device \"c\\u0006\\u0000pu\" is not one of auto, cpu, cuda"), std::string::npos)
       << message;
-  EXPECT_NE(message.find("train.optimizer \"nope\" is not one of adam, adamw"), std::string::npos) << message;
-  // A closed set held as an enum refuses an unknown name when it is set, with the same words.
+  EXPECT_NE(message.find("train.precision \"nope\" is not one of fp32, bf16, fp16, auto"), std::string::npos)
+      << message;
+  // A closed set held as an enum refuses an unknown name when it is set, with the same words (the
+  // NUL quoted, so it cannot cut the message short).
+  const auto positions = config_error([&] { c.set(std::string("model.positions=l\x06\0earned", 25)); });
+  EXPECT_NE(positions.find("model.positions \"l\\u0006\\u0000earned\" is not one of sinusoidal, learned"),
+            std::string::npos)
+      << positions;
+  const auto optimizer = config_error([&] { c.set("train.optimizer=nope"); });
+  EXPECT_NE(optimizer.find("train.optimizer \"nope\" is not one of adam, adamw"), std::string::npos) << optimizer;
+  const auto best = config_error([&] { c.set("train.best_metric=nope"); });
+  EXPECT_NE(best.find("train.best_metric \"nope\" is not one of bleu, loss"), std::string::npos) << best;
   const auto refused = config_error([&] { c.set("decode.mode=nope"); });
   EXPECT_NE(refused.find("decode.mode \"nope\" is not one of greedy, beam, sample"), std::string::npos) << refused;
   const auto schedule = config_error([&] { c.set("train.schedule=nope"); });
@@ -93,7 +102,7 @@ TEST(ConfigFuzzRegressions, ValidateListsProblemsAfterAValueWithNul) {
 // overflow); in a release build it wrapped negative and the too-small learned table passed.
 TEST(ConfigFuzzRegressions, LearnedPositionsCheckDoesNotOverflow) {
   ExperimentConfig c;
-  c.model.positions = "learned";
+  c.model.positions = Positions::kLearned;
   c.model.max_positions = 8;
   c.data.max_len = INT_MAX;
   bool found = false;

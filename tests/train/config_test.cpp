@@ -33,7 +33,7 @@ TEST(Config, PresetsCarryTheSeedTutorialsSettings) {
   auto n = preset("nanogpt-deu");
   EXPECT_EQ(n.model.d_model, 600);
   EXPECT_EQ(n.model.heads, 6);
-  EXPECT_EQ(n.model.positions, "learned");
+  EXPECT_EQ(n.model.positions, Positions::kLearned);
   EXPECT_EQ(n.data.max_vocab, 15000);
   auto s = preset("scratch-bpe");
   EXPECT_TRUE(s.model.pre_norm);
@@ -107,7 +107,8 @@ TEST(Config, ProblemsListInvalidCombinations) {
   auto c = preset("annotated");
   c.model.heads = 7;
   c.model.share_embeddings = true;
-  c.train.optimizer = "sgd";
+  c.train.device = "cpu";
+  c.train.precision = "fp16";  // fp16 needs a GPU
   const auto problems = c.problems();
   EXPECT_EQ(problems.size(), 3u);
   EXPECT_THROW(c.validate(), ConfigError);
@@ -120,7 +121,7 @@ TEST(Config, LearnedPositionsMustCoverTheLongestPair) {
   ASSERT_EQ(c.problems().size(), 1u);
   EXPECT_NE(c.problems()[0].find("model.max_positions"), std::string::npos);
   EXPECT_NE(c.problems()[0].find("data.max_len"), std::string::npos);
-  c.model.positions = "sinusoidal";  // the sinusoidal table is computed for any length
+  c.model.positions = Positions::kSinusoidal;  // the sinusoidal table is computed for any length
   EXPECT_TRUE(c.problems().empty());
 }
 

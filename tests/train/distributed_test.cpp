@@ -199,7 +199,7 @@ TEST(DataParallel, RanksWithoutSentencesAndGradientAccumulation) {
   auto config = test::tiny_config();
   config.train.batch_sentences = 1;  // rank 1 never has a sentence: it contributes zero gradients
   config.train.accumulate = 2;
-  config.train.optimizer = "adamw";
+  config.train.optimizer = Optimizer::kAdamW;
   config.train.clip_norm = 0.5;
   expect_same_as_one_process(config, 4);
 }

@@ -172,7 +172,7 @@ TEST(Trainer, LearnedPositionsLeaveOutHeldOutPairsLongerThanTheTableAndKeepTextA
   // learned table (model.max_positions) used to fail validation ("exceeds the model's maximum").
   auto config = test::tiny_config(/*dev=*/3, /*test=*/2);
   config.data.max_len = 8;
-  config.model.positions = "learned";
+  config.model.positions = Positions::kLearned;
   config.model.max_positions = 10;
   config.train.max_steps = 10;
   config.train.validate_every = 10;
@@ -205,7 +205,7 @@ TEST(Trainer, LearnedPositionsLeaveOutHeldOutPairsLongerThanTheTableAndKeepTextA
   }));
 
   // Sinusoidal positions reach any length: nothing is left out.
-  config.model.positions = "sinusoidal";
+  config.model.positions = Positions::kSinusoidal;
   Trainer sinusoidal(config, data, {dir.str() + "/sin", "tiny-deu.txt", "", nullptr});
   EXPECT_EQ(sinusoidal.data().dev.size(), 4u);
 }

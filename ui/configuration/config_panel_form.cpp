@@ -440,7 +440,7 @@ void ConfigPanel::refreshSections() {
                     .arg(c.model.d_ff);
     } else if (group == QLatin1String("train")) {
       summary = QStringLiteral("%1 \u00b7 %2 lr %3 \u00b7 %4")
-                    .arg(QString::fromStdString(c.train.optimizer),
+                    .arg(QString::fromLatin1(optimizer_name(c.train.optimizer)),
                          QString::fromLatin1(lr_schedule_name(c.train.schedule)), number(c.train.lr),
                          c.train.batch_tokens > 0 ? tr("%1 tokens/batch").arg(count(c.train.batch_tokens))
                                                   : tr("%1 sentences/batch").arg(count(c.train.batch_sentences)));

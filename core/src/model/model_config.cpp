@@ -19,6 +19,14 @@ void check_choice(std::vector<std::string>& problems, const std::string& key, co
   problems.push_back(key + " " + quoted + " is not one of " + list);
 }
 
+const char* positions_name(Positions positions) { return positions == Positions::kLearned ? "learned" : "sinusoidal"; }
+
+Positions parse_positions(const std::string& name) {
+  for (auto positions : {Positions::kSinusoidal, Positions::kLearned})
+    if (name == positions_name(positions)) return positions;
+  throw std::invalid_argument("unknown position encoding \"" + name + "\" (expected sinusoidal or learned)");
+}
+
 void check_positive(std::vector<std::string>& problems, const std::string& key, double value) {
   if (!(value > 0)) problems.push_back(key + " must be positive (is " + std::to_string(value) + ")");
 }
@@ -41,9 +49,9 @@ std::vector<std::string> ModelConfig::problems(bool shared_vocab) const {
   if (heads > 0 && d_model % heads != 0)
     p.push_back("model.heads (" + std::to_string(heads) + ") must divide model.d_model (" + std::to_string(d_model) +
                 ")");
-  if (positions == "sinusoidal" && d_model % 2 != 0) p.push_back("model.d_model must be even for sinusoidal positions");
+  if (positions == Positions::kSinusoidal && d_model % 2 != 0)
+    p.push_back("model.d_model must be even for sinusoidal positions");
   if (dropout < 0 || dropout >= 1) p.push_back("model.dropout must be in [0, 1)");
-  check_choice(p, "model.positions", positions, {"sinusoidal", "learned"});
   if (share_embeddings && !shared_vocab)
     p.push_back("model.share_embeddings needs data.shared_vocab (one vocabulary for both sides)");
   return p;

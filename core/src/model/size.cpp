@@ -18,7 +18,7 @@ double parameter_count(const ModelConfig& m, double src_vocab, double tgt_vocab)
 
   double p = src_vocab * D;                     // source embedding
   if (!m.share_embeddings) p += tgt_vocab * D;  // target embedding
-  if (m.positions == "learned") p += m.max_positions * D;
+  if (m.positions == Positions::kLearned) p += m.max_positions * D;
   p += m.encoder_layers * encoder_layer + m.decoder_layers * decoder_layer;
   if (m.pre_norm) p += 2 * norm;          // final encoder and decoder norms
   if (!m.tie_output) p += tgt_vocab * D;  // output projection

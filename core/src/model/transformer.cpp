@@ -160,7 +160,7 @@ TransformerImpl::TransformerImpl(const ModelConfig& c, std::int64_t src_vocab, s
   src_embed_ = register_module("src_embed", torch::nn::Embedding(src_vocab, c.d_model));
   tgt_embed_ =
       c.share_embeddings ? src_embed_ : register_module("tgt_embed", torch::nn::Embedding(tgt_vocab, c.d_model));
-  if (c.positions == "learned") {
+  if (c.positions == Positions::kLearned) {
     learned_positions_ = register_module("positions", torch::nn::Embedding(c.max_positions, c.d_model));
   } else {
     sinusoid_ = register_buffer("sinusoid", sinusoidal_table(std::max<std::int64_t>(c.max_positions, 1024), c.d_model));

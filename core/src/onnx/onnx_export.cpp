@@ -403,7 +403,7 @@ class OnnxBuilder {
     const std::pair<const char*, std::string> metadata[] = {
         {"architecture", fmt::format("{}+{} layers, d_model {}, {} heads, d_ff {}, {}, {} positions", c_.encoder_layers,
                                      c_.decoder_layers, c_.d_model, c_.heads, c_.d_ff,
-                                     c_.pre_norm ? "pre-LN" : "post-LN", c_.positions)},
+                                     c_.pre_norm ? "pre-LN" : "post-LN", positions_name(c_.positions))},
         {"decoder_layers", std::to_string(c_.decoder_layers)},
         {"heads", std::to_string(heads_)},
         {"head_dim", std::to_string(head_dim_)},

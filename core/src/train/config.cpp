@@ -111,6 +111,9 @@ struct Writer {
   void operator()(const char* key, SplitMethod& value) { out[key] = split_method_name(value); }
   void operator()(const char* key, DecodeMode& value) { out[key] = decode_mode_name(value); }
   void operator()(const char* key, LrSchedule& value) { out[key] = lr_schedule_name(value); }
+  void operator()(const char* key, Optimizer& value) { out[key] = optimizer_name(value); }
+  void operator()(const char* key, Positions& value) { out[key] = positions_name(value); }
+  void operator()(const char* key, BestMetric& value) { out[key] = best_metric_name(value); }
   void operator()(const char* key, NonFinitePolicy& value) { out[key] = non_finite_policy_name(value); }
   void operator()(const char* key, DecodeWeights& value) { out[key] = decode_weights_name(value); }
   template <class T>
@@ -198,6 +201,9 @@ struct Reader {
   void operator()(const char* key, NonFinitePolicy& value) {
     choice(key, value, parse_non_finite_policy, "stop, skip");
   }
+  void operator()(const char* key, Optimizer& value) { choice(key, value, parse_optimizer, "adam, adamw"); }
+  void operator()(const char* key, Positions& value) { choice(key, value, parse_positions, "sinusoidal, learned"); }
+  void operator()(const char* key, BestMetric& value) { choice(key, value, parse_best_metric, "bleu, loss"); }
   void operator()(const char* key, DecodeWeights& value) {
     choice(key, value, parse_decode_weights, "fp32, bf16, int8, libtorch");
   }
@@ -256,6 +262,22 @@ LrSchedule parse_lr_schedule(const std::string& name) {
     if (name == lr_schedule_name(schedule)) return schedule;
   throw std::invalid_argument("unknown learning-rate schedule \"" + name +
                               "\" (expected noam, constant, linear or cosine)");
+}
+
+const char* optimizer_name(Optimizer optimizer) { return optimizer == Optimizer::kAdamW ? "adamw" : "adam"; }
+
+Optimizer parse_optimizer(const std::string& name) {
+  for (auto optimizer : {Optimizer::kAdam, Optimizer::kAdamW})
+    if (name == optimizer_name(optimizer)) return optimizer;
+  throw std::invalid_argument("unknown optimizer \"" + name + "\" (expected adam or adamw)");
+}
+
+const char* best_metric_name(BestMetric metric) { return metric == BestMetric::kLoss ? "loss" : "bleu"; }
+
+BestMetric parse_best_metric(const std::string& name) {
+  for (auto metric : {BestMetric::kBleu, BestMetric::kLoss})
+    if (name == best_metric_name(metric)) return metric;
+  throw std::invalid_argument("unknown best-checkpoint metric \"" + name + "\" (expected bleu or loss)");
 }
 
 json ExperimentConfig::to_json() const {
@@ -336,14 +358,12 @@ std::vector<std::string> ExperimentConfig::problems() const {
   // A learned table has no row beyond max_positions: the longest training pair plus BOS/EOS must fit.
   // In 64 bits: data.max_len + 2 overflows an int for max_len near INT_MAX (undefined behaviour).
   const std::int64_t needed_positions = static_cast<std::int64_t>(data.max_len) + 2;
-  if (model.positions == "learned" && model.max_positions < needed_positions)
+  if (model.positions == Positions::kLearned && model.max_positions < needed_positions)
     p.push_back("model.max_positions (" + std::to_string(model.max_positions) +
                 ") must be at least data.max_len + 2 (" + std::to_string(needed_positions) +
                 ") with learned positions");
 
   const auto& t = train;
-  check_choice(p, "train.optimizer", t.optimizer, {"adam", "adamw"});
-  check_choice(p, "train.best_metric", t.best_metric, {"bleu", "loss"});
   check_choice(p, "train.device", t.device, {"auto", "cpu", "cuda"});
   check_choice(p, "train.precision", t.precision, {"fp32", "bf16", "fp16", "auto"});
   if (t.precision == "fp16" && t.device == "cpu")

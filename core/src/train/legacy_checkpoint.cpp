@@ -99,7 +99,7 @@ std::string upgrade_legacy_checkpoint(const std::string& input, const std::strin
           build_model(config.model, static_cast<std::int64_t>(pipeline.src_vocab->size()),
                       static_cast<std::int64_t>(pipeline.tgt_vocab->size()), Vocab::kPad, pipeline.shared_vocab);
       const auto& t = config.train;
-      if (t.optimizer == "adamw") {
+      if (t.optimizer == Optimizer::kAdamW) {
         torch::optim::AdamW optimizer(model->parameters(),
                                       torch::optim::AdamWOptions(t.lr).weight_decay(t.weight_decay));
         convert(*model, optimizer);

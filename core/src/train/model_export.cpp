@@ -219,9 +219,9 @@ ExportSummary export_model(const std::string& checkpoint, const std::string& dir
         {"corpus", loaded.meta.corpus_path},
         {"metrics", loaded.meta.metrics}}},
       {"parameters", summary.parameters},
-      {"architecture",
-       fmt::format("{}+{} layers, d_model {}, {} heads, {}, {} positions", model.encoder_layers, model.decoder_layers,
-                   model.d_model, model.heads, model.pre_norm ? "pre-LN" : "post-LN", model.positions)}};
+      {"architecture", fmt::format("{}+{} layers, d_model {}, {} heads, {}, {} positions", model.encoder_layers,
+                                   model.decoder_layers, model.d_model, model.heads,
+                                   model.pre_norm ? "pre-LN" : "post-LN", positions_name(model.positions))}};
   end_export(summary, config, spm_files, readme(loaded, checkpoint));
   return summary;
 }

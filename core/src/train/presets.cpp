@@ -33,7 +33,7 @@ ExperimentConfig auto_base() {
   c.model.pre_norm = true;
   c.model.tie_output = true;
   c.model.share_embeddings = true;
-  c.train.optimizer = "adamw";
+  c.train.optimizer = Optimizer::kAdamW;
   c.train.lr = 1e-3;
   c.train.schedule = LrSchedule::kLinear;
   c.train.warmup = 300;
@@ -92,9 +92,9 @@ ExperimentConfig nanogpt_deu() {
   c.model.d_ff = 2000;
   c.model.heads = 6;
   c.model.dropout = 0.2;
-  c.model.positions = "learned";
+  c.model.positions = Positions::kLearned;
   c.model.max_positions = 22;  // block of 20 plus BOS/EOS
-  c.train.optimizer = "adamw";
+  c.train.optimizer = Optimizer::kAdamW;
   c.train.schedule = LrSchedule::kConstant;
   c.train.lr = 3e-4;
   c.train.adam_beta2 = 0.99;
@@ -121,7 +121,7 @@ ExperimentConfig scratch_bpe() {
   c.model.pre_norm = true;
   c.model.tie_output = true;
   c.model.share_embeddings = true;
-  c.train.optimizer = "adamw";
+  c.train.optimizer = Optimizer::kAdamW;
   c.train.schedule = LrSchedule::kCosine;
   c.train.lr = 1e-3;
   c.train.warmup = 500;
@@ -166,7 +166,7 @@ ExperimentConfig tiny() {
   c.model.d_ff = 64;
   c.model.dropout = 0.0;
   c.model.max_positions = 64;
-  c.train.optimizer = "adam";
+  c.train.optimizer = Optimizer::kAdam;
   c.train.schedule = LrSchedule::kConstant;
   c.train.lr = 3e-3;
   c.train.label_smoothing = 0.0;

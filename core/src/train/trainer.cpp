@@ -89,7 +89,7 @@ std::string bleu_tokenize_for(const std::string& code) {
 namespace {
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainConfig& c, Transformer& model) {
-  if (c.optimizer == "adamw") {
+  if (c.optimizer == Optimizer::kAdamW) {
     auto o = torch::optim::AdamWOptions(c.lr)
                  .betas({c.adam_beta1, c.adam_beta2})
                  .eps(c.adam_eps)
@@ -130,7 +130,7 @@ std::int64_t target_tokens(const std::vector<Example>& examples, const std::vect
 
 bool is_better(const TrainConfig& c, double value, const TrainingPosition& p) {
   if (!p.has_best) return true;
-  return c.best_metric == "loss" ? value < p.best_metric : value > p.best_metric;
+  return c.best_metric == BestMetric::kLoss ? value < p.best_metric : value > p.best_metric;
 }
 
 }  // namespace
@@ -349,7 +349,7 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
       s_->obs().on_log(fmt::format("warning: the split was not written to {}: {}", split_path, e.what()));
     }
   }
-  if (c.model.positions == "learned") {
+  if (c.model.positions == Positions::kLearned) {
     // A learned table has no row past model.max_positions: held-out pairs longer than that cannot
     // be scored (the sinusoidal table is computed for any length, so nothing is dropped there).
     const auto dropped = drop_held_out_longer_than(s_->data, static_cast<std::size_t>(s_->model->max_length()));
@@ -765,7 +765,8 @@ void Trainer::State::validate_and_save(bool final) {
   averaged.emplace(*this);
   auto v = validate();
   if (compare) {
-    const bool trained_better = tc.best_metric == "loss" ? as_trained.loss < v.loss : as_trained.bleu > v.bleu;
+    const bool trained_better =
+        tc.best_metric == BestMetric::kLoss ? as_trained.loss < v.loss : as_trained.bleu > v.bleu;
     obs().on_log(fmt::format(
         "weight averaging: dev BLEU {:.2f} (chrF {:.2f}) averaged, {:.2f} ({:.2f}) as trained; "
         "keeping the {}",
@@ -778,7 +779,7 @@ void Trainer::State::validate_and_save(bool final) {
     v.bleu_as_trained = as_trained.bleu;
     v.chrf_as_trained = as_trained.chrf;
   }
-  const double metric = tc.best_metric == "loss" ? v.loss : v.bleu;
+  const double metric = tc.best_metric == BestMetric::kLoss ? v.loss : v.bleu;
   // Without dev pairs there is nothing to compare: the latest weights are the best we know (else
   // best.ckpt would stay at the first validation for the whole run).
   v.improved = data.dev.empty() || is_better(tc, metric, position);

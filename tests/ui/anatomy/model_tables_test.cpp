@@ -90,7 +90,7 @@ class ModelTablesTest : public QObject {
     QVERIFY(learned_dir_.isValid() && sinusoidal_dir_.isValid());
     // Learned positions on the demo corpus (vocabularies of well over 50 words per side).
     auto config = ts::preset("tiny");
-    config.model.positions = "learned";
+    config.model.positions = ts::Positions::kLearned;
     config.data.max_len = 40;  // learned positions need max_positions (64) >= max_len + 2
     config.train.max_steps = 60;
     const auto demo = ts::demo_corpus({600, 7});

@@ -17,6 +17,14 @@ class ConfigError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// How a token's position enters the model: fixed sinusoids (any length) or a learned table
+/// (model.max_positions long).
+enum class Positions { kSinusoidal, kLearned };
+/// "sinusoidal", "learned".
+const char* positions_name(Positions positions);
+/// The inverse of positions_name; throws std::invalid_argument naming the accepted values.
+Positions parse_positions(const std::string& name);
+
 struct ModelConfig {
   int encoder_layers = 6;
   int decoder_layers = 6;  // 0 later means decoder-only is handled elsewhere; must be >= 1 here
@@ -24,8 +32,8 @@ struct ModelConfig {
   int heads = 8;
   int d_ff = 1024;
   double dropout = 0.1;
-  bool pre_norm = false;                 // pre-LN (norm before each sublayer) instead of post-LN
-  std::string positions = "sinusoidal";  // "sinusoidal" | "learned"
+  bool pre_norm = false;  // pre-LN (norm before each sublayer) instead of post-LN
+  Positions positions = Positions::kSinusoidal;
   int max_positions = 512;
   bool scale_embeddings = true;   // multiply embeddings by sqrt(d_model)
   bool tie_output = false;        // target embedding shared with the output projection

@@ -40,9 +40,23 @@ const char* lr_schedule_name(LrSchedule schedule);
 /// The inverse of lr_schedule_name; throws std::invalid_argument naming the accepted values.
 LrSchedule parse_lr_schedule(const std::string& name);
 
+/// Adam adds the weight decay to the gradient (L2); AdamW decouples it.
+enum class Optimizer { kAdam, kAdamW };
+/// "adam", "adamw".
+const char* optimizer_name(Optimizer optimizer);
+/// The inverse of optimizer_name; throws std::invalid_argument naming the accepted values.
+Optimizer parse_optimizer(const std::string& name);
+
+/// What picks the best checkpoint: dev BLEU (higher is better) or dev loss (lower is better).
+enum class BestMetric { kBleu, kLoss };
+/// "bleu", "loss".
+const char* best_metric_name(BestMetric metric);
+/// The inverse of best_metric_name; throws std::invalid_argument naming the accepted values.
+BestMetric parse_best_metric(const std::string& name);
+
 struct TrainConfig {
-  std::string optimizer = "adam";  // "adam" | "adamw"
-  double lr = 1.0;                 // noam: factor; otherwise the peak learning rate
+  Optimizer optimizer = Optimizer::kAdam;
+  double lr = 1.0;  // noam: factor; otherwise the peak learning rate
   LrSchedule schedule = LrSchedule::kNoam;
   int warmup = 2000;  // steps
   double adam_beta1 = 0.9, adam_beta2 = 0.98, adam_eps = 1e-9;
@@ -66,14 +80,14 @@ struct TrainConfig {
   /// far towards the weights, or 9/(10+t) at update t early on, whichever is larger. The average
   /// (fp32) is what validation, best.ckpt, eval and translation use. 0 = off.
   double ema = 0;
-  int validate_every = 1000;         // steps; 0 = once per epoch
-  int dev_max_sentences = 500;       // cap for BLEU/chrF decoding at each validation
-  int samples = 3;                   // sample translations printed per validation
-  std::string probe;                 // a sentence translated at every validation, its
-                                     // cross-attention recorded (empty = none)
-  std::string best_metric = "bleu";  // "bleu" | "loss"
-  int patience = 0;                  // validations without improvement before stopping; 0 = never
-  int keep_last = 0;                 // step-N checkpoints kept besides last and best (0 = none)
+  int validate_every = 1000;    // steps; 0 = once per epoch
+  int dev_max_sentences = 500;  // cap for BLEU/chrF decoding at each validation
+  int samples = 3;              // sample translations printed per validation
+  std::string probe;            // a sentence translated at every validation, its
+                                // cross-attention recorded (empty = none)
+  BestMetric best_metric = BestMetric::kBleu;
+  int patience = 0;   // validations without improvement before stopping; 0 = never
+  int keep_last = 0;  // step-N checkpoints kept besides last and best (0 = none)
   std::uint64_t seed = 42;
   std::string device = "auto";     // "auto" | "cpu" | "cuda"
   int threads = 0;                 // 0 = all cores
