@@ -5,6 +5,7 @@
 #include <torch/csrc/autograd/grad_mode.h>
 
 #include <cmath>
+#include <limits>
 
 namespace ts {
 namespace {
@@ -93,6 +94,26 @@ TEST(FastDropout, DropsTheRightFractionAndScalesTheRest) {
   EXPECT_EQ(odd.scalar_type(), at::kDouble);
   EXPECT_EQ(odd.sizes(), (std::vector<std::int64_t>{3, 7}));
   EXPECT_EQ(fast_dropout(at::ones({5}, at::kBFloat16), 0.5, true).scalar_type(), at::kBFloat16);
+}
+
+TEST(FastDropout, TheVectorPassGivesTheLoopsBits) {
+  // Every size around the 16-element blocks and the thread split, fp32 and bf16, with a NaN, an
+  // infinity, a subnormal and values whose product with the scale rounds in bf16.
+  at::manual_seed(3);
+  for (const auto dtype : {at::kFloat, at::kBFloat16}) {
+    for (const std::int64_t n : {1, 2, 15, 16, 17, 31, 33, 100, 16385, 40001}) {
+      auto x = (at::randn({n}) * 3).to(dtype);
+      x[0] = std::numeric_limits<float>::quiet_NaN();
+      if (n > 2) x[1] = std::numeric_limits<float>::infinity();
+      if (n > 3) x[2] = 1e-40f;
+      for (const double p : {0.1, 0.5}) {
+        const auto vector = detail::hash_dropout(x, 12345, p, /*vectorised=*/true);
+        const auto loop = detail::hash_dropout(x, 12345, p, /*vectorised=*/false);
+        const auto as_bits = dtype == at::kFloat ? at::kInt : at::kShort;
+        EXPECT_TRUE(at::equal(vector.view(as_bits), loop.view(as_bits))) << "n " << n << ", p " << p << ", " << dtype;
+      }
+    }
+  }
 }
 
 TEST(FastDropout, IsReproducibleUnderTheSeedAndFreshOnEachCall) {

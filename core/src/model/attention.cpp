@@ -4,8 +4,14 @@
 
 #include "ts/model/float_mode.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
@@ -44,10 +50,63 @@ inline std::uint64_t splitmix64(std::uint64_t z) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
+constexpr std::uint64_t kPairStride = 0xd1342543de82ef95ULL;  // pair k hashes seed + k * this
+
+#if defined(__x86_64__)
+#define TS_HASH_DROPOUT_AVX512 1
+// Pairs [k, end) of fp32 or bf16 elements, 8 pairs (16 elements) at a time: the 8 64-bit hashes of a
+// register are, read as 16 32-bit lanes, the uniforms of elements 2k, 2k+1, ... in order, exactly as
+// the one-element loop uses them. Returns the first pair not done (the loop finishes the rest).
+template <class T>
+__attribute__((target("avx512f,avx512dq,avx512bw"))) std::int64_t hash_dropout_avx512(
+    const T* src, T* dst, std::int64_t k, std::int64_t end, std::uint64_t seed, std::uint32_t threshold, float scale) {
+  const __m512i stride = _mm512_set1_epi64(static_cast<long long>(kPairStride));
+  const __m512i golden = _mm512_set1_epi64(static_cast<long long>(0x9e3779b97f4a7c15ULL));
+  const __m512i m1 = _mm512_set1_epi64(static_cast<long long>(0xbf58476d1ce4e5b9ULL));
+  const __m512i m2 = _mm512_set1_epi64(static_cast<long long>(0x94d049bb133111ebULL));
+  const __m512i base = _mm512_set1_epi64(static_cast<long long>(seed));
+  const __m512i lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i limit = _mm512_set1_epi32(static_cast<int>(threshold));
+  const __m512 factor = _mm512_set1_ps(scale);
+  for (; k + 8 <= end; k += 8) {
+    const __m512i index = _mm512_add_epi64(_mm512_set1_epi64(k), lanes);
+    __m512i z = _mm512_add_epi64(_mm512_add_epi64(base, _mm512_mullo_epi64(index, stride)), golden);
+    z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), m1);
+    z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), m2);
+    z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
+    const __mmask16 keep = _mm512_cmpge_epu32_mask(z, limit);
+    if constexpr (std::is_same_v<T, float>) {
+      _mm512_storeu_ps(dst + 2 * k, _mm512_maskz_mul_ps(keep, _mm512_loadu_ps(src + 2 * k), factor));
+    } else {
+      // bf16 -> fp32, the product, then back with round-to-nearest-even (c10::BFloat16's rounding;
+      // a NaN becomes its canonical 0x7FC0).
+      const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * k));
+      const __m512 x = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(raw), 16));
+      const __m512i bits = _mm512_castps_si512(_mm512_maskz_mul_ps(keep, x, factor));
+      const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+      __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF))), 16);
+      const __mmask16 nan = _mm512_cmp_ps_mask(_mm512_castsi512_ps(bits), _mm512_castsi512_ps(bits), _CMP_UNORD_Q);
+      rounded = _mm512_mask_mov_epi32(rounded, nan, _mm512_set1_epi32(0x7FC0));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 2 * k), _mm512_cvtepi32_epi16(rounded));
+    }
+  }
+  return k;
+}
+
+bool hash_dropout_avx512_available() {
+  static const bool yes =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+  return yes;
+}
+#endif
+
+}  // namespace
+
+namespace detail {
 
 // out[i] = in[i] * scale where the hash of (seed, i) keeps element i, else 0. Each 64-bit hash gives
 // two 32-bit uniforms, one per element of a pair.
-at::Tensor apply_hash_mask(const at::Tensor& input, std::uint64_t seed, double p) {
+at::Tensor hash_dropout(const at::Tensor& input, std::uint64_t seed, double p, bool vectorised) {
   const auto in = input.contiguous();
   auto out = at::empty_like(in);
   const std::int64_t n = in.numel();
@@ -60,8 +119,16 @@ at::Tensor apply_hash_mask(const at::Tensor& input, std::uint64_t seed, double p
     const auto mode = FloatMode::current();
     at::parallel_for(0, (n + 1) / 2, 8192, [&](std::int64_t begin, std::int64_t end) {
       const FloatMode::Scope same(mode);
-      for (std::int64_t k = begin; k < end; ++k) {
-        const std::uint64_t h = splitmix64(seed + static_cast<std::uint64_t>(k) * 0xd1342543de82ef95ULL);
+      std::int64_t k = begin;
+#ifdef TS_HASH_DROPOUT_AVX512
+      if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, at::BFloat16>) {
+        // Whole pairs only; the vector multiplies by the scale as the loop does (bf16: rounded first).
+        if (vectorised && hash_dropout_avx512_available())
+          k = hash_dropout_avx512(src, dst, k, std::min(end, n / 2), seed, threshold, static_cast<float>(s));
+      }
+#endif
+      for (; k < end; ++k) {
+        const std::uint64_t h = splitmix64(seed + static_cast<std::uint64_t>(k) * kPairStride);
         dst[2 * k] = static_cast<std::uint32_t>(h) >= threshold ? static_cast<scalar_t>(src[2 * k] * s) : scalar_t(0);
         if (2 * k + 1 < n)
           dst[2 * k + 1] = static_cast<std::uint32_t>(h >> 32) >= threshold ? static_cast<scalar_t>(src[2 * k + 1] * s)
@@ -72,18 +139,22 @@ at::Tensor apply_hash_mask(const at::Tensor& input, std::uint64_t seed, double p
   return out;
 }
 
+}  // namespace detail
+
+namespace {
+
 // Dropout that keeps nothing for backward but its seed: the gradient goes through the same mask,
 // regenerated from the hash. LibTorch's dropout keeps a mask as large as the activation.
 struct HashDropout : public torch::autograd::Function<HashDropout> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, double p, std::int64_t seed) {
     ctx->saved_data["p"] = p;
     ctx->saved_data["seed"] = seed;
-    return apply_hash_mask(x, static_cast<std::uint64_t>(seed), p);
+    return detail::hash_dropout(x, static_cast<std::uint64_t>(seed), p);
   }
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grads) {
     const auto seed = static_cast<std::uint64_t>(ctx->saved_data["seed"].toInt());
-    return {apply_hash_mask(grads[0], seed, ctx->saved_data["p"].toDouble()), at::Tensor(), at::Tensor()};
+    return {detail::hash_dropout(grads[0], seed, ctx->saved_data["p"].toDouble()), at::Tensor(), at::Tensor()};
   }
 };
 

@@ -26,6 +26,7 @@
 #include "ts/model/precision.h"
 #include "ts/train/model_size.h"
 #include "ts/train/batcher.h"
+#include "ts/train/loss.h"
 #include "ts/train/distributed.h"
 #include "ts/train/loop.h"
 #include "ts/store/fault.h"
@@ -108,8 +109,8 @@ void set_lr(torch::optim::Optimizer& optimizer, double lr) {
 // Teacher-forced loss summed over non-pad target tokens.
 at::Tensor loss_sum(Transformer& model, const Batch& batch, double smoothing) {
   auto logits = model->forward(batch.src, batch.tgt_in);  // [B, T, V]
-  return at::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}).to(at::kFloat), batch.tgt_out.reshape({-1}), {},
-                                at::Reduction::Sum, Vocab::kPad, smoothing);
+  return smoothed_cross_entropy_sum(logits.reshape({-1, logits.size(-1)}), batch.tgt_out.reshape({-1}), Vocab::kPad,
+                                    smoothing);
 }
 
 // Data-parallel: this rank's share of a batch, every world_size-th sentence from `rank`. The

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The training loss in one node equals LibTorch's cross-entropy with label smoothing: the value and
+// the gradient, with padding, with and without smoothing, from fp32 and from bf16 logits.
+#include "ts/train/loss.h"
+
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+namespace ts {
+namespace {
+
+constexpr std::int64_t kPad = 0;
+
+// Logits [N, V] and targets [N] with some rows of padding.
+std::pair<at::Tensor, at::Tensor> example(std::int64_t n, std::int64_t v) {
+  at::manual_seed(5);
+  auto logits = at::randn({n, v}) * 3;
+  auto targets = at::randint(1, v, {n}, at::kLong);
+  targets.index_put_({at::arange(0, n, 3)}, kPad);
+  return {logits, targets};
+}
+
+TEST(SmoothedCrossEntropy, EqualsLibTorchsValueAndGradient) {
+  for (const double smoothing : {0.0, 0.1, 0.3}) {
+    const auto [logits, targets] = example(37, 53);
+    auto a = logits.clone().requires_grad_(true);
+    auto b = logits.clone().requires_grad_(true);
+    const auto ours = smoothed_cross_entropy_sum(a, targets, kPad, smoothing);
+    const auto theirs = at::cross_entropy_loss(b, targets, {}, at::Reduction::Sum, kPad, smoothing);
+    EXPECT_NEAR(ours.item<double>(), theirs.item<double>(), 1e-4 * std::abs(theirs.item<double>())) << smoothing;
+    (ours * 0.5).backward();
+    (theirs * 0.5).backward();
+    EXPECT_TRUE(at::allclose(a.grad(), b.grad(), 1e-5, 1e-6)) << smoothing;
+    // Padding rows get no gradient.
+    EXPECT_EQ(a.grad().index({targets.eq(kPad)}).abs().sum().item<double>(), 0.0);
+  }
+}
+
+TEST(SmoothedCrossEntropy, Bf16LogitsGetABf16GradientOfTheFp32Loss) {
+  const auto [logits, targets] = example(20, 31);
+  auto low = logits.to(at::kBFloat16).requires_grad_(true);
+  auto reference = low.detach().to(at::kFloat).requires_grad_(true);
+  const auto ours = smoothed_cross_entropy_sum(low, targets, kPad, 0.1);
+  const auto theirs = at::cross_entropy_loss(reference, targets, {}, at::Reduction::Sum, kPad, 0.1);
+  EXPECT_EQ(ours.scalar_type(), at::kFloat);
+  EXPECT_NEAR(ours.item<double>(), theirs.item<double>(), 1e-4 * std::abs(theirs.item<double>()));
+  ours.backward();
+  theirs.backward();
+  ASSERT_EQ(low.grad().scalar_type(), at::kBFloat16);
+  EXPECT_TRUE(at::allclose(low.grad().to(at::kFloat), reference.grad(), 1e-2, 1e-3));
+}
+
+TEST(SmoothedCrossEntropy, AllPaddingGivesZero) {
+  auto logits = at::randn({4, 9}).requires_grad_(true);
+  const auto loss = smoothed_cross_entropy_sum(logits, at::zeros({4}, at::kLong), kPad, 0.1);
+  EXPECT_EQ(loss.item<double>(), 0.0);
+  loss.backward();
+  EXPECT_EQ(logits.grad().abs().sum().item<double>(), 0.0);
+}
+
+}  // namespace
+}  // namespace ts
