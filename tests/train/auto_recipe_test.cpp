@@ -165,18 +165,28 @@ TEST(AutoRecipe, AMachineMeasuredSixTimesFasterGetsALargerModel) {
   EXPECT_EQ(auto_recipe(corpus, direction, 20, crawling).config.model.d_model, 192);
 }
 
-TEST(AutoRecipe, DropoutFollowsThePassesOverTheData) {
-  // A few thousand pairs are seen many times in 20 minutes, 170,000 about once or twice.
+TEST(AutoRecipe, RegularisationFollowsThePassesOverTheData) {
+  // A few thousand pairs are seen very many times in 20 minutes, 170,000 about once or twice.
   const auto few = german(3000), many = german(170000);
   const auto r_few = auto_recipe(few, parse_direction("de-en", few), 20, two_cores());
   const auto r_many = auto_recipe(many, parse_direction("de-en", many), 20, two_cores());
   EXPECT_DOUBLE_EQ(r_few.config.model.dropout, 0.3);
-  EXPECT_DOUBLE_EQ(r_many.config.model.dropout, 0.1);
+  EXPECT_DOUBLE_EQ(r_few.config.train.label_smoothing, 0.1);
   EXPECT_TRUE(says(r_few, "very many passes"));
-  EXPECT_TRUE(says(r_many, "underfits before it overfits"));
-  // cmn.txt's size (29,000 pairs) in 20 minutes: about 13 passes, where 0.1 measured best.
+  EXPECT_DOUBLE_EQ(r_many.config.model.dropout, 0.0);
+  EXPECT_DOUBLE_EQ(r_many.config.train.label_smoothing, 0.0);
+  EXPECT_TRUE(says(r_many, "Regularisation: none (dropout 0, label smoothing 0)"));
+  // cmn.txt's size (29,000 pairs) in 20 minutes: about 13 passes, still under the 30 where
+  // regularisation starts.
   const auto zh = chinese(29000);
-  EXPECT_DOUBLE_EQ(auto_recipe(zh, parse_direction("en-zh", zh), 20, two_cores(true)).config.model.dropout, 0.1);
+  const auto r_zh = auto_recipe(zh, parse_direction("en-zh", zh), 20, two_cores(true));
+  EXPECT_DOUBLE_EQ(r_zh.config.model.dropout, 0.0);
+  EXPECT_DOUBLE_EQ(r_zh.config.train.label_smoothing, 0.0);
+  // Between 30 and 100 passes: dropout 0.2 with label smoothing (8,000 pairs for 20 minutes).
+  const auto some = german(8000);
+  const auto r_some = auto_recipe(some, parse_direction("de-en", some), 20, two_cores());
+  EXPECT_TRUE(says(r_some, "many: some regularisation")) << r_some.reasons.back();
+  EXPECT_DOUBLE_EQ(r_some.config.model.dropout, 0.2);
 }
 
 TEST(AutoRecipe, PrecisionIsSaidForTheMachine) {

@@ -43,6 +43,8 @@ constexpr ModelSize kSizes[] = {
 };
 constexpr int kReference = 1;             // "base", the size the throughput above was measured for
 constexpr double kReferenceVocab = 8000;  // the vocabulary a measurement (ts/train/calibration.h) uses
+// Under this many passes over the training pairs a run is trained without dropout or label smoothing.
+constexpr double kFewPasses = 30;
 
 // The cost of a token: the weights it passes through, plus a fixed part (batching, attention
 // scores, softmax, the optimizer's pass over the embeddings) worth about 2.9 million weights. Fitted
@@ -265,19 +267,27 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
       m.name, m.layers, m.layers, m.d_model, m.d_ff, m.heads, thousands(chosen_tps), speed_source,
       fmt::format("{:.1f}", tokens / 1e6)));
 
-  // Dropout for the passes over the data the budget allows.
+  // Regularisation for the passes over the data the budget allows. A budget of a few passes ends
+  // underfitted: dropout and label smoothing only slow the learning down there. On the dev splits
+  // of four pairs, 5 minutes (1.3 to 25 passes), dropout 0 with no label smoothing beat dropout 0.1
+  // with smoothing 0.1 on every pair, by less as the passes grow: de-en (1.3 passes) +12.9 BLEU,
+  // fr-en (4.3) +10.0, en-zh (6.7) +2.1, ar-en (25.5) +0.8 (docs/benchmarks.md, "Less regularisation
+  // for a short budget"). Above 30 passes, untested on dev, the earlier rule stays.
   const double epoch_tokens = std::max(1.0, tgt_tokens_per_sentence * static_cast<double>(shape.pairs) * 0.9);
   const double passes = tokens / epoch_tokens;
-  // A budget that ends on a decayed learning rate underfits more than it overfits: English-Chinese,
-  // 20 min, 13.5 passes over cmn.txt: test BLEU 39.58 with dropout 0.1, 34.80 with 0.2 and 28.76 with
-  // 0.3 (docs/benchmarks.md, "Time to quality: less dropout, a vocabulary sized to the budget", 2026-11-24).
-  // More only where the pairs are seen very many times.
-  c.model.dropout = passes < 1 ? 0.0 : passes < 30 ? 0.1 : passes < 100 ? 0.2 : 0.3;
-  r.reasons.push_back(fmt::format("Dropout {}: about {:.1f} passes over the training pairs{}.", c.model.dropout, passes,
-                                  passes < 1 ? " (every batch is new: nothing to overfit)"
-                                  : passes < 30
-                                      ? " (a budget that ends on a decayed learning rate underfits before it overfits)"
-                                      : " (very many passes: regularise more)"));
+  const bool few_passes = passes < kFewPasses;
+  c.model.dropout = few_passes ? 0.0 : passes < 100 ? 0.2 : 0.3;
+  c.train.label_smoothing = few_passes ? 0.0 : 0.1;
+  r.reasons.push_back(
+      few_passes
+          ? fmt::format("Regularisation: none (dropout 0, label smoothing 0): about {:.1f} passes over the training "
+                        "pairs end underfitted, where both only slow learning down (on four pairs' dev splits, "
+                        "docs/benchmarks.md \"Less regularisation for a short budget\").",
+                        passes)
+          : fmt::format("Regularisation: dropout {} and label smoothing 0.1: about {:.1f} passes over the training "
+                        "pairs{}.",
+                        c.model.dropout, passes,
+                        passes < 100 ? " (many: some regularisation)" : " (very many passes: regularise more)"));
 
   // Schedule and batches. Small batches on a CPU: a budget buys few updates, and more of them
   // learn more (German-English, 5 min on 2 cores: 16.2 BLEU with 1,000-token batches against 6.2
