@@ -269,9 +269,9 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
 
   // Regularisation for the passes over the data the budget allows. A budget of a few passes ends
   // underfitted: dropout and label smoothing only slow the learning down there. On the dev splits
-  // of four pairs, 5 minutes (1.3 to 25 passes), dropout 0 with no label smoothing beat dropout 0.1
+  // of four pairs, 5 minutes (1.3 to 28 passes), dropout 0 with no label smoothing beat dropout 0.1
   // with smoothing 0.1 on every pair, by less as the passes grow: de-en (1.3 passes) +12.9 BLEU,
-  // fr-en (4.3) +10.0, en-zh (6.7) +2.1, ar-en (25.5) +0.8 (docs/benchmarks.md, "Less regularisation
+  // fr-en (5.1) +10.0, en-zh (8.0) +2.1, ar-en (28.2) +0.8 (docs/benchmarks.md, "Less regularisation
   // for a short budget"). Above 30 passes, untested on dev, the earlier rule stays.
   const double epoch_tokens = std::max(1.0, tgt_tokens_per_sentence * static_cast<double>(shape.pairs) * 0.9);
   const double passes = tokens / epoch_tokens;

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Two parts of a training step timed alone, old way against new: the hash dropout's one-element loop
+// against its AVX-512 pass (fp32 and bf16), and LibTorch's label-smoothed cross-entropy against ours
+// (forward and backward). Prints the median of 20 repetitions in milliseconds.
+//   ts_bench_train_ops [TOKENS] [WIDTH] [VOCAB]     (defaults 1000 1024 8000: a 1,000-token batch of the
+//                                                   default recipe's base model)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <torch/csrc/autograd/autograd.h>
+
+#include "ts/model/attention.h"
+#include "ts/train/loss.h"
+
+namespace {
+double median_ms(const std::function<void()>& f) {
+  for (int i = 0; i < 3; ++i) f();
+  std::vector<double> t;
+  for (int i = 0; i < 20; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::int64_t tokens = argc > 1 ? std::atoll(argv[1]) : 1000;
+  const std::int64_t width = argc > 2 ? std::atoll(argv[2]) : 1024;
+  const std::int64_t vocab = argc > 3 ? std::atoll(argv[3]) : 8000;
+  std::printf("threads %d, tokens %lld, width %lld, vocabulary %lld\n", at::get_num_threads(),
+              static_cast<long long>(tokens), static_cast<long long>(width), static_cast<long long>(vocab));
+  for (const auto dtype : {at::kFloat, at::kBFloat16}) {
+    const auto x = at::randn({tokens, width}).to(dtype);
+    const double loop = median_ms([&] { ts::detail::hash_dropout(x, 7, 0.1, /*vectorised=*/false); });
+    const double vector = median_ms([&] { ts::detail::hash_dropout(x, 7, 0.1, /*vectorised=*/true); });
+    std::printf("dropout %-5s  one-element loop %7.3f ms   AVX-512 %7.3f ms   %.1fx\n",
+                dtype == at::kFloat ? "fp32" : "bf16", loop, vector, loop / vector);
+  }
+  const auto targets = at::randint(1, vocab, {tokens}, at::kLong);
+  for (const auto dtype : {at::kFloat, at::kBFloat16}) {
+    for (const double smoothing : {0.0, 0.1}) {
+      const auto base = (at::randn({tokens, vocab}) * 2).to(dtype);
+      const auto run = [&](bool ours) {
+        auto logits = base.detach().requires_grad_(true);
+        const auto loss = ours ? ts::smoothed_cross_entropy_sum(logits, targets, 0, smoothing)
+                               : at::cross_entropy_loss(logits.to(at::kFloat), targets, {}, at::Reduction::Sum, 0,
+                                                        smoothing);
+        torch::autograd::backward({loss});
+      };
+      const double theirs = median_ms([&] { run(false); });
+      const double ours = median_ms([&] { run(true); });
+      std::printf("loss %-5s smoothing %.1f  LibTorch %7.2f ms   one node %7.2f ms   %.2fx\n",
+                  dtype == at::kFloat ? "fp32" : "bf16", smoothing, theirs, ours, theirs / ours);
+    }
+  }
+  return 0;
+}
