@@ -7,26 +7,16 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QIcon>
 
 #include "shell/launch_options.h"
 #include "shell/main_window.h"
 
 int main(int argc, char** argv) {
-  ts::ui::choose_openmp_wait_policy(argv);
-  auto start = ts::ui::take_reverse_flag(argc, argv);
+  auto start = ts::ui::prepare_start(argc, argv);
   QApplication app(start.argc, start.args.data());
-  QApplication::setOrganizationName(QStringLiteral("TransformerStudio"));
-  QApplication::setApplicationName(QStringLiteral("transformer-studio"));
-  QApplication::setApplicationDisplayName(QStringLiteral("Transformer Studio"));
-  QApplication::setApplicationVersion(QStringLiteral(TS_VERSION));
-  QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/transformer-studio.svg")));
-
+  ts::ui::name_the_application();
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Train and explore Transformer translation models."));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  ts::ui::LaunchOptions launch(parser);
+  ts::ui::LaunchOptions launch(parser, QStringLiteral("Train and explore Transformer translation models."));
   parser.process(app);
 
   ts::ui::MainWindow window(launch.database());

@@ -26,20 +26,13 @@ constexpr int kStopWaitMs = 30000;        // training stops within this (a check
 }  // namespace
 
 int main(int argc, char** argv) {
-  ts::ui::choose_openmp_wait_policy(argv);
-  auto start = ts::ui::take_reverse_flag(argc, argv);
+  auto start = ts::ui::prepare_start(argc, argv);
   QApplication app(start.argc, start.args.data());
-  QApplication::setOrganizationName(QStringLiteral("TransformerStudio"));
-  QApplication::setApplicationName(QStringLiteral("transformer-studio"));
-  QApplication::setApplicationDisplayName(QStringLiteral("Transformer Studio"));
-  QApplication::setApplicationVersion(QStringLiteral(TS_VERSION));
-
+  ts::ui::name_the_application();
   QCommandLineParser parser;
-  parser.setApplicationDescription(
+  ts::ui::LaunchOptions launch(
+      parser,
       QStringLiteral("Open Transformer Studio as the options say, then save a PNG of each panel and tab and quit."));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  ts::ui::LaunchOptions launch(parser);
   const QCommandLineOption screenshots({QStringLiteral("screenshots")},
                                        QStringLiteral("Save a PNG of each panel into this directory (required)."),
                                        QStringLiteral("dir"));

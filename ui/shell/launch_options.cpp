@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <string>
 
+#include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QFontDatabase>
 #include <QStatusBar>
 #include <QTimer>
@@ -48,6 +50,11 @@ StartArguments take_reverse_flag(int argc, char** argv) {
   return out;
 }
 
+StartArguments prepare_start(int argc, char** argv) {
+  choose_openmp_wait_policy(argv);
+  return take_reverse_flag(argc, argv);
+}
+
 void choose_openmp_wait_policy(char** argv) {
   if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT") || std::getenv("TS_OPENMP_POLICY_SET")) return;
   ::setenv("GOMP_SPINCOUNT", kDesktopSpinCount, 1);
@@ -56,6 +63,14 @@ void choose_openmp_wait_policy(char** argv) {
   // No /proc (or exec refused): carry on with the default policy, which only costs speed.
   std::fprintf(stderr, "transformer-studio: could not restart with GOMP_SPINCOUNT=%s; OpenMP keeps its default\n",
                kDesktopSpinCount);
+}
+
+void name_the_application() {
+  QApplication::setOrganizationName(QStringLiteral("TransformerStudio"));
+  QApplication::setApplicationName(QStringLiteral("transformer-studio"));
+  QApplication::setApplicationDisplayName(QStringLiteral("Transformer Studio"));
+  QApplication::setApplicationVersion(QStringLiteral(TS_VERSION));
+  QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/transformer-studio.svg")));
 }
 
 bool has_cjk_font() {
@@ -72,7 +87,7 @@ QSize parse_window_size(const QString& text) {
   return {w, h};
 }
 
-LaunchOptions::LaunchOptions(QCommandLineParser& parser)
+LaunchOptions::LaunchOptions(QCommandLineParser& parser, const QString& description)
     : parser_(parser),
       db_({QStringLiteral("db")}, QStringLiteral("Run history database."), QStringLiteral("file")),
       reverse_({QStringLiteral("reverse")},
@@ -110,6 +125,9 @@ LaunchOptions::LaunchOptions(QCommandLineParser& parser)
                      QStringLiteral("Load a language-model checkpoint to generate from."), QStringLiteral("file")),
       lm_prompt_({QStringLiteral("lm-prompt")},
                  QStringLiteral("Generate from this prompt once a language model is there."), QStringLiteral("text")) {
+  parser_.setApplicationDescription(description);
+  parser_.addHelpOption();
+  parser_.addVersionOption();
   parser_.addPositionalArgument(QStringLiteral("corpus"),
                                 QStringLiteral("Corpus to open (Tatoeba/Anki format); the demo corpus if none."));
   for (const auto* o :

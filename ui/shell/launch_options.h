@@ -25,6 +25,9 @@ struct StartArguments {
   bool into_english = false;
 };
 StartArguments take_reverse_flag(int argc, char** argv);
+/// What a desktop binary does first: choose_openmp_wait_policy (which may start the program again),
+/// then take_reverse_flag.
+StartArguments prepare_start(int argc, char** argv);
 
 /// Training at full speed while the person uses the computer: LibTorch's and OpenBLAS's OpenMP threads
 /// spin at the end of every parallel region, and with GNU OpenMP's default a run loses 3-9x of its
@@ -33,6 +36,10 @@ StartArguments take_reverse_flag(int argc, char** argv);
 /// and starts the program again, once. A setting already in the environment is respected.
 void choose_openmp_wait_policy(char** argv);
 
+/// Names the application (organisation, name, display name, version, icon): where QSettings keep the
+/// person's choices, and what the window title and --version say. Both desktop binaries call it.
+void name_the_application();
+
 /// Whether a font for Chinese and Japanese is installed (without one they render as empty boxes).
 bool has_cjk_font();
 
@@ -40,7 +47,8 @@ bool has_cjk_font();
 /// a window created with `database()`.
 class LaunchOptions {
  public:
-  explicit LaunchOptions(QCommandLineParser& parser);
+  /// Also adds --help (with `description`) and --version.
+  LaunchOptions(QCommandLineParser& parser, const QString& description);
 
   /// The run history the window opens (--db); empty = the default.
   QString database() const;

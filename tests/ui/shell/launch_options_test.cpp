@@ -21,7 +21,7 @@ namespace {
 // Parses `args` (the program name first) with the launch options; `apply`s them to `window`.
 struct Launch {
   QCommandLineParser parser;
-  LaunchOptions options{parser};
+  LaunchOptions options{parser, QStringLiteral("test")};
   bool parsed = false;
   explicit Launch(const QStringList& args) { parsed = parser.parse(args); }
 };
