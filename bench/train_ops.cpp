@@ -50,9 +50,9 @@ int main(int argc, char** argv) {
       const auto base = (at::randn({tokens, vocab}) * 2).to(dtype);
       const auto run = [&](bool ours) {
         auto logits = base.detach().requires_grad_(true);
-        const auto loss = ours ? ts::smoothed_cross_entropy_sum(logits, targets, 0, smoothing)
-                               : at::cross_entropy_loss(logits.to(at::kFloat), targets, {}, at::Reduction::Sum, 0,
-                                                        smoothing);
+        const auto loss =
+            ours ? ts::smoothed_cross_entropy_sum(logits, targets, 0, smoothing)
+                 : at::cross_entropy_loss(logits.to(at::kFloat), targets, {}, at::Reduction::Sum, 0, smoothing);
         torch::autograd::backward({loss});
       };
       const double theirs = median_ms([&] { run(false); });
