@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
       std::vector<std::string> english;
       for (const auto& p : corpus.pairs) english.push_back(p.english);
       ts::TokenizerConfig tc;
-      tc.kind = "bpe";
+      tc.kind = ts::TokenizerKind::kBpe;
       tc.vocab_size = bpe;
       const auto t0 = Clock::now();
       const auto tokenizer = ts::make_tokenizer(tc, english);

@@ -58,7 +58,7 @@ class LmTerminalObserver : public SessionObserver {
                v.loss, baseline_, v.improved ? " *" : "");
   }
   void on_checkpoint(const CheckpointEvent& c) override {
-    if (c.kind == "best") fmt::print(stderr, "  best checkpoint: {}\n", c.path);
+    if (c.kind == CheckpointKind::kBest) fmt::print(stderr, "  best checkpoint: {}\n", c.path);
   }
   void on_log(const std::string& line) override { fmt::print(stderr, "{}\n", line); }
   void on_finished(const TrainingSummary& s) override {
@@ -142,7 +142,7 @@ int LmCommands::train() {
     if (a.max_steps >= 0) request.config.max_steps = a.max_steps;
     if (a.max_minutes >= 0) request.config.max_minutes = a.max_minutes;
     if (a.threads >= 0) request.config.threads = a.threads;
-    if (!a.device.empty()) request.config.device = a.device;
+    if (!a.device.empty()) request.config.device = parse_device_choice(a.device);
     request.config.validate();
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", error_message(e));
@@ -175,7 +175,7 @@ int LmCommands::train() {
 
 int LmCommands::generate() {
   auto& a = args_;
-  const auto device = resolve_device(a.device.empty() ? "auto" : a.device);
+  const auto device = resolve_device(a.device.empty() ? DeviceChoice::kAuto : parse_device_choice(a.device));
   configure_threads(a.threads >= 0 ? a.threads : 0);
   auto loaded = load_lm_checkpoint(a.checkpoint, device);
   GenerateOptions options;

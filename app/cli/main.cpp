@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli_main.h"
 #include "help_commands.h"
 #include "lm_commands.h"
 #include "compare_commands.h"
@@ -118,9 +119,9 @@ void apply_overrides(ExperimentConfig& config, const TrainArgs& a) {
   if (a.max_minutes >= 0) config.train.max_minutes = a.max_minutes;
   if (!a.budget.empty())
     config.train.budget_minutes = a.budget == "0" || a.budget == "none" ? 0 : parse_budget_minutes(a.budget);
-  if (!a.device.empty()) config.train.device = a.device;
+  if (!a.device.empty()) config.train.device = parse_device_choice(a.device);
   if (a.threads >= 0) config.train.threads = a.threads;
-  if (!a.precision.empty()) config.train.precision = a.precision;
+  if (!a.precision.empty()) config.train.precision = parse_precision(a.precision);
   if (a.probe) config.train.probe = *a.probe;
   config.validate();
 }
@@ -458,7 +459,7 @@ int cmd_translate(const DecodeArgs& a) {
     if (!file) throw std::invalid_argument(a.input + ": cannot be read: " + std::strerror(errno));
   }
   std::istream& in = a.input.empty() ? std::cin : file;
-  auto loaded = load_checkpoint(checkpoint_path(a.checkpoint), resolve_device(a.device));
+  auto loaded = load_checkpoint(checkpoint_path(a.checkpoint), resolve_device(parse_device_choice(a.device)));
   const auto config = a.config(loaded.meta.config.decode);
   attach_shortlist(a, config, checkpoint_path(a.checkpoint), loaded);
   Translator translator(loaded.model, std::move(loaded.pipeline));
@@ -537,7 +538,7 @@ struct EvalArgs {
 
 int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
   configure_threads(a.threads);
-  const auto device = resolve_device(a.device);
+  const auto device = resolve_device(parse_device_choice(a.device));
   auto loaded = load_checkpoint(checkpoint_path(a.checkpoint), device);
   const auto& p = loaded.pipeline;
   std::vector<SentencePair> pairs;
@@ -693,7 +694,7 @@ void add_decode_options(CLI::App* cmd, DecodeArgs& d) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int cli_main(int argc, char** argv) {
   g_command_start = steady_seconds();
   g_args.assign(argv, argv + argc);
   CLI::App app{"Transformer Studio: train and explore Transformer translation models"};

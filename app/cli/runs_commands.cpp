@@ -56,7 +56,7 @@ int list_runs(RunStore& store) {
   for (const auto& r : runs)
     fmt::print("{:>4}  {:28}  {:18}  {:6}  {:15}  {:>7}  {:>6}  {:13}  {}\n", r.id, shorten(r.name, 28),
                shorten(fs::path(r.corpus_path).filename().string(), 18),
-               r.kind == "language-model" ? "LM" : r.direction, shorten(r.preset, 15), r.steps, bleu_text(r),
+               r.kind == RunKind::kLanguageModel ? "LM" : r.direction, shorten(r.preset, 15), r.steps, bleu_text(r),
                run_status_name(r.status), r.started_at);
   return 0;
 }
@@ -72,10 +72,11 @@ int show_run(RunStore& store, std::int64_t id) {
   fmt::print(
       "run {}: {} ({})\n  status    {}{}\n  started   {}{}\n  corpus    {} ({} pairs, {} bytes, sha256 {})\n"
       "  direction {}   preset {}   steps {}   best BLEU {}\n  machine   {}   device {}\n  directory {}\n",
-      r.id, r.name, r.kind == "language-model" ? "language model" : "translation", run_status_name(r.status),
-      r.message.empty() ? "" : " (" + r.message + ")", r.started_at, r.ended_at.empty() ? "" : ", ended " + r.ended_at,
-      r.corpus_path, r.corpus_pairs, r.corpus_bytes, r.corpus_sha256.empty() ? "-" : r.corpus_sha256.substr(0, 16),
-      r.direction, r.preset, r.steps, bleu_text(r), r.machine, r.device, r.out_dir);
+      r.id, r.name, r.kind == RunKind::kLanguageModel ? "language model" : run_kind_name(r.kind),
+      run_status_name(r.status), r.message.empty() ? "" : " (" + r.message + ")", r.started_at,
+      r.ended_at.empty() ? "" : ", ended " + r.ended_at, r.corpus_path, r.corpus_pairs, r.corpus_bytes,
+      r.corpus_sha256.empty() ? "-" : r.corpus_sha256.substr(0, 16), r.direction, r.preset, r.steps, bleu_text(r),
+      r.machine, r.device, r.out_dir);
   if (!r.tags.empty()) {
     std::string tags;
     for (const auto& t : r.tags) tags += (tags.empty() ? "" : ", ") + t;
@@ -172,7 +173,7 @@ int export_run(RunStore& store, std::int64_t id, const std::string& format, cons
   }
   nlohmann::json j = {{"id", run.id},
                       {"name", run.name},
-                      {"kind", run.kind},
+                      {"kind", run_kind_name(run.kind)},
                       {"status", run_status_name(run.status)},
                       {"corpus", run.corpus_path},
                       {"direction", run.direction},

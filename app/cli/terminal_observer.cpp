@@ -83,9 +83,9 @@ void TerminalObserver::on_validation(const ValidationResult& v) {
 }
 
 void TerminalObserver::on_checkpoint(const CheckpointEvent& c) {
-  if (c.kind == "last") return;  // written at every validation: not worth a line
+  if (c.kind == CheckpointKind::kLast) return;  // written at every validation: not worth a line
   clear_line();
-  fmt::print(out_, "checkpoint ({}) written: {}\n", c.kind, c.path);
+  fmt::print(out_, "checkpoint ({}) written: {}\n", checkpoint_kind_name(c.kind), c.path);
   std::fflush(out_);
 }
 

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Fault injection (docs/reliability.md): SIGKILL at exact places, through the TS_FAULT hook
-# (core/include/ts/store/fault.h), then integrity and resume; a full disk while a checkpoint is
-# written; NaN losses, stopped or skipped.
+# Fault injection (docs/reliability.md): SIGKILL at exact places, through the TS_FAULT plan
+# (tests/support/fault_plan.h, installed by the test build transformer-studio-cli-faults at the
+# points of core/include/ts/store/fault.h), then integrity and resume; a full disk while a checkpoint
+# is written; NaN losses, stopped or skipped; and the installed program, which has no fault hook,
+# unmoved by the same plan.
 #
-#   fault_test.sh PATH_TO_CLI [KILLS_PER_POINT]   (CTest runs 3 per point; the stress test 20)
+#   fault_test.sh PATH_TO_CLI_FAULTS [KILLS_PER_POINT] [PATH_TO_INSTALLED_CLI]
+#   (CTest runs 3 kills per point; the stress test 20)
 #
 # Also: the history locked at the finish line (store.finish), released, never released, and the
 # process killed while it waits.
@@ -15,7 +18,7 @@
 # any, loads; `train --resume` continues from it in the same run and finishes; and every metric the
 # history held for the steps up to the resumed checkpoint is still there afterwards.
 set -uo pipefail
-cli=${1:?usage: fault_test.sh PATH_TO_CLI [KILLS_PER_POINT]}
+cli=${1:?usage: fault_test.sh PATH_TO_CLI_FAULTS [KILLS_PER_POINT] [PATH_TO_INSTALLED_CLI]}
 per_point=${2:-3}
 source "$(dirname "$0")/test_lib.sh"
 db=$work/history/runs.db
@@ -156,6 +159,14 @@ TS_FAULT="loss:12:fail" train "$out" 40 --no-history --set train.on_nonfinite=sk
 check "NaN skip: the run finishes" test $? -eq 0
 check "NaN skip: the skipped update is reported" grep -q "non-finite loss (nan) at step 12: update skipped (1 in a row)" "$out.log"
 check "NaN skip: all 40 steps done" grep -q "after 40 steps" "$out.log"
+
+# The installed program has no fault hook: the plan that stopped the run above does nothing there.
+if [ -n "${3:-}" ]; then
+  out=$work/no-hook
+  TS_FAULT="loss:12:fail" cli=$3 train "$out" 40 --no-history > "$out.log" 2>&1
+  check "installed program: TS_FAULT does nothing, the run finishes" test $? -eq 0
+  check "installed program: all 40 steps, no NaN" bash -c "grep -q 'after 40 steps' '$out.log' && ! grep -q non-finite '$out.log'"
+fi
 
 echo "$summary"
 echo "$passes passed, $failures failed"

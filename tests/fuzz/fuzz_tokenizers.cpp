@@ -50,9 +50,9 @@ struct Tokenizers {
 
 std::unique_ptr<ts::Tokenizer> make(const std::string& kind, bool lowercase, const std::string& punctuation = "split") {
   ts::TokenizerConfig config;
-  config.kind = kind;
+  config.kind = ts::parse_tokenizer_kind(kind);
   config.lowercase = lowercase;
-  config.punctuation = punctuation;
+  config.punctuation = ts::parse_punctuation(punctuation);
   config.vocab_size = kind == "bpe" ? 160 : 120;
   config.character_coverage = 1.0;
   if (kind == "word" || kind == "char") return ts::make_tokenizer(config);
@@ -163,7 +163,7 @@ void check_utf8(std::string_view text) {
 
 void check_word(const ts::Tokenizer& tok, std::string_view text) {
   const Tokens tokens = tok.tokenize(text);
-  const std::string mode = tok.config().punctuation;
+  const std::string mode = ts::punctuation_name(tok.config().punctuation);
   check_tokens_valid(tokens, "word", text);
   for (const auto& token : tokens) {
     for (const char32_t cp : ts::to_u32(token))
@@ -207,14 +207,15 @@ void check_char(const ts::Tokenizer& tok, std::string_view text) {
 
 void check_sentencepiece(const ts::Tokenizer& tok, const ts::Tokenizer& chars, std::string_view text) {
   const Tokens pieces = tok.tokenize(text);
-  check_tokens_valid(pieces, tok.config().kind.c_str(), text);
+  const std::string kind = ts::tokenizer_kind_name(tok.config().kind);
+  check_tokens_valid(pieces, kind.c_str(), text);
   const std::string decoded = tok.detokenize(pieces);
   TS_FUZZ_CHECK(ts::is_valid_utf8(decoded), "SentencePiece decoding gives valid UTF-8");
   if (contains_space_marker(text)) return;
   const std::string expected = normalised(chars, text);
-  TS_FUZZ_CHECK(decoded == expected, tok.config().kind + ": detokenize(tokenize(x)) is not the normalised x for " +
-                                         escaped(text) + ": " + escaped(decoded) + " vs " + escaped(expected));
-  TS_FUZZ_CHECK(tok.tokenize(decoded) == pieces, tok.config().kind + ": re-encoding the decoded text differs");
+  TS_FUZZ_CHECK(decoded == expected, kind + ": detokenize(tokenize(x)) is not the normalised x for " + escaped(text) +
+                                         ": " + escaped(decoded) + " vs " + escaped(expected));
+  TS_FUZZ_CHECK(tok.tokenize(decoded) == pieces, kind + ": re-encoding the decoded text differs");
 }
 
 void check_vocab(const std::vector<Tokens>& sentences, std::size_t max_size) {

@@ -16,7 +16,7 @@ at::Tensor random_ids(std::int64_t batch, std::int64_t length, std::int64_t voca
 
 TEST(LmConfig, PresetsAreTheTutorials) {
   const auto small = lm_preset("shakespeare-char");
-  EXPECT_EQ(small.kind, "gpt");
+  EXPECT_EQ(small.kind, LmKind::kGpt);
   EXPECT_EQ(small.batch_size, 16);
   EXPECT_EQ(small.block_size, 32);
   EXPECT_EQ(small.n_layer, 4);
@@ -32,7 +32,7 @@ TEST(LmConfig, PresetsAreTheTutorials) {
   EXPECT_EQ(large.n_embd, 384);
   EXPECT_EQ(large.n_layer, 6);
   EXPECT_EQ(large.dropout, 0.2);
-  EXPECT_EQ(lm_preset("bigram").kind, "bigram");
+  EXPECT_EQ(lm_preset("bigram").kind, LmKind::kBigram);
   EXPECT_THROW(lm_preset("nope"), ConfigError);
 }
 
@@ -41,7 +41,7 @@ TEST(LmConfig, JsonRoundTripAndErrorsNameTheKey) {
   c.set("n_layer=3");
   c.set("tokenizer=bpe");
   EXPECT_EQ(c.n_layer, 3);
-  EXPECT_EQ(c.tokenizer, "bpe");
+  EXPECT_EQ(c.tokenizer, LmTokenizer::kBpe);
   EXPECT_EQ(LmConfig::from_json(c.to_json()).to_json(), c.to_json());
   try {
     c.set("n_layers=3");
@@ -55,6 +55,17 @@ TEST(LmConfig, JsonRoundTripAndErrorsNameTheKey) {
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("lr: expected a number"), std::string::npos) << e.what();
   }
+  try {
+    c.set("kind=trigram");  // a closed set: refused by name when it is set
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("kind: unknown language-model kind \"trigram\" (expected gpt or bigram)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(c.kind, LmKind::kGpt);
+  EXPECT_EQ(c.to_json()["kind"], "gpt");
+  EXPECT_THROW(c.set("device=gpu"), ConfigError);
   c = lm_preset("shakespeare-char");
   c.set("precision=fp16");  // no loss scaling in the LM trainer
   EXPECT_EQ(c.problems(), std::vector<std::string>{"precision: \"fp16\" is not fp32 or bf16"});
@@ -134,7 +145,7 @@ TEST(Gpt, RecordsCausalAttentionPerLayerAndHead) {
 TEST(LmConfig, ParameterEstimateIsTheBuiltModelsCount) {
   for (const auto& name : lm_preset_names()) {
     auto config = lm_preset(name);
-    if (config.kind == "gpt") config = test::small_gpt_config();
+    if (config.kind == LmKind::kGpt) config = test::small_gpt_config();
     EXPECT_EQ(config.parameter_estimate(37), build_language_model(config, 37)->parameter_count()) << name;
   }
   auto config = test::small_gpt_config();

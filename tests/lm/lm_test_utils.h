@@ -22,7 +22,7 @@ inline LmConfig small_gpt_config() {
   c.eval_iters = 4;
   c.eval_interval = 50;
   c.threads = 1;
-  c.device = "cpu";
+  c.device = DeviceChoice::kCpu;
   return c;
 }
 

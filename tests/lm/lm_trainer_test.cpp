@@ -32,7 +32,7 @@ TEST(LmTrainer, BigramLossApproachesTheEntropyOfTheBigramTable) {
   config.eval_interval = 100;
   config.eval_iters = 20;
   config.threads = 1;
-  config.device = "cpu";
+  config.device = DeviceChoice::kCpu;
   const auto data = prepare_lm_text(test::markov_text(20000), "markov.txt", config);
   const auto vocab = static_cast<std::int64_t>(data.codec.vocab().size());
   const double entropy = bigram_cross_entropy(data.train, data.train, vocab, 0.0);
@@ -212,7 +212,7 @@ TEST(LmTrainer, DescribesItsRunForTheHistory) {
   std::ofstream(path) << test::markov_text(1000);
   const auto data = load_lm_text(path, config);
   const auto run = describe_lm_run(config, data, path, dir.str(), "");
-  EXPECT_EQ(run.kind, "language-model");
+  EXPECT_EQ(run.kind, RunKind::kLanguageModel);
   EXPECT_EQ(run.name, "notes.txt shakespeare-char");
   EXPECT_EQ(run.corpus_bytes, 1000);
   EXPECT_EQ(run.corpus_sha256.size(), 64u);

@@ -118,11 +118,11 @@ TEST(LmText, BadInputsGiveClearMessagesNamingTheFile) {
 TEST(LmText, SentencePieceCodecRoundTripsLinesWithNewlineTokens) {
   TS_SKIP_SENTENCEPIECE_IN_SANITIZER_BUILDS();
   auto config = test::small_gpt_config();
-  config.tokenizer = "bpe";
+  config.tokenizer = LmTokenizer::kBpe;
   config.vocab_size = 60;
   const auto text = repeat("the cat sat on the mat\nthe dog sat on the log\n", 30);
   const auto data = prepare_lm_text(text, "bpe.txt", config);
-  EXPECT_EQ(data.codec.kind(), "bpe");
+  EXPECT_EQ(data.codec.kind(), LmTokenizer::kBpe);
   EXPECT_TRUE(data.codec.vocab().contains("\n"));
   EXPECT_LT(data.train.numel() + data.val.numel(), static_cast<std::int64_t>(text.size()));  // pieces, not characters
   const auto ids = data.codec.encode(text);

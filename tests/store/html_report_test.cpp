@@ -262,7 +262,7 @@ TEST(HtmlReport, NotesEachSectionWithoutData) {
   RunStore store(dir.file("runs.db"));
   NewRun r;
   r.name = "empty";
-  r.kind = "language-model";
+  r.kind = RunKind::kLanguageModel;
   const auto id = store.create_run(r);
   const auto html = html_report(store, id);
   EXPECT_EQ(count(html, "<svg"), 0u);

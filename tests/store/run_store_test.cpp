@@ -76,12 +76,12 @@ TEST(RunStore, MigratesAnOlderDatabaseKeepingItsRuns) {
   const auto runs = store.list_runs();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].name, "old run");
-  EXPECT_EQ(runs[0].kind, "translation");  // schema 4's column, defaulted for runs from before it
+  EXPECT_EQ(runs[0].kind, RunKind::kTranslation);  // schema 4's column, defaulted for runs from before it
   NewRun lm;
   lm.name = "kjv";
-  lm.kind = "language-model";
+  lm.kind = RunKind::kLanguageModel;
   const auto lm_id = store.create_run(lm);
-  EXPECT_EQ(store.find_run(lm_id)->kind, "language-model");
+  EXPECT_EQ(store.find_run(lm_id)->kind, RunKind::kLanguageModel);
   store.add_tag(runs[0].id, "kept");
   EXPECT_EQ(store.find_run(runs[0].id)->tags, std::vector<std::string>{"kept"});
 }

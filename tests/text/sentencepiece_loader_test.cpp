@@ -93,7 +93,7 @@ TEST(SentencePieceLoader, BuildTreeModuleLoads) {
 [[noreturn]] void tokenize_without_module() {
   setenv(kEnvVar, kMissing, 1);
   TokenizerConfig config;
-  config.kind = "bpe";
+  config.kind = TokenizerKind::kBpe;
   try {
     make_tokenizer(config, {"some training text"});
   } catch (const std::runtime_error& e) {

@@ -18,14 +18,14 @@ using Tokens = std::vector<std::string>;
 
 std::unique_ptr<Tokenizer> word_tokenizer(const std::string& punctuation = "split", bool lowercase = true) {
   TokenizerConfig config;
-  config.punctuation = punctuation;
+  config.punctuation = parse_punctuation(punctuation);
   config.lowercase = lowercase;
   return make_tokenizer(config);
 }
 
 std::unique_ptr<Tokenizer> char_tokenizer() {
   TokenizerConfig config;
-  config.kind = "char";
+  config.kind = TokenizerKind::kChar;
   return make_tokenizer(config);
 }
 
@@ -46,7 +46,7 @@ std::vector<std::string> training_sentences() {
 
 std::unique_ptr<Tokenizer> sentencepiece_tokenizer(const std::string& kind, int vocab_size = 200) {
   TokenizerConfig config;
-  config.kind = kind;
+  config.kind = parse_tokenizer_kind(kind);
   config.vocab_size = vocab_size;
   config.character_coverage = 1.0;
   return make_tokenizer(config, training_sentences());
@@ -205,7 +205,7 @@ TEST(SentencePieceTokenizer, UnigramRoundTrips) {
 
 TEST(SentencePieceTokenizer, TooLargeVocabularyShrinksInsteadOfFailing) {
   TokenizerConfig config;
-  config.kind = "bpe";
+  config.kind = TokenizerKind::kBpe;
   config.vocab_size = 50000;
   std::unique_ptr<Tokenizer> tok;
   ASSERT_NO_THROW(tok = make_tokenizer(config, {"a tiny corpus", "with two lines"}));
@@ -224,7 +224,7 @@ TEST(SentencePieceTokenizer, AVocabularyTooSmallForTheCharactersIsRaisedAndSaysS
   }
   for (const std::string kind : {"bpe", "unigram"}) {
     TokenizerConfig config;
-    config.kind = kind;
+    config.kind = parse_tokenizer_kind(kind);
     config.vocab_size = 100;
     config.character_coverage = 1.0;
     std::unique_ptr<Tokenizer> tok;
@@ -240,11 +240,10 @@ TEST(SentencePieceTokenizer, AVocabularyTooSmallForTheCharactersIsRaisedAndSaysS
     EXPECT_EQ(tokenizer_from_json(tok->to_json())->config().vocab_size, used);
   }
   TokenizerConfig plenty;  // nothing to say when the configured size fits
-  plenty.kind = "bpe";
+  plenty.kind = TokenizerKind::kBpe;
   plenty.vocab_size = 1000;
   plenty.character_coverage = 1.0;
   EXPECT_EQ(make_tokenizer(plenty, lines)->training_note(), "");
-  plenty.kind = "bpe";
   EXPECT_THROW(make_tokenizer(plenty, {}), std::invalid_argument);  // no training text
 }
 
@@ -254,7 +253,7 @@ TEST(SentencePieceTokenizer, JsonRoundTripGivesIdenticalTokenization) {
     const auto json = tok->to_json();
     ASSERT_TRUE(json.contains("model")) << kind;
     const auto copy = tokenizer_from_json(nlohmann::json::parse(json.dump()));
-    EXPECT_EQ(copy->config().kind, kind);
+    EXPECT_STREQ(tokenizer_kind_name(copy->config().kind), kind.c_str());
     for (const auto& s : training_sentences()) EXPECT_EQ(copy->tokenize(s), tok->tokenize(s)) << s;
     EXPECT_EQ(copy->tokenize("völlig neue wörter"), tok->tokenize("völlig neue wörter"));
   }
@@ -277,16 +276,19 @@ TEST(SentencePieceTokenizer, RejectsCorruptModels) {
 
 TEST(TokenizerConfig, JsonRoundTrip) {
   TokenizerConfig config;
-  config.kind = "unigram";
+  config.kind = TokenizerKind::kUnigram;
   config.lowercase = false;
-  config.punctuation = "strip";
-  config.chinese = "t2s";
+  config.punctuation = Punctuation::kStrip;
+  config.chinese = ChineseScript::kT2s;
   config.vocab_size = 1234;
   config.character_coverage = 0.98;
   const auto back = TokenizerConfig::from_json(config.to_json());
   EXPECT_EQ(back.to_json(), config.to_json());
   EXPECT_EQ(back.vocab_size, 1234);
-  EXPECT_EQ(back.punctuation, "strip");
+  EXPECT_EQ(back.punctuation, Punctuation::kStrip);
+  EXPECT_EQ(config.to_json()["punctuation"], "strip");  // by name in files
+  EXPECT_EQ(config.to_json()["kind"], "unigram");
+  EXPECT_EQ(config.to_json()["chinese"], "t2s");
   EXPECT_FALSE(back.lowercase);
   // Missing keys keep their defaults.
   EXPECT_EQ(TokenizerConfig::from_json({{"kind", "char"}}).vocab_size, TokenizerConfig{}.vocab_size);
@@ -315,16 +317,38 @@ TEST(TokenizerConfig, RejectsBadKeysAndValues) {
   EXPECT_NE(config_error(nlohmann::json::array()), "");
   EXPECT_EQ(config_error({{"kind", "bpe"}, {"vocab_size", 300}}), "");
 
+  EXPECT_NE(config_error({{"kind", 3}}).find("tokenizer.kind 3 is not one of"), std::string::npos);
+  // A NUL in a name is quoted, so it cannot cut the message short.
+  EXPECT_EQ(config_error({{"kind", std::string("wo\0rd", 5)}}),
+            "tokenizer.kind \"wo\\u0000rd\" is not one of word, char, bpe, unigram");
+
   TokenizerConfig bad;
-  bad.kind = "bytes";
-  EXPECT_THROW(make_tokenizer(bad), std::invalid_argument);
+  bad.vocab_size = 3;
+  bad.kind = TokenizerKind::kBpe;
+  EXPECT_THROW(make_tokenizer(bad, {"a b c"}), std::invalid_argument);
+}
+
+// The closed sets of a tokenizer's configuration by name, both ways.
+TEST(TokenizerConfig, KindsAndModesHaveNamesBothWays) {
+  for (auto kind : {TokenizerKind::kWord, TokenizerKind::kChar, TokenizerKind::kBpe, TokenizerKind::kUnigram})
+    EXPECT_EQ(parse_tokenizer_kind(tokenizer_kind_name(kind)), kind);
+  for (auto mode : {Punctuation::kSplit, Punctuation::kStrip, Punctuation::kKeep})
+    EXPECT_EQ(parse_punctuation(punctuation_name(mode)), mode);
+  for (auto script : {ChineseScript::kNone, ChineseScript::kT2s, ChineseScript::kS2t})
+    EXPECT_EQ(parse_chinese_script(chinese_script_name(script)), script);
+  EXPECT_STREQ(tokenizer_kind_name(TokenizerKind::kUnigram), "unigram");
+  EXPECT_TRUE(is_sentencepiece(TokenizerKind::kBpe));
+  EXPECT_FALSE(is_sentencepiece(TokenizerKind::kChar));
+  EXPECT_THROW(parse_tokenizer_kind("Word"), std::invalid_argument);  // names are exact
+  EXPECT_THROW(parse_punctuation(""), std::invalid_argument);
+  EXPECT_THROW(parse_chinese_script("zh"), std::invalid_argument);
 }
 
 TEST(TokenizerConfig, WordAndCharTokenizersRebuildFromJson) {
-  for (const std::string kind : {"word", "char"}) {
+  for (const auto kind : {TokenizerKind::kWord, TokenizerKind::kChar}) {
     TokenizerConfig config;
     config.kind = kind;
-    config.punctuation = "strip";
+    config.punctuation = Punctuation::kStrip;
     const auto tok = make_tokenizer(config);
     const auto copy = tokenizer_from_json(tok->to_json());
     EXPECT_EQ(copy->to_json(), tok->to_json());
@@ -336,16 +360,16 @@ TEST(TokenizerConfig, WordAndCharTokenizersRebuildFromJson) {
 
 TEST(TokenizerChinese, TraditionalToSimplifiedAndBack) {
   TokenizerConfig config;
-  config.kind = "char";
-  config.chinese = "t2s";
+  config.kind = TokenizerKind::kChar;
+  config.chinese = ChineseScript::kT2s;
   if (!chinese_conversion_available()) {
     EXPECT_THROW(make_tokenizer(config), std::invalid_argument);
     GTEST_SKIP() << "built without OpenCC";
   }
   EXPECT_EQ(make_tokenizer(config)->tokenize("漢語"), (Tokens{"汉", "语"}));
-  config.kind = "word";
+  config.kind = TokenizerKind::kWord;
   EXPECT_EQ(make_tokenizer(config)->tokenize("我愛漢語, OK"), (Tokens{"我爱汉语", ",", "ok"}));
-  config.chinese = "s2t";
+  config.chinese = ChineseScript::kS2t;
   EXPECT_EQ(make_tokenizer(config)->tokenize("汉语"), (Tokens{"漢語"}));
 }
 

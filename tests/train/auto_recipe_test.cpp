@@ -51,8 +51,8 @@ TEST(AutoRecipe, AnAlphabeticPairSharesOneSubwordVocabularyAndOneEmbedding) {
   const auto corpus = german(3000);
   const auto r = auto_recipe(corpus, parse_direction("de-en", corpus), 20, two_cores());
   EXPECT_EQ(r.config.preset, "auto");
-  EXPECT_EQ(r.config.data.src_tokenizer.kind, "unigram");
-  EXPECT_EQ(r.config.data.tgt_tokenizer.kind, "unigram");
+  EXPECT_EQ(r.config.data.src_tokenizer.kind, TokenizerKind::kUnigram);
+  EXPECT_EQ(r.config.data.tgt_tokenizer.kind, TokenizerKind::kUnigram);
   EXPECT_TRUE(r.config.data.shared_vocab);
   EXPECT_TRUE(r.config.model.share_embeddings);
   EXPECT_TRUE(r.config.model.tie_output);
@@ -60,7 +60,7 @@ TEST(AutoRecipe, AnAlphabeticPairSharesOneSubwordVocabularyAndOneEmbedding) {
   EXPECT_GT(r.config.train.batch_tokens, 0);
   EXPECT_DOUBLE_EQ(r.config.train.budget_minutes, 20);
   EXPECT_GT(r.config.train.ema, 0);
-  EXPECT_EQ(r.config.train.precision, "auto");
+  EXPECT_EQ(r.config.train.precision, Precision::kAuto);
   EXPECT_EQ(r.config.decode.mode, DecodeMode::kBeam);  // what eval, translate and the Translate panel use
   EXPECT_GT(r.config.decode.beam, 1);
   EXPECT_TRUE(r.config.problems().empty());
@@ -103,7 +103,7 @@ TEST(AutoRecipe, AShortBudgetCapsTheVocabulary) {
   // The characters of a Chinese side are not capped; its English side is, by the same rule.
   const auto zh = chinese(29000);
   const auto r = auto_recipe(zh, parse_direction("en-zh", zh), 5, two_cores(false));
-  EXPECT_EQ(r.config.data.tgt_tokenizer.kind, "char");
+  EXPECT_EQ(r.config.data.tgt_tokenizer.kind, TokenizerKind::kChar);
   EXPECT_LE(r.config.data.src_tokenizer.vocab_size, 3000);
 }
 
@@ -113,8 +113,8 @@ TEST(AutoRecipe, AChineseSideIsSplitIntoCharactersInEitherDirection) {
     const auto r = auto_recipe(corpus, parse_direction(direction, corpus), 20, two_cores());
     const auto& zh = direction == "en-zh" ? r.config.data.tgt_tokenizer : r.config.data.src_tokenizer;
     const auto& en = direction == "en-zh" ? r.config.data.src_tokenizer : r.config.data.tgt_tokenizer;
-    EXPECT_EQ(zh.kind, "char") << direction;
-    EXPECT_EQ(en.kind, "unigram") << direction;
+    EXPECT_EQ(zh.kind, TokenizerKind::kChar) << direction;
+    EXPECT_EQ(en.kind, TokenizerKind::kUnigram) << direction;
     EXPECT_FALSE(r.config.data.shared_vocab) << direction;
     EXPECT_FALSE(r.config.model.share_embeddings) << direction;
     EXPECT_TRUE(r.config.model.tie_output) << direction;

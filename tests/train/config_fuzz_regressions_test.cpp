@@ -71,16 +71,24 @@ TEST(ConfigFuzzRegressions, FromJsonRefusesStringsThatAreNotUtf8) {
 }
 
 // Fuzz input regress-problem-with-nul: a value with a NUL byte in a problem cut validate()'s
-// message (what() is a C string) and hid every problem listed after it.
+// message (what() is a C string) and hid every problem listed after it. Every closed set is an enum
+// now, refused by name when it is set, the name quoted so the NUL cannot cut the message short; and
+// validate() still lists each problem.
 TEST(ConfigFuzzRegressions, ValidateListsProblemsAfterAValueWithNul) {
   ExperimentConfig c;
-  c.set(std::string("train.device=c\x06\0pu", 18));
-  c.set("train.precision=nope");
+  const auto device = config_error([&] { c.set(std::string("train.device=c\x06\0pu", 18)); });
+  EXPECT_NE(device.find("train.device \"c\\u0006\\u0000pu\" is not one of auto, cpu, cuda"), std::string::npos)
+      << device;
+  const auto precision = config_error([&] { c.set("train.precision=nope"); });
+  EXPECT_NE(precision.find("train.precision \"nope\" is not one of fp32, bf16, fp16, auto"), std::string::npos)
+      << precision;
+  EXPECT_EQ(c.train.device, DeviceChoice::kAuto);  // a refused value changes nothing
+  c.set("train.device=cpu");
+  c.set("train.precision=fp16");
+  c.set("train.label_smoothing=1");
   const auto message = config_error([&] { c.validate(); });
-  EXPECT_NE(message.find("train.device \"c\\u0006\\u0000pu\" is not one of auto, cpu, cuda"), std::string::npos)
-      << message;
-  EXPECT_NE(message.find("train.precision \"nope\" is not one of fp32, bf16, fp16, auto"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find("train.precision fp16 needs a CUDA GPU"), std::string::npos) << message;
+  EXPECT_NE(message.find("train.label_smoothing must be in [0, 1)"), std::string::npos) << message;
   // A closed set held as an enum refuses an unknown name when it is set, with the same words (the
   // NUL quoted, so it cannot cut the message short).
   const auto positions = config_error([&] { c.set(std::string("model.positions=l\x06\0earned", 25)); });

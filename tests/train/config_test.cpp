@@ -38,7 +38,7 @@ TEST(Config, PresetsCarryTheSeedTutorialsSettings) {
   auto s = preset("scratch-bpe");
   EXPECT_TRUE(s.model.pre_norm);
   EXPECT_TRUE(s.model.tie_output);
-  EXPECT_EQ(s.data.src_tokenizer.kind, "bpe");
+  EXPECT_EQ(s.data.src_tokenizer.kind, TokenizerKind::kBpe);
   EXPECT_EQ(s.data.src_tokenizer.vocab_size, 1000);
   EXPECT_THROW(preset("huge"), ConfigError);
 }
@@ -95,8 +95,8 @@ TEST(Config, SetOverridesNestedValuesStrictly) {
   c.set("train.device=cpu");
   EXPECT_DOUBLE_EQ(c.train.lr, 0.5);
   EXPECT_FALSE(c.model.pre_norm);
-  EXPECT_EQ(c.data.src_tokenizer.kind, "bpe");
-  EXPECT_EQ(c.train.device, "cpu");
+  EXPECT_EQ(c.data.src_tokenizer.kind, TokenizerKind::kBpe);
+  EXPECT_EQ(c.train.device, DeviceChoice::kCpu);
   EXPECT_EQ(c.preset, "annotated");
   EXPECT_THROW(c.set("train.nope=1"), ConfigError);
   EXPECT_THROW(c.set("model.heads=many"), ConfigError);
@@ -107,8 +107,8 @@ TEST(Config, ProblemsListInvalidCombinations) {
   auto c = preset("annotated");
   c.model.heads = 7;
   c.model.share_embeddings = true;
-  c.train.device = "cpu";
-  c.train.precision = "fp16";  // fp16 needs a GPU
+  c.train.device = DeviceChoice::kCpu;
+  c.train.precision = Precision::kFp16;  // fp16 needs a GPU
   const auto problems = c.problems();
   EXPECT_EQ(problems.size(), 3u);
   EXPECT_THROW(c.validate(), ConfigError);

@@ -22,8 +22,8 @@ using RecordingObserver = test::RecordingObserver;
 
 ExperimentConfig gpu_config(int steps) {
   auto config = test::tiny_config();
-  config.train.device = "cuda";
-  config.train.precision = "fp32";
+  config.train.device = DeviceChoice::kCuda;
+  config.train.precision = Precision::kFp32;
   config.train.max_steps = steps;
   return config;
 }
@@ -79,7 +79,7 @@ TEST(Cuda, AResumedGpuRunContinuesTheSameLosses) {
 TEST(Cuda, GreedyTranslationOnTheGpuEqualsTheCpusInFp32) {
   SKIP_WITHOUT_CUDA();
   auto config = test::tiny_config();
-  config.train.device = "cpu";
+  config.train.device = DeviceChoice::kCpu;
   config.train.max_steps = 60;
   auto data = test::tiny_data(config);
   test::TempDir dir;

@@ -15,7 +15,7 @@ namespace {
 
 using LossObserver = test::RecordingObserver;
 
-std::vector<double> train_losses(const std::string& precision, const std::string& device, int steps,
+std::vector<double> train_losses(Precision precision, DeviceChoice device, int steps,
                                  Transformer* weights_out = nullptr) {
   auto config = test::tiny_config();
   config.train.max_steps = steps;
@@ -54,11 +54,11 @@ TEST(Precision, AutocastScopeRunsProductsInBf16AndRestoresTheState) {
   ASSERT_FALSE(torch_compat::autocast_enabled(at::kCPU));
   const auto reference = x.matmul(w.t());
   {
-    AutocastScope scope("bf16", at::Device(at::kCPU));
+    AutocastScope scope(Precision::kBf16, at::Device(at::kCPU));
     EXPECT_TRUE(torch_compat::autocast_enabled(at::kCPU));
     EXPECT_EQ(at::linear(x, w).scalar_type(), at::kBFloat16);
     {
-      AutocastScope inner("bf16", at::Device(at::kCPU));  // nesting keeps it on
+      AutocastScope inner(Precision::kBf16, at::Device(at::kCPU));  // nesting keeps it on
       EXPECT_EQ(at::linear(x, w).scalar_type(), at::kBFloat16);
     }
     EXPECT_TRUE(torch_compat::autocast_enabled(at::kCPU));
@@ -68,7 +68,7 @@ TEST(Precision, AutocastScopeRunsProductsInBf16AndRestoresTheState) {
   EXPECT_FALSE(torch_compat::autocast_enabled(at::kCPU));
   EXPECT_EQ(at::linear(x, w).scalar_type(), at::kFloat);
   {
-    AutocastScope none("fp32", at::Device(at::kCPU));
+    AutocastScope none(Precision::kFp32, at::Device(at::kCPU));
     EXPECT_FALSE(torch_compat::autocast_enabled(at::kCPU));
     EXPECT_EQ(at::linear(x, w).scalar_type(), at::kFloat);
   }
@@ -77,8 +77,8 @@ TEST(Precision, AutocastScopeRunsProductsInBf16AndRestoresTheState) {
 TEST(Precision, Bf16TrainingTracksFp32OnATinyModel) {
   const int steps = 150;
   Transformer bf16_model{nullptr};
-  const auto fp32 = train_losses("fp32", "cpu", steps);
-  const auto bf16 = train_losses("bf16", "cpu", steps, &bf16_model);
+  const auto fp32 = train_losses(Precision::kFp32, DeviceChoice::kCpu, steps);
+  const auto bf16 = train_losses(Precision::kBf16, DeviceChoice::kCpu, steps, &bf16_model);
   ASSERT_EQ(fp32.size(), static_cast<std::size_t>(steps));
   ASSERT_EQ(bf16.size(), static_cast<std::size_t>(steps));
   expect_tracks(bf16, fp32, "bf16");
@@ -89,16 +89,18 @@ TEST(Precision, Bf16TrainingTracksFp32OnATinyModel) {
 
 TEST(Precision, Fp16OnTheCpuIsRefusedWithAClearMessage) {
   auto config = test::tiny_config();
-  config.train.precision = "fp16";
-  config.train.device = "cpu";
+  config.train.precision = Precision::kFp16;
+  config.train.device = DeviceChoice::kCpu;
   const auto problems = config.problems();
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].find("train.precision fp16 needs a CUDA GPU"), std::string::npos) << problems[0];
-  EXPECT_THROW(check_precision("fp16", at::Device(at::kCPU)), std::invalid_argument);
-  EXPECT_THROW(check_precision("int4", at::Device(at::kCPU)), std::invalid_argument);
-  EXPECT_NO_THROW(check_precision("bf16", at::Device(at::kCPU)));
-  config.train.precision = "half";
+  EXPECT_THROW(check_precision(Precision::kFp16, at::Device(at::kCPU)), std::invalid_argument);
+  EXPECT_THROW(check_precision(Precision::kAuto, at::Device(at::kCPU)), std::invalid_argument);  // resolve first
+  EXPECT_THROW({ AutocastScope scope(Precision::kAuto, at::Device(at::kCPU)); }, std::invalid_argument);
+  EXPECT_NO_THROW(check_precision(Precision::kBf16, at::Device(at::kCPU)));
   EXPECT_THROW(config.validate(), ConfigError);
+  EXPECT_THROW(config.set("train.precision=half"), ConfigError);  // not a precision at all
+  EXPECT_THROW(parse_precision("int4"), std::invalid_argument);
 }
 
 // What `precision auto` picks on a GPU, from timings shaped like the GPU generations it meets.
@@ -106,7 +108,7 @@ TEST(Precision, AutoOnAGpuPicksTheFastestLowPrecisionThatIsReallyFaster) {
   const auto pick = [](double fp32, double bf16, double fp16) {
     PrecisionTimings t;
     t.fp32 = fp32, t.bf16 = bf16, t.fp16 = fp16, t.n = 2048;
-    return choose_gpu_precision(t);
+    return std::string(precision_name(choose_gpu_precision(t)));
   };
   EXPECT_EQ(pick(1.0, 0.10, 0.10), "bf16");   // Ampere, Hopper: both native, bf16 needs no loss scaling
   EXPECT_EQ(pick(1.0, 0.105, 0.10), "bf16");  // within 10% of fp16
@@ -134,21 +136,21 @@ TEST(Precision, TheProductTimingRunsOnTheCpuAndAutoSaysWhatItChose) {
   EXPECT_GE(t.fp16, 0.0);  // 0 where this LibTorch has no CPU half product
 
   std::string why = "stale";
-  EXPECT_EQ(resolve_precision("fp32", at::Device(at::kCPU), &why), "fp32");
+  EXPECT_EQ(resolve_precision(Precision::kFp32, at::Device(at::kCPU), &why), Precision::kFp32);
   EXPECT_TRUE(why.empty());
-  const auto chosen = resolve_precision("auto", at::Device(at::kCPU), &why);
-  EXPECT_EQ(chosen, cpu_has_native_bf16() ? "bf16" : "fp32");
-  EXPECT_EQ(why.rfind("precision auto: " + chosen, 0), 0u) << why;
+  const auto chosen = resolve_precision(Precision::kAuto, at::Device(at::kCPU), &why);
+  EXPECT_EQ(chosen, cpu_has_native_bf16() ? Precision::kBf16 : Precision::kFp32);
+  EXPECT_EQ(why.rfind(std::string("precision auto: ") + precision_name(chosen), 0), 0u) << why;
 }
 
 // The GPU cases run where LibTorch sees a CUDA device (the device machine) and skip elsewhere.
 TEST(PrecisionCuda, MixedPrecisionTrainsOnTheGpu) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
   const int steps = 60;
-  const auto fp32 = train_losses("fp32", "cuda", steps);
+  const auto fp32 = train_losses(Precision::kFp32, DeviceChoice::kCuda, steps);
   ASSERT_EQ(fp32.size(), static_cast<std::size_t>(steps));
-  for (const std::string precision : {"bf16", "fp16"})
-    expect_tracks(train_losses(precision, "cuda", steps), fp32, precision);
+  for (const auto precision : {Precision::kBf16, Precision::kFp16})
+    expect_tracks(train_losses(precision, DeviceChoice::kCuda, steps), fp32, precision_name(precision));
 }
 
 TEST(PrecisionCuda, AutoTimesTheGpuAndPicksAPrecisionItCanTrainIn) {
@@ -157,7 +159,7 @@ TEST(PrecisionCuda, AutoTimesTheGpuAndPicksAPrecisionItCanTrainIn) {
   const auto t = time_precisions(gpu);
   EXPECT_GT(t.fp32, 0.0);
   std::string why;
-  const auto chosen = resolve_precision("auto", gpu, &why);
+  const auto chosen = resolve_precision(Precision::kAuto, gpu, &why);
   EXPECT_NO_THROW(check_precision(chosen, gpu));
   EXPECT_NE(why.find("product on this GPU"), std::string::npos) << why;
 }

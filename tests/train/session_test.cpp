@@ -246,7 +246,7 @@ TEST(LmTrainingSession, TrainsRecordsAndResumesWithTheCheckpointsText) {
   EXPECT_EQ(session.text_path(), text);
   RunStore store(request.history_db);
   ASSERT_EQ(store.list_runs().size(), 1u);
-  EXPECT_EQ(store.list_runs()[0].kind, "language-model");
+  EXPECT_EQ(store.list_runs()[0].kind, RunKind::kLanguageModel);
 
   std::filesystem::remove(text);  // moved away: a resume without a text says where it looked
   LmTrainingSession gone(request, nullptr);

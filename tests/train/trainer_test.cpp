@@ -163,7 +163,7 @@ TEST(Trainer, WithoutDevPairsTheBestCheckpointFollowsTheLatestWeights) {
   ASSERT_EQ(observer.validations.size(), 3u);
   std::vector<std::int64_t> best_steps;
   for (const auto& c : observer.checkpoints)
-    if (c.kind == "best") best_steps.push_back(c.step);
+    if (c.kind == CheckpointKind::kBest) best_steps.push_back(c.step);
   EXPECT_EQ(best_steps, (std::vector<std::int64_t>{10, 20, 30}));
 }
 

@@ -14,14 +14,9 @@
 #include <qcustomplot.h>
 
 #include "widgets/plot_style.h"
+#include "widgets/qt_text.h"
 
 namespace ts::ui {
-
-namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
-
-}  // namespace
 
 BucketView::BucketView(const QString& object_name, QWidget* parent) : QWidget(parent) {
   setObjectName(object_name);

@@ -23,14 +23,9 @@
 #include "compare/system_chooser.h"
 #include "shell/studio_state.h"
 #include "widgets/widget_lifetime.h"
+#include "widgets/qt_text.h"
 
 namespace ts::ui {
-
-namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
-
-}  // namespace
 
 ComparePanel::ComparePanel(StudioState* state, QWidget* parent)
     : QWidget(parent), state_(state), service_(new CompareService(this)) {

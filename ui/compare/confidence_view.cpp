@@ -15,14 +15,9 @@
 
 #include "compare/bucket_view.h"
 #include "widgets/plot_style.h"
+#include "widgets/qt_text.h"
 
 namespace ts::ui {
-
-namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
-
-}  // namespace
 
 ConfidenceView::ConfidenceView(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("compareConfidence"));

@@ -11,12 +11,11 @@
 #include <QVBoxLayout>
 
 #include "widgets/bidi_delegate.h"
+#include "widgets/qt_text.h"
 
 namespace ts::ui {
 
 namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 QTableWidget* make_table(const QString& name, QWidget* parent) {
   auto* t = new QTableWidget(0, 3, parent);

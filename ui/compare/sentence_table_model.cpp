@@ -7,14 +7,9 @@
 
 #include "compare/word_highlight.h"
 #include "widgets/plot_style.h"
+#include "widgets/qt_text.h"
 
 namespace ts::ui {
-
-namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
-
-}  // namespace
 
 SentenceTableModel::SentenceTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Compare panel's summary table (see summary_table.h).
 #include "compare/summary_table.h"
+#include "widgets/qt_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,8 +12,6 @@
 namespace ts::ui {
 
 namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 QTableWidgetItem* number_item(const QString& text, double value) {
   auto* item = new QTableWidgetItem(text);

@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 
 #include "ts/store/run_store.h"
+#include "widgets/qt_text.h"
 
 namespace ts::ui {
 
@@ -27,8 +28,6 @@ namespace {
 
 constexpr int kLabelRole = Qt::UserRole + 4;  // the entry's text without the baseline mark
 constexpr int kKeyRole = Qt::UserRole + 5;    // "run:12" or "file:3": what a refresh keeps
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 // The checkpoint a run directory stands for: best.ckpt, else last.ckpt; empty when neither.
 QString checkpoint_in(const QString& directory) {
@@ -157,7 +156,7 @@ bool SystemChooser::refresh() {
   };
   std::vector<Entry> entries;  // newest first
   for (const auto& r : runs) {
-    if (r.kind != "translation") continue;
+    if (r.kind != RunKind::kTranslation) continue;
     const QString checkpoint = checkpoint_in(QFile::decodeName(r.out_dir.c_str()));
     if (checkpoint.isEmpty()) continue;
     QString label = tr("run %1 — %2 · %3 · %4 steps").arg(r.id).arg(q(r.name), q(r.direction)).arg(r.steps);

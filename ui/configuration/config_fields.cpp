@@ -157,7 +157,7 @@ std::vector<ConfigField> build_fields() {
         .help(
             "Word tokenizer: split (marks become tokens of their own), strip (marks are dropped), keep "
             "(marks stay attached to words; text is split on spaces only).")
-        .when([tok, used](const ExperimentConfig& c) { return used(c) && tok(c).kind == "word"; },
+        .when([tok, used](const ExperimentConfig& c) { return used(c) && tok(c).kind == TokenizerKind::kWord; },
               is_src ? tr_("only for the word tokenizer")
                      : tr_("only for the word tokenizer without a shared vocabulary"));
     add(punct);
@@ -177,8 +177,7 @@ std::vector<ConfigField> build_fields() {
         .help(
             "bpe/unigram: how many SentencePiece pieces to learn. Smaller corpora support fewer pieces; "
             "training retries with a smaller vocabulary when the data cannot fill it.")
-        .when([tok, used](
-                  const ExperimentConfig& c) { return used(c) && (tok(c).kind == "bpe" || tok(c).kind == "unigram"); },
+        .when([tok, used](const ExperimentConfig& c) { return used(c) && is_sentencepiece(tok(c).kind); },
               "only for bpe/unigram");
     add(size);
 
@@ -188,8 +187,7 @@ std::vector<ConfigField> build_fields() {
         .help(
             "bpe/unigram: the share of characters the SentencePiece model covers; rarer ones become <unk>. "
             "0.9995 suits scripts with thousands of characters (Chinese, Japanese), 1.0 small alphabets.")
-        .when([tok, used](
-                  const ExperimentConfig& c) { return used(c) && (tok(c).kind == "bpe" || tok(c).kind == "unigram"); },
+        .when([tok, used](const ExperimentConfig& c) { return used(c) && is_sentencepiece(tok(c).kind); },
               "only for bpe/unigram");
     add(coverage);
   }

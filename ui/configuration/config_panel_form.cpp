@@ -414,8 +414,8 @@ void ConfigPanel::refreshHints() {
 void ConfigPanel::refreshSections() {
   const ExperimentConfig& c = state_->config();
   auto tokenizer = [](const TokenizerConfig& t) {
-    QString s = QString::fromStdString(t.kind);
-    if (is_subword(t.kind)) s += QStringLiteral(" %1").arg(count(t.vocab_size));
+    QString s = QString::fromLatin1(tokenizer_kind_name(t.kind));
+    if (is_sentencepiece(t.kind)) s += QStringLiteral(" %1").arg(count(t.vocab_size));
     if (t.lowercase) s += tr(", lowercase");
     return s;
   };
@@ -448,10 +448,10 @@ void ConfigPanel::refreshSections() {
                                             : tr(" \u00b7 no budget");
     } else if (group == QLatin1String("compute")) {
       summary =
-          QString::fromStdString(c.train.device) + QStringLiteral(" \u00b7 ") +
+          QString::fromLatin1(device_choice_name(c.train.device)) + QStringLiteral(" \u00b7 ") +
           (c.train.threads == 0 ? tr("all %1 cores").arg(cpu_cores())
                                 : (c.train.threads == 1 ? tr("1 thread") : tr("%1 threads").arg(c.train.threads))) +
-          QStringLiteral(" \u00b7 ") + QString::fromStdString(c.train.precision);
+          QStringLiteral(" \u00b7 ") + QString::fromLatin1(precision_name(c.train.precision));
     } else if (group == QLatin1String("decode")) {
       summary = QString::fromLatin1(decode_mode_name(c.decode.mode));
       if (c.decode.mode == DecodeMode::kBeam) summary += QStringLiteral(" %1").arg(c.decode.beam);

@@ -42,15 +42,15 @@ void ConfigPanel::refreshProblems() {
   for (const auto& p : c.problems()) problems << QString::fromStdString(p);
 
   // Checks core cannot make without the machine or the corpus.
-  if (c.train.device == "cuda" && !cuda_available())
+  if (c.train.device == DeviceChoice::kCuda && !cuda_available())
     problems << tr("train.device is cuda, but no CUDA GPU is available on this machine (choose auto or cpu)");
   if (!chinese_conversion_available()) {
-    if (c.data.src_tokenizer.chinese != "none")
+    if (c.data.src_tokenizer.chinese != ChineseScript::kNone)
       problems << tr("data.src_tokenizer.chinese %1 needs OpenCC, which this build lacks (choose none)")
-                      .arg(QString::fromStdString(c.data.src_tokenizer.chinese));
-    if (!c.data.shared_vocab && c.data.tgt_tokenizer.chinese != "none")
+                      .arg(QString::fromLatin1(chinese_script_name(c.data.src_tokenizer.chinese)));
+    if (!c.data.shared_vocab && c.data.tgt_tokenizer.chinese != ChineseScript::kNone)
       problems << tr("data.tgt_tokenizer.chinese %1 needs OpenCC, which this build lacks (choose none)")
-                      .arg(QString::fromStdString(c.data.tgt_tokenizer.chinese));
+                      .arg(QString::fromLatin1(chinese_script_name(c.data.tgt_tokenizer.chinese)));
   }
   const auto corpus = state_->corpus();
   if (corpus && c.data.dev >= 0 && c.data.test >= 0) {

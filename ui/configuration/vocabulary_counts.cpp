@@ -7,6 +7,8 @@
 #include <functional>
 #include <unordered_map>
 
+#include "ts/text/language.h"
+
 namespace ts::ui {
 
 namespace {
@@ -14,27 +16,24 @@ namespace {
 constexpr std::int64_t kSpecials = 4;          // PAD, UNK, BOS, EOS
 constexpr std::int64_t kFallbackVocab = 8000;  // before (or without) a count
 
-bool is_cjk_language(const std::string& code) { return code == "zh" || code == "ja" || code == "cmn" || code == "jpn"; }
-
 // Subword sides are counted in words: the SentencePiece vocabulary cannot usefully exceed that.
 TokenizerConfig counting_tokenizer(TokenizerConfig c) {
-  if (is_subword(c.kind)) {
-    c.kind = "word";
-    c.punctuation = "split";
+  if (is_sentencepiece(c.kind)) {
+    c.kind = TokenizerKind::kWord;
+    c.punctuation = Punctuation::kSplit;
   }
-  if (!chinese_conversion_available()) c.chinese = "none";
+  if (!chinese_conversion_available()) c.chinese = ChineseScript::kNone;
   return c;
 }
 
 }  // namespace
 
-bool is_subword(const std::string& kind) { return kind == "bpe" || kind == "unigram"; }
-
 TokenizerConfig effective_tokenizer(const DataConfig& data, bool source, const Direction& direction) {
   if (data.shared_vocab) return data.src_tokenizer;
   TokenizerConfig c = source ? data.src_tokenizer : data.tgt_tokenizer;
-  if (data.cjk_chars && c.kind == "word" && is_cjk_language(source ? direction.src_code : direction.tgt_code))
-    c.kind = "char";
+  if (data.cjk_chars && c.kind == TokenizerKind::kWord &&
+      is_cjk_language(source ? direction.src_code : direction.tgt_code))
+    c.kind = TokenizerKind::kChar;
   return c;
 }
 
@@ -69,8 +68,8 @@ std::shared_ptr<const VocabularyCounts> count_vocabulary(std::shared_ptr<const C
     };
     out->src.frequencies = frequencies(src_types);
     out->tgt.frequencies = data.shared_vocab ? out->src.frequencies : frequencies(tgt_types);
-    out->src.subword = is_subword(src_config.kind);
-    out->tgt.subword = is_subword(tgt_config.kind);
+    out->src.subword = is_sentencepiece(src_config.kind);
+    out->tgt.subword = is_sentencepiece(tgt_config.kind);
     if (n > 0) out->average_tokens = tokens / static_cast<double>(n);
   } catch (const std::exception& e) {
     out->error = e.what();
@@ -92,7 +91,7 @@ std::string counting_key(const Corpus* corpus, const Direction& direction, const
 
 std::int64_t side_vocabulary(const VocabularyCounts::Side* counts, const TokenizerConfig& tok, const DataConfig& data) {
   std::int64_t size;
-  if (is_subword(tok.kind)) {
+  if (is_sentencepiece(tok.kind)) {
     size = tok.vocab_size;
     if (counts && !counts->frequencies.empty())
       size = std::min<std::int64_t>(size, static_cast<std::int64_t>(counts->frequencies.size()) + 256);

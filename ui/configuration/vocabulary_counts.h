@@ -27,9 +27,6 @@ struct VocabularyCounts {
   std::string error;
 };
 
-/// bpe or unigram: a SentencePiece vocabulary of tok.vocab_size.
-bool is_subword(const std::string& kind);
-
 /// The tokenizer each side really uses (as prepare_data decides it).
 TokenizerConfig effective_tokenizer(const DataConfig& data, bool source, const Direction& direction);
 

@@ -132,7 +132,7 @@ void DatasetPanel::showAnalysis(const DatasetAnalysis& a) {
       label->setText(tr("%1 (configured)").arg(number(static_cast<std::size_t>(configured.vocab_size))));
       label->setToolTip(tr("The SentencePiece %1 model is trained on the training split when training starts; "
                            "word-level counting here would find %2 distinct tokens")
-                            .arg(QString::fromStdString(configured.kind), number(s.distinct)));
+                            .arg(QString::fromLatin1(tokenizer_kind_name(configured.kind)), number(s.distinct)));
     } else {
       label->setText(tr("%1 tokens").arg(number(s.vocab)));
       label->setToolTip(tr("The vocabulary training will build: from %1 (%2), the 4 special tokens included; "
@@ -164,7 +164,8 @@ void DatasetPanel::showAnalysis(const DatasetAnalysis& a) {
   auto title = [&](bool source, const SideAnalysis& s, const SideTokenizer& side) {
     const double mean = a.pairs ? static_cast<double>(s.total_tokens) / static_cast<double>(a.pairs) : 0.0;
     return tr("%1 (%2, %3)\nmean %4 · max %5 tokens")
-        .arg(sideName(source), source ? tr("source") : tr("target"), QString::fromStdString(side.config.kind))
+        .arg(sideName(source), source ? tr("source") : tr("target"),
+             QString::fromLatin1(tokenizer_kind_name(side.config.kind)))
         .arg(mean, 0, 'f', 1)
         .arg(s.max);
   };

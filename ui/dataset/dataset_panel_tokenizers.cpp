@@ -23,7 +23,6 @@
 
 namespace ts::ui {
 
-using dataset::is_sentencepiece;
 using dataset::lang_name;
 using dataset::side_tokenizer;
 using dataset::SideTokenizer;
@@ -155,7 +154,7 @@ void DatasetPanel::showConfigValues() {
                             const TokenizerConfig& config, bool enabled) {
     side->setText(tr("%1 (%2):").arg(source ? tr("Source") : tr("Target"), sideName(source)));
     const QSignalBlocker b1(kind), b2(size), b3(lower);
-    const int index = kind->findData(QString::fromStdString(config.kind));
+    const int index = kind->findData(QString::fromLatin1(tokenizer_kind_name(config.kind)));
     kind->setCurrentIndex(index < 0 ? 0 : index);
     size->setValue(config.vocab_size);
     size->setEnabled(enabled && is_sentencepiece(config.kind));
@@ -185,7 +184,8 @@ void DatasetPanel::showConfigValues() {
     if (side.cjk_chars)
       notes << tr("%1 is split per character (data.cjk_chars: words are not separated by spaces).").arg(name);
     if (side.approximate)
-      approximations << tr("%1 at %2 level").arg(name, side.config.kind == "char" ? tr("character") : tr("word"));
+      approximations
+          << tr("%1 at %2 level").arg(name, side.config.kind == TokenizerKind::kChar ? tr("character") : tr("word"));
   }
   if (!approximations.isEmpty())
     notes << tr("SentencePiece is trained when training starts; the preview and histograms show %1.")

@@ -129,8 +129,10 @@ QVariant DatasetPreviewModel::headerData(int section, Qt::Orientation orientatio
   if (orientation != Qt::Horizontal || !corpus_) return QAbstractTableModel::headerData(section, orientation, role);
   const QString src = lang_name(english_is_source_ ? corpus_->english : corpus_->other);
   const QString tgt = lang_name(english_is_source_ ? corpus_->other : corpus_->english);
-  const QString src_kind = src_tokenizer_ ? QString::fromStdString(src_tokenizer_->config().kind) : QString();
-  const QString tgt_kind = tgt_tokenizer_ ? QString::fromStdString(tgt_tokenizer_->config().kind) : QString();
+  const QString src_kind =
+      src_tokenizer_ ? QString::fromLatin1(tokenizer_kind_name(src_tokenizer_->config().kind)) : QString();
+  const QString tgt_kind =
+      tgt_tokenizer_ ? QString::fromLatin1(tokenizer_kind_name(tgt_tokenizer_->config().kind)) : QString();
   if (role == Qt::DisplayRole) {
     switch (section) {
       case kNumber:

@@ -6,29 +6,22 @@
 
 namespace ts::ui::dataset {
 
-namespace {
-
-// The same rule as core/src/train/data.cpp: a Chinese/Japanese side with a "word" tokenizer is
-// split per character (data.cjk_chars).
-bool is_cjk_language(const std::string& code) { return code == "zh" || code == "ja" || code == "cmn" || code == "jpn"; }
-
-}  // namespace
-
-bool is_sentencepiece(const std::string& kind) { return kind == "bpe" || kind == "unigram"; }
-
 SideTokenizer side_tokenizer(const DataConfig& data, bool source, const Language& language) {
   SideTokenizer side;
   // With a shared vocabulary training uses the source tokenizer for both sides, unchanged.
   side.config = data.shared_vocab || source ? data.src_tokenizer : data.tgt_tokenizer;
   if (is_sentencepiece(side.config.kind)) {
     side.approximate = true;
-    side.config.kind = "word";
+    side.config.kind = TokenizerKind::kWord;
     // Words of a language without spaces would be whole sentences: characters are closer.
-    if (is_cjk_language(language.code)) side.config.kind = "char";
+    if (is_cjk_language(language.code)) side.config.kind = TokenizerKind::kChar;
     return side;
   }
-  if (!data.shared_vocab && data.cjk_chars && side.config.kind == "word" && is_cjk_language(language.code)) {
-    side.config.kind = "char";
+  // The same rule as core/src/train/data.cpp: a Chinese/Japanese side with a word tokenizer is split
+  // per character (data.cjk_chars).
+  if (!data.shared_vocab && data.cjk_chars && side.config.kind == TokenizerKind::kWord &&
+      is_cjk_language(language.code)) {
+    side.config.kind = TokenizerKind::kChar;
     side.cjk_chars = true;
   }
   return side;
@@ -40,7 +33,7 @@ std::shared_ptr<const Tokenizer> build_tokenizer(TokenizerConfig config, QString
   } catch (const std::exception& e) {
     if (problem) *problem = QString::fromStdString(e.what());
   }
-  config.chinese = "none";
+  config.chinese = ChineseScript::kNone;
   try {
     return make_tokenizer(config);
   } catch (const std::exception&) {

@@ -11,12 +11,11 @@
 #include <QString>
 
 #include "ts/text/corpus.h"
+#include "ts/text/language.h"
 #include "ts/text/tokenizer.h"
 #include "ts/train/config.h"
 
 namespace ts::ui::dataset {
-
-bool is_sentencepiece(const std::string& kind);
 
 /// What the panel tokenises with for one side, and how that relates to what training will use.
 struct SideTokenizer {

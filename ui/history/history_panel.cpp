@@ -197,7 +197,7 @@ void HistoryPanel::buildUi() {
 
   checkpoints_ = new RunCheckpointTable(details_tabs_);
   connect(checkpoints_, &RunCheckpointTable::loadRequested, this,
-          [this](const QString& path, const QString& kind) { loadCheckpointFile(path, kind); });
+          [this](const QString& path, RunKind kind) { loadCheckpointFile(path, kind); });
   details_tabs_->addTab(checkpoints_, tr("Checkpoints"));
 
   bottom_ = new QSplitter(Qt::Horizontal, this);

@@ -67,8 +67,8 @@ class HistoryPanel : public QWidget {
   /// Loads the best (else the last) checkpoint of the selected run into the translation service.
   bool loadSelectedCheckpoint();
   /// Loads a given checkpoint file (from the checkpoint list).
-  /// `kind` is the run's ("language-model" checkpoints go to the language-model window).
-  bool loadCheckpointFile(const QString& path, const QString& kind = QString());
+  /// `kind` is the run's (language-model checkpoints go to the language-model window).
+  bool loadCheckpointFile(const QString& path, RunKind kind = RunKind::kTranslation);
   /// All metrics of the selected runs: run_id,run_name,step,metric,value,time.
   bool exportMetricsCsv(const QString& path, QString* error = nullptr);
   /// The selected run as a self-contained HTML report (ts/store/html_report.h): config, curves,

@@ -196,10 +196,10 @@ bool HistoryPanel::loadSelectedCheckpoint() {
     setMessage(tr("Run #%1 \"%2\" has no checkpoint yet.").arg(runs.front().id).arg(q(runs.front().name)), true);
     return false;
   }
-  return loadCheckpointFile(q(c->path), q(runs.front().kind));
+  return loadCheckpointFile(q(c->path), runs.front().kind);
 }
 
-bool HistoryPanel::loadCheckpointFile(const QString& path, const QString& kind) {
+bool HistoryPanel::loadCheckpointFile(const QString& path, RunKind kind) {
   if (path.isEmpty()) return false;
   if (!QFileInfo::exists(path)) {
     setMessage(tr("%1: the checkpoint file is missing (moved or deleted), so it cannot be loaded.")
@@ -207,7 +207,7 @@ bool HistoryPanel::loadCheckpointFile(const QString& path, const QString& kind) 
                true);
     return false;
   }
-  if (kind == QLatin1String("language-model")) {
+  if (kind == RunKind::kLanguageModel) {
     setMessage(tr("Opening %1 in the language-model window…").arg(QDir::toNativeSeparators(path)));
     Q_EMIT languageModelCheckpointRequested(path);
     return true;

@@ -14,10 +14,11 @@
 #include <QStringList>
 
 #include "ts/store/run_store.h"
+#include "widgets/qt_text.h"
 
 namespace ts::ui::history_util {
 
-inline QString q(const std::string& s) { return QString::fromStdString(s); }
+using ts::ui::q;  // widgets/qt_text.h
 
 // Metrics in the order a user looks for them, with readable labels.
 inline const std::vector<std::pair<const char*, const char*>>& known_metrics() {

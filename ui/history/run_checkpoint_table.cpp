@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include <QDir>
@@ -12,6 +13,7 @@
 #include "history/history_util.h"
 #include "history/run_table_model.h"
 #include "shell/studio_state.h"
+#include "ts/train/events.h"
 
 namespace ts::ui {
 
@@ -27,7 +29,15 @@ std::vector<CheckpointRow> current_checkpoints(const RunStore* store, qint64 run
     return rows;
   }
   for (auto& kv : latest) rows.push_back(std::move(kv.second));
-  auto rank = [](const std::string& kind) { return kind == "best" ? 0 : kind == "last" ? 1 : 2; };
+  // The history holds the kind by name; one this version does not know sorts with the step files.
+  auto rank = [](const std::string& name) {
+    try {
+      const auto kind = parse_checkpoint_kind(name);
+      return kind == CheckpointKind::kBest ? 0 : kind == CheckpointKind::kLast ? 1 : 2;
+    } catch (const std::invalid_argument&) {
+      return 2;
+    }
+  };
   std::sort(rows.begin(), rows.end(), [&](const CheckpointRow& a, const CheckpointRow& b) {
     if (rank(a.kind) != rank(b.kind)) return rank(a.kind) < rank(b.kind);
     return a.step > b.step;
@@ -54,7 +64,8 @@ RunCheckpointTable::RunCheckpointTable(QWidget* parent) : QTableWidget(0, 6, par
   setToolTip(tr("Double-click a checkpoint to load it into the Translate panel"));
   connect(this, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
     if (auto* file = item(row, 4))
-      Q_EMIT loadRequested(file->data(Qt::UserRole).toString(), file->data(Qt::UserRole + 1).toString());
+      Q_EMIT loadRequested(file->data(Qt::UserRole).toString(),
+                           static_cast<RunKind>(file->data(Qt::UserRole + 1).toInt()));
   });
 }
 
@@ -86,7 +97,7 @@ int RunCheckpointTable::showRuns(const std::vector<RunInfo>& runs, const RunStor
       step_item->setData(Qt::DisplayRole, QVariant::fromValue<qint64>(c.step));
       auto* file_item = new QTableWidgetItem(info.fileName());
       file_item->setData(Qt::UserRole, path);
-      file_item->setData(Qt::UserRole + 1, q(r.kind));
+      file_item->setData(Qt::UserRole + 1, static_cast<int>(r.kind));
       file_item->setToolTip(QDir::toNativeSeparators(path));
       auto* state_item = new QTableWidgetItem(state);
       state_item->setToolTip(state_tip);

@@ -28,9 +28,9 @@ class RunCheckpointTable : public QTableWidget {
   int showRuns(const std::vector<RunInfo>& runs, const RunStore* store);
 
  Q_SIGNALS:
-  /// A checkpoint was double-clicked; `kind` is its run's ("language-model" ones go to the
+  /// A checkpoint was double-clicked; `kind` is its run's (language-model ones go to the
   /// language-model window).
-  void loadRequested(const QString& path, const QString& kind);
+  void loadRequested(const QString& path, ts::RunKind kind);
 };
 
 }  // namespace ts::ui

@@ -10,12 +10,11 @@
 #include <QPalette>
 
 #include "shell/studio_state.h"
+#include "widgets/qt_text.h"
 
 namespace ts::ui {
 
 namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 QString tagsText(const RunInfo& r) {
   QStringList tags;

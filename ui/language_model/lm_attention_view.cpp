@@ -53,7 +53,7 @@ void LmAttentionView::setAttention(const LmAttention& attention) {
 
 void LmAttentionView::showSelected() {
   if (attention_.layers() == 0) {
-    const bool bigram = service_->hasModel() && service_->modelConfig().kind == "bigram";
+    const bool bigram = service_->hasModel() && service_->modelConfig().kind == LmKind::kBigram;
     heatmap_->clear(
         bigram ? tr("The bigram model has no attention: each token's next-token scores are one row of its table.")
                : tr("No attention recorded (the generation was stopped, or none ran yet)."));

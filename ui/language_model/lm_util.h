@@ -7,10 +7,11 @@
 
 #include <QLocale>
 #include <QString>
+#include "widgets/qt_text.h"
 
 namespace ts::ui::lm_util {
 
-inline QString q(const std::string& s) { return QString::fromStdString(s); }
+using ts::ui::q;  // widgets/qt_text.h
 /// A count with the locale's group separators ("12,345").
 inline QString number(qint64 n) { return QLocale().toString(n); }
 

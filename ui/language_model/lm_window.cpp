@@ -135,7 +135,7 @@ LmWindow::LmWindow(const QString& database, const QString& runs_directory, QWidg
   connect(controller_, &TrainingController::finished, this, &LmWindow::onFinished);
   connect(controller_, &TrainingController::failed, this, &LmWindow::onFailed);
   connect(controller_, &TrainingController::checkpointSaved, this, [this](const ts::CheckpointEvent& c) {
-    if (c.kind == "best") log(tr("best checkpoint: %1 (step %2)").arg(q(c.path)).arg(c.step));
+    if (c.kind == ts::CheckpointKind::kBest) log(tr("best checkpoint: %1 (step %2)").arg(q(c.path)).arg(c.step));
   });
   connect(controller_, &TrainingController::lmSnapshotReady, this, [this](const LmModelSnapshot& s) {
     service_->setModel(s);
@@ -253,7 +253,7 @@ bool LmWindow::applySetting(const QString& assignment, QString* error) {
     return false;
   }
   const bool retokenise = changed.tokenizer != config_.tokenizer ||
-                          (changed.tokenizer != "char" && changed.vocab_size != config_.vocab_size);
+                          (changed.tokenizer != LmTokenizer::kChar && changed.vocab_size != config_.vocab_size);
   config_ = changed;
   config_form_->showConfig(config_);
   updateEstimate();

@@ -88,7 +88,7 @@ bool LmWindow::startTraining() {
   if (!controller_->startLanguageModel(request)) return false;
   resume_checkpoint_.clear();
   // A new set of curves for this run, in the next colour.
-  const QString label = chart_->addRun(q(config_.kind == "bigram" ? "bigram" : config_.preset));
+  const QString label = chart_->addRun(q(config_.kind == LmKind::kBigram ? std::string("bigram") : config_.preset));
   progress_->setValue(0);
   run_status_->setText(tr("Preparing…"));
   log(tr("training %1 on %2").arg(label, info_.path));

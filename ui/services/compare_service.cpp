@@ -14,12 +14,11 @@
 
 #include "ts/model/errors.h"
 #include "ts/train/model_comparison.h"
+#include "widgets/qt_text.h"
 
 namespace ts::ui {
 
 namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 // The error as the person should read it: naming the model it concerns when the message does not
 // already name it or its file.

@@ -16,6 +16,7 @@
 #include "ts/lm/text_data.h"
 #include "ts/model/errors.h"
 #include "ts/lm/lm_export.h"
+#include "widgets/qt_text.h"
 
 namespace ts::ui {
 
@@ -24,15 +25,13 @@ namespace {
 // Thrown from the streaming callback to end a generation early; never leaves this file.
 struct GenerationStopped {};
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
-
 LmTextInfo describe(const LmData& data, const QString& path) {
   LmTextInfo info;
   info.path = path;
   info.bytes = static_cast<qint64>(data.bytes);
   info.chars = static_cast<qint64>(data.chars);
   info.lines = static_cast<qint64>(data.lines);
-  info.tokenizer = q(data.codec.kind());
+  info.tokenizer = QString::fromLatin1(lm_tokenizer_name(data.codec.kind()));
   const auto& vocab = data.codec.vocab();
   const auto V = static_cast<std::int64_t>(vocab.size());
   info.vocab_size = static_cast<int>(V);

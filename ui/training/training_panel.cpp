@@ -201,7 +201,7 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   connect(controller_, &TrainingController::logLine, this, &TrainingPanel::appendLog);
   connect(controller_, &TrainingController::checkpointSaved, this, [this](const ts::CheckpointEvent& c) {
     appendLog(tr("checkpoint %1 (%2) at step %3")
-                  .arg(QString::fromStdString(c.path), QString::fromStdString(c.kind))
+                  .arg(QString::fromStdString(c.path), QString::fromLatin1(ts::checkpoint_kind_name(c.kind)))
                   .arg(c.step));
   });
   connect(controller_, &TrainingController::failed, this, [this](const QString& message) {

@@ -105,7 +105,7 @@ GenerateResult generate_text(LanguageModel& model, const LmCodec& codec, const s
   auto result = generate(model, ids, with_suppressed, [&](std::int64_t id) {
     generated.push_back(id);
     if (!on_text) return;
-    if (codec.kind() == "char") {
+    if (codec.kind() == LmTokenizer::kChar) {
       on_text(id < 4 ? std::string() : codec.vocab().token(id));
       return;
     }
@@ -117,7 +117,7 @@ GenerateResult generate_text(LanguageModel& model, const LmCodec& codec, const s
     }
   });
   result.text = codec.decode(result.ids);
-  if (on_text && codec.kind() != "char" && result.text.size() > emitted.size() &&
+  if (on_text && codec.kind() != LmTokenizer::kChar && result.text.size() > emitted.size() &&
       result.text.compare(0, emitted.size(), emitted) == 0)
     on_text(result.text.substr(emitted.size()));
   return result;

@@ -164,7 +164,7 @@ LanguageModel build_language_model(const LmConfig& config, std::int64_t vocab_si
   // Refused before anything is allocated (a configuration, or a checkpoint's, may ask for terabytes).
   check_memory(4.0 * static_cast<double>(config.parameter_estimate(vocab_size)), "the language model's weights",
                "make n_embd, n_layer or block_size smaller");
-  if (config.kind == "bigram") return std::make_shared<BigramImpl>(config, vocab_size);
+  if (config.kind == LmKind::kBigram) return std::make_shared<BigramImpl>(config, vocab_size);
   return std::make_shared<GptImpl>(config, vocab_size);
 }
 

@@ -57,28 +57,39 @@ Field text(std::string LmConfig::*member) {
             c.*member = v.get<std::string>();
           }};
 }
+// A closed set, by name (the parse function's std::invalid_argument names the accepted values).
+template <class Enum>
+Field choice(Enum LmConfig::*member, const char* (*name)(Enum), Enum (*parse)(const std::string&)) {
+  return {[member, name](const LmConfig& c) { return nlohmann::json(name(c.*member)); },
+          [member, parse](LmConfig& c, const nlohmann::json& v) {
+            if (!v.is_string()) throw std::invalid_argument("expected a string");
+            if (!is_valid_utf8(v.get_ref<const std::string&>())) throw std::invalid_argument("expected UTF-8 text");
+            c.*member = parse(v.get<std::string>());
+          }};
+}
 
 const std::map<std::string, Field>& fields() {
-  static const std::map<std::string, Field> f = {{"preset", text(&LmConfig::preset)},
-                                                 {"kind", text(&LmConfig::kind)},
-                                                 {"n_layer", integer(&LmConfig::n_layer)},
-                                                 {"n_head", integer(&LmConfig::n_head)},
-                                                 {"n_embd", integer(&LmConfig::n_embd)},
-                                                 {"block_size", integer(&LmConfig::block_size)},
-                                                 {"dropout", number(&LmConfig::dropout)},
-                                                 {"batch_size", integer(&LmConfig::batch_size)},
-                                                 {"lr", number(&LmConfig::lr)},
-                                                 {"weight_decay", number(&LmConfig::weight_decay)},
-                                                 {"max_steps", integer(&LmConfig::max_steps)},
-                                                 {"max_minutes", number(&LmConfig::max_minutes)},
-                                                 {"eval_interval", integer(&LmConfig::eval_interval)},
-                                                 {"eval_iters", integer(&LmConfig::eval_iters)},
-                                                 {"seed", integer(&LmConfig::seed)},
-                                                 {"tokenizer", text(&LmConfig::tokenizer)},
-                                                 {"vocab_size", integer(&LmConfig::vocab_size)},
-                                                 {"threads", integer(&LmConfig::threads)},
-                                                 {"device", text(&LmConfig::device)},
-                                                 {"precision", text(&LmConfig::precision)}};
+  static const std::map<std::string, Field> f = {
+      {"preset", text(&LmConfig::preset)},
+      {"kind", choice(&LmConfig::kind, lm_kind_name, parse_lm_kind)},
+      {"n_layer", integer(&LmConfig::n_layer)},
+      {"n_head", integer(&LmConfig::n_head)},
+      {"n_embd", integer(&LmConfig::n_embd)},
+      {"block_size", integer(&LmConfig::block_size)},
+      {"dropout", number(&LmConfig::dropout)},
+      {"batch_size", integer(&LmConfig::batch_size)},
+      {"lr", number(&LmConfig::lr)},
+      {"weight_decay", number(&LmConfig::weight_decay)},
+      {"max_steps", integer(&LmConfig::max_steps)},
+      {"max_minutes", number(&LmConfig::max_minutes)},
+      {"eval_interval", integer(&LmConfig::eval_interval)},
+      {"eval_iters", integer(&LmConfig::eval_iters)},
+      {"seed", integer(&LmConfig::seed)},
+      {"tokenizer", choice(&LmConfig::tokenizer, lm_tokenizer_name, parse_lm_tokenizer)},
+      {"vocab_size", integer(&LmConfig::vocab_size)},
+      {"threads", integer(&LmConfig::threads)},
+      {"device", choice(&LmConfig::device, device_choice_name, parse_device_choice)},
+      {"precision", choice(&LmConfig::precision, precision_name, parse_precision)}};
   return f;
 }
 
@@ -128,9 +139,34 @@ void LmConfig::set(const std::string& assignment) {
   put(*this, key, value);
 }
 
+const char* lm_kind_name(LmKind kind) { return kind == LmKind::kBigram ? "bigram" : "gpt"; }
+
+LmKind parse_lm_kind(const std::string& name) {
+  for (auto kind : {LmKind::kGpt, LmKind::kBigram})
+    if (name == lm_kind_name(kind)) return kind;
+  throw std::invalid_argument("unknown language-model kind \"" + name + "\" (expected gpt or bigram)");
+}
+
+const char* lm_tokenizer_name(LmTokenizer tokenizer) {
+  switch (tokenizer) {
+    case LmTokenizer::kBpe:
+      return "bpe";
+    case LmTokenizer::kUnigram:
+      return "unigram";
+    case LmTokenizer::kChar:
+      break;
+  }
+  return "char";
+}
+
+LmTokenizer parse_lm_tokenizer(const std::string& name) {
+  for (auto tokenizer : {LmTokenizer::kChar, LmTokenizer::kBpe, LmTokenizer::kUnigram})
+    if (name == lm_tokenizer_name(tokenizer)) return tokenizer;
+  throw std::invalid_argument("unknown tokenizer \"" + name + "\" (expected char, bpe or unigram)");
+}
+
 std::vector<std::string> LmConfig::problems() const {
   std::vector<std::string> p;
-  if (kind != "gpt" && kind != "bigram") p.push_back(fmt::format("kind: \"{}\" is not gpt or bigram", kind));
   if (n_layer < 1) p.push_back("n_layer: must be at least 1");
   if (n_head < 1) p.push_back("n_head: must be at least 1");
   if (n_embd < 1)
@@ -146,15 +182,11 @@ std::vector<std::string> LmConfig::problems() const {
   if (!(max_minutes >= 0)) p.push_back("max_minutes: must not be negative");
   if (eval_interval < 1) p.push_back("eval_interval: must be at least 1");
   if (eval_iters < 1) p.push_back("eval_iters: must be at least 1");
-  if (tokenizer != "char" && tokenizer != "bpe" && tokenizer != "unigram")
-    p.push_back(fmt::format("tokenizer: \"{}\" is not char, bpe or unigram", tokenizer));
   if (vocab_size < 16) p.push_back("vocab_size: must be at least 16");
   if (threads < 0) p.push_back("threads: must not be negative");
-  if (device != "auto" && device != "cpu" && device != "cuda")
-    p.push_back(fmt::format("device: \"{}\" is not auto, cpu or cuda", device));
   // No fp16 here: that needs the dynamic loss scaling of the translation trainer, which this loop lacks.
-  if (precision != "fp32" && precision != "bf16")
-    p.push_back(fmt::format("precision: \"{}\" is not fp32 or bf16", precision));
+  if (precision != Precision::kFp32 && precision != Precision::kBf16)
+    p.push_back(fmt::format("precision: \"{}\" is not fp32 or bf16", precision_name(precision)));
   return p;
 }
 
@@ -181,7 +213,7 @@ LmConfig lm_preset(const std::string& name) {
     return c;
   }
   if (name == "bigram") {
-    c.kind = "bigram";  // the small preset's data settings; the tutorial's bigram lr
+    c.kind = LmKind::kBigram;  // the small preset's data settings; the tutorial's bigram lr
     c.lr = 1e-2;
     return c;
   }
@@ -197,7 +229,7 @@ std::int64_t LmConfig::parameter_estimate(std::int64_t vocab_size) const {
   const double V = static_cast<double>(vocab_size), D = n_embd;
   // Clamped to [0, 9e18] so that the cast is defined even for invalid (negative or absurd) sizes.
   const auto clamp = [](double x) { return static_cast<std::int64_t>(std::clamp(x, 0.0, 9.0e18)); };
-  if (kind == "bigram") return clamp(V * V);
+  if (kind == LmKind::kBigram) return clamp(V * V);
   // Per block: attention 4 (D x D + D), feed-forward D x 4D + 4D + 4D x D + D, two LayerNorms 2 x 2D.
   const double block = 12 * D * D + 13 * D;
   return clamp(V * D + block_size * D + n_layer * block + 2 * D + D * V + V);

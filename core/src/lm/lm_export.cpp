@@ -20,7 +20,7 @@ namespace {
 
 std::string lm_readme(const LoadedLanguageModel& m, const std::string& checkpoint) {
   const auto& c = m.meta.config;
-  const std::string architecture = c.kind == "bigram"
+  const std::string architecture = c.kind == LmKind::kBigram
                                        ? std::string("a bigram table")
                                        : fmt::format("{} layers, n_embd {}, {} heads, a context of {} tokens",
                                                      c.n_layer, c.n_embd, c.n_head, c.block_size);
@@ -33,7 +33,8 @@ std::string lm_readme(const LoadedLanguageModel& m, const std::string& checkpoin
       "  `codec.vocab.tokens[i]`), and where the model came from (`source`).\n"
       "- `tokenizer.spm` (when present): the SentencePiece model that splits text into the vocabulary's pieces.\n\n"
       "Generate with the app: `transformer-studio-cli lm-generate --checkpoint <this folder>`.\n",
-      c.kind == "bigram" ? "bigram" : "GPT", m.meta.codec.kind(), checkpoint, m.meta.step, architecture);
+      c.kind == LmKind::kBigram ? "bigram" : "GPT", lm_tokenizer_name(m.meta.codec.kind()), checkpoint, m.meta.step,
+      architecture);
 }
 
 }  // namespace
@@ -60,9 +61,9 @@ ExportSummary export_language_model(const std::string& checkpoint, const std::st
         {"text", loaded.meta.text_path},
         {"metrics", loaded.meta.metrics}}},
       {"parameters", summary.parameters},
-      {"architecture", c.kind == "bigram" ? std::string("bigram table")
-                                          : fmt::format("GPT, {} layers, n_embd {}, {} heads, block {}", c.n_layer,
-                                                        c.n_embd, c.n_head, c.block_size)}};
+      {"architecture", c.kind == LmKind::kBigram ? std::string("bigram table")
+                                                 : fmt::format("GPT, {} layers, n_embd {}, {} heads, block {}",
+                                                               c.n_layer, c.n_embd, c.n_head, c.block_size)}};
   end_export(summary, config, spm ? std::vector<fs::path>{folder / "tokenizer.spm"} : std::vector<fs::path>{},
              lm_readme(loaded, checkpoint));
   return summary;

@@ -171,7 +171,7 @@ struct LmTrainer::State final : LoopBody {
     if (options.between_steps) options.between_steps(*trainer);
   }
   void finish(const LoopEnd&) override {
-    if (options.write_checkpoints && last_saved_step != at_step) summary.last_checkpoint = save("last");
+    if (options.write_checkpoints && last_saved_step != at_step) summary.last_checkpoint = save(CheckpointKind::kLast);
   }
 
   LmCheckpointMeta meta() const {
@@ -187,8 +187,8 @@ struct LmTrainer::State final : LoopBody {
     return m;
   }
 
-  std::string save(const std::string& kind) {
-    const auto path = (fs::path(options.out_dir) / (kind + ".ckpt")).string();
+  std::string save(CheckpointKind kind) {
+    const auto path = (fs::path(options.out_dir) / (std::string(checkpoint_kind_name(kind)) + ".ckpt")).string();
     NamedTensors tensors;
     append_module_state(tensors, "model.", *model);
     append_optimizer_state(tensors, "optimizer.", *optimizer);
@@ -205,7 +205,7 @@ struct LmTrainer::State final : LoopBody {
       e.metrics = metrics;
       observer->on_checkpoint(e);
     }
-    if (kind == "last") last_saved_step = at_step;
+    if (kind == CheckpointKind::kLast) last_saved_step = at_step;
     return path;
   }
 
@@ -331,8 +331,8 @@ std::optional<LoopEnd> LmTrainer::State::validate_if_due() {
   summary.last_validation = v;
   if (observer) observer->on_validation(v);
   if (options.write_checkpoints) {
-    summary.last_checkpoint = save("last");
-    if (v.improved) summary.best_checkpoint = save("best");
+    summary.last_checkpoint = save(CheckpointKind::kLast);
+    if (v.improved) summary.best_checkpoint = save(CheckpointKind::kBest);
   }
   return std::nullopt;
 }
@@ -380,7 +380,7 @@ TrainingSummary LmTrainer::run() {
 NewRun describe_lm_run(const LmConfig& config, const LmData& data, const std::string& text_path,
                        const std::string& out_dir, const std::string& name) {
   NewRun run;
-  run.kind = "language-model";
+  run.kind = RunKind::kLanguageModel;
   const bool on_disk = fs::is_regular_file(text_path);
   run.corpus_path = on_disk ? fs::weakly_canonical(fs::absolute(text_path)).string() : text_path;
   run.corpus_sha256 = on_disk ? sha256_file(text_path) : "";
@@ -389,7 +389,7 @@ NewRun describe_lm_run(const LmConfig& config, const LmData& data, const std::st
   run.direction = "text";
   run.preset = config.preset;
   run.machine = machine_description();
-  run.device = config.device;
+  run.device = device_choice_name(config.device);
   run.out_dir = fs::weakly_canonical(fs::absolute(out_dir)).string();
   run.config = config.to_json();
   run.name = name.empty() ? fmt::format("{} {}", fs::path(text_path).filename().string(), config.preset) : name;

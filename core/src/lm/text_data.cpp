@@ -14,18 +14,13 @@
 #include <fmt/format.h>
 
 #include "ts/text/files.h"
+#include "ts/text/numbers.h"
 #include "ts/text/utf8.h"
 
 namespace ts {
 namespace {
 
 [[noreturn]] void fail(const std::string& name, const std::string& what) { throw LmDataError(name + ": " + what); }
-
-std::string thousands(std::size_t n) {
-  auto s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-  return s;
-}
 
 // Refuses files that are not text before anything tries to tokenise them.
 void check_text(std::string_view text, const std::string& name) {
@@ -87,12 +82,12 @@ std::vector<std::string> split_lines(std::string_view text) {
 
 // ---------------------------------------------------------------- codec
 
-LmCodec LmCodec::build(const std::string& kind, int vocab_size, std::string_view text) {
+LmCodec LmCodec::build(LmTokenizer kind, int vocab_size, std::string_view text) {
   LmCodec c;
   c.kind_ = kind;
-  if (kind == "bpe" || kind == "unigram") {
+  if (kind != LmTokenizer::kChar) {
     TokenizerConfig tc;
-    tc.kind = kind;
+    tc.kind = kind == LmTokenizer::kBpe ? TokenizerKind::kBpe : TokenizerKind::kUnigram;
     tc.lowercase = false;  // a language model keeps the text as it is
     tc.vocab_size = vocab_size;
     tc.character_coverage = 1.0;
@@ -101,8 +96,6 @@ LmCodec LmCodec::build(const std::string& kind, int vocab_size, std::string_view
     for (auto& l : lines)
       if (!l.empty()) training.push_back(std::move(l));
     c.spm_ = std::shared_ptr<const Tokenizer>(make_tokenizer(tc, training));
-  } else if (kind != "char") {
-    throw std::invalid_argument("tokenizer: \"" + kind + "\" is not char, bpe or unigram");
   }
   c.vocab_ = Vocab::build({c.tokenize(text)});
   return c;
@@ -164,15 +157,15 @@ std::string LmCodec::decode(const std::vector<std::int64_t>& ids) const {
 }
 
 nlohmann::json LmCodec::to_json() const {
-  nlohmann::json j = {{"kind", kind_}, {"vocab", vocab_.to_json()}};
+  nlohmann::json j = {{"kind", lm_tokenizer_name(kind_)}, {"vocab", vocab_.to_json()}};
   if (spm_) j["tokenizer"] = spm_->to_json();
   return j;
 }
 
 LmCodec LmCodec::from_json(const nlohmann::json& j) {
   LmCodec c;
-  c.kind_ = j.at("kind").get<std::string>();
-  if (c.kind_ != "char") c.spm_ = std::shared_ptr<const Tokenizer>(tokenizer_from_json(j.at("tokenizer")));
+  c.kind_ = parse_lm_tokenizer(j.at("kind").get<std::string>());
+  if (c.kind_ != LmTokenizer::kChar) c.spm_ = std::shared_ptr<const Tokenizer>(tokenizer_from_json(j.at("tokenizer")));
   c.vocab_ = Vocab::from_json(j.at("vocab"));
   return c;
 }
@@ -181,7 +174,7 @@ LmCodec LmCodec::from_json(const nlohmann::json& j) {
 
 std::string LmData::summary() const {
   return fmt::format("{}: {} characters, {} lines, {} tokenizer, vocabulary {}, train {} / val {} tokens",
-                     path.empty() ? "text" : path, thousands(chars), thousands(lines), codec.kind(),
+                     path.empty() ? "text" : path, thousands(chars), thousands(lines), lm_tokenizer_name(codec.kind()),
                      codec.vocab().size(), thousands(static_cast<std::size_t>(train.numel())),
                      thousands(static_cast<std::size_t>(val.numel())));
 }

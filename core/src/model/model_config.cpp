@@ -2,22 +2,7 @@
 // The model section's checks (see ts/model/model_config.h).
 #include "ts/model/model_config.h"
 
-#include <nlohmann/json.hpp>
-
 namespace ts {
-
-void check_choice(std::vector<std::string>& problems, const std::string& key, const std::string& value,
-                  std::initializer_list<const char*> allowed) {
-  std::string list;
-  for (const char* a : allowed) {
-    if (value == a) return;
-    list += list.empty() ? a : std::string(", ") + a;
-  }
-  // The value quoted as JSON: a NUL or control byte in it would otherwise cut validate()'s
-  // message (a C string) short and hide the problems after it (found by tests/fuzz/fuzz_config).
-  const auto quoted = nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  problems.push_back(key + " " + quoted + " is not one of " + list);
-}
 
 const char* positions_name(Positions positions) { return positions == Positions::kLearned ? "learned" : "sinusoidal"; }
 

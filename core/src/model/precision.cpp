@@ -13,8 +13,6 @@
 
 namespace ts {
 
-bool is_valid_precision(const std::string& p) { return p == "fp32" || p == "bf16" || p == "fp16"; }
-
 bool cpu_has_native_bf16() { return cpu_info().has("amx_bf16") || cpu_info().has("avx512_bf16"); }
 
 PrecisionTimings time_precisions(const c10::Device& device, int n, int repeats) {
@@ -40,33 +38,35 @@ PrecisionTimings time_precisions(const c10::Device& device, int n, int repeats) 
   return t;
 }
 
-std::string choose_gpu_precision(const PrecisionTimings& t) {
-  if (!(t.fp32 > 0)) return "fp32";
+Precision choose_gpu_precision(const PrecisionTimings& t) {
+  if (!(t.fp32 > 0)) return Precision::kFp32;
   const bool bf16_fast = t.bf16 > 0 && t.fp32 >= 1.3 * t.bf16;
   const bool fp16_fast = t.fp16 > 0 && t.fp32 >= 1.3 * t.fp16;
-  if (bf16_fast && (!fp16_fast || t.bf16 <= 1.1 * t.fp16)) return "bf16";
-  if (fp16_fast) return "fp16";
-  return "fp32";
+  if (bf16_fast && (!fp16_fast || t.bf16 <= 1.1 * t.fp16)) return Precision::kBf16;
+  if (fp16_fast) return Precision::kFp16;
+  return Precision::kFp32;
 }
 
 std::string describe_gpu_precision(const PrecisionTimings& t) {
   const auto ms = [](double s) { return s > 0 ? fmt::format("{:.2f} ms", 1000 * s) : std::string("failed"); };
   const auto chosen = choose_gpu_precision(t);
   return fmt::format("precision auto: {} (one {}×{} product on this GPU: fp32 {}, bf16 {}, fp16 {}){}",
-                     chosen == "fp32" ? "fp32" : chosen + " autocast", t.n, t.n, ms(t.fp32), ms(t.bf16), ms(t.fp16),
-                     chosen == "fp16" ? "; fp16 trains with loss scaling" : "");
+                     chosen == Precision::kFp32 ? "fp32" : std::string(precision_name(chosen)) + " autocast", t.n, t.n,
+                     ms(t.fp32), ms(t.bf16), ms(t.fp16),
+                     chosen == Precision::kFp16 ? "; fp16 trains with loss scaling" : "");
 }
 
-void check_precision(const std::string& precision, const c10::Device& device) {
-  if (!is_valid_precision(precision))
-    throw std::invalid_argument("unknown precision \"" + precision + "\" (use fp32, bf16 or fp16)");
-  if (precision == "fp16" && !device.is_cuda())
+void check_precision(Precision precision, const c10::Device& device) {
+  if (precision == Precision::kAuto)
+    throw std::invalid_argument("precision auto is a request: resolve it for the device first (resolve_precision)");
+  if (precision == Precision::kFp16 && !device.is_cuda())
     throw std::invalid_argument("precision fp16 needs a CUDA GPU; on the CPU use bf16 (or fp32)");
 }
 
-AutocastScope::AutocastScope(const std::string& precision, const c10::Device& device) {
-  if (precision == "fp32") return;
-  const auto dtype = precision == "fp16" ? at::kHalf : at::kBFloat16;
+AutocastScope::AutocastScope(Precision precision, const c10::Device& device) {
+  if (precision == Precision::kFp32) return;
+  check_precision(precision, device);
+  const auto dtype = precision == Precision::kFp16 ? at::kHalf : at::kBFloat16;
   active_ = true;
   device_type_ = device.type();
   previous_enabled_ = torch_compat::autocast_enabled(device_type_);

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "ts/text/numbers.h"
+
 namespace ts {
 namespace {
 
@@ -32,14 +34,6 @@ std::string sfmt(const char* format, Args... args) {
 }
 
 /// "1234567" -> "1,234,567".
-std::string thousands(std::int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return v < 0 ? "-" + out : out;
-}
 
 /// A metric value for a table: thousands for big numbers, 4 significant digits, exponent for tiny.
 std::string value_text(double v) {
@@ -535,7 +529,7 @@ void fact(std::string& o, const std::string& name, const std::string& html_value
 std::string or_dash(const std::string& s) { return s.empty() ? "—" : esc(s); }
 
 void header_section(std::string& o, const RunInfo& run, bool test) {
-  const bool lm = run.kind == "language-model";
+  const bool lm = run.kind == RunKind::kLanguageModel;
   o += "<header>\n<h1>" + esc(run.name.empty() ? "Run " + std::to_string(run.id) : run.name) + "</h1>\n";
   o += "<p class=\"subtitle\">Run " + std::to_string(run.id) + " · " + (lm ? "language model" : "translation") +
        (run.direction.empty() ? "" : " · " + esc(run.direction)) + " · <span class=\"badge " +
@@ -550,7 +544,7 @@ void header_section(std::string& o, const RunInfo& run, bool test) {
   fact(o, "Status",
        std::string("<span class=\"badge ") + run_status_name(run.status) + "\">" + run_status_name(run.status) +
            "</span>");
-  fact(o, "Kind", or_dash(run.kind));
+  fact(o, "Kind", run_kind_name(run.kind));
   fact(o, "Direction", or_dash(run.direction));
   std::string corpus = run.corpus_path.empty() ? "—" : "<code>" + esc(base_name(run.corpus_path)) + "</code>";
   std::vector<std::string> corpus_facts;
@@ -811,7 +805,7 @@ std::string html_report(const RunStore& store, std::int64_t run_id, const Report
   const auto found = store.find_run(run_id);
   if (!found) throw StoreError("no run " + std::to_string(run_id) + " in " + store.path());
   const RunInfo& run = *found;
-  const bool lm = run.kind == "language-model";
+  const bool lm = run.kind == RunKind::kLanguageModel;
 
   const auto names = ordered_names(store.metric_names(run_id));
   std::map<std::string, std::vector<MetricPoint>> metrics;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Names of the run statuses (see ts/store/run_status.h).
+// Names of the run statuses and kinds (see ts/store/run_status.h).
 #include "ts/store/run_status.h"
 
 #include <ostream>
@@ -39,5 +39,25 @@ bool is_end_status(RunStatus status) {
 }
 
 std::ostream& operator<<(std::ostream& out, RunStatus status) { return out << run_status_name(status); }
+
+const char* run_kind_name(RunKind kind) {
+  switch (kind) {
+    case RunKind::kTranslation:
+      return "translation";
+    case RunKind::kLanguageModel:
+      return "language-model";
+    case RunKind::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::optional<RunKind> parse_run_kind(const std::string& name) {
+  for (auto kind : {RunKind::kTranslation, RunKind::kLanguageModel})
+    if (name == run_kind_name(kind)) return kind;
+  return std::nullopt;
+}
+
+std::ostream& operator<<(std::ostream& out, RunKind kind) { return out << run_kind_name(kind); }
 
 }  // namespace ts

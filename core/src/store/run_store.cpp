@@ -141,7 +141,7 @@ RunInfo read_run(SQLite::Statement& q) {
   r.message = text(q.getColumn(15));
   r.steps = q.getColumn(16).getInt64();
   r.best_bleu = optional_double(q.getColumn(17));
-  r.kind = text(q.getColumn(18));
+  r.kind = parse_run_kind(text(q.getColumn(18))).value_or(RunKind::kUnknown);
   return r;
 }
 
@@ -361,7 +361,7 @@ std::int64_t RunStore::create_run(const NewRun& run) {
     q.bind(i++, static_cast<std::int64_t>(run.corpus_pairs));
     for (const auto* s : {&run.direction, &run.preset, &run.machine, &run.device, &run.out_dir}) q.bind(i++, *s);
     q.bind(i++, run.config.dump());
-    q.bind(i++, run.kind);
+    q.bind(i++, std::string(run_kind_name(run.kind)));
     q.exec();
     return db_->getLastInsertRowid();
   });

@@ -598,4 +598,6 @@ DetectedLanguage detect_language(const std::vector<std::string_view>& sentences)
   return result;
 }
 
+bool is_cjk_language(const std::string& code) { return code == "zh" || code == "ja" || code == "cmn" || code == "jpn"; }
+
 }  // namespace ts

@@ -17,6 +17,8 @@
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
+#include "ts/text/numbers.h"
+
 namespace ts {
 
 namespace {
@@ -76,14 +78,6 @@ SplitMethod parse_split_method(const std::string& name) {
   if (name == "pairs") return SplitMethod::kShuffledPairs;
   throw std::invalid_argument("unknown split \"" + name + "\" (use grouped or pairs)");
 }
-
-namespace {
-std::string thousands(std::size_t n) {
-  auto digits = std::to_string(n);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
-  return digits;
-}
-}  // namespace
 
 std::string describe_split(const SplitStats& stats) {
   if (stats.method == SplitMethod::kShuffledPairs)

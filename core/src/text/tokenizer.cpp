@@ -34,9 +34,6 @@ namespace {
 
 // ------------------------------------------------------------------ config validation
 
-const std::vector<std::string> kKinds = {"word", "char", "bpe", "unigram"};
-const std::vector<std::string> kPunctuationModes = {"split", "strip", "keep"};
-const std::vector<std::string> kChineseModes = {"none", "t2s", "s2t"};
 const std::vector<std::string> kConfigKeys = {"kind",    "lowercase",  "punctuation",
                                               "chinese", "vocab_size", "character_coverage"};
 constexpr int kMinVocabSize = 16;
@@ -48,16 +45,22 @@ std::string join_names(const std::vector<std::string>& names) {
   return out;
 }
 
-void check_one_of(const char* key, const std::string& value, const std::vector<std::string>& allowed) {
-  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
-    throw std::invalid_argument(fmt::format("tokenizer.{} \"{}\" is not one of {}", key, value, join_names(allowed)));
+/// A closed set's value by name, or std::invalid_argument naming the key and the accepted names (the
+/// value quoted as JSON, so a control byte cannot cut the message short).
+template <typename Enum>
+Enum parse_choice(const char* key, const nlohmann::json& value, Enum (*parse)(const std::string&),
+                  const char* allowed) {
+  if (value.is_string()) {
+    try {
+      return parse(value.get<std::string>());
+    } catch (const std::invalid_argument&) {}
   }
+  throw std::invalid_argument(fmt::format("tokenizer.{} {} is not one of {}", key,
+                                          value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                                          allowed));
 }
 
 void validate(const TokenizerConfig& c) {
-  check_one_of("kind", c.kind, kKinds);
-  check_one_of("punctuation", c.punctuation, kPunctuationModes);
-  check_one_of("chinese", c.chinese, kChineseModes);
   if (c.vocab_size < kMinVocabSize || c.vocab_size > kMaxVocabSize) {
     throw std::invalid_argument(
         fmt::format("tokenizer.vocab_size {} is not in {}..{}", c.vocab_size, kMinVocabSize, kMaxVocabSize));
@@ -221,8 +224,9 @@ void lowercase(std::string& text, bool simple_case) {
 /// Traditional <-> simplified Chinese via OpenCC; a null handle converts nothing.
 using ChineseConverter = std::shared_ptr<void>;
 
-ChineseConverter open_chinese_converter(const std::string& mode) {
-  if (mode == "none") return nullptr;
+ChineseConverter open_chinese_converter(ChineseScript script) {
+  if (script == ChineseScript::kNone) return nullptr;
+  const std::string mode = chinese_script_name(script);
 #ifdef TS_HAVE_OPENCC
   const std::string file = mode + ".json";
   opencc_t handle = opencc_open(file.c_str());
@@ -552,11 +556,11 @@ class WordTokenizer final : public Tokenizer {
 
   std::vector<std::string> tokenize(std::string_view text) const override {
     const std::string s = normalise_(text);
-    if (config_.punctuation == "keep") return split_spaces(s);
-    return split_words(s, config_.punctuation == "split");
+    if (config_.punctuation == Punctuation::kKeep) return split_spaces(s);
+    return split_words(s, config_.punctuation == Punctuation::kSplit);
   }
   std::string detokenize(const std::vector<std::string>& tokens) const override {
-    return config_.punctuation == "split" ? join_with_punctuation(tokens) : join_with_spaces(tokens);
+    return config_.punctuation == Punctuation::kSplit ? join_with_punctuation(tokens) : join_with_spaces(tokens);
   }
   const TokenizerConfig& config() const override { return config_; }
   nlohmann::json to_json() const override { return {{"config", config_.to_json()}}; }
@@ -625,7 +629,7 @@ int required_chars(const std::string& message) {
 TrainedSentencePiece train_sentencepiece(const TokenizerConfig& config, const std::vector<std::string>& lines,
                                          const Normaliser& normalise) {
   std::unordered_map<std::string, std::string> args = {
-      {"model_type", config.kind},
+      {"model_type", tokenizer_kind_name(config.kind)},
       {"character_coverage", fmt::format("{}", config.character_coverage)},
       // Our Vocab adds PAD/UNK/BOS/EOS itself; SentencePiece only needs its mandatory unknown
       // piece.
@@ -665,15 +669,16 @@ TrainedSentencePiece train_sentencepiece(const TokenizerConfig& config, const st
         out.note = fmt::format(
             "tokenizer.vocab_size {} is smaller than the {} distinct characters the {} model must cover "
             "(character_coverage {}): raised to {}, the characters plus the {} pieces asked for",
-            config.vocab_size, required, config.kind, config.character_coverage, out.vocab_size, config.vocab_size);
+            config.vocab_size, required, tokenizer_kind_name(config.kind), config.character_coverage, out.vocab_size,
+            config.vocab_size);
         continue;
       }
       throw std::runtime_error(
           fmt::format("{} training failed: tokenizer.vocab_size {} is smaller than the number of distinct "
                       "characters to cover; raise vocab_size or lower character_coverage ({})",
-                      config.kind, out.vocab_size, message));
+                      tokenizer_kind_name(config.kind), out.vocab_size, message));
     }
-    throw std::runtime_error(fmt::format("{} training failed: {}", config.kind, message));
+    throw std::runtime_error(fmt::format("{} training failed: {}", tokenizer_kind_name(config.kind), message));
   }
 }
 
@@ -712,15 +717,75 @@ class SentencePieceTokenizer final : public Tokenizer {
   std::string note_;
 };
 
-bool is_sentencepiece(const std::string& kind) { return kind == "bpe" || kind == "unigram"; }
-
 }  // namespace
 
 // ------------------------------------------------------------------ public API
 
+const char* tokenizer_kind_name(TokenizerKind kind) {
+  switch (kind) {
+    case TokenizerKind::kChar:
+      return "char";
+    case TokenizerKind::kBpe:
+      return "bpe";
+    case TokenizerKind::kUnigram:
+      return "unigram";
+    case TokenizerKind::kWord:
+      break;
+  }
+  return "word";
+}
+
+TokenizerKind parse_tokenizer_kind(const std::string& name) {
+  for (auto kind : {TokenizerKind::kWord, TokenizerKind::kChar, TokenizerKind::kBpe, TokenizerKind::kUnigram})
+    if (name == tokenizer_kind_name(kind)) return kind;
+  throw std::invalid_argument("unknown tokenizer kind \"" + name + "\" (expected word, char, bpe or unigram)");
+}
+
+bool is_sentencepiece(TokenizerKind kind) { return kind == TokenizerKind::kBpe || kind == TokenizerKind::kUnigram; }
+
+const char* punctuation_name(Punctuation punctuation) {
+  switch (punctuation) {
+    case Punctuation::kStrip:
+      return "strip";
+    case Punctuation::kKeep:
+      return "keep";
+    case Punctuation::kSplit:
+      break;
+  }
+  return "split";
+}
+
+Punctuation parse_punctuation(const std::string& name) {
+  for (auto punctuation : {Punctuation::kSplit, Punctuation::kStrip, Punctuation::kKeep})
+    if (name == punctuation_name(punctuation)) return punctuation;
+  throw std::invalid_argument("unknown punctuation mode \"" + name + "\" (expected split, strip or keep)");
+}
+
+const char* chinese_script_name(ChineseScript script) {
+  switch (script) {
+    case ChineseScript::kT2s:
+      return "t2s";
+    case ChineseScript::kS2t:
+      return "s2t";
+    case ChineseScript::kNone:
+      break;
+  }
+  return "none";
+}
+
+ChineseScript parse_chinese_script(const std::string& name) {
+  for (auto script : {ChineseScript::kNone, ChineseScript::kT2s, ChineseScript::kS2t})
+    if (name == chinese_script_name(script)) return script;
+  throw std::invalid_argument("unknown Chinese script conversion \"" + name + "\" (expected none, t2s or s2t)");
+}
+
 nlohmann::json TokenizerConfig::to_json() const {
-  return {{"kind", kind},       {"lowercase", lowercase},   {"punctuation", punctuation},
-          {"chinese", chinese}, {"vocab_size", vocab_size}, {"character_coverage", character_coverage}};
+  return {{"kind", tokenizer_kind_name(kind)},
+          {"lowercase", lowercase},
+          {"punctuation", punctuation_name(punctuation)},
+          {"chinese", chinese_script_name(chinese)},
+          {"vocab_size", vocab_size},
+          {"character_coverage", character_coverage}};
 }
 
 TokenizerConfig TokenizerConfig::from_json(const nlohmann::json& j) {
@@ -728,13 +793,13 @@ TokenizerConfig TokenizerConfig::from_json(const nlohmann::json& j) {
   TokenizerConfig c;
   for (const auto& [key, value] : j.items()) {
     if (key == "kind") {
-      c.kind = checked<std::string>(key, value, value.is_string(), "a string");
+      c.kind = parse_choice("kind", value, parse_tokenizer_kind, "word, char, bpe, unigram");
     } else if (key == "lowercase") {
       c.lowercase = checked<bool>(key, value, value.is_boolean(), "a boolean");
     } else if (key == "punctuation") {
-      c.punctuation = checked<std::string>(key, value, value.is_string(), "a string");
+      c.punctuation = parse_choice("punctuation", value, parse_punctuation, "split, strip, keep");
     } else if (key == "chinese") {
-      c.chinese = checked<std::string>(key, value, value.is_string(), "a string");
+      c.chinese = parse_choice("chinese", value, parse_chinese_script, "none, t2s, s2t");
     } else if (key == "vocab_size") {
       const auto size = checked<std::int64_t>(key, value, value.is_number_integer(), "an integer");
       c.vocab_size = static_cast<int>(std::clamp<std::int64_t>(size, -1, kMaxVocabSize + 1));
@@ -752,10 +817,11 @@ TokenizerConfig TokenizerConfig::from_json(const nlohmann::json& j) {
 std::unique_ptr<Tokenizer> make_tokenizer(const TokenizerConfig& config,
                                           const std::vector<std::string>& training_text) {
   validate(config);
-  if (config.kind == "word") return std::make_unique<WordTokenizer>(config);
-  if (config.kind == "char") return std::make_unique<CharTokenizer>(config);
+  if (config.kind == TokenizerKind::kWord) return std::make_unique<WordTokenizer>(config);
+  if (config.kind == TokenizerKind::kChar) return std::make_unique<CharTokenizer>(config);
   if (training_text.empty()) {
-    throw std::invalid_argument(fmt::format("tokenizer.kind \"{}\" needs training text", config.kind));
+    throw std::invalid_argument(
+        fmt::format("tokenizer.kind \"{}\" needs training text", tokenizer_kind_name(config.kind)));
   }
   const Normaliser normalise(config);
   auto trained = train_sentencepiece(config, training_text, normalise);
@@ -776,13 +842,14 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j) {
   const auto config = TokenizerConfig::from_json(j.at("config"));
   if (!is_sentencepiece(config.kind)) {
     if (j.contains("model")) {
-      throw std::invalid_argument(fmt::format("tokenizer.model is not used by kind \"{}\"", config.kind));
+      throw std::invalid_argument(
+          fmt::format("tokenizer.model is not used by kind \"{}\"", tokenizer_kind_name(config.kind)));
     }
     return make_tokenizer(config);
   }
   if (!j.contains("model") || !j.at("model").is_string()) {
-    throw std::invalid_argument(
-        fmt::format("tokenizer.model: kind \"{}\" needs a base64 SentencePiece model", config.kind));
+    throw std::invalid_argument(fmt::format("tokenizer.model: kind \"{}\" needs a base64 SentencePiece model",
+                                            tokenizer_kind_name(config.kind)));
   }
   std::string model;
   try {

@@ -59,8 +59,8 @@ std::vector<Json::json_pointer> differences(const Json& a, const Json& b) {
 std::string auto_fit_key(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config) {
   return std::to_string(reinterpret_cast<std::uintptr_t>(&corpus)) + '|' + corpus.path + '|' +
          std::to_string(corpus.pairs.size()) + '|' + direction.str() + (direction.english_is_source ? "|en|" : "|xx|") +
-         Json(config.train.budget_minutes).dump() + '|' + config.train.device + '|' +
-         std::to_string(config.train.threads) + '|' + config.train.precision;
+         Json(config.train.budget_minutes).dump() + '|' + device_choice_name(config.train.device) + '|' +
+         std::to_string(config.train.threads) + '|' + precision_name(config.train.precision);
 }
 
 AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config, bool measure) {

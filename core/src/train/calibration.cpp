@@ -32,14 +32,13 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-ThroughputMeasurement measure_reference_throughput(const std::string& device_name, int threads,
-                                                   const std::string& precision_name, int batch_tokens,
-                                                   double seconds) {
+ThroughputMeasurement measure_reference_throughput(DeviceChoice device_choice, int threads, Precision precision,
+                                                   int batch_tokens, double seconds) {
   const auto t0 = std::chrono::steady_clock::now();
   ThroughputMeasurement m;
-  const auto device = resolve_device(device_name);
+  const auto device = resolve_device(device_choice);
   m.threads = configure_threads(threads);
-  m.precision = resolve_precision(precision_name, device);
+  m.precision = resolve_precision(precision, device);
   check_precision(m.precision, device);
   m.device = device.str();
   m.batch_tokens = batch_tokens;
@@ -97,7 +96,7 @@ ThroughputMeasurement measure_reference_throughput(const std::string& device_nam
 }
 
 namespace {
-using Key = std::tuple<std::string, int, std::string, int>;
+using Key = std::tuple<DeviceChoice, int, Precision, int>;
 std::mutex cache_mutex;
 std::map<Key, ThroughputMeasurement>& cache() {
   static std::map<Key, ThroughputMeasurement> measured;
@@ -105,8 +104,8 @@ std::map<Key, ThroughputMeasurement>& cache() {
 }
 }  // namespace
 
-ThroughputMeasurement reference_throughput(const std::string& device, int threads, const std::string& precision,
-                                           int batch_tokens, const ThroughputProbe& measure) {
+ThroughputMeasurement reference_throughput(DeviceChoice device, int threads, Precision precision, int batch_tokens,
+                                           const ThroughputProbe& measure) {
   const Key key{device, threads, precision, batch_tokens};
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
@@ -119,15 +118,14 @@ ThroughputMeasurement reference_throughput(const std::string& device, int thread
   return m;
 }
 
-ThroughputMeasurement cached_reference_throughput(const std::string& device, int threads, const std::string& precision,
+ThroughputMeasurement cached_reference_throughput(DeviceChoice device, int threads, Precision precision,
                                                   int batch_tokens) {
   std::lock_guard<std::mutex> lock(cache_mutex);
   const auto it = cache().find(Key{device, threads, precision, batch_tokens});
   return it == cache().end() ? ThroughputMeasurement{} : it->second;
 }
 
-MachineProfile measure_machine(const std::string& device, int threads, const std::string& precision,
-                               const ThroughputProbe& measure) {
+MachineProfile measure_machine(DeviceChoice device, int threads, Precision precision, const ThroughputProbe& measure) {
   auto machine = MachineProfile::detect(device, threads);
   const auto m = reference_throughput(device, threads, precision, auto_batch_tokens(machine), measure);
   machine.measured_tokens_per_second = m.tokens_per_second;

@@ -114,6 +114,8 @@ struct Writer {
   void operator()(const char* key, Optimizer& value) { out[key] = optimizer_name(value); }
   void operator()(const char* key, Positions& value) { out[key] = positions_name(value); }
   void operator()(const char* key, BestMetric& value) { out[key] = best_metric_name(value); }
+  void operator()(const char* key, DeviceChoice& value) { out[key] = device_choice_name(value); }
+  void operator()(const char* key, Precision& value) { out[key] = precision_name(value); }
   void operator()(const char* key, NonFinitePolicy& value) { out[key] = non_finite_policy_name(value); }
   void operator()(const char* key, DecodeWeights& value) { out[key] = decode_weights_name(value); }
   template <class T>
@@ -204,10 +206,13 @@ struct Reader {
   void operator()(const char* key, Optimizer& value) { choice(key, value, parse_optimizer, "adam, adamw"); }
   void operator()(const char* key, Positions& value) { choice(key, value, parse_positions, "sinusoidal, learned"); }
   void operator()(const char* key, BestMetric& value) { choice(key, value, parse_best_metric, "bleu, loss"); }
+  void operator()(const char* key, DeviceChoice& value) { choice(key, value, parse_device_choice, "auto, cpu, cuda"); }
+  void operator()(const char* key, Precision& value) { choice(key, value, parse_precision, "fp32, bf16, fp16, auto"); }
   void operator()(const char* key, DecodeWeights& value) {
     choice(key, value, parse_decode_weights, "fp32, bf16, int8, libtorch");
   }
-  // A closed set, by name: the same words as check_choice's for a string field.
+  // A closed set, by name; the name is quoted as JSON, so a NUL or control byte in it cannot cut the
+  // message (a C string) short (found by tests/fuzz/fuzz_config).
   template <class Enum, class Parse>
   void choice(const char* key, Enum& value, Parse parse, const char* allowed) {
     if (!take(key)) return;
@@ -364,9 +369,7 @@ std::vector<std::string> ExperimentConfig::problems() const {
                 ") with learned positions");
 
   const auto& t = train;
-  check_choice(p, "train.device", t.device, {"auto", "cpu", "cuda"});
-  check_choice(p, "train.precision", t.precision, {"fp32", "bf16", "fp16", "auto"});
-  if (t.precision == "fp16" && t.device == "cpu")
+  if (t.precision == Precision::kFp16 && t.device == DeviceChoice::kCpu)
     p.push_back("train.precision fp16 needs a CUDA GPU; on the CPU use bf16 (or fp32)");
   check_positive(p, "train.lr", t.lr);
   check_positive(p, "train.accumulate", t.accumulate);

@@ -11,14 +11,14 @@
 
 #include "ts/store/atomic_file.h"
 #include "ts/store/sha256.h"
+#include "ts/text/language.h"
 
 namespace ts {
 namespace {
 
-bool is_cjk_language(const std::string& code) { return code == "zh" || code == "ja" || code == "cmn" || code == "jpn"; }
-
 TokenizerConfig side_config(TokenizerConfig config, const std::string& language, const DataConfig& data) {
-  if (data.cjk_chars && config.kind == "word" && is_cjk_language(language)) config.kind = "char";
+  if (data.cjk_chars && config.kind == TokenizerKind::kWord && is_cjk_language(language))
+    config.kind = TokenizerKind::kChar;
   return config;
 }
 
@@ -153,8 +153,8 @@ PreparedData prepare_data(const Corpus& corpus, const Direction& direction, cons
     }
   }
   say(fmt::format("vocabulary: {} {} tokens ({}), {} {} tokens ({})", p.src_vocab->size(), p.src_language.name,
-                  p.src_tokenizer->config().kind, p.tgt_vocab->size(), p.tgt_language.name,
-                  p.tgt_tokenizer->config().kind));
+                  tokenizer_kind_name(p.src_tokenizer->config().kind), p.tgt_vocab->size(), p.tgt_language.name,
+                  tokenizer_kind_name(p.tgt_tokenizer->config().kind)));
 
   for (auto& example : train) {
     const auto max_len = static_cast<std::size_t>(config.max_len);

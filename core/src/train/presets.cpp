@@ -18,7 +18,7 @@ ExperimentConfig auto_base() {
   // and linear decay to zero at the end of a 20-minute budget, weight averaging, bf16 where native.
   ExperimentConfig c;
   c.preset = "auto";
-  c.data.src_tokenizer.kind = c.data.tgt_tokenizer.kind = "unigram";
+  c.data.src_tokenizer.kind = c.data.tgt_tokenizer.kind = TokenizerKind::kUnigram;
   c.data.src_tokenizer.lowercase = c.data.tgt_tokenizer.lowercase = false;
   c.data.src_tokenizer.vocab_size = c.data.tgt_tokenizer.vocab_size = 8000;
   c.data.shared_vocab = true;
@@ -40,7 +40,7 @@ ExperimentConfig auto_base() {
   c.train.batch_tokens = 2500;
   c.train.budget_minutes = 20;
   c.train.ema = 1e-4;
-  c.train.precision = "auto";
+  c.train.precision = Precision::kAuto;
   c.train.validate_every = 0;
   c.train.dev_max_sentences = 500;
   return c;
@@ -52,8 +52,8 @@ ExperimentConfig annotated() {
   // (lowercased, punctuation split) and a character-level Chinese side.
   ExperimentConfig c;
   c.preset = "annotated";
-  c.data.src_tokenizer.kind = "word";
-  c.data.tgt_tokenizer.kind = "word";
+  c.data.src_tokenizer.kind = TokenizerKind::kWord;
+  c.data.tgt_tokenizer.kind = TokenizerKind::kWord;
   c.data.tgt_tokenizer.lowercase = false;  // outputs keep their case; BLEU is on real text
   c.data.dev = 1000;
   c.data.test = 1000;
@@ -81,8 +81,8 @@ ExperimentConfig nanogpt_deu() {
   // 15,000 words per side, punctuation stripped.
   ExperimentConfig c;
   c.preset = "nanogpt-deu";
-  c.data.src_tokenizer.punctuation = "strip";
-  c.data.tgt_tokenizer.punctuation = "strip";
+  c.data.src_tokenizer.punctuation = Punctuation::kStrip;
+  c.data.tgt_tokenizer.punctuation = Punctuation::kStrip;
   c.data.max_vocab = 15000;
   c.data.max_len = 20;
   c.data.dev = 1000;
@@ -107,7 +107,7 @@ ExperimentConfig scratch_bpe() {
   // Transformer from scratch with a shared 1,000-piece BPE vocabulary, tied embeddings, pre-LN.
   ExperimentConfig c;
   c.preset = "scratch-bpe";
-  c.data.src_tokenizer.kind = c.data.tgt_tokenizer.kind = "bpe";
+  c.data.src_tokenizer.kind = c.data.tgt_tokenizer.kind = TokenizerKind::kBpe;
   c.data.src_tokenizer.lowercase = c.data.tgt_tokenizer.lowercase = false;
   c.data.src_tokenizer.vocab_size = c.data.tgt_tokenizer.vocab_size = 1000;
   c.data.shared_vocab = true;

@@ -44,7 +44,7 @@ NewRun describe_new_run(const ExperimentConfig& config, const Corpus& corpus, co
   run.direction = direction.str();
   run.preset = config.preset;
   run.machine = machine_description();
-  run.device = config.train.device;
+  run.device = device_choice_name(config.train.device);
   run.out_dir = fs::weakly_canonical(fs::absolute(out_dir)).string();
   run.config = config.to_json();
   run.name = name.empty()
@@ -148,8 +148,9 @@ void RunRecorder::on_validation(const ValidationResult& v) {
 
 void RunRecorder::on_checkpoint(const CheckpointEvent& c) {
   std::lock_guard<std::mutex> lock(mutex_);
-  pending_.checkpoints.push_back({0, run_id_, c.step, c.kind, fs::weakly_canonical(fs::absolute(c.path)).string(),
-                                  c.sha256, "", static_cast<std::int64_t>(c.bytes), c.metrics});
+  pending_.checkpoints.push_back({0, run_id_, c.step, checkpoint_kind_name(c.kind),
+                                  fs::weakly_canonical(fs::absolute(c.path)).string(), c.sha256, "",
+                                  static_cast<std::int64_t>(c.bytes), c.metrics});
 }
 
 void RunRecorder::on_finished(const TrainingSummary& s) {

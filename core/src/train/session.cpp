@@ -36,6 +36,24 @@ const char* phase_words(SessionPhase phase) {
   return "";
 }
 
+const char* checkpoint_kind_name(CheckpointKind kind) {
+  switch (kind) {
+    case CheckpointKind::kBest:
+      return "best";
+    case CheckpointKind::kStep:
+      return "step";
+    case CheckpointKind::kLast:
+      break;
+  }
+  return "last";
+}
+
+CheckpointKind parse_checkpoint_kind(const std::string& name) {
+  for (auto kind : {CheckpointKind::kLast, CheckpointKind::kBest, CheckpointKind::kStep})
+    if (name == checkpoint_kind_name(kind)) return kind;
+  throw std::invalid_argument("unknown checkpoint kind \"" + name + "\" (expected last, best or step)");
+}
+
 namespace {
 
 // The events a rank other than 0 passes on: the trainer reports only its finish there, and the

@@ -24,6 +24,7 @@
 #include "ts/model/errors.h"
 #include "ts/model/mode_guard.h"
 #include "ts/model/precision.h"
+#include "ts/text/language.h"
 #include "ts/train/model_size.h"
 #include "ts/train/batcher.h"
 #include "ts/train/loss.h"
@@ -43,9 +44,9 @@ double steady_seconds() {
 }
 using Clock = std::chrono::steady_clock;
 
-std::string resolve_precision(const std::string& precision, const at::Device& device, std::string* why) {
+Precision resolve_precision(Precision precision, const at::Device& device, std::string* why) {
   if (why) why->clear();
-  if (precision != "auto") return precision;
+  if (precision != Precision::kAuto) return precision;
   if (device.is_cuda()) {
     const auto timings = time_precisions(device);
     if (why) *why = describe_gpu_precision(timings);
@@ -55,7 +56,7 @@ std::string resolve_precision(const std::string& precision, const at::Device& de
   if (why)
     *why = native ? "precision auto: bf16 autocast (this CPU computes bf16 natively)"
                   : "precision auto: fp32 (this CPU has neither AMX nor AVX-512 BF16)";
-  return native ? "bf16" : "fp32";
+  return native ? Precision::kBf16 : Precision::kFp32;
 }
 
 static int planned_budget_validations(const TrainConfig& c) {
@@ -63,15 +64,14 @@ static int planned_budget_validations(const TrainConfig& c) {
   return std::clamp(static_cast<int>(std::ceil(c.budget_minutes / 5.0)), 2, 8);
 }
 
-at::Device resolve_device(const std::string& name) {
-  if (name == "cpu") return at::Device(at::kCPU);
+at::Device resolve_device(DeviceChoice choice) {
+  if (choice == DeviceChoice::kCpu) return at::Device(at::kCPU);
   const bool cuda = torch::cuda::is_available();
-  if (name == "cuda" && !cuda)
-    throw std::invalid_argument("device cuda requested but no CUDA GPU is available (this LibTorch " +
-                                std::string(cuda ? "has" : "may lack") + " CUDA support)");
-  if (name == "cuda" || (name == "auto" && cuda)) return at::Device(at::kCUDA, 0);
-  if (name == "auto") return at::Device(at::kCPU);
-  throw std::invalid_argument("unknown device \"" + name + "\" (use auto, cpu or cuda)");
+  if (choice == DeviceChoice::kCuda && !cuda)
+    throw std::invalid_argument(
+        "device cuda requested but no CUDA GPU is available (this LibTorch may lack "
+        "CUDA support)");
+  return cuda ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
 }
 
 int configure_threads(int threads) {
@@ -83,9 +83,7 @@ int configure_threads(int threads) {
   return at::get_num_threads();
 }
 
-std::string bleu_tokenize_for(const std::string& code) {
-  return (code == "zh" || code == "ja" || code == "cmn" || code == "jpn") ? "zh" : "13a";
-}
+std::string bleu_tokenize_for(const std::string& code) { return is_cjk_language(code) ? "zh" : "13a"; }
 
 namespace {
 
@@ -179,9 +177,9 @@ struct Trainer::State final : LoopBody {
   std::unique_ptr<TokenBucketBatcher> batcher;
   TrainingPosition position;
   std::vector<std::string> step_checkpoints;
-  std::string precision = "fp32";      // train.precision with "auto" resolved for this machine
-  std::string precision_reason;        // what "auto" chose and why, for the log
-  std::vector<at::Tensor> parameters;  // model->parameters(), in order
+  Precision precision = Precision::kFp32;  // train.precision with "auto" resolved for this machine
+  std::string precision_reason;            // what "auto" chose and why, for the log
+  std::vector<at::Tensor> parameters;      // model->parameters(), in order
 
   // The current session (one call of run()).
   TrainingSummary summary;
@@ -275,7 +273,7 @@ struct Trainer::State final : LoopBody {
   double train_step(std::int64_t& tokens);
   bool unscale_gradients();
   TrainingProgress progress(double loss, double lr, double step_seconds, std::int64_t tokens);
-  void save(const std::string& kind, const ValidationResult* v);
+  void save(CheckpointKind kind, const ValidationResult* v);
   void validate_and_save(bool final = false);
   void fill_summary();
 
@@ -327,7 +325,7 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
   s_->threads = configure_threads(c.train.threads);
   s_->precision = resolve_precision(c.train.precision, s_->device, &s_->precision_reason);
   check_precision(s_->precision, s_->device);
-  if (s_->precision == "fp16") s_->scaling.loss_scale = 65536.0;
+  if (s_->precision == Precision::kFp16) s_->scaling.loss_scale = 65536.0;
   at::manual_seed(c.train.seed);
   const auto& p = s_->data.pipeline;
   if (s_->device.is_cpu())
@@ -434,7 +432,7 @@ ValidationResult Trainer::State::validate() {
 
 void Trainer::State::start_session() {
   summary = TrainingSummary{};
-  if (precision == "bf16" && device.is_cpu() && !cpu_has_native_bf16())
+  if (precision == Precision::kBf16 && device.is_cpu() && !cpu_has_native_bf16())
     obs().on_log(
         "precision bf16: this CPU has neither AMX nor AVX-512 BF16, so bf16 products are emulated and "
         "slower than fp32 here (use --precision fp32)");
@@ -546,7 +544,7 @@ void Trainer::State::synchronise_start() {
   }
   auto same = config;
   same.train.threads = 0;  // may differ between machines
-  same.train.device = "";
+  same.train.device = DeviceChoice::kAuto;
   const auto config_hash = std::hash<std::string>{}(same.to_json().dump());
   constexpr std::uint64_t k52 = (std::uint64_t{1} << 52) - 1;  // exact in a double
   const std::vector<std::string> names{"training pairs",    "batches per epoch", "token count", "token ids",
@@ -719,8 +717,9 @@ TrainingProgress Trainer::State::progress(double loss, double lr, double step_se
   return p;
 }
 
-void Trainer::State::save(const std::string& kind, const ValidationResult* v) {
-  const std::string file = kind == "step" ? fmt::format("step-{}.ckpt", position.step) : kind + ".ckpt";
+void Trainer::State::save(CheckpointKind kind, const ValidationResult* v) {
+  const std::string file = kind == CheckpointKind::kStep ? fmt::format("step-{}.ckpt", position.step)
+                                                         : std::string(checkpoint_kind_name(kind)) + ".ckpt";
   if (budget.length_s > 0) position.budget_used_seconds = budget_used();
   CheckpointMeta m;
   m.config = config;
@@ -741,9 +740,9 @@ void Trainer::State::save(const std::string& kind, const ValidationResult* v) {
   const auto header = save_checkpoint(path(file), m, model, optimizer.get(), raw.empty() ? nullptr : &raw);
   obs().on_checkpoint(
       {path(file), kind, position.step, header.sha256, header.header_bytes + header.payload_bytes, m.metrics});
-  if (kind == "last") summary.last_checkpoint = path(file);
-  if (kind == "best") summary.best_checkpoint = path(file);
-  if (kind == "step") {
+  if (kind == CheckpointKind::kLast) summary.last_checkpoint = path(file);
+  if (kind == CheckpointKind::kBest) summary.best_checkpoint = path(file);
+  if (kind == CheckpointKind::kStep) {
     step_checkpoints.push_back(path(file));
     while (static_cast<int>(step_checkpoints.size()) > config.train.keep_last) {
       std::error_code ec;
@@ -796,9 +795,9 @@ void Trainer::State::validate_and_save(bool final) {
   summary.validated = true;
   summary.last_validation = v;
   obs().on_validation(v);
-  if (v.improved) save("best", &v);
-  save("last", &v);
-  if (tc.keep_last > 0) save("step", &v);
+  if (v.improved) save(CheckpointKind::kBest, &v);
+  save(CheckpointKind::kLast, &v);
+  if (tc.keep_last > 0) save(CheckpointKind::kStep, &v);
   validated_now = true;
   // A budgeted run keeps back what the final validation will take: this one's time (twice the
   // decoding with averaging, which also scores the weights as trained), with a fifth to spare.
@@ -837,7 +836,7 @@ void Trainer::State::finish(const LoopEnd& end) {
     if (summary.status == RunStatus::kFinished) {
       validate_and_save(/*final=*/true);
     } else {
-      save("last", summary.validated ? &summary.last_validation : nullptr);
+      save(CheckpointKind::kLast, summary.validated ? &summary.last_validation : nullptr);
     }
   }
 }

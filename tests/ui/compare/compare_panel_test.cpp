@@ -68,7 +68,7 @@ QString train(const QString& corpus, const QString& out_dir, int steps, double t
 }
 
 qint64 record(ts::RunStore& store, const std::string& name, const QString& out_dir,
-              const std::string& kind = "translation") {
+              ts::RunKind kind = ts::RunKind::kTranslation) {
   ts::NewRun n;
   n.name = name;
   n.corpus_path = "deu.txt";
@@ -150,7 +150,7 @@ class ComparePanelTest : public QObject {
     QFile lm_checkpoint(QDir(lm).filePath(QStringLiteral("last.ckpt")));
     QVERIFY(lm_checkpoint.open(QIODevice::WriteOnly));
     lm_checkpoint.close();
-    record(store, "a language model", lm, "language-model");
+    record(store, "a language model", lm, ts::RunKind::kLanguageModel);
     record(store, "no checkpoint", root.filePath(QStringLiteral("missing")));
   }
 

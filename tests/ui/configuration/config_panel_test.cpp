@@ -84,7 +84,7 @@ class ConfigPanelTest : public QObject {
              QString::fromLatin1(ts::lr_schedule_name(c.train.schedule)));
     QCOMPARE(field<QLineEdit>(panel, QStringLiteral("train.seed"))->text(), QString::number(c.train.seed));
     QCOMPARE(field<QComboBox>(panel, QStringLiteral("data.src_tokenizer.kind"))->currentData().toString(),
-             QString::fromStdString(c.data.src_tokenizer.kind));
+             QString::fromLatin1(ts::tokenizer_kind_name(c.data.src_tokenizer.kind)));
     QCOMPARE(panel.findChild<QComboBox*>(QStringLiteral("presetCombo"))->currentText(), QStringLiteral("demo"));
     QCOMPARE(label_text(panel, "presetDescription"), QString::fromStdString(ts::preset_description("demo")));
     QVERIFY(!panel.hasProblems());
@@ -250,7 +250,7 @@ class ConfigPanelTest : public QObject {
     QVERIFY(!vocab_size->isEnabled());  // word tokenizer
     auto* kind = field<QComboBox>(panel, QStringLiteral("data.src_tokenizer.kind"));
     kind->setCurrentIndex(kind->findData(QStringLiteral("bpe")));
-    QCOMPARE(QString::fromStdString(state.config().data.src_tokenizer.kind), QStringLiteral("bpe"));
+    QVERIFY(state.config().data.src_tokenizer.kind == ts::TokenizerKind::kBpe);
     QVERIFY(vocab_size->isEnabled());
     QVERIFY(!field<QSpinBox>(panel, QStringLiteral("decode.beam"))->isEnabled());  // greedy
   }
@@ -328,7 +328,7 @@ class ConfigPanelTest : public QObject {
     QVERIFY(device->findData(QStringLiteral("auto")) >= 0);
     QCOMPARE(device->findData(QStringLiteral("cuda")) >= 0, cuda_available());
     device->setCurrentIndex(device->findData(QStringLiteral("cpu")));
-    QCOMPARE(QString::fromStdString(state.config().train.device), QStringLiteral("cpu"));
+    QVERIFY(state.config().train.device == ts::DeviceChoice::kCpu);
     auto* threads = field<QSpinBox>(panel, QStringLiteral("train.threads"));
     QCOMPARE(threads->maximum(), std::max(1, cpu_cores()));
     QCOMPARE(threads->minimum(), 0);
@@ -337,7 +337,7 @@ class ConfigPanelTest : public QObject {
     QCOMPARE(state.config().train.threads, 1);
     auto* precision = field<QComboBox>(panel, QStringLiteral("train.precision"));
     precision->setCurrentIndex(precision->findData(QStringLiteral("bf16")));
-    QCOMPARE(QString::fromStdString(state.config().train.precision), QStringLiteral("bf16"));
+    QVERIFY(state.config().train.precision == ts::Precision::kBf16);
     // Presets keep the device, threads and precision.
     state.applyPreset(QStringLiteral("annotated"));
     QCOMPARE(device->currentData().toString(), QStringLiteral("cpu"));

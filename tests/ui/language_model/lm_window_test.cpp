@@ -225,7 +225,7 @@ void LmWindowTest::trainsNextToTheBaselineThenGeneratesWithAttention() {
     ts::RunStore store(db.toStdString());
     const auto runs = store.list_runs();
     QCOMPARE(runs.size(), size_t(1));
-    QCOMPARE(runs[0].kind, std::string("language-model"));
+    QVERIFY(runs[0].kind == ts::RunKind::kLanguageModel);
     QCOMPARE(runs[0].status, ts::RunStatus::kFinished);
     QCOMPARE(runs[0].steps, 40);
     QCOMPARE(store.metric(runs[0].id, "dev_loss").size(), size_t(2));
@@ -281,7 +281,7 @@ void LmWindowTest::trainsNextToTheBaselineThenGeneratesWithAttention() {
   QVERIFY(w.curveLabel(1).contains(QStringLiteral("bigram")));
   QCOMPARE(w.curvePoints(1, QStringLiteral("val")).size(), 2);
   QCOMPARE(w.curvePoints(0, QStringLiteral("val")).size(), 2);  // the GPT's curves stay
-  QVERIFY(wait_until([&] { return w.service()->modelConfig().kind == "bigram"; }));
+  QVERIFY(wait_until([&] { return w.service()->modelConfig().kind == ts::LmKind::kBigram; }));
   find_child<QPushButton>(&w, "lmGenerate")->click();
   QVERIFY(ts::ui::test::wait_for_signal(done));
   QCOMPARE(w.attention().layers(), 0);

@@ -173,7 +173,7 @@ class TrainingPanelTest : public QObject {
         qPrintable(f.log.join(QLatin1Char('\n'))));
     expected.train.probe = run.train.probe;
     QCOMPARE(expected.model.encoder_layers, 1);
-    QCOMPARE(expected.data.src_tokenizer.kind, std::string("word"));
+    QVERIFY(expected.data.src_tokenizer.kind == ts::TokenizerKind::kWord);
     QCOMPARE(expected.train.ema, fit.config.train.ema);
     QCOMPARE(expected.train.budget_minutes, 20.0);
     QVERIFY2(run.to_json() == expected.to_json(),

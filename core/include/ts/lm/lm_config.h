@@ -13,9 +13,25 @@
 
 namespace ts {
 
+/// The language model's architecture: nanoGPT's decoder-only Transformer, or the tutorial's bigram
+/// table (each token's logits for the next one, nothing else).
+enum class LmKind { kGpt, kBigram };
+/// "gpt", "bigram".
+const char* lm_kind_name(LmKind kind);
+/// The inverse of lm_kind_name; throws std::invalid_argument naming the accepted values.
+LmKind parse_lm_kind(const std::string& name);
+
+/// How a language model's text becomes tokens: one per code point (newlines, spaces and case kept), or
+/// SentencePiece pieces (BPE or unigram) per line with "\n" a token of its own.
+enum class LmTokenizer { kChar, kBpe, kUnigram };
+/// "char", "bpe", "unigram".
+const char* lm_tokenizer_name(LmTokenizer tokenizer);
+/// The inverse of lm_tokenizer_name; throws std::invalid_argument naming the accepted values.
+LmTokenizer parse_lm_tokenizer(const std::string& name);
+
 struct LmConfig {
   std::string preset = "custom";
-  std::string kind = "gpt";  // "gpt" | "bigram"
+  LmKind kind = LmKind::kGpt;
   int n_layer = 4, n_head = 4, n_embd = 64;
   int block_size = 32;  // context length in tokens
   double dropout = 0.0;
@@ -27,11 +43,11 @@ struct LmConfig {
   int eval_interval = 500;  // estimate train/val loss every N steps (and at the end)
   int eval_iters = 200;     // batches averaged per split and estimate
   std::uint64_t seed = 1337;
-  std::string tokenizer = "char";  // "char" (one token per code point) | "bpe" | "unigram" (SentencePiece)
-  int vocab_size = 1000;           // bpe/unigram only
-  int threads = 0;                 // 0 = all cores
-  std::string device = "auto";     // "auto" | "cpu" | "cuda"
-  std::string precision = "fp32";  // "fp32" | "bf16" (autocast around the forward pass; no fp16: no loss scaling)
+  LmTokenizer tokenizer = LmTokenizer::kChar;
+  int vocab_size = 1000;  // bpe/unigram only
+  int threads = 0;        // 0 = all cores
+  DeviceChoice device = DeviceChoice::kAuto;
+  Precision precision = Precision::kFp32;  // fp32 or bf16 (autocast around the forward pass; no fp16: no loss scaling)
 
   nlohmann::json to_json() const;
   /// Strict: unknown keys and wrong types throw ConfigError naming the key ("lr: expected a number").

@@ -32,7 +32,7 @@ class LmCodec {
  public:
   LmCodec() = default;
   /// Builds the tokenizer (SentencePiece trained on `text`'s lines) and the vocabulary of `text`.
-  static LmCodec build(const std::string& kind, int vocab_size, std::string_view text);
+  static LmCodec build(LmTokenizer kind, int vocab_size, std::string_view text);
   std::vector<std::string> tokenize(std::string_view text) const;
   std::string detokenize(const std::vector<std::string>& tokens) const;
   /// Tokens absent from the vocabulary throw std::invalid_argument naming them when `strict`,
@@ -40,12 +40,12 @@ class LmCodec {
   std::vector<std::int64_t> encode(std::string_view text, bool strict = false) const;
   std::string decode(const std::vector<std::int64_t>& ids) const;
   const Vocab& vocab() const { return vocab_; }
-  const std::string& kind() const { return kind_; }
+  LmTokenizer kind() const { return kind_; }
   nlohmann::json to_json() const;
   static LmCodec from_json(const nlohmann::json& j);
 
  private:
-  std::string kind_ = "char";
+  LmTokenizer kind_ = LmTokenizer::kChar;
   std::shared_ptr<const Tokenizer> spm_;  // bpe/unigram
   Vocab vocab_;
 };

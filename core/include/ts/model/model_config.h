@@ -4,7 +4,6 @@
 // here so that model/ depends on nothing above it.
 #pragma once
 
-#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -44,10 +43,7 @@ struct ModelConfig {
   std::vector<std::string> problems(bool shared_vocab) const;
 };
 
-/// The checks every configuration section uses to build its list of problems (the value is quoted
-/// as JSON, so a control byte in it cannot cut the message short).
-void check_choice(std::vector<std::string>& problems, const std::string& key, const std::string& value,
-                  std::initializer_list<const char*> allowed);
+/// The check every configuration section uses to build its list of problems.
 void check_positive(std::vector<std::string>& problems, const std::string& key, double value);
 /// Throws ConfigError "invalid configuration:" followed by one line per problem, when there are any.
 void throw_if_problems(const std::vector<std::string>& problems);

@@ -9,11 +9,10 @@
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
 
+#include "ts/model/compute.h"
+
 namespace ts {
 
-/// The precisions a run can use: "fp32", "bf16" (CPU with AMX/AVX-512 BF16, or a GPU) and
-/// "fp16" (GPU only, with loss scaling).
-bool is_valid_precision(const std::string& precision);
 /// True when this CPU multiplies bf16 matrices natively (AMX or AVX-512 BF16); without it bf16 is
 /// emulated and slower than fp32.
 bool cpu_has_native_bf16();
@@ -30,16 +29,18 @@ PrecisionTimings time_precisions(const c10::Device& device, int n = 2048, int re
 /// 1.3× faster than fp32 (Ampere and later: native bf16, no loss scaling needed) and not more than
 /// 10% slower than fp16; otherwise fp16 when it is 1.3× faster (Volta and Turing have fp16 tensor
 /// cores but emulate bf16); otherwise fp32. A precision that failed (0) is never picked.
-std::string choose_gpu_precision(const PrecisionTimings& timings);
+Precision choose_gpu_precision(const PrecisionTimings& timings);
 /// One line for the training log: the timings and what they chose.
 std::string describe_gpu_precision(const PrecisionTimings& timings);
-/// Throws std::invalid_argument with a clear message when `precision` cannot run on `device`.
-void check_precision(const std::string& precision, const c10::Device& device);
+/// Throws std::invalid_argument with a clear message when `precision` cannot run on `device` (fp16 on a
+/// CPU) or is still the request kAuto.
+void check_precision(Precision precision, const c10::Device& device);
 
-/// Turns autocast on for its lifetime (no-op for "fp32") and restores the previous state after.
+/// Turns autocast on for its lifetime (no-op for fp32) and restores the previous state after. Throws
+/// std::invalid_argument for kAuto, which must be resolved first.
 class AutocastScope {
  public:
-  AutocastScope(const std::string& precision, const c10::Device& device);
+  AutocastScope(Precision precision, const c10::Device& device);
   ~AutocastScope();
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;

@@ -68,7 +68,7 @@ struct RunInfo {
   std::optional<double> best_bleu;
   nlohmann::json config;
   std::vector<std::string> tags;
-  std::string kind = "translation";  // "translation" | "language-model"
+  RunKind kind = RunKind::kTranslation;
 };
 
 struct NewRun {
@@ -77,7 +77,7 @@ struct NewRun {
   std::int64_t corpus_bytes = 0, corpus_pairs = 0;
   std::string direction, preset, machine, device, out_dir;
   nlohmann::json config;
-  std::string kind = "translation";  // "translation" | "language-model"
+  RunKind kind = RunKind::kTranslation;
 };
 
 struct MetricPoint {

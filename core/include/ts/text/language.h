@@ -46,4 +46,9 @@ inline constexpr std::size_t kMinLanguageSentences = 3;
 /// Indonesian, Vietnamese). Deterministic.
 DetectedLanguage detect_language(const std::vector<std::string_view>& sentences);
 
+/// True for the codes of Chinese and Japanese ("zh", "cmn", "ja", "jpn"): languages written without
+/// spaces between words, so a word tokenizer is replaced by characters (data.cjk_chars) and BLEU
+/// splits their characters ("zh" tokenisation).
+bool is_cjk_language(const std::string& code);
+
 }  // namespace ts

@@ -12,14 +12,37 @@
 
 namespace ts {
 
+/// How a side's text is cut into tokens: words and punctuation marks, characters (spaces become the
+/// token "\u2581"), or pieces of a SentencePiece model (BPE or unigram) trained on the corpus.
+enum class TokenizerKind { kWord, kChar, kBpe, kUnigram };
+/// "word", "char", "bpe", "unigram".
+const char* tokenizer_kind_name(TokenizerKind kind);
+/// The inverse of tokenizer_kind_name; throws std::invalid_argument naming the accepted values.
+TokenizerKind parse_tokenizer_kind(const std::string& name);
+/// True for the kinds that train a SentencePiece model (bpe, unigram).
+bool is_sentencepiece(TokenizerKind kind);
+
+/// What the word tokenizer does with punctuation marks: makes them tokens of their own, drops them,
+/// or keeps them attached to the words (splitting on spaces only).
+enum class Punctuation { kSplit, kStrip, kKeep };
+/// "split", "strip", "keep".
+const char* punctuation_name(Punctuation punctuation);
+/// The inverse of punctuation_name; throws std::invalid_argument naming the accepted values.
+Punctuation parse_punctuation(const std::string& name);
+
+/// Traditional/simplified Chinese normalisation through OpenCC (when this build has it).
+enum class ChineseScript { kNone, kT2s, kS2t };
+/// "none", "t2s" (traditional to simplified), "s2t".
+const char* chinese_script_name(ChineseScript script);
+/// The inverse of chinese_script_name; throws std::invalid_argument naming the accepted values.
+ChineseScript parse_chinese_script(const std::string& name);
+
 struct TokenizerConfig {
-  std::string kind = "word";  // "word" | "char" (spaces become the token "\u2581") | "bpe" | "unigram"
-  bool lowercase = true;      // all kinds: lowercase (Unicode-aware, via ICU) before tokenizing
-  std::string punctuation =
-      "split";  // word: "split" (punctuation marks become tokens) | "strip" (dropped) | "keep" (attached, split on spaces only)
-  std::string chinese =
-      "none";             // "none" | "t2s" | "s2t": traditional/simplified normalisation via OpenCC when available
-  int vocab_size = 8000;  // bpe/unigram: SentencePiece vocabulary size (16..1000000)
+  TokenizerKind kind = TokenizerKind::kWord;
+  bool lowercase = true;                          // all kinds: lowercase (Unicode-aware, via ICU) before tokenizing
+  Punctuation punctuation = Punctuation::kSplit;  // word only
+  ChineseScript chinese = ChineseScript::kNone;
+  int vocab_size = 8000;               // bpe/unigram: SentencePiece vocabulary size (16..1000000)
   double character_coverage = 0.9995;  // bpe/unigram: share of characters covered, in (0, 1]
 
   nlohmann::json to_json() const;
@@ -55,7 +78,7 @@ std::unique_ptr<Tokenizer> make_tokenizer(const TokenizerConfig& config,
 /// is malformed (bad config, missing or corrupt SentencePiece model).
 std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j);
 
-/// True when this build has OpenCC, i.e. TokenizerConfig::chinese "t2s"/"s2t" can be used
+/// True when this build has OpenCC, i.e. TokenizerConfig::chinese t2s/s2t can be used
 /// (otherwise make_tokenizer rejects them with std::invalid_argument).
 bool chinese_conversion_available();
 

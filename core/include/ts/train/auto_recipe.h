@@ -28,7 +28,7 @@ struct MachineProfile {
   double measured_tokens_per_second = 0;
   double measured_seconds = 0;  // what measuring took
   /// This machine (LibTorch's device and threads as train.device/threads would pick them, /proc/cpuinfo).
-  static MachineProfile detect(const std::string& device = "auto", int threads = 0);
+  static MachineProfile detect(DeviceChoice device = DeviceChoice::kAuto, int threads = 0);
   /// Training throughput of the reference model (3+3 layers, d 256, an 8,000-token vocabulary) in
   /// target tokens per second: the measurement when there is one, else estimated_tokens_per_second().
   double reference_tokens_per_second() const;

@@ -13,11 +13,12 @@ namespace ts {
 
 /// One measurement of training throughput.
 struct ThroughputMeasurement {
-  double tokens_per_second = 0;   // target tokens per second of training steps
-  int steps = 0;                  // timed steps (after one warm-up step)
-  double timed_seconds = 0;       // the timed steps
-  double seconds = 0;             // what the measurement took in all, model building included
-  std::string device, precision;  // as resolved ("cpu", "cuda:0"; "fp32", "bf16", "fp16")
+  double tokens_per_second = 0;            // target tokens per second of training steps
+  int steps = 0;                           // timed steps (after one warm-up step)
+  double timed_seconds = 0;                // the timed steps
+  double seconds = 0;                      // what the measurement took in all, model building included
+  std::string device;                      // as resolved: "cpu", "cuda:0"
+  Precision precision = Precision::kFp32;  // as resolved: never kAuto
   int threads = 0;
   int batch_tokens = 0;
 };
@@ -28,24 +29,24 @@ struct ThroughputMeasurement {
 /// tokens: one warm-up step, then steps until `seconds` have passed and at least 3 ran. `device`,
 /// `threads` and `precision` as train.device/threads/precision take them ("auto" included).
 /// Leaves LibTorch's thread count as configure_threads(threads) sets it, like the trainer.
-ThroughputMeasurement measure_reference_throughput(const std::string& device, int threads, const std::string& precision,
+ThroughputMeasurement measure_reference_throughput(DeviceChoice device, int threads, Precision precision,
                                                    int batch_tokens, double seconds = 2.0);
 
 /// measure_reference_throughput once per process for each device, threads, precision and batch:
 /// later calls return the first measurement (the app refits its recipe often). `measure` replaces
 /// the measurement in tests.
-using ThroughputProbe = std::function<ThroughputMeasurement(const std::string& device, int threads,
-                                                            const std::string& precision, int batch_tokens)>;
-ThroughputMeasurement reference_throughput(const std::string& device, int threads, const std::string& precision,
-                                           int batch_tokens, const ThroughputProbe& measure = {});
+using ThroughputProbe =
+    std::function<ThroughputMeasurement(DeviceChoice device, int threads, Precision precision, int batch_tokens)>;
+ThroughputMeasurement reference_throughput(DeviceChoice device, int threads, Precision precision, int batch_tokens,
+                                           const ThroughputProbe& measure = {});
 /// The measurement reference_throughput() has made for these settings, or an empty one (0 tokens/s).
-ThroughputMeasurement cached_reference_throughput(const std::string& device, int threads, const std::string& precision,
+ThroughputMeasurement cached_reference_throughput(DeviceChoice device, int threads, Precision precision,
                                                   int batch_tokens);
 
 /// MachineProfile::detect with the reference model's throughput measured (once per process and
 /// settings, reference_throughput) at the batch size the recipe will use: what `auto` is fitted to
 /// when a run starts. `precision` as train.precision takes it.
-MachineProfile measure_machine(const std::string& device, int threads, const std::string& precision,
+MachineProfile measure_machine(DeviceChoice device, int threads, Precision precision,
                                const ThroughputProbe& measure = {});
 
 }  // namespace ts

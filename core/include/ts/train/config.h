@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ts/decode/decode_config.h"
+#include "ts/model/compute.h"
 #include "ts/model/model_config.h"
 #include "ts/text/split.h"
 #include "ts/text/tokenizer.h"
@@ -89,10 +90,11 @@ struct TrainConfig {
   int patience = 0;   // validations without improvement before stopping; 0 = never
   int keep_last = 0;  // step-N checkpoints kept besides last and best (0 = none)
   std::uint64_t seed = 42;
-  std::string device = "auto";     // "auto" | "cpu" | "cuda"
-  int threads = 0;                 // 0 = all cores
-  std::string precision = "fp32";  // "fp32" | "bf16" (autocast; CPU with AMX or a GPU) | "fp16" (GPU)
-                                   // | "auto" (bf16 where the CPU or GPU computes it natively, else fp32)
+  DeviceChoice device = DeviceChoice::kAuto;
+  int threads = 0;  // 0 = all cores
+  // bf16: autocast (a CPU with AMX or AVX-512 BF16, or a GPU); fp16: GPU only; auto: bf16 where the
+  // CPU or GPU computes it natively, else fp32.
+  Precision precision = Precision::kFp32;
 };
 
 struct ExperimentConfig {

@@ -59,9 +59,17 @@ struct ValidationResult {
   nlohmann::json to_json() const;
 };
 
+/// Which checkpoint a run wrote: last.ckpt (after every validation and at the end), best.ckpt (the best
+/// validation so far) or step-N.ckpt (train.keep_last of them kept).
+enum class CheckpointKind { kLast, kBest, kStep };
+/// "last", "best", "step" (the run history's and the log's word).
+const char* checkpoint_kind_name(CheckpointKind kind);
+/// The inverse of checkpoint_kind_name; throws std::invalid_argument naming the accepted values.
+CheckpointKind parse_checkpoint_kind(const std::string& name);
+
 struct CheckpointEvent {
   std::string path;
-  std::string kind;  // "last" | "best" | "step"
+  CheckpointKind kind = CheckpointKind::kLast;
   std::int64_t step = 0;
   std::string sha256;       // of the payload, as in the file's header
   std::uint64_t bytes = 0;  // file size

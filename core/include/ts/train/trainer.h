@@ -72,18 +72,18 @@ class Trainer {
   std::unique_ptr<State> s_;
 };
 
-/// "cpu"/"cuda"/"auto" -> a device; throws std::invalid_argument when CUDA is asked but absent.
-at::Device resolve_device(const std::string& name);
+/// A device choice -> LibTorch's device; throws std::invalid_argument when CUDA is asked but absent.
+at::Device resolve_device(DeviceChoice choice);
 /// Sets LibTorch's intra-op threads (0 = all cores) and flushes subnormal floats to zero;
 /// returns the number of threads in use.
 int configure_threads(int threads);
 /// Teacher-forced mean negative log-likelihood per target token (no label smoothing) over `examples`.
 double evaluate_loss(Transformer& model, const std::vector<Example>& examples, const at::Device& device);
-/// train.precision for this device: "auto" becomes "bf16" where the CPU computes bf16 natively (AMX
-/// or AVX-512 BF16), else "fp32"; on a GPU, what a short timing of fp32/bf16/fp16 products picks
+/// train.precision for this device: kAuto becomes bf16 where the CPU computes bf16 natively (AMX
+/// or AVX-512 BF16), else fp32; on a GPU, what a short timing of fp32/bf16/fp16 products picks
 /// (choose_gpu_precision). Other values are returned as they are. `why`, when given, receives one
 /// line for the log saying what "auto" chose and why (empty for other values).
-std::string resolve_precision(const std::string& precision, const at::Device& device, std::string* why = nullptr);
+Precision resolve_precision(Precision precision, const at::Device& device, std::string* why = nullptr);
 /// BLEU tokenisation for a target language: "zh" for Chinese/Japanese, "13a" otherwise.
 std::string bleu_tokenize_for(const std::string& language_code);
 
