@@ -19,8 +19,8 @@ std::string thousands(Number number) {
   else
     n = static_cast<long long>(number);
   // The digits of |n| without overflow for the most negative value.
-  std::string digits =
-      n < 0 ? std::to_string(0ULL - static_cast<unsigned long long>(n)) : std::to_string(static_cast<unsigned long long>(n));
+  std::string digits = n < 0 ? std::to_string(0ULL - static_cast<unsigned long long>(n))
+                             : std::to_string(static_cast<unsigned long long>(n));
   std::string out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
     if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
