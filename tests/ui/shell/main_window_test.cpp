@@ -11,9 +11,12 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QGroupBox>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 
 #include <optional>
@@ -130,6 +133,28 @@ class MainWindowTest : public QObject {
                                                                       .arg(w.height())));
     }
     QApplication::processEvents();
+    // The Dataset dock at its default width scrolls up and down, never sideways (it had a horizontal
+    // scrollbar a few pixels long at 1280 x 800).
+    w.showPanel(w.datasetPanel());
+    QApplication::processEvents();
+    auto* scroll = w.datasetPanel()->findChild<QScrollArea*>(QStringLiteral("datasetScroll"));
+    QVERIFY(scroll && scroll->widget());
+    QStringList too_wide;
+    const int room = scroll->viewport()->width();
+    for (auto* child : scroll->widget()->findChildren<QWidget*>()) {
+      const int need = child->minimumSizeHint().expandedTo(child->minimumSize()).width();
+      if (child->isVisible() && need > room - 20)
+        too_wide << QStringLiteral("%1 (%2) %3")
+                        .arg(qobject_cast<QGroupBox*>(child) ? qobject_cast<QGroupBox*>(child)->title()
+                                                             : child->objectName(),
+                             child->metaObject()->className())
+                        .arg(need);
+    }
+    QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0,
+             qPrintable(QStringLiteral("the Dataset dock scrolls sideways by %1 px in %2 px; widest: %3")
+                            .arg(scroll->horizontalScrollBar()->maximum())
+                            .arg(room)
+                            .arg(too_wide.join(QStringLiteral("; ")))));
     QStringList widest;  // the widgets that ask for the most, to say where to look
     for (auto* child : w.findChildren<QWidget*>()) {
       const QSize m = child->minimumSizeHint().expandedTo(child->minimumSize());
