@@ -27,15 +27,15 @@
 namespace ts::ui {
 namespace {
 
-/// Lets `box` be as narrow as `typical` needs rather than its widest value: "10,000,000" and
+/// Lets `box` be as narrow as the value `typical` needs (in the box's locale) rather than its widest value: "10,000,000" and
 /// "1,000,000" made the Tokenizers box 37 px wider than the Dataset dock at 1280 x 800. A longer
 /// value still shows, scrolled within its field.
-void allow_narrow(QSpinBox* box, const QString& typical) {
+void allow_narrow(QSpinBox* box, int typical) {
   const QFontMetrics metrics = box->fontMetrics();
   int widest = metrics.horizontalAdvance(box->specialValueText());
   for (int value : {box->minimum(), box->maximum()})
     widest = std::max(widest, metrics.horizontalAdvance(box->locale().toString(value)));
-  const int spare = widest - metrics.horizontalAdvance(typical);
+  const int spare = widest - metrics.horizontalAdvance(box->locale().toString(typical));
   if (spare > 0) box->setMinimumWidth(box->minimumSizeHint().width() - spare);
 }
 
@@ -72,7 +72,7 @@ QWidget* DatasetPanel::buildTokenizerBox(QWidget* parent) {
     size->setKeyboardTracking(false);
     size->setGroupSeparatorShown(true);
     size->setToolTip(tr("SentencePiece vocabulary size: the number of pieces (bpe and unigram only)"));
-    allow_narrow(size, QStringLiteral("99,999"));
+    allow_narrow(size, 99999);
     lower = new QCheckBox(tr("lowercase"), tok_box);
     lower->setObjectName(QStringLiteral("dataset%1Lowercase").arg(prefix));
     lower->setToolTip(tr("Lowercase before tokenizing (smaller vocabulary; the model then writes lowercase)"));
@@ -109,8 +109,8 @@ QWidget* DatasetPanel::buildTokenizerBox(QWidget* parent) {
   max_vocab_->setGroupSeparatorShown(true);
   max_vocab_->setSpecialValueText(tr("no limit"));
   max_vocab_->setToolTip(tr("Largest vocabulary per side, the four special tokens included (data.max_vocab)"));
-  allow_narrow(min_freq_, QStringLiteral("999"));
-  allow_narrow(max_vocab_, QStringLiteral("99,999"));
+  allow_narrow(min_freq_, 999);
+  allow_narrow(max_vocab_, 99999);
   vocab_row->addWidget(shared_vocab_);
   vocab_row->addSpacing(8);
   vocab_row->addWidget(new QLabel(tr("min freq"), tok_box));
