@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The time budget (train.budget_minutes) on a simulated clock: every step "takes" one second, so
 // the tests say exactly where the deadline falls, whatever the machine's speed.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 
 #include "test_utils.h"
+#include "ts/train/batcher.h"
 #include "ts/train/trainer.h"
 
 namespace ts {
@@ -240,9 +242,25 @@ TEST(Budget, TimeSpentBeforeTheTrainerCountsAgainstTheBudget) {
     return std::any_of(observer.logs.begin(), observer.logs.end(),
                        [&](const std::string& l) { return l.find(text) != std::string::npos; });
   };
-  EXPECT_TRUE(has("20.0 s of it spent before training (reading and preparing the data, fitting the recipe"));
+  EXPECT_TRUE(
+      has("20.0 s of it spent before training (loading the program, reading and preparing the data, "
+          "fitting the recipe"));
   EXPECT_TRUE(has("time budget of 1 min spent: 20.0 s (33.3%) before training"));
   EXPECT_TRUE(has("s inside the budget"));
+  // The passes it made: one step per batch, an epoch is the batcher's plan for it (whose length
+  // varies from epoch to epoch with token-sized batches).
+  const TokenBucketBatcher batcher(data.train, config.train.batch_tokens, config.train.batch_sentences,
+                                   config.train.seed);
+  std::int64_t left = summary.steps, epoch = 0;
+  for (auto batches = static_cast<std::int64_t>(batcher.epoch_plan(epoch).size()); left >= batches;
+       batches = static_cast<std::int64_t>(batcher.epoch_plan(epoch).size())) {
+    left -= batches;
+    ++epoch;
+  }
+  const double passes =
+      static_cast<double>(epoch) + static_cast<double>(left) / static_cast<double>(batcher.epoch_plan(epoch).size());
+  EXPECT_GT(passes, 0.0);
+  EXPECT_TRUE(has(fmt::format("; {:.1f} passes over the training pairs made", passes))) << summary.steps << " steps";
 }
 
 }  // namespace

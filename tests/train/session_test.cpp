@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <vector>
 
 #include "lm/lm_test_utils.h"
@@ -169,6 +171,8 @@ TEST(TrainingSession, UsesAFitMadeForTheSameInputsAndKeepsThePersonsSettings) {
   fit->config.model.d_model = 16;  // small, and not what a new fit would choose
   fit->config.model.d_ff = 32;
   fit->config.model.heads = 2;
+  fit->budget_target_tokens = 500000;
+  fit->estimated_passes = 12.3;
   request.fitted = fit;
   request.fit_recipe = true;
   request.recipe_note = "how to choose otherwise";
@@ -186,6 +190,20 @@ TEST(TrainingSession, UsesAFitMadeForTheSameInputsAndKeepsThePersonsSettings) {
   EXPECT_EQ(log.events.front(), "phase fitting the recipe to this machine");
   EXPECT_TRUE(log.logged("recipe auto, fitted for 1 min on the machine of this test (how to choose otherwise):"));
   EXPECT_TRUE(log.logged("  a reason only this fit gives"));
+  // The passes counted again over the encoded training pairs (target tokens with the end of sentence).
+  const std::regex passes_line(R"(passes: the ([0-9,]+) training pairs encode to ([0-9,]+) target tokens .* the 0\.5 )"
+                               R"(million .* are about ([0-9.]+) passes \(it estimated 12\.3 from characters)");
+  std::smatch m;
+  const auto line = std::find_if(log.logs.begin(), log.logs.end(),
+                                 [&](const std::string& l) { return std::regex_search(l, m, passes_line); });
+  ASSERT_NE(line, log.logs.end());
+  const auto number = [](std::string text) {
+    text.erase(std::remove(text.begin(), text.end(), ','), text.end());
+    return std::stod(text);
+  };
+  const double pairs = number(m[1]), tokens = number(m[2]);
+  EXPECT_GT(tokens, pairs);  // at least one token and the end of sentence a pair
+  EXPECT_NEAR(number(m[3]), 500000 / tokens, 0.05);
   EXPECT_EQ(session.config().model.d_model, 16);
   EXPECT_EQ(session.config().train.max_steps, 2);
   EXPECT_EQ(read_json(request.out_dir + "/config.json"), session.config().to_json());

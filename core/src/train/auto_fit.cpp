@@ -81,6 +81,8 @@ AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const Experim
     RecipeChoice choice = auto_recipe(corpus, direction, budget > 0 ? budget : kFitMinutesWithoutBudget, machine);
     out.config = std::move(choice.config);
     out.reasons = std::move(choice.reasons);
+    out.budget_target_tokens = choice.budget_target_tokens;
+    out.estimated_passes = choice.estimated_passes;
     if (budget <= 0)
       out.reasons.push_back("No time budget (\u201cuntil I stop it\u201d): the recipe is sized as for " +
                             ts::minutes_text(kFitMinutesWithoutBudget) +

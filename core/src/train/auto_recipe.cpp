@@ -269,6 +269,8 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   // for a short budget"). Above 30 passes, untested on dev, the earlier rule stays.
   const double epoch_tokens = std::max(1.0, tgt_tokens_per_sentence * static_cast<double>(shape.pairs) * 0.9);
   const double passes = tokens / epoch_tokens;
+  r.budget_target_tokens = tokens;
+  r.estimated_passes = passes;
   const bool few_passes = passes < kFewPasses;
   c.model.dropout = few_passes ? 0.0 : passes < 100 ? 0.2 : 0.3;
   c.train.label_smoothing = few_passes ? 0.0 : 0.1;

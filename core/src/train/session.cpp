@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <torch/cuda.h>
 
+#include "ts/text/numbers.h"
 #include "ts/text/probe_sentence.h"
 #include "ts/train/checkpoint.h"
 #include "ts/train/trainer.h"
@@ -109,12 +110,31 @@ void write_run_config(const std::string& out_dir, const nlohmann::json& config) 
   if (!file) throw std::runtime_error(path + ": cannot write the run's configuration");
 }
 
+namespace {
+
+// The recipe's passes over the training pairs, counted again once the pairs are encoded: it
+// estimated the target tokens from characters before any tokenizer was trained.
+std::string encoded_passes_line(const AutoFit& fit, const std::vector<Example>& train) {
+  double tokens = 0;
+  for (const auto& e : train) tokens += static_cast<double>(e.tgt.size() + 1);  // with the end of sentence
+  const double passes = fit.budget_target_tokens / tokens;
+  return fmt::format(
+      "passes: the {} training pairs encode to {} target tokens ({:.1f} a sentence), so the {:.1f} million the "
+      "recipe's estimated speed buys in the budget are about {:.1f} passes (it estimated {:.1f} from characters, "
+      "and chose its regularisation by that)",
+      thousands(train.size()), thousands(tokens), tokens / static_cast<double>(train.size()),
+      fit.budget_target_tokens / 1e6, passes, fit.estimated_passes);
+}
+
+}  // namespace
+
 struct TrainingSession::State {
   SessionRequest request;
   SessionObserver none;
   RankFilter events;
   std::int64_t start_step = 0;
   bool ran = false;
+  AutoFit fit;  // the recipe's fit, when this session fitted one
   std::unique_ptr<RunRecorder> recorder;
   std::optional<ObserverList> observers;  // what the trainer reports to: the caller's observer and the recorder
   std::unique_ptr<Trainer> trainer;
@@ -144,6 +164,7 @@ void TrainingSession::State::fit_recipe() {
     fit = fit_auto(*r.corpus, r.direction, r.config, measure);
   if (!fit.ok()) throw std::runtime_error("the auto preset could not be fitted to this corpus: " + fit.error);
   r.config = r.keep_own_settings ? r.keep_own_settings(fit) : fit.config;
+  this->fit = fit;
   r.config.preset = "auto";
   const double budget = r.config.train.budget_minutes;
   log(fmt::format(
@@ -202,6 +223,7 @@ TrainingSummary TrainingSession::run() {
   s_->events.on_phase(SessionPhase::kPreparingData);
   auto data = prepare_data(*r.corpus, r.direction, r.config.data, existing, log);
   previous.model = Transformer{nullptr};  // the trainer reloads the checkpoint; free this copy now
+  if (s_->fit.budget_target_tokens > 0 && !data.train.empty()) log(encoded_passes_line(s_->fit, data.train));
   if (r.pick_probe && r.config.train.probe.empty() && r.resume_checkpoint.empty()) {
     r.config.train.probe = pick_probe_sentence(data.text.dev.empty() ? data.text.train : data.text.dev);
     if (!r.config.train.probe.empty())

@@ -506,8 +506,8 @@ void Trainer::State::start_budget() {
       "time budget: {}{}; learning rate: {} schedule over it, {} validations{}", minutes_text(budget.length_s / 60),
       continuing ? fmt::format(", {} of it left", minutes_text((budget.length_s - budget.used_before) / 60))
       : budget.before_training_s > 0
-          ? fmt::format(" from the start of the command, {:.1f} s of it spent before training (reading and "
-                        "preparing the data, fitting the recipe, building the model)",
+          ? fmt::format(" from the start of the command, {:.1f} s of it spent before training (loading the "
+                        "program, reading and preparing the data, fitting the recipe, building the model)",
                         budget.before_training_s)
           : "",
       lr_schedule_name(tc.schedule), budget.validations, averaging.weights ? ", weight averaging on" : ""));
@@ -814,8 +814,8 @@ std::string Trainer::State::budget_breakdown() const {
   const double training = std::max(0.0, used - budget.used_before - budget.validating_s);
   const auto share = [&](double s) { return fmt::format("{:.1f} s ({:.1f}%)", s, 100 * s / budget.length_s); };
   return fmt::format(
-      "time budget of {} spent: {} before training (data, tokenizers, recipe, model){}, {} training, {} in {} "
-      "validation{} with {} checkpoints; {:.1f} s in all, {}",
+      "time budget of {} spent: {} before training (program start, data, tokenizers, recipe, model){}, {} training, {} in {} "
+      "validation{} with {} checkpoints; {:.1f} s in all, {}; {:.1f} passes over the training pairs made",
       minutes_text(budget.length_s / 60), share(budget.before_training_s),
       budget.used_before > budget.before_training_s + 1e-9
           ? fmt::format(", {:.1f} s in earlier sessions", budget.used_before - budget.before_training_s)
@@ -823,7 +823,9 @@ std::string Trainer::State::budget_breakdown() const {
       share(training), share(budget.validating_s), budget.validations_done, budget.validations_done == 1 ? "" : "s",
       budget.validations_done == 1 ? "its" : "their", used,
       used <= budget.length_s ? fmt::format("{:.1f} s inside the budget", budget.length_s - used)
-                              : fmt::format("{:.1f} s over it", used - budget.length_s));
+                              : fmt::format("{:.1f} s over it", used - budget.length_s),
+      static_cast<double>(position.epoch) +
+          static_cast<double>(position.batch_in_epoch) / static_cast<double>(std::max<std::size_t>(plan.size(), 1)));
 }
 
 // After the loop: a final validation when the run finished, else a last checkpoint.

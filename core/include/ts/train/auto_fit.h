@@ -22,6 +22,8 @@ struct AutoFit {
   std::string machine;               // MachineProfile::describe() of the machine it was fitted for
   bool measured = false;             // fitted to this machine's measured throughput (else constants)
   std::string error;                 // why the recipe failed (config is then the plain preset)
+  double budget_target_tokens = 0;   // RecipeChoice's: target tokens the budget buys at the estimated speed
+  double estimated_passes = 0;       // and the passes over the training pairs it estimated from characters
   bool ok() const { return error.empty(); }
 };
 

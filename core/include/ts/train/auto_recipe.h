@@ -51,6 +51,9 @@ CorpusShape measure_corpus(const Corpus& corpus, const Direction& direction);
 struct RecipeChoice {
   ExperimentConfig config;           // preset "auto", ready to train (overrides may follow)
   std::vector<std::string> reasons;  // one sentence per choice, in the order the log prints them
+  /// Target tokens the budget buys at the estimated speed, and the passes over the training pairs
+  /// that makes with target tokens estimated from characters (before any tokenizer is trained).
+  double budget_target_tokens = 0, estimated_passes = 0;
 };
 
 /// The batch size the recipe trains with on this machine, in target tokens (1,000 on a CPU: more

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// How long this process has existed: a `train --budget` counts from the command's start, and the
+// dynamic loader spends seconds (tens of seconds from a cold disk) loading LibTorch before main runs.
+// No LibTorch here.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace ts {
+
+/// Seconds since this process started, from /proc/self/stat and the boot-time clock (to 1/100 s);
+/// 0 where they cannot be read.
+double process_age_seconds();
+
+/// The start time field of a /proc/<pid>/stat line, in clock ticks since boot; nothing when the line
+/// is malformed. The command name (field 2) may hold spaces and parentheses.
+std::optional<unsigned long long> parse_proc_stat_start_ticks(const std::string& stat_line);
+
+}  // namespace ts

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// This process's age (see ts/host/process.h).
+#include "ts/host/process.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace ts {
+
+std::optional<unsigned long long> parse_proc_stat_start_ticks(const std::string& stat_line) {
+  // "pid (comm) state ppid ... starttime ...": starttime is field 22, the 20th after the command
+  // name's closing parenthesis (the last one on the line: the name may hold ')').
+  const auto close = stat_line.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat_line.substr(close + 1));
+  std::string field;
+  for (int i = 0; i < 20; ++i) {
+    if (!(fields >> field)) return std::nullopt;
+  }
+  if (field.empty() || field.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  try {
+    return std::stoull(field);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+double process_age_seconds() {
+  std::ifstream in("/proc/self/stat");
+  std::string line;
+  if (!std::getline(in, line)) return 0;
+  const auto ticks = parse_proc_stat_start_ticks(line);
+  const long per_second = sysconf(_SC_CLK_TCK);
+  timespec now{};
+  // Linux counts a process's start time on the boot-time clock (suspend included).
+  if (!ticks || per_second <= 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return 0;
+  const double age = static_cast<double>(now.tv_sec) + now.tv_nsec * 1e-9 - static_cast<double>(*ticks) / per_second;
+  return age > 0 ? age : 0;
+}
+
+}  // namespace ts
