@@ -22,8 +22,7 @@ TEST(Process, AMalformedLineHasNoStartTime) {
   EXPECT_FALSE(parse_proc_stat_start_ticks("").has_value());
   EXPECT_FALSE(parse_proc_stat_start_ticks("1234 no parenthesis S 1 2 3").has_value());
   EXPECT_FALSE(parse_proc_stat_start_ticks("1234 (short) S 1 2 3").has_value());
-  EXPECT_FALSE(
-      parse_proc_stat_start_ticks("1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 12ab 0").has_value());
+  EXPECT_FALSE(parse_proc_stat_start_ticks("1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 12ab 0").has_value());
 }
 
 TEST(Process, ThisProcessIsOlderThanZeroAndYoungerThanTheMachine) {

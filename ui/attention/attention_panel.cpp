@@ -13,6 +13,7 @@
 #include <QEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QToolButton>
 #include <QSplitter>
@@ -38,7 +39,12 @@ AttentionPanel::AttentionPanel(TranslationService* service, QWidget* parent) : Q
   setObjectName(QStringLiteral("attentionPanel"));
   buildUi();
   connect(service_, &TranslationService::translated, this, &AttentionPanel::showResult);
-  connect(service_, &TranslationService::modelChanged, this, &AttentionPanel::updateInputState);
+  connect(service_, &TranslationService::modelChanged, this, [this] {
+    updateInputState();
+    // The line names the model the next translation uses: a checkpoint loaded, then the model being
+    // trained, then another checkpoint (it kept naming the first one).
+    if (service_->hasModel() && pending_id_ == 0) status_->setText(tr("Model: %1").arg(service_->model().label));
+  });
   connect(service_, &TranslationService::loadFailed, this, &AttentionPanel::updateInputState);
   connect(service_, &TranslationService::busyChanged, this, &AttentionPanel::updateInputState);
   updateInputState();
@@ -118,22 +124,19 @@ void AttentionPanel::buildUi() {
   controls->addWidget(new QLabel(tr("Head:"), this));
   controls->addWidget(head_combo_);
   controls->addStretch(1);
-  export_png_ = new QToolButton(this);
-  export_png_->setText(tr("PNG…"));
-  export_png_->setObjectName(QStringLiteral("attentionExportPng"));
-  export_png_->setToolTip(tr("Save the large map as an image"));
-  export_svg_ = new QToolButton(this);
-  export_svg_->setText(tr("SVG…"));
-  export_svg_->setObjectName(QStringLiteral("attentionExportSvg"));
-  export_svg_->setToolTip(tr("Save the large map as SVG (vector cells and token labels)"));
-  export_json_ = new QToolButton(this);
-  export_json_->setText(tr("JSON…"));
-  export_json_->setObjectName(QStringLiteral("attentionExportJson"));
-  export_json_->setToolTip(tr("Save every attention weight of this translation (all kinds, layers and heads) as JSON"));
-  controls->addWidget(new QLabel(tr("Export:"), this));
-  controls->addWidget(export_png_);
-  controls->addWidget(export_svg_);
-  controls->addWidget(export_json_);
+  // One button with a menu: three beside the combo boxes cut "Layer 2 (last)" at the default size.
+  export_ = new QToolButton(this);
+  export_->setText(tr("Export"));
+  export_->setObjectName(QStringLiteral("attentionExport"));
+  export_->setToolTip(tr("Save the large map (PNG, SVG) or every attention weight of this translation (JSON)"));
+  export_->setPopupMode(QToolButton::InstantPopup);
+  auto* export_menu = new QMenu(export_);
+  export_menu->addAction(tr("Map as PNG image…"), this, &AttentionPanel::exportPngClicked);
+  export_menu->addAction(tr("Map as SVG (vector cells and token labels)…"), this, &AttentionPanel::exportSvgClicked);
+  export_menu->addAction(tr("All weights as JSON (every kind, layer and head)…"), this,
+                         &AttentionPanel::exportJsonClicked);
+  export_->setMenu(export_menu);
+  controls->addWidget(export_);
   root->addLayout(controls);
   connect(kind_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int index) {
     if (syncing_ || index < 0) return;
@@ -146,9 +149,6 @@ void AttentionPanel::buildUi() {
   connect(head_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int index) {
     if (!syncing_ && index >= 0) selectHead(layer_, index - 1);
   });
-  connect(export_png_, &QToolButton::clicked, this, &AttentionPanel::exportPngClicked);
-  connect(export_svg_, &QToolButton::clicked, this, &AttentionPanel::exportSvgClicked);
-  connect(export_json_, &QToolButton::clicked, this, &AttentionPanel::exportJsonClicked);
 
   pages_ = new QStackedWidget(this);
   root->addWidget(pages_, 1);
@@ -186,9 +186,8 @@ void AttentionPanel::buildUi() {
   split->setStretchFactor(1, 3);
 
   pages_->setCurrentWidget(empty_);
-  for (QWidget* w :
-       {static_cast<QWidget*>(kind_combo_), static_cast<QWidget*>(layer_combo_), static_cast<QWidget*>(head_combo_),
-        static_cast<QWidget*>(export_png_), static_cast<QWidget*>(export_svg_), static_cast<QWidget*>(export_json_)})
+  for (QWidget* w : {static_cast<QWidget*>(kind_combo_), static_cast<QWidget*>(layer_combo_),
+                     static_cast<QWidget*>(head_combo_), static_cast<QWidget*>(export_)})
     w->setEnabled(false);
 }
 
@@ -316,9 +315,8 @@ void AttentionPanel::showResult(const TranslationResult& r) {
       }
   kind_combo_->setCurrentIndex(kind_combo_->findData(static_cast<int>(kind_)));
   syncing_ = false;
-  for (QWidget* w :
-       {static_cast<QWidget*>(kind_combo_), static_cast<QWidget*>(layer_combo_), static_cast<QWidget*>(head_combo_),
-        static_cast<QWidget*>(export_png_), static_cast<QWidget*>(export_svg_), static_cast<QWidget*>(export_json_)})
+  for (QWidget* w : {static_cast<QWidget*>(kind_combo_), static_cast<QWidget*>(layer_combo_),
+                     static_cast<QWidget*>(head_combo_), static_cast<QWidget*>(export_)})
     w->setEnabled(true);
   pages_->setCurrentIndex(1);
   rebuildForKind();

@@ -121,9 +121,7 @@ class AttentionPanel : public QWidget {
   QComboBox* kind_combo_ = nullptr;
   QComboBox* layer_combo_ = nullptr;
   QComboBox* head_combo_ = nullptr;
-  QToolButton* export_png_ = nullptr;  // tool buttons: narrower than push buttons, so the row fits 1280 px
-  QToolButton* export_svg_ = nullptr;
-  QToolButton* export_json_ = nullptr;
+  QToolButton* export_ = nullptr;  // its menu: PNG, SVG, JSON
   QStackedWidget* pages_ = nullptr;
   QLabel* empty_ = nullptr;
   AttentionHeadGrid* grid_ = nullptr;

@@ -71,7 +71,23 @@ void HistoryPanel::buildToolbar() {
                          tr("Read the run history again"));
   delete_->setShortcut(QKeySequence::Delete);
   delete_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-  for (QAction* a : {load_, replay_, rename_, tag_, untag_, delete_}) toolbar_->addAction(a);
+  for (QAction* a : {load_, replay_, rename_}) toolbar_->addAction(a);
+  // Adding and removing a tag share one drop-down button, so the toolbar fits beside the other
+  // panels' docks at 1440 px (it needed 759 px of 705 once the Translate panel stopped widening them).
+  auto* tag_menu = new QMenu(this);
+  tag_menu->setObjectName(QStringLiteral("historyTagMenu"));
+  tag_menu->addAction(tag_);
+  tag_menu->addAction(untag_);
+  auto* tag_button = new QToolButton(this);
+  tag_button->setObjectName(QStringLiteral("historyTagButton"));
+  tag_button->setText(tr("Tags"));
+  tag_button->setIcon(tag_->icon());
+  tag_button->setToolTip(tr("Add a tag to the selected runs, or remove one"));
+  tag_button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  tag_button->setPopupMode(QToolButton::InstantPopup);
+  tag_button->setMenu(tag_menu);
+  toolbar_->addWidget(tag_button);
+  toolbar_->addAction(delete_);
   toolbar_->addSeparator();
   // The three exports share one drop-down button: nine buttons with text did not fit beside the
   // chart at 1440 px, and Qt pushed the last ones (Report…) into the overflow menu.

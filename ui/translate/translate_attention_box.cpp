@@ -43,10 +43,12 @@ TranslateAttentionBox::TranslateAttentionBox(QWidget* parent)
   row->addSpacing(12);
   row->addWidget(head_label);
   row->addWidget(head_);
-  row->addStretch(1);
   auto* hint = new QLabel(tr("Hover a cell for its weight · wheel zooms · double-click resets"), this);
   hint->setForegroundRole(QPalette::PlaceholderText);
-  row->addWidget(hint);
+  // Wrapped when the dock is narrow: on one line it made the Translate panel scroll sideways.
+  hint->setWordWrap(true);
+  hint->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  row->addWidget(hint, 1);
   heatmap_ = new AttentionHeatmap(this);
   heatmap_->setObjectName(QStringLiteral("attentionHeatmap"));
   heatmap_->setMinimumHeight(220);

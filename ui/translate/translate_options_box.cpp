@@ -98,15 +98,14 @@ TranslateOptionsBox::TranslateOptionsBox(StudioState* state, QWidget* parent)
       tr("Back to the loaded checkpoint's own decoding settings, or, for the model being trained, the "
          "configuration's (decode section)"));
 
-  // The mode, then only the options that mode uses (the others are hidden and disabled): one row
-  // for greedy and beam search, a second one for sampling's extra knobs, so the panel stays narrow.
+  // The mode, then only the options that mode uses (the others are hidden and disabled): the search's
+  // on the first row, sampling's extra knobs and the weights on the second, so the panel stays narrow
+  // (all on one row, it scrolled sideways at the default window size).
   auto* rows = new QVBoxLayout(this);
   auto* first = new QHBoxLayout;
-  sample_row_ = new QWidget(this);
-  auto* second = new QHBoxLayout(sample_row_);
-  second->setContentsMargins(0, 0, 0, 0);
+  auto* second = new QHBoxLayout;
   rows->addLayout(first);
-  rows->addWidget(sample_row_);
+  rows->addLayout(second);
   const auto add = [&](QHBoxLayout* row, const QString& text, QWidget* w) {
     auto* label = new QLabel(text, this);
     label->setBuddy(w);
@@ -120,13 +119,13 @@ TranslateOptionsBox::TranslateOptionsBox(StudioState* state, QWidget* parent)
   add(first, tr("&N-best"), nbest_);
   add(first, tr("&Length penalty"), length_penalty_);
   add(first, tr("&Temperature"), temperature_);
-  add(first, tr("&Weights"), weights_);
   first->addStretch(1);
-  first->addWidget(defaults);
   add(second, tr("Top-&k"), top_k_);
   add(second, tr("Top-&p"), top_p_);
   add(second, tr("&Seed"), seed_);
+  add(second, tr("&Weights"), weights_);
   second->addStretch(1);
+  second->addWidget(defaults);
 
   connect(mode_, qOverload<int>(&QComboBox::currentIndexChanged), this, &TranslateOptionsBox::updateModeOptions);
   connect(beam_, qOverload<int>(&QSpinBox::valueChanged), this, &TranslateOptionsBox::updateModeOptions);
@@ -190,7 +189,6 @@ void TranslateOptionsBox::updateModeOptions() {
   nbest_->setEnabled(beam || sample);
   nbest_->setMaximum(beam ? beam_->value() : 64);  // beam search cannot return more than its width
   for (QWidget* w : std::initializer_list<QWidget*>{temperature_, top_k_, top_p_, seed_}) w->setEnabled(sample);
-  sample_row_->setVisible(sample);
   for (auto it = option_labels_.cbegin(); it != option_labels_.cend(); ++it) {
     it.key()->setVisible(it.key()->isEnabled());
     it.value()->setVisible(it.key()->isEnabled());

@@ -51,7 +51,6 @@ class TranslateOptionsBox : public QGroupBox {
   QSpinBox* top_k_ = nullptr;
   QDoubleSpinBox* top_p_ = nullptr;
   QSpinBox* seed_ = nullptr;
-  QWidget* sample_row_ = nullptr;
   QHash<QWidget*, QLabel*> option_labels_;
   DecodeConfig applied_defaults_;
   std::optional<DecodeConfig> model_decode_;

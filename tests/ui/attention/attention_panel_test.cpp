@@ -222,7 +222,7 @@ class AttentionPanelTest : public QObject {
     QCOMPARE(f.find<QLabel>("attentionEmpty")->text(),
              QStringLiteral("Translate a sentence to explore its attention."));
     QVERIFY(!f.find<QComboBox>("attentionKind")->isEnabled());
-    QVERIFY(!f.find<QAbstractButton>("attentionExportSvg")->isEnabled());
+    QVERIFY(!f.find<QAbstractButton>("attentionExport")->isEnabled());
     // Without a model the sentence line says so and cannot be used.
     QVERIFY(!f.service.hasModel());
     QVERIFY(!f.find<QLineEdit>("attentionInput")->isEnabled());
@@ -716,6 +716,16 @@ class AttentionPanelTest : public QObject {
     QCOMPARE(input->text(), QStringLiteral("Du hast den Hund."));
     QVERIFY2(f.find<QLabel>("attentionSentence")->toolTip().contains(QStringLiteral("reference: You have the dog.")),
              qPrintable(f.find<QLabel>("attentionSentence")->toolTip()));
+
+    // Another model: the status line names it at once (it went on naming the first one).
+    const QString other = dir.filePath(QStringLiteral("other.ckpt"));
+    QVERIFY(QFile::copy(dir.filePath(QStringLiteral("last.ckpt")), other));
+    changed.clear();
+    f.service.loadCheckpoint(other);
+    QVERIFY(ts::ui::test::wait_for_signal(changed));
+    const QString status = f.find<QLabel>("attentionStatus")->text();
+    QVERIFY2(status.startsWith(QStringLiteral("Model: ")) && status.contains(QStringLiteral("other.ckpt")),
+             qPrintable(status));
   }
 
   void offersTheDevSplitOfTheOpenCorpus() {

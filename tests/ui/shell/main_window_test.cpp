@@ -120,11 +120,10 @@ class MainWindowTest : public QObject {
     QVERIFY(test::wait_for_signal(changed));
     QVERIFY(test::wait_until([&] { return !w.datasetPanel()->isAnalysing(); }));
     // Every panel in turn (a shown dock's minimum counts; a dock grows the window and it stays grown).
-    for (QWidget* panel : {static_cast<QWidget*>(w.datasetPanel()), static_cast<QWidget*>(w.configPanel()),
-                           static_cast<QWidget*>(w.beamTreeView()), static_cast<QWidget*>(w.trainingPanel()),
-                           static_cast<QWidget*>(w.translatePanel()), static_cast<QWidget*>(w.historyPanel()),
-                           static_cast<QWidget*>(w.comparePanel()), static_cast<QWidget*>(w.attentionPanel()),
-                           static_cast<QWidget*>(w.probePanel()), static_cast<QWidget*>(w.anatomyPanel())}) {
+    const QList<QWidget*> panels{w.datasetPanel(),   w.configPanel(),  w.beamTreeView(), w.trainingPanel(),
+                                 w.translatePanel(), w.historyPanel(), w.comparePanel(), w.attentionPanel(),
+                                 w.probePanel(),     w.anatomyPanel()};
+    for (QWidget* panel : panels) {
       w.showPanel(panel);
       QApplication::processEvents();
       QVERIFY2(w.width() <= 1280 && w.height() <= 800, qPrintable(QStringLiteral("%1 made the window %2x%3")
@@ -155,6 +154,38 @@ class MainWindowTest : public QObject {
                             .arg(scroll->horizontalScrollBar()->maximum())
                             .arg(room)
                             .arg(too_wide.join(QStringLiteral("; ")))));
+    // No panel's own scroll area scrolls sideways either (the Translate dock did, by its decoding row,
+    // and its attention row cut "Layer 2 (last)"). Canvases (the beam tree, heatmaps) scroll by design:
+    // they are not resizable scroll areas.
+    for (QWidget* panel : panels) {
+      w.showPanel(panel);
+      QApplication::processEvents();
+      // A combo box that sizes itself to its items shows them whole (Attention's layer box read
+      // "Layer 2 (").
+      for (auto* combo : panel->findChildren<QComboBox*>())
+        if (combo->isVisible() && combo->sizeAdjustPolicy() == QComboBox::AdjustToContents)
+          QVERIFY2(combo->width() >= combo->sizeHint().width(),
+                   qPrintable(QStringLiteral("%1: %2 is %3 px wide for its %4")
+                                  .arg(panel->metaObject()->className(), combo->objectName())
+                                  .arg(combo->width())
+                                  .arg(combo->sizeHint().width())));
+      for (auto* area : panel->findChildren<QScrollArea*>()) {
+        if (!area->isVisible() || !area->widgetResizable() || !area->widget()) continue;
+        QStringList wide;
+        const int width = area->viewport()->width();
+        for (auto* child : area->widget()->findChildren<QWidget*>()) {
+          const int need = child->minimumSizeHint().expandedTo(child->minimumSize()).width();
+          if (child->isVisible() && need > width - 20)
+            wide << QStringLiteral("%1 (%2) %3").arg(child->objectName(), child->metaObject()->className()).arg(need);
+        }
+        QVERIFY2(area->horizontalScrollBar()->maximum() == 0,
+                 qPrintable(QStringLiteral("%1 scrolls sideways by %2 px in %3 px; widest: %4")
+                                .arg(panel->metaObject()->className())
+                                .arg(area->horizontalScrollBar()->maximum())
+                                .arg(width)
+                                .arg(wide.join(QStringLiteral("; ")))));
+      }
+    }
     QStringList widest;  // the widgets that ask for the most, to say where to look
     for (auto* child : w.findChildren<QWidget*>()) {
       const QSize m = child->minimumSizeHint().expandedTo(child->minimumSize());
