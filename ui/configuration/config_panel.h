@@ -25,6 +25,7 @@ class QVBoxLayout;
 
 namespace ts::ui {
 
+class ElidingToolButton;
 class RecipeNotes;
 class SizeEstimateBox;
 class StudioState;
@@ -76,7 +77,7 @@ class ConfigPanel : public QWidget {
     QString tooltip;  // what it does, default, range
   };
   struct Section {
-    QToolButton* header = nullptr;
+    ElidingToolButton* header = nullptr;  // its title and a summary, cut to the dock's width
     QWidget* body = nullptr;
     QString title;
   };

@@ -33,6 +33,7 @@
 #include "configuration/config_panel_util.h"
 #include "configuration/real_spin_box.h"
 #include "configuration/vocabulary_counts.h"
+#include "widgets/eliding_tool_button.h"
 #include "services/device_info.h"
 #include "shell/studio_state.h"
 #include "ts/text/split.h"
@@ -79,7 +80,7 @@ QWidget* ConfigPanel::buildSection(const QString& group) {
 
   Section section;
   section.title = group_title(group);
-  section.header = new QToolButton(container);
+  section.header = new ElidingToolButton(container);
   section.header->setObjectName(QStringLiteral("section.") + group);
   section.header->setCheckable(true);
   section.header->setAutoRaise(true);
@@ -88,7 +89,7 @@ QWidget* ConfigPanel::buildSection(const QString& group) {
   QFont font = section.header->font();
   font.setBold(true);
   section.header->setFont(font);
-  section.header->setToolTip(tr("Show or hide the %1 settings").arg(section.title));
+  section.header->setBaseToolTip(tr("Show or hide the %1 settings").arg(section.title));
   outer->addWidget(section.header);
 
   section.body = new QWidget(container);
@@ -461,7 +462,7 @@ void ConfigPanel::refreshSections() {
       if (const ConfigField* f = find_config_field(f_it.key()); f && f->group == group) ++flagged;
     QString text = it->title + QStringLiteral("   \u2014   ") + summary;
     if (flagged > 0) text += QStringLiteral("   \u26a0 %1").arg(flagged);
-    it->header->setText(text);
+    it->header->setFullText(text);
     if (flagged > 0)
       set_text_colour(it->header, warning_colour(palette()));
     else

@@ -170,7 +170,12 @@ bool LaunchOptions::apply(MainWindow& window, bool into_english, QString* error)
   window.show();
   // After show(): before it, the docks' layouts claim more height than they need once shown, and a
   // resize then is clamped to that (1280 x 800 became 1280 x 932).
-  if (size.isValid()) window.resize(size);
+  if (size.isValid()) {
+    window.resize(size);
+    // As a first start on a screen of that size lays the docks out (the first show sized them for
+    // the screen the window opened on).
+    if (!window.hasSavedLayout()) window.applyDefaultDockWidths();
+  }
   if (!has_cjk_font())
     window.statusBar()->showMessage(QObject::tr("No CJK font installed: Chinese and Japanese text will show as boxes "
                                                 "(install fonts-noto-cjk)."),

@@ -74,7 +74,8 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
   // The window is sized when it is first shown (showEvent): before that the docks' layouts claim
   // more height than they need, and a 1280 x 800 window came out 932 pixels tall.
   saved_geometry_ = settings.value(QStringLiteral("window/geometry")).toByteArray();
-  restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  restored_state_ = settings.value(QStringLiteral("window/state")).toByteArray();
+  restoreState(restored_state_);
 
   connect(state_, &StudioState::corpusChanged, this, &MainWindow::updateTitle);
   connect(state_, &StudioState::directionChanged, this, &MainWindow::updateTitle);
@@ -211,7 +212,18 @@ void MainWindow::showPanel(QWidget* panel) {
   }
 }
 
-void MainWindow::resetLayout() { restoreState(default_state_); }
+void MainWindow::resetLayout() {
+  restoreState(default_state_);
+  if (isVisible()) applyDefaultDockWidths();
+}
+
+// The left docks (Dataset, Configuration) take about two fifths of the window, the right ones the
+// rest. Left to itself Qt split the width by the panels' minimum widths, and once the right panels
+// asked for less, their tab titles came out elided ("Trai…", "Com…").
+void MainWindow::applyDefaultDockWidths() {
+  const int left = width() * 2 / 5;
+  resizeDocks({dockOf(dataset_), dockOf(training_)}, {left, width() - left}, Qt::Horizontal);
+}
 
 void MainWindow::createMenus() {
   auto* file = menuBar()->addMenu(tr("&File"));
@@ -392,6 +404,7 @@ void MainWindow::showEvent(QShowEvent* event) {
   if (!saved_geometry_.isEmpty() && restoreGeometry(saved_geometry_)) return;
   const QRect room = screen() ? screen()->availableGeometry() : QRect(0, 0, 1440, 900);
   resize(std::min(1440, room.width()), std::min(900, room.height()));
+  if (restored_state_.isEmpty()) applyDefaultDockWidths();  // a saved layout keeps its own widths
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -58,6 +58,11 @@ class MainWindow : public QMainWindow {
   void showPanel(QWidget* panel);
   /// Puts the docks back where a first start puts them.
   void resetLayout();
+  /// The left docks about two fifths of the window's width, the right ones the rest (the default
+  /// layout's proportions, for the window's present size).
+  void applyDefaultDockWidths();
+  /// True when the docks are as the person left them last time (not the default layout).
+  bool hasSavedLayout() const { return !restored_state_.isEmpty(); }
   /// The language-model window (File ▸ New language model), created on first use.
   LmWindow* languageModelWindow();
   /// Shows the language-model window and brings it to the front.
@@ -113,6 +118,7 @@ class MainWindow : public QMainWindow {
   QByteArray default_state_;
   QByteArray saved_geometry_;  // the last session's window geometry, restored at the first show
   bool sized_ = false;         // the first show has sized the window (later sizes are the person's)
+  QByteArray restored_state_;  // the dock layout saved last time (empty: the default layout)
   bool close_when_stopped_ = false;
 };
 
