@@ -42,11 +42,11 @@ void ElidingToolButton::elide() {
   const QFontMetrics metrics(font());
   const int extra = (toolButtonStyle() == Qt::ToolButtonTextOnly ? 0 : iconSize().width() + 4) + 16;
   const int room = std::max(0, width() - extra);
-  const QString shown = metrics.horizontalAdvance(full_text_) <= room
-                            ? full_text_
-                            : metrics.elidedText(full_text_, Qt::ElideRight, room);
+  const QString shown =
+      metrics.horizontalAdvance(full_text_) <= room ? full_text_ : metrics.elidedText(full_text_, Qt::ElideRight, room);
   if (text() != shown) setText(shown);
-  const QString tip = shown == full_text_ || base_tip_.isEmpty() ? base_tip_ : base_tip_ + QLatin1Char('\n') + full_text_;
+  const QString tip =
+      shown == full_text_ || base_tip_.isEmpty() ? base_tip_ : base_tip_ + QLatin1Char('\n') + full_text_;
   if (toolTip() != tip) setToolTip(tip);
 }
 
