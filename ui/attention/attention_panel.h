@@ -88,7 +88,7 @@ class AttentionPanel : public QWidget {
   void rebuildForKind();
   void showLarge();
   void syncSelection();
-  // attention_panel_export.cpp: the export buttons ask for a path, then call exportPng/Svg/Json.
+  // attention_panel_export.cpp: the Export menu's items ask for a path, then call exportPng/Svg/Json.
   void exportPngClicked();
   void exportSvgClicked();
   void exportJsonClicked();
