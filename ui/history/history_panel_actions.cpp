@@ -71,39 +71,34 @@ void HistoryPanel::buildToolbar() {
                          tr("Read the run history again"));
   delete_->setShortcut(QKeySequence::Delete);
   delete_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  // A drop-down button in the toolbar for a few related actions (text beside the icon, the menu at a click).
+  const auto add_menu_button = [this](const QString& name, const QString& text, const QIcon& icon, const QString& tip,
+                                      std::initializer_list<QAction*> actions) {
+    auto* menu = new QMenu(this);
+    menu->setObjectName(name + QStringLiteral("Menu"));
+    for (QAction* a : actions) menu->addAction(a);
+    auto* button = new QToolButton(this);
+    button->setObjectName(name + QStringLiteral("Button"));
+    button->setText(text);
+    button->setIcon(icon);
+    button->setToolTip(tip);
+    button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    button->setPopupMode(QToolButton::InstantPopup);
+    button->setMenu(menu);
+    toolbar_->addWidget(button);
+  };
   for (QAction* a : {load_, replay_, rename_}) toolbar_->addAction(a);
   // Adding and removing a tag share one drop-down button, so the toolbar fits beside the other
   // panels' docks at 1440 px (it needed 759 px of 705 once the Translate panel stopped widening them).
-  auto* tag_menu = new QMenu(this);
-  tag_menu->setObjectName(QStringLiteral("historyTagMenu"));
-  tag_menu->addAction(tag_);
-  tag_menu->addAction(untag_);
-  auto* tag_button = new QToolButton(this);
-  tag_button->setObjectName(QStringLiteral("historyTagButton"));
-  tag_button->setText(tr("Tags"));
-  tag_button->setIcon(tag_->icon());
-  tag_button->setToolTip(tr("Add a tag to the selected runs, or remove one"));
-  tag_button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-  tag_button->setPopupMode(QToolButton::InstantPopup);
-  tag_button->setMenu(tag_menu);
-  toolbar_->addWidget(tag_button);
+  add_menu_button(QStringLiteral("historyTag"), tr("Tags"), tag_->icon(),
+                  tr("Add a tag to the selected runs, or remove one"), {tag_, untag_});
   toolbar_->addAction(delete_);
   toolbar_->addSeparator();
   // The three exports share one drop-down button: nine buttons with text did not fit beside the
   // chart at 1440 px, and Qt pushed the last ones (Report…) into the overflow menu.
-  auto* export_menu = new QMenu(this);
-  export_menu->setObjectName(QStringLiteral("historyExportMenu"));
-  for (QAction* a : {export_csv_, export_report_, export_chart_}) export_menu->addAction(a);
-  auto* export_button = new QToolButton(this);
-  export_button->setObjectName(QStringLiteral("historyExportButton"));
-  export_button->setText(tr("Export"));
-  export_button->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
-  export_button->setToolTip(
-      tr("Save the selected runs as CSV, the selected run as an HTML report, or the chart as an image"));
-  export_button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-  export_button->setPopupMode(QToolButton::InstantPopup);
-  export_button->setMenu(export_menu);
-  toolbar_->addWidget(export_button);
+  add_menu_button(QStringLiteral("historyExport"), tr("Export"), style()->standardIcon(QStyle::SP_DialogSaveButton),
+                  tr("Save the selected runs as CSV, the selected run as an HTML report, or the chart as an image"),
+                  {export_csv_, export_report_, export_chart_});
   connect(load_, &QAction::triggered, this, [this] { loadSelectedCheckpoint(); });
   connect(replay_, &QAction::triggered, this, [this] {
     const auto runs = selectedRuns();
