@@ -130,6 +130,34 @@ TEST(FastDropout, IsReproducibleUnderTheSeedAndFreshOnEachCall) {
   EXPECT_NEAR(both, 0.25, 0.01);
 }
 
+TEST(FastDropout, ASeedScopeGivesItsOwnSequenceWhateverTheGeneratorDid) {
+  const auto x = at::randn({64, 33});
+  std::vector<at::Tensor> first, second;
+  at::manual_seed(5);
+  {
+    DropoutSeeds seeds(99);
+    first = {fast_dropout(x, 0.3, true), fast_dropout(x, 0.3, true)};
+  }
+  const auto after_scope = fast_dropout(x, 0.3, true);
+  at::manual_seed(6);  // another generator state, another order of draws outside
+  fast_dropout(x, 0.3, true);
+  {
+    DropoutSeeds seeds(99);
+    second = {fast_dropout(x, 0.3, true)};
+    {
+      DropoutSeeds inner(7);  // the inner scope applies while it lives
+      EXPECT_FALSE(at::equal(fast_dropout(x, 0.3, true), first[1]));
+    }
+    second.push_back(fast_dropout(x, 0.3, true));
+  }
+  EXPECT_TRUE(at::equal(first[0], second[0]));
+  EXPECT_TRUE(at::equal(first[1], second[1]));
+  EXPECT_FALSE(at::equal(first[0], first[1]));
+  // Outside a scope the seeds come from the generator again, and the scope drew nothing from it.
+  at::manual_seed(5);
+  EXPECT_TRUE(at::equal(fast_dropout(x, 0.3, true), after_scope));
+}
+
 TEST(FastDropout, IsTheIdentityInEvaluationAndPassesGradientsThroughTheMask) {
   const auto x = at::randn({4, 6});
   EXPECT_TRUE(at::equal(fast_dropout(x, 0.5, /*training=*/false), x));

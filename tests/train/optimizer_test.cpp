@@ -61,6 +61,39 @@ TEST(FusedAdam, FollowsLibTorchsAdamWStepForStep) {
       torch::optim::AdamWOptions(1e-2).betas({0.9, 0.98}).eps(1e-9).weight_decay(0.01), "adamw");
 }
 
+TEST(FusedAdam, TheVectorPassGivesTheLoopsBits) {
+  // Adam (an L2 term) and AdamW (decoupled decay), every length around the 16-element blocks, with
+  // gradients of very different sizes, zeros and a subnormal.
+  for (const bool decoupled : {false, true}) {
+    detail::AdamConstants c;
+    c.beta1 = 0.9f;
+    c.one_minus_beta1 = 0.1f;
+    c.beta2 = 0.98f;
+    c.one_minus_beta2 = 0.02f;
+    c.step_size = 3e-4f;
+    c.sqrt_bias2 = 0.37f;
+    c.eps = 1e-9f;
+    c.l2 = decoupled ? 0.0f : 0.01f;
+    c.shrink = decoupled ? 0.99999f : 1.0f;
+    for (const std::int64_t n : {1, 15, 16, 17, 33, 1000}) {
+      at::manual_seed(n);
+      const auto w = at::randn({n}), g = at::randn({n}) * at::exp(at::randn({n}) * 5);
+      const auto m = at::randn({n}) * 1e-2, v = at::rand({n}) * 1e-3;
+      g[0] = 0.0f;
+      if (n > 2) g[1] = 1e-40f;
+      auto w1 = w.clone(), m1 = m.clone(), v1 = v.clone(), w2 = w.clone(), m2 = m.clone(), v2 = v.clone();
+      detail::adam_update(w1.data_ptr<float>(), g.data_ptr<float>(), m1.data_ptr<float>(), v1.data_ptr<float>(), 0, n,
+                          c, /*vectorised=*/true);
+      detail::adam_update(w2.data_ptr<float>(), g.data_ptr<float>(), m2.data_ptr<float>(), v2.data_ptr<float>(), 0, n,
+                          c, /*vectorised=*/false);
+      EXPECT_TRUE(at::equal(w1.view(at::kInt), w2.view(at::kInt))) << "n " << n << (decoupled ? " AdamW" : " Adam");
+      EXPECT_TRUE(at::equal(m1.view(at::kInt), m2.view(at::kInt))) << "n " << n;
+      EXPECT_TRUE(at::equal(v1.view(at::kInt), v2.view(at::kInt))) << "n " << n;
+      EXPECT_FALSE(at::equal(w1, w)) << "n " << n;  // it did step
+    }
+  }
+}
+
 TEST(FusedAdam, SkipsParametersWithoutGradientsAndDeclinesWhatItCannotDo) {
   auto params = make_params(3);
   torch::optim::Adam adam(params, torch::optim::AdamOptions(0.1));

@@ -13,6 +13,7 @@
 #include "test_utils.h"
 #include "ts/decode/translator.h"
 #include "ts/train/checkpoint.h"
+#include "ts/train/thread_shards.h"
 
 namespace ts {
 namespace {
@@ -60,6 +61,41 @@ TEST(Trainer, ResumeContinuesTheSameLossTrajectory) {
   ASSERT_EQ(second.losses.size(), 7u);
   for (std::size_t i = 0; i < 5; ++i) EXPECT_DOUBLE_EQ(first.losses[i], straight.losses[i]) << "step " << i + 1;
   for (std::size_t i = 0; i < 7; ++i) EXPECT_NEAR(second.losses[i], straight.losses[i + 5], 1e-6) << "step " << i + 6;
+}
+
+// On a CPU with two threads each thread runs forward and backward on half of every batch
+// (train.shard_batch): the steps are the whole batch's up to float rounding, and a run with
+// dropout repeats exactly, whichever thread reaches LibTorch's generator first.
+TEST(Trainer, ThreadSharesTrainLikeTheWholeBatchAndRepeatExactly) {
+  auto config = test::tiny_config();
+  config.train.threads = 2;
+  config.train.batch_sentences = 4;
+  config.train.max_steps = 15;
+  config.model.dropout = 0;
+  auto data = test::tiny_data(config);
+  auto run = [&](bool shard) {
+    config.train.shard_batch = shard;
+    test::TempDir dir;
+    RecordingObserver observer;
+    Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer).run();
+    const bool logged = std::any_of(observer.logs.begin(), observer.logs.end(), [](const std::string& line) {
+      return line.find("each of the 2 threads runs forward and backward on its own share") != std::string::npos;
+    });
+    EXPECT_EQ(logged, shard && shares_run_on_threads());
+    return observer.losses;
+  };
+  const auto whole = run(false);
+  const auto shared = run(true);
+  ASSERT_EQ(whole.size(), 15u);
+  ASSERT_EQ(shared.size(), 15u);
+  for (std::size_t i = 0; i < whole.size(); ++i) EXPECT_NEAR(shared[i], whole[i], 1e-4 * whole[i]) << "step " << i + 1;
+
+  config.model.dropout = 0.3;
+  const auto first = run(true);
+  const auto second = run(true);
+  ASSERT_EQ(first.size(), 15u);
+  for (std::size_t i = 0; i < first.size(); ++i) EXPECT_DOUBLE_EQ(first[i], second[i]) << "step " << i + 1;
+  EXPECT_NE(first, shared);  // the dropout did drop
 }
 
 // The run directory holds the split it trained on: anyone can check that no dev or test source

@@ -164,13 +164,27 @@ at::Tensor fast_dropout(const at::Tensor& x, double p, bool training) {
   if (!training || p <= 0 || x.numel() == 0) return x;
   if (!x.device().is_cpu()) return at::dropout(x, p, true);
   if (p >= 1) return x * 0;
-  std::uint64_t seed = 0;
-  {
-    auto generator = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    seed = at::check_generator<at::CPUGeneratorImpl>(generator)->random64();
-  }
-  return HashDropout::apply(x, p, static_cast<std::int64_t>(seed));
+  return HashDropout::apply(x, p, static_cast<std::int64_t>(DropoutSeeds::next()));
+}
+
+namespace {
+thread_local DropoutSeeds* innermost_seeds = nullptr;
+}  // namespace
+
+DropoutSeeds::DropoutSeeds(std::uint64_t base) : base_(base), outer_(innermost_seeds) { innermost_seeds = this; }
+
+DropoutSeeds::~DropoutSeeds() { innermost_seeds = outer_; }
+
+std::uint64_t DropoutSeeds::draw_base() {
+  auto generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  return at::check_generator<at::CPUGeneratorImpl>(generator)->random64();
+}
+
+std::uint64_t DropoutSeeds::next() {
+  DropoutSeeds* scope = innermost_seeds;
+  if (!scope) return draw_base();
+  return splitmix64(scope->base_ + scope->count_++ * kPairStride);
 }
 
 MultiHeadAttentionImpl::MultiHeadAttentionImpl(std::int64_t d_model, std::int64_t heads, double dropout,

@@ -67,21 +67,19 @@ ThroughputMeasurement measure_reference_throughput(DeviceChoice device_choice, i
     examples[i].tgt.assign(id + kSentenceTokens - 1, id + 2 * (kSentenceTokens - 1));
     id += 2 * (kSentenceTokens - 1);
   }
-  const auto batch = make_batch(examples, indices, device);
+  std::int64_t tokens = 0;
+  for (const auto& e : examples) tokens += static_cast<std::int64_t>(e.tgt.size() + 1);
+  // The training step's own forward and backward, threads sharing the batch as training does.
+  const auto parameters = model->parameters();
+  const int shares = device.is_cpu() ? m.threads : 1;
   const auto step = [&] {
-    optimizer.zero_grad();
-    at::Tensor loss;
-    {
-      AutocastScope autocast(m.precision, device);
-      auto logits = model->forward(batch.src, batch.tgt_in);
-      loss = at::cross_entropy_loss(logits.reshape({-1, logits.size(-1)}).to(at::kFloat), batch.tgt_out.reshape({-1}),
-                                    {}, at::Reduction::Sum, Vocab::kPad, 0.1) /
-             static_cast<double>(batch.tgt_tokens);
-    }
-    loss.backward();
-    torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
+    clear_gradients(parameters);
+    const double loss =
+        forward_backward_batch(model, examples, indices, device, m.precision, config.train.label_smoothing,
+                               static_cast<double>(tokens), 1.0, shares, parameters);
+    torch::nn::utils::clip_grad_norm_(parameters, 1.0);
     if (!fused_adam_step(optimizer)) optimizer.step();
-    return loss.item<double>();  // waits for a GPU to finish the step
+    return loss;  // item() inside waited for a GPU to finish the step
   };
   step();  // warm-up: allocations, kernel selection
   const auto timed = std::chrono::steady_clock::now();
@@ -90,7 +88,7 @@ ThroughputMeasurement measure_reference_throughput(DeviceChoice device_choice, i
     ++m.steps;
   }
   m.timed_seconds = seconds_since(timed);
-  m.tokens_per_second = static_cast<double>(batch.tgt_tokens) * m.steps / m.timed_seconds;
+  m.tokens_per_second = static_cast<double>(tokens) * m.steps / m.timed_seconds;
   m.seconds = seconds_since(t0);
   return m;
 }

@@ -86,6 +86,7 @@ void visit(TrainConfig& c, V& v) {
   v("seed", c.seed);
   v("device", c.device);
   v("threads", c.threads);
+  v("shard_batch", c.shard_batch);
   v("precision", c.precision);
 }
 

@@ -4,6 +4,7 @@
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
+#include <torch/csrc/autograd/autograd.h>
 #include <torch/cuda.h>
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adam.h>
@@ -21,6 +22,7 @@
 #include "ts/decode/translator.h"
 #include "ts/host/cpu.h"
 #include "ts/metrics/bleu.h"
+#include "ts/model/attention.h"
 #include "ts/model/errors.h"
 #include "ts/model/mode_guard.h"
 #include "ts/model/precision.h"
@@ -33,6 +35,7 @@
 #include "ts/store/fault.h"
 #include "ts/train/optimizer.h"
 #include "ts/train/schedule.h"
+#include "ts/train/thread_shards.h"
 #include "ts/train/weight_average.h"
 
 namespace ts {
@@ -127,6 +130,53 @@ std::int64_t target_tokens(const std::vector<Example>& examples, const std::vect
   return n;
 }
 
+}  // namespace
+
+double forward_backward_batch(Transformer& model, const std::vector<Example>& examples,
+                              const std::vector<std::size_t>& rows, const at::Device& device, Precision precision,
+                              double label_smoothing, double denominator, double scale, int shares,
+                              const std::vector<at::Tensor>& parameters) {
+  auto share_loss = [&](const std::vector<std::size_t>& share_rows) {
+    auto batch = make_batch(examples, share_rows, device);
+    AutocastScope autocast(precision, device);  // forward only: backward follows the forward's dtypes
+    return loss_sum(model, batch, label_smoothing) / denominator;
+  };
+  const int n = std::max(1, std::min(shares, static_cast<int>(rows.size())));
+  if (n == 1) {
+    const auto loss = share_loss(rows);
+    (loss * scale).backward();
+    return loss.item<double>();
+  }
+  std::vector<std::uint64_t> seeds(static_cast<std::size_t>(n));
+  for (auto& seed : seeds) seed = DropoutSeeds::draw_base();
+  std::vector<double> losses(static_cast<std::size_t>(n), 0.0);
+  std::vector<std::vector<at::Tensor>> grads(static_cast<std::size_t>(n));
+  run_shares_on_threads(n, [&](int k) {
+    const auto i = static_cast<std::size_t>(k);
+    DropoutSeeds share_seeds(seeds[i]);
+    const auto loss = share_loss(shard_of(rows, k, n));
+    grads[i] = torch::autograd::grad({loss * scale}, parameters, {}, /*retain_graph=*/false, /*create_graph=*/false,
+                                     /*allow_unused=*/true);
+    losses[i] = loss.item<double>();
+  });
+  torch::NoGradGuard no_grad;
+  for (std::size_t p = 0; p < parameters.size(); ++p) {
+    at::Tensor sum;
+    for (const auto& share : grads) {
+      if (!share[p].defined()) continue;
+      sum = sum.defined() ? sum + share[p] : share[p];
+    }
+    if (!sum.defined()) continue;
+    auto& grad = parameters[p].mutable_grad();
+    grad = grad.defined() ? grad.add_(sum) : sum.contiguous();
+  }
+  double total = 0;
+  for (double l : losses) total += l;
+  return total;
+}
+
+namespace {
+
 bool is_better(const TrainConfig& c, double value, const TrainingPosition& p) {
   if (!p.has_best) return true;
   return c.best_metric == BestMetric::kLoss ? value < p.best_metric : value > p.best_metric;
@@ -172,6 +222,7 @@ struct Trainer::State final : LoopBody {
   TrainingObserver null_observer;
   at::Device device{at::kCPU};
   int threads = 1;
+  int shares = 1;  // CPU: threads that each run forward and backward on a share of the batch
   Transformer model{nullptr};
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   std::unique_ptr<TokenBucketBatcher> batcher;
@@ -323,17 +374,21 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
     s_->ranks.root = dp.rank() == 0;
   }
   s_->threads = configure_threads(c.train.threads);
+  if (c.train.shard_batch && s_->device.is_cpu()) s_->shares = s_->threads;
   s_->precision = resolve_precision(c.train.precision, s_->device, &s_->precision_reason);
   check_precision(s_->precision, s_->device);
   if (s_->precision == Precision::kFp16) s_->scaling.loss_scale = 65536.0;
   at::manual_seed(c.train.seed);
   const auto& p = s_->data.pipeline;
-  if (s_->device.is_cpu())
-    check_memory(static_cast<double>(estimate_model_size(c, static_cast<std::int64_t>(p.src_vocab->size()),
-                                                         static_cast<std::int64_t>(p.tgt_vocab->size()))
-                                         .training_bytes),
+  if (s_->device.is_cpu()) {
+    const auto size = estimate_model_size(c, static_cast<std::int64_t>(p.src_vocab->size()),
+                                          static_cast<std::int64_t>(p.tgt_vocab->size()));
+    // Each share of a batch keeps gradients of its own until they are added up.
+    check_memory(static_cast<double>(size.training_bytes + (s_->shares - 1) * size.weight_bytes),
                  "training this model (weights, gradients, Adam moments and one batch)",
-                 "make the model (model.d_model, model.d_ff, layers) or the batch (train.batch_tokens) smaller");
+                 "make the model (model.d_model, model.d_ff, layers) or the batch (train.batch_tokens) smaller, "
+                 "or use fewer threads (train.threads)");
+  }
   s_->model = build_model(c.model, static_cast<std::int64_t>(p.src_vocab->size()),
                           static_cast<std::int64_t>(p.tgt_vocab->size()), Vocab::kPad, p.shared_vocab);
   s_->model->to(s_->device);
@@ -449,6 +504,11 @@ void Trainer::State::start_session() {
   start_budget();
   obs().on_start({model->parameter_count(), device.str(), threads, data.train.size(), data.dev.size(), data.test.size(),
                   position.step, static_cast<std::int64_t>(plan.size())});
+  if (shares > 1)
+    obs().on_log(
+        fmt::format("each of the {} threads runs forward and backward on its own share of every batch "
+                    "(train.shard_batch)",
+                    shares));
 }
 
 // Why the session ends now: the stop flag, or a step or time limit (data-parallel: as the ranks
@@ -544,6 +604,7 @@ void Trainer::State::synchronise_start() {
   }
   auto same = config;
   same.train.threads = 0;  // may differ between machines
+  same.train.shard_batch = true;
   same.train.device = DeviceChoice::kAuto;
   const auto config_hash = std::hash<std::string>{}(same.to_json().dump());
   constexpr std::uint64_t k52 = (std::uint64_t{1} << 52) - 1;  // exact in a double
@@ -632,35 +693,28 @@ bool Trainer::State::unscale_gradients() {
 // Forward and backward over `accumulate` batches; returns the mean loss per target token.
 // Data-parallel: this rank's share of each batch, its loss sum divided by the whole batch's token
 // count, so that summing gradients and losses over the ranks gives one process's step exactly
-// (up to float rounding); `tokens` counts the whole batch.
+// (up to float rounding); `tokens` counts the whole batch. Several threads on a CPU (`shares`):
+// the same split again inside the process, each thread on its share (ts/train/thread_shards.h).
 double Trainer::State::train_step(std::int64_t& tokens) {
   const auto& tc = config.train;
   double step_loss = 0;
   tokens = 0;
-  optimizer->zero_grad();
+  clear_gradients(parameters);
+  const double scale = scaling.loss_scale / tc.accumulate;
   for (int micro = 0; micro < tc.accumulate && position.batch_in_epoch < static_cast<std::int64_t>(plan.size());
        ++micro) {
     const auto& indices = plan[position.batch_in_epoch++];
-    std::int64_t batch_tokens = 0;
+    const std::int64_t batch_tokens = target_tokens(data.train, indices);
+    tokens += batch_tokens;
     std::vector<std::size_t> shard;
     if (ranks.group) {
-      batch_tokens = target_tokens(data.train, indices);
-      tokens += batch_tokens;
       shard = shard_of(indices, ranks.group->rank(), ranks.group->world_size());
       if (shard.empty()) continue;  // fewer sentences than ranks: this one adds nothing
     }
-    auto batch = make_batch(data.train, ranks.group ? shard : indices, device);
-    if (!ranks.group) {
-      batch_tokens = batch.tgt_tokens;
-      tokens += batch_tokens;
-    }
-    at::Tensor loss;
-    {
-      AutocastScope autocast(precision, device);  // forward only: backward follows the forward's dtypes
-      loss = loss_sum(model, batch, tc.label_smoothing) / static_cast<double>(batch_tokens);
-    }
-    (loss * (scaling.loss_scale / tc.accumulate)).backward();
-    step_loss += loss.item<double>() / tc.accumulate;
+    const auto& rows = ranks.group ? shard : indices;
+    step_loss += forward_backward_batch(model, data.train, rows, device, precision, tc.label_smoothing,
+                                        static_cast<double>(batch_tokens), scale, shares, parameters) /
+                 tc.accumulate;
   }
   return step_loss;
 }

@@ -37,6 +37,27 @@ at::Tensor fast_dropout(const at::Tensor& x, double p, bool training);
 inline at::Tensor fast_dropout(const torch::nn::Dropout& module, const at::Tensor& x) {
   return fast_dropout(x, module->options.p(), module->is_training());
 }
+
+/// While one is alive on a thread, fast_dropout on that thread takes its seeds from this scope's own
+/// sequence (a hash of `base` and a counter) instead of the default generator. Threads that run
+/// shares of one batch at the same time (ts/train/thread_shards.h) each hold one with a base drawn
+/// beforehand on the calling thread (draw_base), so a run's masks do not depend on which thread
+/// reached the generator first: training stays reproducible. Scopes nest; the inner one applies.
+class DropoutSeeds {
+ public:
+  explicit DropoutSeeds(std::uint64_t base);
+  ~DropoutSeeds();
+  DropoutSeeds(const DropoutSeeds&) = delete;
+  DropoutSeeds& operator=(const DropoutSeeds&) = delete;
+  /// One draw from LibTorch's default CPU generator (reproducible under at::manual_seed and resume).
+  static std::uint64_t draw_base();
+  /// The next seed on this thread: from the innermost live scope, else draw_base().
+  static std::uint64_t next();
+
+ private:
+  std::uint64_t base_, count_ = 0;
+  DropoutSeeds* outer_;
+};
 namespace detail {
 /// fast_dropout's pass: `x` (on the CPU) times 1/(1-p) where the hash of (seed, element) keeps the
 /// element, else 0. fp32 and bf16 run 16 elements at a time on a CPU with AVX-512 (DQ, BW);

@@ -77,6 +77,17 @@ at::Device resolve_device(DeviceChoice choice);
 /// Sets LibTorch's intra-op threads (0 = all cores) and flushes subnormal floats to zero;
 /// returns the number of threads in use.
 int configure_threads(int threads);
+/// One batch's forward and backward, as a training step runs it: the teacher-forced loss of the
+/// batch made of `rows` of `examples` (label-smoothed, summed over target tokens) divided by
+/// `denominator`, times `scale`, back-propagated and added to the gradients of `parameters` (the
+/// model's, in order). `shares` > 1 (a CPU with that many threads, train.shard_batch): each thread
+/// runs forward and backward on every shares-th row (ts/train/thread_shards.h), its gradients in
+/// tensors of its own added in share order afterwards, and its dropout seeds drawn beforehand in
+/// share order, so a run repeats exactly. Returns the loss divided by `denominator` (before `scale`).
+double forward_backward_batch(Transformer& model, const std::vector<Example>& examples,
+                              const std::vector<std::size_t>& rows, const at::Device& device, Precision precision,
+                              double label_smoothing, double denominator, double scale, int shares,
+                              const std::vector<at::Tensor>& parameters);
 /// Teacher-forced mean negative log-likelihood per target token (no label smoothing) over `examples`.
 double evaluate_loss(Transformer& model, const std::vector<Example>& examples, const at::Device& device);
 /// train.precision for this device: kAuto becomes bf16 where the CPU computes bf16 natively (AMX
