@@ -10,6 +10,7 @@
 # Environment: CLI (our binary), CORPUS (default ../shared/data/cmn.txt), SKIP_BF16=1, SKIP_NPROC=1,
 # SHAPE="LAYERS D FF HEADS" (both programs at another shape than the Annotated preset's, e.g. the
 # default recipe's "2 192 768 4" and "3 256 1024 4"; layers on each side, batches still 64 sentences),
+# OURS_ARGS (more options for ours alone, e.g. "--set train.shard_batch=false"),
 # DEVICE=cuda (both programs train on the GPU, the limit is the GPU's 4096^3 product; the peer's bf16
 # is CPU autocast only, so on a GPU it runs fp32 alone).
 # Ours reports the average over all its steps (start-up included); the peer times STEPS steps after 5
@@ -37,7 +38,7 @@ ours() {  # ours NAME ARGS... -> tokens/s
   local name=$1; shift
   "$cli" train --corpus "$corpus" --direction en-zh --preset annotated --max-steps "$steps" --device "$device" \
     --set train.validate_every=0 --set data.dev=500 --set data.test=1000 --no-history --out "$out/$name" \
-    ${shape_ours[@]+"${shape_ours[@]}"} "$@" \
+    ${shape_ours[@]+"${shape_ours[@]}"} ${OURS_ARGS:-} "$@" \
     >"$out/$name.log" 2>&1
   rm -rf "${out:?}/$name"  # checkpoints: hundreds of MB each, not needed here
   grep -o '[0-9]* tok/s on average' "$out/$name.log" | tail -1 | cut -d' ' -f1
