@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Two parts of a training step timed alone, old way against new: the hash dropout's one-element loop
 // against its AVX-512 pass (fp32 and bf16), and LibTorch's label-smoothed cross-entropy against ours
-// (forward and backward). Prints the median of 20 repetitions in milliseconds.
+// (forward and backward), and the attention's products through at::matmul against attention_matmul
+// (forward and backward, fp32). Prints the median of 20 repetitions in milliseconds.
 //   ts_bench_train_ops [TOKENS] [WIDTH] [VOCAB]     (defaults 1000 1024 8000: a 1,000-token batch of the
 //                                                   default recipe's base model)
 #include <algorithm>
@@ -60,6 +61,31 @@ int main(int argc, char** argv) {
       std::printf("loss %-5s smoothing %.1f  LibTorch %7.2f ms   one node %7.2f ms   %.2fx\n",
                   dtype == at::kFloat ? "fp32" : "bf16", smoothing, theirs, ours, theirs / ours);
     }
+  }
+  // The attention's two products, forward and backward, in fp32: a batch of 32 sentences (a thread's
+  // share of 64), 4 heads of 48 (d 192), T query and S key positions, from views as the model makes them.
+  for (const std::int64_t t : {12, 30}) {
+    const std::int64_t b = 32, h = 4, k = 48, s = t;
+    const auto qkv = at::randn({b, t, 3 * h * k});
+    const auto heads = [&](int part) {
+      return qkv.slice(2, part * h * k, (part + 1) * h * k).view({b, t, h, k}).transpose(1, 2);
+    };
+    const auto run = [&](bool ours) {
+      auto q = heads(0).detach().requires_grad_(true), kk = heads(1).detach().requires_grad_(true);
+      auto v = heads(2).detach().requires_grad_(true);
+      const auto scores = ours ? ts::attention_matmul(q, kk, true) : at::matmul(q, kk.transpose(-2, -1));
+      const auto context =
+          ours ? ts::attention_matmul(at::softmax(scores, -1), v, false) : at::matmul(at::softmax(scores, -1), v);
+      torch::autograd::backward({context.sum()});
+    };
+    const double theirs = median_ms([&] { run(false); });
+    const double ours = median_ms([&] { run(true); });
+    std::printf(
+        "attention products, %lld x %lld heads, T = S = %lld, K = %lld  at::matmul %7.3f ms   "
+        "attention_matmul %7.3f ms   %.2fx\n",
+        static_cast<long long>(b), static_cast<long long>(h), static_cast<long long>(t), static_cast<long long>(k),
+        theirs, ours, theirs / ours);
+    (void)s;
   }
   return 0;
 }

@@ -77,6 +77,39 @@ TEST(MultiHeadAttention, DoesNotRecordUnlessAsked) {
 namespace ts {
 namespace {
 
+// attention_matmul equals at::matmul, values and gradients, for the views the model passes (heads split
+// out of a fused projection), widths around its 16-column vectors and 64-column blocks, and sizes
+// past its limit (which go to at::matmul).
+TEST(AttentionMatmul, EqualsLibTorchsProductsAndTheirGradients) {
+  at::manual_seed(21);
+  for (const bool transposed : {true, false}) {
+    for (const std::int64_t n : {1, 15, 16, 17, 33, 64, 65, 70}) {
+      const std::int64_t b = 3, h = 2, m = 7, k = transposed ? 24 : n, cols = transposed ? n : 24;
+      // a: [b, h, m, k] as a transposed view; b: rows of `cols` (or of k when transposed) contiguous.
+      const auto a_base = at::randn({b, m, h, k});
+      const auto b_base = transposed ? at::randn({b, n, h, k}) : at::randn({b, k, h, cols});
+      auto a1 = a_base.clone().requires_grad_(true), b1 = b_base.clone().requires_grad_(true);
+      auto a2 = a_base.clone().requires_grad_(true), b2 = b_base.clone().requires_grad_(true);
+      const auto ours = attention_matmul(a1.transpose(1, 2), b1.transpose(1, 2), transposed);
+      const auto theirs =
+          at::matmul(a2.transpose(1, 2), transposed ? b2.transpose(1, 2).transpose(-2, -1) : b2.transpose(1, 2));
+      ASSERT_EQ(ours.sizes(), theirs.sizes()) << "n " << n;
+      EXPECT_TRUE(at::allclose(ours, theirs, 1e-5, 1e-5)) << "n " << n << (transposed ? " a·bᵀ" : " a·b");
+      const auto weights = at::randn(ours.sizes());
+      (ours * weights).sum().backward();
+      (theirs * weights).sum().backward();
+      EXPECT_TRUE(at::allclose(a1.grad(), a2.grad(), 1e-4, 1e-5)) << "n " << n;
+      EXPECT_TRUE(at::allclose(b1.grad(), b2.grad(), 1e-4, 1e-5)) << "n " << n;
+    }
+  }
+  // Past the small-matrix limit, and in bf16: LibTorch's product, the same values.
+  const auto big_a = at::randn({1, 1, 100, 64}), big_b = at::randn({1, 1, 100, 64});
+  EXPECT_TRUE(
+      at::allclose(attention_matmul(big_a, big_b, true), at::matmul(big_a, big_b.transpose(-2, -1)), 1e-4, 1e-4));
+  const auto half_a = at::randn({2, 2, 5, 8}).to(at::kBFloat16), half_b = at::randn({2, 2, 8, 5}).to(at::kBFloat16);
+  EXPECT_TRUE(at::equal(attention_matmul(half_a, half_b, false), at::matmul(half_a, half_b)));
+}
+
 TEST(FastDropout, DropsTheRightFractionAndScalesTheRest) {
   at::manual_seed(7);
   const auto x = at::ones({200, 500});

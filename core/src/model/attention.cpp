@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -143,6 +144,150 @@ at::Tensor hash_dropout(const at::Tensor& input, std::uint64_t seed, double p, b
 
 namespace {
 
+// ---- Small batched products for attention (attention_matmul) ----
+
+// Matrices up to this many multiply-adds go through small_nn; bigger ones are LibTorch's.
+constexpr std::int64_t kSmallProduct = 64 * 64 * 64;
+
+// C (M x N, rows of N contiguous) = A (M x K, element (i, p) at a[i * a_rs + p * a_cs]) times
+// B (K x N, rows b_rs apart, each contiguous). One row of C at a time, added up over p in order.
+template <class = void>
+inline __attribute__((always_inline)) void small_nn_body(const float* a, std::int64_t a_rs, std::int64_t a_cs,
+                                                         const float* b, std::int64_t b_rs, float* c, std::int64_t m,
+                                                         std::int64_t n, std::int64_t k) {
+  for (std::int64_t i = 0; i < m; ++i) {
+    float* __restrict row = c + i * n;
+    for (std::int64_t j = 0; j < n; ++j) row[j] = 0.0f;
+    for (std::int64_t p = 0; p < k; ++p) {
+      const float x = a[i * a_rs + p * a_cs];
+      const float* __restrict brow = b + p * b_rs;
+      for (std::int64_t j = 0; j < n; ++j) row[j] += x * brow[j];
+    }
+  }
+}
+
+void small_nn_generic(const float* a, std::int64_t a_rs, std::int64_t a_cs, const float* b, std::int64_t b_rs, float* c,
+                      std::int64_t m, std::int64_t n, std::int64_t k) {
+  small_nn_body(a, a_rs, a_cs, b, b_rs, c, m, n, k);
+}
+
+#if defined(__x86_64__)
+// NV vectors of 16 columns of one row of C held in registers while p runs over K: one broadcast of
+// A(i, p) and NV fused multiply-adds per step; the last vector masked to the columns there are.
+template <int NV>
+__attribute__((target("avx512f"))) void small_nn_rows_avx512(const float* a, std::int64_t a_rs, std::int64_t a_cs,
+                                                             const float* b, std::int64_t b_rs, float* c,
+                                                             std::int64_t c_rs, std::int64_t m, std::int64_t k,
+                                                             std::int64_t width) {
+  __mmask16 mask[NV];
+  for (int v = 0; v < NV; ++v) {
+    const std::int64_t left = width - 16 * v;
+    mask[v] = left >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
+  }
+  for (std::int64_t i = 0; i < m; ++i) {
+    __m512 acc[NV];
+    for (int v = 0; v < NV; ++v) acc[v] = _mm512_setzero_ps();
+    const float* arow = a + i * a_rs;
+    for (std::int64_t p = 0; p < k; ++p) {
+      const __m512 x = _mm512_set1_ps(arow[p * a_cs]);
+      const float* brow = b + p * b_rs;
+      for (int v = 0; v < NV; ++v) acc[v] = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(mask[v], brow + 16 * v), acc[v]);
+    }
+    for (int v = 0; v < NV; ++v) _mm512_mask_storeu_ps(c + i * c_rs + 16 * v, mask[v], acc[v]);
+  }
+}
+
+__attribute__((target("avx512f"))) void small_nn_avx512(const float* a, std::int64_t a_rs, std::int64_t a_cs,
+                                                        const float* b, std::int64_t b_rs, float* c, std::int64_t m,
+                                                        std::int64_t n, std::int64_t k) {
+  for (std::int64_t j0 = 0; j0 < n; j0 += 64) {  // 64 columns of C at a time
+    const std::int64_t width = std::min<std::int64_t>(64, n - j0);
+    switch ((width + 15) / 16) {
+      case 1:
+        small_nn_rows_avx512<1>(a, a_rs, a_cs, b + j0, b_rs, c + j0, n, m, k, width);
+        break;
+      case 2:
+        small_nn_rows_avx512<2>(a, a_rs, a_cs, b + j0, b_rs, c + j0, n, m, k, width);
+        break;
+      case 3:
+        small_nn_rows_avx512<3>(a, a_rs, a_cs, b + j0, b_rs, c + j0, n, m, k, width);
+        break;
+      default:
+        small_nn_rows_avx512<4>(a, a_rs, a_cs, b + j0, b_rs, c + j0, n, m, k, width);
+        break;
+    }
+  }
+}
+#endif
+
+void small_nn(const float* a, std::int64_t a_rs, std::int64_t a_cs, const float* b, std::int64_t b_rs, float* c,
+              std::int64_t m, std::int64_t n, std::int64_t k) {
+#if defined(__x86_64__)
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (avx512) return small_nn_avx512(a, a_rs, a_cs, b, b_rs, c, m, n, k);
+#endif
+  small_nn_generic(a, a_rs, a_cs, b, b_rs, c, m, n, k);
+}
+
+// a [B, H, M, K] (any strides) times b [B, H, K, N], or times the transpose of b [B, H, N, K]: a new
+// contiguous [B, H, M, N]. The rows of b (or of its transpose, copied per matrix) must be contiguous.
+at::Tensor small_batched_matmul(const at::Tensor& a, at::Tensor b, bool b_transposed) {
+  if (b.stride(3) != 1) b = b.contiguous();
+  const std::int64_t batches = a.size(0), heads = a.size(1), m = a.size(2), k = a.size(3);
+  const std::int64_t n = b_transposed ? b.size(2) : b.size(3);
+  auto c = at::empty({batches, heads, m, n}, a.options());
+  const float* pa = a.data_ptr<float>();
+  const float* pb = b.data_ptr<float>();
+  float* pc = c.data_ptr<float>();
+  const auto as = a.strides(), bs = b.strides();
+  const auto mode = FloatMode::current();
+  const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(1, m * n * k));
+  at::parallel_for(0, batches * heads, grain, [&](std::int64_t begin, std::int64_t end) {
+    const FloatMode::Scope same(mode);
+    std::vector<float> transposed(b_transposed ? static_cast<std::size_t>(k * n) : 0);
+    for (std::int64_t x = begin; x < end; ++x) {
+      const std::int64_t bi = x / heads, hi = x % heads;
+      const float* am = pa + bi * as[0] + hi * as[1];
+      const float* bm = pb + bi * bs[0] + hi * bs[1];
+      std::int64_t b_rs = bs[2];
+      if (b_transposed) {  // b is N x K with contiguous rows: its transpose K x N, row by row
+        for (std::int64_t j = 0; j < n; ++j)
+          for (std::int64_t p = 0; p < k; ++p) transposed[static_cast<std::size_t>(p * n + j)] = bm[j * bs[2] + p];
+        bm = transposed.data();
+        b_rs = n;
+      }
+      small_nn(am, as[2], as[3], bm, b_rs, pc + x * m * n, m, n, k);
+    }
+  });
+  return c;
+}
+
+struct AttentionMatmul : public torch::autograd::Function<AttentionMatmul> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& a, const at::Tensor& b,
+                            bool b_transposed) {
+    ctx->save_for_backward({a, b});
+    ctx->saved_data["b_transposed"] = b_transposed;
+    return small_batched_matmul(a, b, b_transposed);
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto& a = saved[0];
+    const auto& b = saved[1];
+    const bool b_transposed = ctx->saved_data["b_transposed"].toBool();
+    const auto g = grads[0].contiguous();  // [B, H, M, N]
+    at::Tensor grad_a, grad_b;
+    if (b_transposed) {  // C = A Bᵀ: dA = G B, dB = Gᵀ A
+      grad_a = small_batched_matmul(g, b, false);
+      grad_b = small_batched_matmul(g.transpose(2, 3), a, false);
+    } else {  // C = A B: dA = G Bᵀ, dB = Aᵀ G
+      grad_a = small_batched_matmul(g, b, true);
+      grad_b = small_batched_matmul(a.transpose(2, 3), g, false);
+    }
+    return {grad_a, grad_b, at::Tensor()};
+  }
+};
+
 // Dropout that keeps nothing for backward but its seed: the gradient goes through the same mask,
 // regenerated from the hash. LibTorch's dropout keeps a mask as large as the activation.
 struct HashDropout : public torch::autograd::Function<HashDropout> {
@@ -159,6 +304,16 @@ struct HashDropout : public torch::autograd::Function<HashDropout> {
 };
 
 }  // namespace
+
+at::Tensor attention_matmul(const at::Tensor& a, const at::Tensor& b, bool b_transposed) {
+  const bool small = a.dim() == 4 && b.dim() == 4 && a.device().is_cpu() && b.device().is_cpu() &&
+                     a.scalar_type() == at::kFloat && b.scalar_type() == at::kFloat && a.size(0) == b.size(0) &&
+                     a.size(1) == b.size(1) && a.size(3) == b.size(b_transposed ? 3 : 2) &&
+                     a.size(2) * a.size(3) * b.size(b_transposed ? 2 : 3) <= kSmallProduct;
+  if (!small) return at::matmul(a, b_transposed ? b.transpose(-2, -1) : b);
+  if (a.numel() == 0 || b.numel() == 0) return at::matmul(a, b_transposed ? b.transpose(-2, -1) : b);
+  return AttentionMatmul::apply(a, b, b_transposed);
+}
 
 at::Tensor fast_dropout(const at::Tensor& x, double p, bool training) {
   if (!training || p <= 0 || x.numel() == 0) return x;
@@ -219,12 +374,13 @@ std::pair<at::Tensor, at::Tensor> MultiHeadAttentionImpl::project_keys_values(co
 
 at::Tensor MultiHeadAttentionImpl::attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                           const at::Tensor& mask) {
-  auto scores = at::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(head_dim_)));  // [B, H, T, S]
+  auto scores = attention_matmul(q, k, /*b_transposed=*/true) *
+                (1.0 / std::sqrt(static_cast<double>(head_dim_)));  // [B, H, T, S]
   if (mask.defined()) scores = scores + mask;
   auto weights = at::softmax(scores, /*dim=*/-1, at::kFloat).to(q.scalar_type());
   if (record_) last_weights_ = weights.detach().to(at::kFloat);
-  auto context = at::matmul(fast_dropout(dropout_, weights), v);                // [B, H, T, K]
-  context = context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});  // [B, T, D]
+  auto context = attention_matmul(fast_dropout(dropout_, weights), v, /*b_transposed=*/false);  // [B, H, T, K]
+  context = context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});                  // [B, T, D]
   return linear(out_, context);
 }
 

@@ -26,6 +26,15 @@ inline at::Tensor linear(const torch::nn::Linear& layer, const at::Tensor& x) {
   return linear(x, layer->weight, layer->bias);
 }
 
+/// at::matmul(a, b) for the attention's products: a [B, H, M, K] and b [B, H, K, N] (`b_transposed`
+/// false) or b [B, H, N, K] (true, giving a · bᵀ), each matrix small. LibTorch 1.13's CPU bmm in fp32
+/// (without MKL, as Debian builds it) takes every matrix of the batch as tensor views and multiplies
+/// them one at a time: three `select`s, an `as_strided` and a `resolve_conj` per matrix, which cost more
+/// than the product of a 12 × 48 by 48 × 12 pair. Here fp32 CPU tensors whose matrices are small go
+/// through one pass over raw pointers (16 lanes at a time on AVX-512), with gradients; anything else
+/// (bf16 under autocast, a GPU, long sentences) is at::matmul.
+at::Tensor attention_matmul(const at::Tensor& a, const at::Tensor& b, bool b_transposed);
+
 /// Inverted dropout of `x` with probability p, as at::dropout, but with the keep mask drawn by a
 /// counter-based hash (splitmix64) in parallel and applied in the same pass. LibTorch's CPU
 /// bernoulli_ draws every element from one locked Mersenne Twister, which cost a sixth of a
