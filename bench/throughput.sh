@@ -10,7 +10,9 @@
 # Environment: CLI (our binary), CORPUS (default ../shared/data/cmn.txt), SKIP_BF16=1, SKIP_NPROC=1,
 # SHAPE="LAYERS D FF HEADS" (both programs at another shape than the Annotated preset's, e.g. the
 # default recipe's "2 192 768 4" and "3 256 1024 4"; layers on each side, batches still 64 sentences),
-# OURS_ARGS (more options for ours alone, e.g. "--set train.shard_batch=false"),
+# OURS_ARGS (more options for ours alone, e.g. "--set train.shard_batch=false"), ROUNDS=N (N rounds of
+# peer fp32, ours fp32, peer bf16, ours bf16 back to back, each printed, then the medians and the
+# median of the rounds' ratios: the VM's speed drifts by 10-20% within minutes),
 # DEVICE=cuda (both programs train on the GPU, the limit is the GPU's 4096^3 product; the peer's bf16
 # is CPU autocast only, so on a GPU it runs fp32 alone).
 # Ours reports the average over all its steps (start-up included); the peer times STEPS steps after 5
@@ -68,20 +70,44 @@ echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(n
 echo "date: $(date -u +%F), steps: $steps, threads: $threads, shape: ${SHAPE:-the Annotated preset (6 256 1024 8)}"
 lim32=$(limit float32); lim16=$(limit bfloat16)
 echo "matrix product on $device: fp32 $lim32 GFLOP/s, bf16 $lim16 GFLOP/s"
-p32=$(peer peer-fp32); o32=$(ours ours-fp32 --threads "$threads" --precision fp32)
-params=$(grep -o 'model: [0-9.]* M parameters' "$out/ours-fp32.log" | grep -o '[0-9.]*')
+rounds=${ROUNDS:-1}
+params=
 mfu() { awk -v t="$1" -v p="$params" -v l="$2" 'BEGIN { printf "%.1f%%", 100 * 6 * p * 1e6 * t / (l * 1e9) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
-printf '%-34s %8s tok/s\n' "peer fp32" "$p32"
-printf '%-34s %8s tok/s  %s of peer fp32, MFU %s of fp32 limit\n' "ours fp32" "$o32" "$(ratio "$o32" "$p32")" "$(mfu "$o32" "$lim32")"
-if [ "${SKIP_BF16:-0}" != 1 ] && [ "$device" = cuda ]; then
-  o16=$(ours ours-bf16 --threads "$threads" --precision bf16)
-  printf '%-34s %8s tok/s  %s of peer fp32, MFU %s of bf16 limit\n' "ours bf16" "$o16" "$(ratio "$o16" "$p32")" "$(mfu "$o16" "$lim16")"
-elif [ "${SKIP_BF16:-0}" != 1 ]; then
-  p16=$(peer peer-bf16 --bf16); o16=$(ours ours-bf16 --threads "$threads" --precision bf16)
-  printf '%-34s %8s tok/s\n' "peer bf16" "$p16"
-  printf '%-34s %8s tok/s  %s of peer fp32, %s of peer bf16, MFU %s of bf16 limit\n' "ours bf16" "$o16" \
-    "$(ratio "$o16" "$p32")" "$(ratio "$o16" "$p16")" "$(mfu "$o16" "$lim16")"
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+all_p32=() all_o32=() all_p16=() all_o16=() r32=() r16=() r16p=()
+bf16_cpu=0
+[ "${SKIP_BF16:-0}" != 1 ] && [ "$device" != cuda ] && bf16_cpu=1
+for round in $(seq 1 "$rounds"); do
+  [ "$rounds" -gt 1 ] && echo "round $round of $rounds"
+  p32=$(peer peer-fp32); o32=$(ours ours-fp32 --threads "$threads" --precision fp32)
+  params=$(grep -o 'model: [0-9.]* M parameters' "$out/ours-fp32.log" | grep -o '[0-9.]*')
+  printf '%-34s %8s tok/s\n' "peer fp32" "$p32"
+  printf '%-34s %8s tok/s  %s of peer fp32, MFU %s of fp32 limit\n' "ours fp32" "$o32" "$(ratio "$o32" "$p32")" "$(mfu "$o32" "$lim32")"
+  all_p32+=("$p32"); all_o32+=("$o32"); r32+=("$(awk -v a="$o32" -v b="$p32" 'BEGIN { print a / b }')")
+  if [ "${SKIP_BF16:-0}" != 1 ] && [ "$device" = cuda ]; then
+    o16=$(ours ours-bf16 --threads "$threads" --precision bf16)
+    printf '%-34s %8s tok/s  %s of peer fp32, MFU %s of bf16 limit\n' "ours bf16" "$o16" "$(ratio "$o16" "$p32")" "$(mfu "$o16" "$lim16")"
+  elif [ "$bf16_cpu" = 1 ]; then
+    p16=$(peer peer-bf16 --bf16); o16=$(ours ours-bf16 --threads "$threads" --precision bf16)
+    printf '%-34s %8s tok/s\n' "peer bf16" "$p16"
+    printf '%-34s %8s tok/s  %s of peer fp32, %s of peer bf16, MFU %s of bf16 limit\n' "ours bf16" "$o16" \
+      "$(ratio "$o16" "$p32")" "$(ratio "$o16" "$p16")" "$(mfu "$o16" "$lim16")"
+    all_p16+=("$p16"); all_o16+=("$o16")
+    r16+=("$(awk -v a="$o16" -v b="$p32" 'BEGIN { print a / b }')")
+    r16p+=("$(awk -v a="$o16" -v b="$p16" 'BEGIN { print a / b }')")
+  fi
+done
+if [ "$rounds" -gt 1 ]; then
+  echo "medians of $rounds rounds:"
+  printf '%-34s %8s tok/s\n' "peer fp32" "$(median "${all_p32[@]}")"
+  printf '%-34s %8s tok/s  median ratio %.2fx of peer fp32 (rounds: %s)\n' "ours fp32" "$(median "${all_o32[@]}")" \
+    "$(median "${r32[@]}")" "$(printf '%.2f ' "${r32[@]}")"
+  if [ "$bf16_cpu" = 1 ]; then
+    printf '%-34s %8s tok/s\n' "peer bf16" "$(median "${all_p16[@]}")"
+    printf '%-34s %8s tok/s  median ratio %.2fx of peer fp32 (rounds: %s), %.2fx of peer bf16\n' "ours bf16" \
+      "$(median "${all_o16[@]}")" "$(median "${r16[@]}")" "$(printf '%.2f ' "${r16[@]}")" "$(median "${r16p[@]}")"
+  fi
 fi
 if [ "${SKIP_NPROC:-0}" != 1 ] && [ "$threads" -ge 2 ] && [ "$device" = cpu ]; then
   od=$(ours ours-nproc2 --nproc 2 --threads 1 --precision fp32)
