@@ -98,6 +98,15 @@ TEST(Trainer, ThreadSharesTrainLikeTheWholeBatchAndRepeatExactly) {
   EXPECT_NE(first, shared);  // the dropout did drop
 }
 
+TEST(Trainer, BatchSharesAreTheThreadsOnACpuInFp32Only) {
+  const at::Device cpu(at::kCPU);
+  EXPECT_EQ(batch_shares(true, cpu, Precision::kFp32, 4), 4);
+  EXPECT_EQ(batch_shares(true, cpu, Precision::kFp32, 1), 1);
+  EXPECT_EQ(batch_shares(false, cpu, Precision::kFp32, 4), 1);
+  EXPECT_EQ(batch_shares(true, cpu, Precision::kBf16, 4), 1);  // oneDNN under autocast: see trainer.cpp
+  EXPECT_EQ(batch_shares(true, at::Device(at::kCUDA, 0), Precision::kFp32, 4), 1);
+}
+
 // The run directory holds the split it trained on: anyone can check that no dev or test source
 // (here, German sentences with several English translations) occurs in training.
 TEST(Trainer, WritesItsSplitWithAlternateTranslationsKeptTogether) {

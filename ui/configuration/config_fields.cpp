@@ -375,10 +375,10 @@ std::vector<ConfigField> build_fields() {
               .special("all cores")
               .help("CPU threads for LibTorch's operations. 0 = all cores."));
   add_row(Row("train.shard_batch", "Thread per batch share", FieldKind::Toggle)
-              .help("On a CPU with several threads: each thread runs forward and backward on its own share of "
-                    "every batch and the gradients are added, rather than every operation of the whole batch "
-                    "being shared among the threads. Faster for the small models trained here; the result is "
-                    "the same up to float rounding."));
+              .help("On a CPU with several threads, in fp32: each thread runs forward and backward on its own "
+                    "share of every batch and the gradients are added, rather than every operation of the whole "
+                    "batch being shared among the threads. Faster for the small models trained here; the result "
+                    "is the same up to float rounding. Not used with bf16."));
   add_row(Row("train.precision", "Precision", FieldKind::Choice)
               .values({QStringLiteral("fp32"), QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("auto")})
               .help("Arithmetic of the matrix products. fp32: full precision. bf16: mixed precision (autocast) with "

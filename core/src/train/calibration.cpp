@@ -71,7 +71,7 @@ ThroughputMeasurement measure_reference_throughput(DeviceChoice device_choice, i
   for (const auto& e : examples) tokens += static_cast<std::int64_t>(e.tgt.size() + 1);
   // The training step's own forward and backward, threads sharing the batch as training does.
   const auto parameters = model->parameters();
-  const int shares = device.is_cpu() ? m.threads : 1;
+  const int shares = batch_shares(/*shard_batch=*/true, device, m.precision, m.threads);
   const auto step = [&] {
     clear_gradients(parameters);
     const double loss =

@@ -132,6 +132,14 @@ std::int64_t target_tokens(const std::vector<Example>& examples, const std::vect
 
 }  // namespace
 
+int batch_shares(bool shard_batch, const at::Device& device, Precision precision, int threads) {
+  // Not under bf16 autocast: oneDNN, which LibTorch 1.13 runs its bf16 products on, failed with
+  // std::bad_alloc inside brgemm_kernel_create when two threads created primitives at once (a
+  // 5-minute deu.txt run with 1,000-token batches, whose shapes vary, failed after 110-335 steps in
+  // four tries out of four). fp32 goes to OpenBLAS and ran 600 such steps cleanly, twice.
+  return shard_batch && device.is_cpu() && precision == Precision::kFp32 ? std::max(1, threads) : 1;
+}
+
 double forward_backward_batch(Transformer& model, const std::vector<Example>& examples,
                               const std::vector<std::size_t>& rows, const at::Device& device, Precision precision,
                               double label_smoothing, double denominator, double scale, int shares,
@@ -374,9 +382,9 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
     s_->ranks.root = dp.rank() == 0;
   }
   s_->threads = configure_threads(c.train.threads);
-  if (c.train.shard_batch && s_->device.is_cpu()) s_->shares = s_->threads;
   s_->precision = resolve_precision(c.train.precision, s_->device, &s_->precision_reason);
   check_precision(s_->precision, s_->device);
+  s_->shares = batch_shares(c.train.shard_batch, s_->device, s_->precision, s_->threads);
   if (s_->precision == Precision::kFp16) s_->scaling.loss_scale = 65536.0;
   at::manual_seed(c.train.seed);
   const auto& p = s_->data.pipeline;

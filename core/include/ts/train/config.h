@@ -92,9 +92,10 @@ struct TrainConfig {
   std::uint64_t seed = 42;
   DeviceChoice device = DeviceChoice::kAuto;
   int threads = 0;  // 0 = all cores
-  /// On a CPU with several threads: each thread runs forward and backward on its own share of every
-  /// batch, the gradients adding up (ts/train/thread_shards.h), rather than the whole batch going
-  /// through LibTorch's operations one at a time, each shared among the threads.
+  /// On a CPU with several threads, in fp32: each thread runs forward and backward on its own share
+  /// of every batch, the gradients adding up (ts/train/thread_shards.h), rather than the whole batch
+  /// going through LibTorch's operations one at a time, each shared among the threads. Not under
+  /// bf16 autocast (batch_shares in ts/train/trainer.h says why).
   bool shard_batch = true;
   // bf16: autocast (a CPU with AMX or AVX-512 BF16, or a GPU); fp16: GPU only; auto: bf16 where the
   // CPU or GPU computes it natively, else fp32.

@@ -77,10 +77,14 @@ at::Device resolve_device(DeviceChoice choice);
 /// Sets LibTorch's intra-op threads (0 = all cores) and flushes subnormal floats to zero;
 /// returns the number of threads in use.
 int configure_threads(int threads);
+/// How many shares forward_backward_batch splits a batch into: the threads, on a CPU in fp32 with
+/// train.shard_batch on; otherwise 1 (bf16 autocast: oneDNN failed when two threads created its
+/// kernels at once, see trainer.cpp).
+int batch_shares(bool shard_batch, const at::Device& device, Precision precision, int threads);
 /// One batch's forward and backward, as a training step runs it: the teacher-forced loss of the
 /// batch made of `rows` of `examples` (label-smoothed, summed over target tokens) divided by
 /// `denominator`, times `scale`, back-propagated and added to the gradients of `parameters` (the
-/// model's, in order). `shares` > 1 (a CPU with that many threads, train.shard_batch): each thread
+/// model's, in order). `shares` > 1 (batch_shares): each thread
 /// runs forward and backward on every shares-th row (ts/train/thread_shards.h), its gradients in
 /// tensors of its own added in share order afterwards, and its dropout seeds drawn beforehand in
 /// share order, so a run repeats exactly. Returns the loss divided by `denominator` (before `scale`).
