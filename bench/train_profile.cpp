@@ -2,13 +2,15 @@
 // Where a CPU training step's time goes, by LibTorch operator. Builds a model of the given shape, runs
 // the training step the trainer runs (forward_backward_batch with its shares of the batch, gradient
 // clipping, the fused Adam step) on random sentences, then records some steps with LibTorch's
-// profiler and prints each operator's self time (its own time, the operators it called left out),
-// summed over the threads, per step and as a share of the threads' time; what no operator covers
-// (our own kernels: the hash dropout's pass, the fused Adam step; threads waiting) is the rest.
+// profiler and prints each operator's self time (its own time, the operators it called left out) per
+// step: with shares summed over the threads, as a share of the threads' time; on LibTorch's threads as
+// the calling thread records it, as a share of the wall time. What no operator covers (our own kernels:
+// the hash dropout's pass, the fused Adam step; threads waiting) is the rest.
 //   ts_bench_train_profile [LAYERS D FF HEADS] [--precision fp32|bf16] [--threads N] [--whole-batch]
 //                          [--steps N] [--vocab V] [--sentences S] [--length L] [--top K]
-// Defaults: 2 192 768 4 (the default recipe's 5-minute shape), fp32, all cores, shares on, 20 steps
-// recorded after 5, vocabulary 4,000, 64 sentences of 12 tokens a side, the 25 largest operators.
+// Defaults: 2 192 768 4 (the default recipe's 5-minute shape), fp32, all cores, shares as the trainer
+// uses them (fp32 only), 20 steps recorded after 5, vocabulary 4,000, 64 sentences of 12 tokens a side,
+// the 25 largest operators.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -126,7 +128,7 @@ int main(int argc, char** argv) {
     return usage(argv[0]);
 
   const int threads = ts::configure_threads(o.threads);
-  const int shares = o.shares ? threads : 1;
+  const int shares = ts::batch_shares(o.shares, at::Device(at::kCPU), o.precision, threads);  // as the trainer
   auto config = ts::preset("auto");
   config.model.encoder_layers = config.model.decoder_layers = o.layers;
   config.model.d_model = o.d;
@@ -190,10 +192,15 @@ int main(int argc, char** argv) {
   std::vector<std::pair<std::string, Total>> sorted(totals.begin(), totals.end());
   std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.second.self_us > b.second.self_us; });
-  const double capacity_us = wall * 1e6 * threads;  // the threads' time
+  // With shares, every thread records its own operators: their time is the threads' time. On LibTorch's
+  // threads (bf16, or --whole-batch), an operator is recorded once, on the calling thread, for the span
+  // its parallel work takes: the wall time.
+  const double capacity_us = wall * 1e6 * shares;
   double covered = 0;
   for (const auto& [name, t] : sorted) covered += t.self_us;
-  std::printf("%-58s %10s %12s %8s\n", "operator (self time, all threads)", "calls/step", "ms/step", "share");
+  std::printf("%-58s %10s %12s %8s\n",
+              shares > 1 ? "operator (self time, all threads)" : "operator (self time, the calling thread)",
+              "calls/step", "ms/step", shares > 1 ? "share" : "of wall");
   for (std::size_t i = 0; i < sorted.size() && static_cast<int>(i) < o.top; ++i) {
     const auto& [name, t] = sorted[i];
     auto caller = std::max_element(t.callers.begin(), t.callers.end(),
@@ -203,7 +210,7 @@ int main(int argc, char** argv) {
                 caller == t.callers.end() ? "-" : caller->first.c_str());
   }
   std::printf("%-58s %10s %12.3f %7.1f%%\n", "all operators", "", covered / 1e3 / o.steps, 100 * covered / capacity_us);
-  std::printf("%-58s %10s %12.3f %7.1f%%\n", "outside operators (our kernels, waiting threads)", "",
+  std::printf("%-58s %10s %12.3f %7.1f%%\n", "outside operators (our kernels, waiting)", "",
               (capacity_us - covered) / 1e3 / o.steps, 100 * (capacity_us - covered) / capacity_us);
   return 0;
 }
