@@ -93,28 +93,22 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 int main(int argc, char** argv) {
   Options o;
+  const std::map<std::string, int*> counts{{"--threads", &o.threads}, {"--steps", &o.steps},
+                                           {"--vocab", &o.vocab},     {"--sentences", &o.sentences},
+                                           {"--length", &o.length},   {"--top", &o.top}};
   std::vector<int> shape;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
+    const auto count = counts.find(a);
     if (a == "--whole-batch") {
       o.shares = false;
     } else if (a == "--precision" && has_value) {
       const std::string p = argv[++i];
       if (p != "fp32" && p != "bf16") return usage(argv[0]);
       o.precision = p == "bf16" ? ts::Precision::kBf16 : ts::Precision::kFp32;
-    } else if (a == "--threads" && has_value) {
-      o.threads = std::atoi(argv[++i]);
-    } else if (a == "--steps" && has_value) {
-      o.steps = std::atoi(argv[++i]);
-    } else if (a == "--vocab" && has_value) {
-      o.vocab = std::atoi(argv[++i]);
-    } else if (a == "--sentences" && has_value) {
-      o.sentences = std::atoi(argv[++i]);
-    } else if (a == "--length" && has_value) {
-      o.length = std::atoi(argv[++i]);
-    } else if (a == "--top" && has_value) {
-      o.top = std::atoi(argv[++i]);
+    } else if (count != counts.end() && has_value) {
+      *count->second = std::atoi(argv[++i]);
     } else if (!a.empty() && a[0] != '-' && shape.size() < 4) {
       shape.push_back(std::atoi(a.c_str()));
     } else {

@@ -151,10 +151,8 @@ constexpr std::int64_t kSmallProduct = 64 * 64 * 64;
 
 // C (M x N, rows of N contiguous) = A (M x K, element (i, p) at a[i * a_rs + p * a_cs]) times
 // B (K x N, rows b_rs apart, each contiguous). One row of C at a time, added up over p in order.
-template <class = void>
-inline __attribute__((always_inline)) void small_nn_body(const float* a, std::int64_t a_rs, std::int64_t a_cs,
-                                                         const float* b, std::int64_t b_rs, float* c, std::int64_t m,
-                                                         std::int64_t n, std::int64_t k) {
+void small_nn_generic(const float* a, std::int64_t a_rs, std::int64_t a_cs, const float* b, std::int64_t b_rs, float* c,
+                      std::int64_t m, std::int64_t n, std::int64_t k) {
   for (std::int64_t i = 0; i < m; ++i) {
     float* __restrict row = c + i * n;
     for (std::int64_t j = 0; j < n; ++j) row[j] = 0.0f;
@@ -164,11 +162,6 @@ inline __attribute__((always_inline)) void small_nn_body(const float* a, std::in
       for (std::int64_t j = 0; j < n; ++j) row[j] += x * brow[j];
     }
   }
-}
-
-void small_nn_generic(const float* a, std::int64_t a_rs, std::int64_t a_cs, const float* b, std::int64_t b_rs, float* c,
-                      std::int64_t m, std::int64_t n, std::int64_t k) {
-  small_nn_body(a, a_rs, a_cs, b, b_rs, c, m, n, k);
 }
 
 #if defined(__x86_64__)
@@ -310,8 +303,7 @@ at::Tensor attention_matmul(const at::Tensor& a, const at::Tensor& b, bool b_tra
                      a.scalar_type() == at::kFloat && b.scalar_type() == at::kFloat && a.size(0) == b.size(0) &&
                      a.size(1) == b.size(1) && a.size(3) == b.size(b_transposed ? 3 : 2) &&
                      a.size(2) * a.size(3) * b.size(b_transposed ? 2 : 3) <= kSmallProduct;
-  if (!small) return at::matmul(a, b_transposed ? b.transpose(-2, -1) : b);
-  if (a.numel() == 0 || b.numel() == 0) return at::matmul(a, b_transposed ? b.transpose(-2, -1) : b);
+  if (!small || a.numel() == 0 || b.numel() == 0) return at::matmul(a, b_transposed ? b.transpose(-2, -1) : b);
   return AttentionMatmul::apply(a, b, b_transposed);
 }
 
