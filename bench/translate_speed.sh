@@ -7,7 +7,9 @@
 # by `shortlist` when the run has none). The time to start and translate one sentence (the process,
 # LibTorch and the model loading) is measured too, and the "after start-up" rates subtract it. BLEU
 # of each output by ../shared/bench/bleu.py shows that batching changes nothing, and what the
-# shortlist changes. Not part of CI.
+# shortlist changes. transformer-studio-translate (no LibTorch; the translator file that translate
+# writes beside the checkpoint) translates the same batches, and its output is compared with
+# translate's. Not part of CI.
 #
 #   bench/translate_speed.sh RUN_DIR [RUN_DIR...]      (each with best.ckpt and split.json)
 #   THREADS=2  REPEAT=3 (the fastest of REPEAT runs is kept)  BEAMS="1 4"  SHORTLIST=0 (leave it out)
@@ -16,6 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=$(cd .. && pwd)/shared
 cli=${CLI:-build/app/cli/transformer-studio-cli}
+lite=${LITE:-build/app/translate/transformer-studio-translate}
 threads=${THREADS:-2}
 repeat=${REPEAT:-3}
 shortlist=${SHORTLIST:-1}
@@ -29,17 +32,20 @@ summary=$root/summary.md
 {
   echo "# Translating a file: $(date -u +%F), commit $commit, $cpu"
   echo
-  echo "| model | decoding | sentences | start-up + 1 sentence: s | one at a time: s | batches of 64: s | sentences/s | after start-up | speed-up | shortlist: s | sentences/s | after start-up | BLEU one at a time | BLEU batched | same lines | BLEU shortlist | lines the shortlist changed |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|---:|---:|"
+  echo "| model | decoding | sentences | start-up + 1 sentence: s | one at a time: s | batches of 64: s | sentences/s | after start-up | speed-up | shortlist: s | sentences/s | after start-up | BLEU one at a time | BLEU batched | same lines | BLEU shortlist | lines the shortlist changed | transformer-studio-translate: start-up + 1 sentence: s | batches of 64: s | sentences/s | same lines as translate |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|:-:|"
 } > "$summary"
 
-# fastest OUT ARGS...: runs `translate ARGS` $repeat times, its output into OUT; prints the fastest seconds.
+# fastest OUT ARGS...: runs `translate ARGS` $repeat times, its output into OUT; prints the fastest
+# seconds. LITE_RUN=1 fastest ...: transformer-studio-translate ARGS instead.
 fastest() {
   local out=$1 best=999999 start s
   shift
+  local program=("$cli" translate)
+  [ "${LITE_RUN:-0}" = 1 ] && program=("$lite")
   for _ in $(seq "$repeat"); do
     start=$(date +%s.%N)
-    "$cli" translate "$@" > "$out"
+    "${program[@]}" "$@" > "$out"
     s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
     best=$(awk -v a="$best" -v b="$s" 'BEGIN { print (b < a ? b : a) }')
   done
@@ -80,14 +86,20 @@ EOF
       listed_bleu=$(bench_bleu_of "$(bench_score "$out/beam$beam-shortlist.hyp" "$out/dev.ref" "$direction")")
       listed_changed=$(diff "$out/beam$beam-batch64.hyp" "$out/beam$beam-shortlist.hyp" | grep -c '^<' || true)
     fi
+    # translate wrote the translator file above: transformer-studio-translate reads it.
+    lite_load=$(LITE_RUN=1 fastest "$out/one-lite.hyp" "${common[@]}" --input "$out/one.src")
+    lite_batched=$(LITE_RUN=1 fastest "$out/beam$beam-lite.hyp" "${common[@]}" --batch 64 --input "$out/dev.src")
+    lite_same=$(cmp -s "$out/beam$beam-batch64.hyp" "$out/beam$beam-lite.hyp" && echo yes \
+      || echo "no ($(diff "$out/beam$beam-batch64.hyp" "$out/beam$beam-lite.hyp" | grep -c '^<') lines differ)")
     decoding=$([ "$beam" = 1 ] && echo greedy || echo "beam $beam")
     awk -v m="$name" -v d="$decoding" -v n="$n" -v l="$load" -v a="$alone" -v b="$batched" -v x="$bleu1" -v y="$bleu64" \
-      -v s="$same" -v c="$listed" -v z="$listed_bleu" -v ch="$listed_changed" '
+      -v s="$same" -v c="$listed" -v z="$listed_bleu" -v ch="$listed_changed" -v ll="$lite_load" \
+      -v lb="$lite_batched" -v ls="$lite_same" '
       function rate(t) { return t == "-" ? "-" : sprintf("%.0f", n / t) }
       function after(t) { return t == "-" ? "-" : sprintf("%.0f", n / (t - l)) }
       BEGIN {
-        printf "| %s | %s | %d | %.2f | %.2f | %.2f | %s | %s | %.1f× | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-          m, d, n, l, a, b, rate(b), after(b), a / b, c, rate(c), after(c), x, y, s, z, ch
+        printf "| %s | %s | %d | %.2f | %.2f | %.2f | %s | %s | %.1f× | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %s |\n",
+          m, d, n, l, a, b, rate(b), after(b), a / b, c, rate(c), after(c), x, y, s, z, ch, ll, lb, rate(lb), ls
       }' >> "$summary"
   done
 done

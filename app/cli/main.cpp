@@ -26,6 +26,7 @@
 #include "ts/decode/shortlist.h"
 #include "ts/decode/translator.h"
 #include "ts/host/process.h"
+#include "ts/infer/translator_file.h"
 #include "ts/licence.h"
 #include "ts/metrics/bleu.h"
 #include "ts/model/errors.h"
@@ -450,6 +451,23 @@ bool read_lines(std::istream& in, std::size_t n, std::vector<std::string>& lines
   return !lines.empty();
 }
 
+// The checkpoint's translator file (ts/infer/translator_file.h), for transformer-studio-translate,
+// which translates without loading LibTorch: written beside the checkpoint when it is missing or was
+// made from an earlier state of the checkpoint. A cache: when it cannot be written, a note says why.
+void write_translator_file_if_stale(const LoadedModel& loaded, const std::string& checkpoint) {
+  const auto path = translator_file_for(checkpoint);
+  try {
+    if (fs::exists(path) && read_translator_file(path).made_from == CheckpointStamp::of(checkpoint)) return;
+  } catch (const std::exception&) {
+    // unreadable: written again below
+  }
+  try {
+    export_translator(loaded, checkpoint);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "note: no translator file for transformer-studio-translate: {}\n", e.what());
+  }
+}
+
 int cmd_translate(const DecodeArgs& a) {
   configure_threads(a.threads);
   std::ifstream file;
@@ -460,9 +478,11 @@ int cmd_translate(const DecodeArgs& a) {
     if (!file) throw std::invalid_argument(a.input + ": cannot be read: " + std::strerror(errno));
   }
   std::istream& in = a.input.empty() ? std::cin : file;
-  auto loaded = load_checkpoint(checkpoint_path(a.checkpoint), resolve_device(parse_device_choice(a.device)));
+  const auto checkpoint = checkpoint_path(a.checkpoint);
+  auto loaded = load_checkpoint(checkpoint, resolve_device(parse_device_choice(a.device)));
+  write_translator_file_if_stale(loaded, checkpoint);
   const auto config = a.config(loaded.meta.config.decode);
-  attach_shortlist(a, config, checkpoint_path(a.checkpoint), loaded);
+  attach_shortlist(a, config, checkpoint, loaded);
   Translator translator(loaded.model, std::move(loaded.pipeline));
   std::ofstream attention;
   if (!a.attention_json.empty()) {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # End-to-end test of transformer-studio-cli: the real binary on a small generated corpus.
-# Usage: cli_test.sh PATH_TO_CLI
+# Usage: cli_test.sh PATH_TO_CLI PATH_TO_TRANSFORMER_STUDIO_TRANSLATE
 set -uo pipefail
-cli=${1:?usage: cli_test.sh PATH_TO_CLI}
+cli=${1:?usage: cli_test.sh PATH_TO_CLI PATH_TO_TRANSFORMER_STUDIO_TRANSLATE}
+lite=${2:?usage: cli_test.sh PATH_TO_CLI PATH_TO_TRANSFORMER_STUDIO_TRANSLATE}
 source "$(dirname "$0")/test_lib.sh"
 
 # A small German-English corpus in the Anki format, with a BOM, CRLF and one malformed line.
@@ -106,6 +107,30 @@ for mode in "--beam 1" "--beam 3"; do
   check "translate --input ($mode) prints a line per input line" test "$(wc -l < "$work/batched.txt")" -eq 6
   check "translate --input ($mode) in batches equals one at a time" cmp -s "$work/batched.txt" "$work/alone.txt"
 done
+# transformer-studio-translate: the same outputs without LibTorch, from the translator file that
+# translate wrote beside the checkpoint; without a current one it hands over to transformer-studio-cli.
+check "translate wrote the translator file" test -s "$work/run/last.ckpt.translator"
+for mode in "--beam 1" "--beam 3"; do
+  "$cli" translate --checkpoint "$work/run" $mode --threads 2 --input "$work/input.txt" > "$work/full.txt"
+  "$lite" --checkpoint "$work/run" $mode --threads 2 --input "$work/input.txt" > "$work/lite.txt" 2> "$work/lite.log"
+  check "transformer-studio-translate ($mode) equals translate" cmp -s "$work/full.txt" "$work/lite.txt"
+  check "transformer-studio-translate ($mode) did not hand over" test ! -s "$work/lite.log"
+done
+"$lite" --checkpoint "$work/run" --beam 3 --threads 1 --batch 1 < "$work/input.txt" > "$work/lite-alone.txt"
+check "transformer-studio-translate one at a time equals its batches" cmp -s "$work/full.txt" "$work/lite-alone.txt"
+rm "$work/run/last.ckpt.translator"
+"$lite" --checkpoint "$work/run" --beam 3 --input "$work/input.txt" > "$work/handed.txt" 2> "$work/handed.log"
+check "without a translator file it hands over to transformer-studio-cli" \
+  contains "$work/handed.log" "translating with transformer-studio-cli"
+check "handed over, the outputs are the same" cmp -s "$work/full.txt" "$work/handed.txt"
+check "handed over, translate wrote the translator file again" test -s "$work/run/last.ckpt.translator"
+echo "damaged" > "$work/run/last.ckpt.translator"
+"$lite" --checkpoint "$work/run" --beam 3 --input "$work/input.txt" > "$work/damaged.txt" 2> "$work/damaged.log"
+check "a damaged translator file is named and handed over" contains "$work/damaged.log" "is not a translator file"
+check "damaged, the outputs are the same" cmp -s "$work/full.txt" "$work/damaged.txt"
+"$lite" --checkpoint "$work/no-such-run" < "$work/input.txt" > /dev/null 2> "$work/norun.log"
+check "transformer-studio-translate names a missing checkpoint" contains "$work/norun.log" "no-such-run"
+
 "$cli" translate --checkpoint "$work/run" --input "$work/no-such-file.txt" > /dev/null 2> "$work/noinput.log"
 check "translate --input of a missing file exits 2" test $? -eq 2
 check "translate --input of a missing file names it" contains "$work/noinput.log" "no-such-file.txt: cannot be read"

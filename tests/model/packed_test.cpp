@@ -10,8 +10,6 @@
 #include <cmath>
 #include <limits>
 
-#include <ATen/Parallel.h>
-
 #include "test_utils.h"
 #include "ts/model/transformer.h"
 #include "ts/text/vocab.h"
@@ -22,9 +20,22 @@ namespace {
 
 const WeightFormat kFormats[] = {WeightFormat::kFloat32, WeightFormat::kBFloat16, WeightFormat::kInt8};
 
+// The layer of weight w [out, in] and bias b [out] (undefined: none).
+PackedLinear pack(const at::Tensor& w, const at::Tensor& b, WeightFormat format) {
+  const auto wc = w.to(at::kFloat).contiguous();
+  const auto bc = b.defined() ? b.to(at::kFloat).contiguous() : at::Tensor();
+  return PackedLinear(wc.data_ptr<float>(), w.size(0), w.size(1), bc.defined() ? bc.data_ptr<float>() : nullptr,
+                      format);
+}
+
+// The weights the packed layer really holds, as a tensor [out, in].
+at::Tensor unpacked(const PackedLinear& layer) {
+  return at::tensor(layer.unpacked_weight()).view({layer.out_features(), layer.in_features()});
+}
+
 // y = x W^T + b in double precision, from the weights the packed layer really holds.
 at::Tensor reference(const PackedLinear& layer, const at::Tensor& x, const at::Tensor& bias) {
-  auto w = layer.unpacked_weight().to(at::kDouble);
+  auto w = unpacked(layer).to(at::kDouble);
   auto y = at::matmul(x.to(at::kDouble), w.t());
   if (bias.defined()) y = y + bias.to(at::kDouble);
   return y.to(at::kFloat);
@@ -49,7 +60,7 @@ TEST(PackedLinear, EveryKernelEqualsTheReferenceForEveryFormatRowCountAndOddSize
   for (auto [out, in] : {std::pair<std::int64_t, std::int64_t>{37, 45}, {70, 64}, {5, 16}}) {
     const auto w = at::randn({out, in}), b = at::randn({out});
     for (const auto format : kFormats) {
-      const PackedLinear layer(w, b, format);
+      const auto layer = pack(w, b, format);
       for (std::int64_t rows = 1; rows <= 11; ++rows) {  // 1..8 in one group, then a second group
         const auto x = at::randn({rows, in});
         for (const auto isa : supported_isas()) {
@@ -65,29 +76,26 @@ TEST(PackedLinear, EveryKernelEqualsTheReferenceForEveryFormatRowCountAndOddSize
   }
 }
 
-TEST(PackedLinear, LargeProductsSplitAcrossThreadsGiveTheSameResult) {
+TEST(PackedLinear, LargeProductsEqualTheReference) {
   at::manual_seed(4);
-  const int threads = at::get_num_threads();
-  at::set_num_threads(2);
   const auto w = at::randn({1030, 256}), b = at::randn({1030}), x = at::randn({5, 256});
   for (const auto format : kFormats) {
-    const PackedLinear layer(w, b, format);
+    const auto layer = pack(w, b, format);
     EXPECT_TRUE(test::tensors_near(apply(layer, x, best_isa()), reference(layer, x, b, best_isa()), 1e-3))
         << weight_format_name(format);
   }
-  at::set_num_threads(threads);
 }
 
 TEST(PackedLinear, StorageFormatsRoundAsDocumented) {
   at::manual_seed(5);
   const auto w = at::randn({8, 40});
-  EXPECT_TRUE(at::equal(PackedLinear(w, {}, WeightFormat::kFloat32).unpacked_weight(), w));
+  EXPECT_TRUE(at::equal(unpacked(pack(w, {}, WeightFormat::kFloat32)), w));
   // bf16 keeps 8 significant bits: relative error at most 2^-8 (round to nearest).
-  const auto bf16 = PackedLinear(w, {}, WeightFormat::kBFloat16).unpacked_weight();
+  const auto bf16 = unpacked(pack(w, {}, WeightFormat::kBFloat16));
   EXPECT_LE(((bf16 - w).abs() / w.abs()).max().item<float>(), std::ldexp(1.0F, -8));
   EXPECT_FALSE(at::equal(bf16, w));
   // int8: one scale per row, max |w| / 127, so the error is at most half a step.
-  const auto int8 = PackedLinear(w, {}, WeightFormat::kInt8).unpacked_weight();
+  const auto int8 = unpacked(pack(w, {}, WeightFormat::kInt8));
   const auto step = std::get<0>(w.abs().max(1, true)) / 127;
   EXPECT_TRUE(((int8 - w).abs() <= step / 2 + 1e-7).all().item<bool>());
   EXPECT_FALSE(at::equal(int8, w));
@@ -95,18 +103,18 @@ TEST(PackedLinear, StorageFormatsRoundAsDocumented) {
   const auto special = at::tensor({1.0F + std::ldexp(1.0F, -8), 1.0F + 3 * std::ldexp(1.0F, -8),
                                    std::numeric_limits<float>::quiet_NaN(), 0.0F})
                            .view({1, 4});
-  const auto s = PackedLinear(special, {}, WeightFormat::kBFloat16).unpacked_weight();
+  const auto s = unpacked(pack(special, {}, WeightFormat::kBFloat16));
   EXPECT_EQ(s[0][0].item<float>(), 1.0F);
   EXPECT_EQ(s[0][1].item<float>(), 1.0F + 4 * std::ldexp(1.0F, -8));
   EXPECT_TRUE(std::isnan(s[0][2].item<float>()));
-  EXPECT_TRUE(at::equal(PackedLinear(at::zeros({2, 3}), {}, WeightFormat::kInt8).unpacked_weight(), at::zeros({2, 3})));
+  EXPECT_TRUE(at::equal(unpacked(pack(at::zeros({2, 3}), {}, WeightFormat::kInt8)), at::zeros({2, 3})));
 }
 
 TEST(PackedLinear, Int8RefusesWeightsThatAreNotFiniteAndFormatsParseByName) {
   auto w = at::ones({2, 4});
   w[1][2] = std::numeric_limits<float>::infinity();
-  EXPECT_THROW(PackedLinear(w, {}, WeightFormat::kInt8), std::invalid_argument);
-  EXPECT_NO_THROW(PackedLinear(w, {}, WeightFormat::kBFloat16));
+  EXPECT_THROW(pack(w, {}, WeightFormat::kInt8), std::invalid_argument);
+  EXPECT_NO_THROW(pack(w, {}, WeightFormat::kBFloat16));
   for (const auto format : kFormats) EXPECT_EQ(parse_weight_format(weight_format_name(format)), format);
   EXPECT_THROW(parse_weight_format("fp16"), std::invalid_argument);
 }
@@ -126,6 +134,11 @@ ModelConfig small_model(bool pre_norm, const std::string& positions, bool tie) {
   return c;
 }
 
+// A packed cache shaped like LibTorch's `like`.
+at::Tensor as_tensor(const std::vector<float>& values, const at::Tensor& like) {
+  return at::tensor(values).view(like.sizes());
+}
+
 // Translates a 2-row batch (the second source padded) twice, on LibTorch's ops and on packed weights:
 // the encoder pass with its attention, the cross-attention keys and values, then `steps` decoder
 // steps, reordering the rows between steps as beam search does. Returns the largest difference seen
@@ -142,7 +155,7 @@ float largest_step_difference(Transformer& model, WeightFormat format, int steps
   EXPECT_TRUE(packed_model);
   if (!packed_model) return INFINITY;
   std::vector<at::Tensor> packed_maps;
-  const auto packed_memory = packed_model->encode(src, mask, &packed_maps);
+  const auto packed_memory = packed_model->encode(src, &packed_maps);
   DecoderState packed;
   packed_model->start(packed, packed_memory, mask, true);
   packed.packed = packed_model;
@@ -151,8 +164,12 @@ float largest_step_difference(Transformer& model, WeightFormat format, int steps
   for (std::size_t l = 0; l < std::min(packed_maps.size(), encoder_maps.size()); ++l)
     worst = std::max(worst, (packed_maps[l] - encoder_maps[l]).abs().max().item<float>());
   for (std::size_t l = 0; l < aten.cross_k.size(); ++l) {
-    worst = std::max(worst, (aten.cross_k[l] - packed.cross_k[l]).abs().max().item<float>());
-    worst = std::max(worst, (aten.cross_v[l] - packed.cross_v[l]).abs().max().item<float>());
+    worst = std::max(
+        worst,
+        (aten.cross_k[l] - as_tensor(packed.packed_state->cross_k[l], aten.cross_k[l])).abs().max().item<float>());
+    worst = std::max(
+        worst,
+        (aten.cross_v[l] - as_tensor(packed.packed_state->cross_v[l], aten.cross_v[l])).abs().max().item<float>());
   }
   auto tokens = at::full({2}, Vocab::kBos, at::kLong);
   for (int t = 0; t < steps; ++t) {
@@ -166,8 +183,10 @@ float largest_step_difference(Transformer& model, WeightFormat format, int steps
     }
   }
   for (std::size_t l = 0; l < aten.self_k.size(); ++l) {
-    worst = std::max(worst, (aten.self_k[l] - packed.self_k[l]).abs().max().item<float>());
-    worst = std::max(worst, (aten.self_v[l] - packed.self_v[l]).abs().max().item<float>());
+    worst = std::max(
+        worst, (aten.self_k[l] - as_tensor(packed.packed_state->self_k[l], aten.self_k[l])).abs().max().item<float>());
+    worst = std::max(
+        worst, (aten.self_v[l] - as_tensor(packed.packed_state->self_v[l], aten.self_v[l])).abs().max().item<float>());
   }
   for (std::int64_t row = 0; row < 2; ++row) {
     const auto ma = aten.attention(row), mp = packed.attention(row);
@@ -260,15 +279,14 @@ TEST(PackedTransformer, RefusesTokenIdsOutsideTheVocabulariesAndPositionsBeyondT
   const auto packed = model->packed(WeightFormat::kInt8);
   ASSERT_TRUE(packed);
   const auto src = at::tensor({5, 20, 3}, at::kLong).view({1, 3});  // 20 is one past the source vocabulary
-  EXPECT_THROW(packed->encode(src, padding_mask(src, Vocab::kPad), nullptr), std::out_of_range);
+  EXPECT_THROW(packed->encode(src, nullptr), std::out_of_range);
   const auto ok = at::tensor({5, 6, 3}, at::kLong).view({1, 3});
   DecoderState state;
-  packed->start(state, packed->encode(ok, padding_mask(ok, Vocab::kPad), nullptr), padding_mask(ok, Vocab::kPad),
-                false);
+  packed->start(state, packed->encode(ok, nullptr), padding_mask(ok, Vocab::kPad), false);
   EXPECT_THROW(packed->step(state, at::tensor({24}, at::kLong)), std::out_of_range);
   EXPECT_THROW(packed->step(state, at::tensor({-1}, at::kLong)), std::out_of_range);
   const auto long_src = at::full({1, 40}, 5, at::kLong);  // 32 learned positions
-  EXPECT_THROW(packed->encode(long_src, padding_mask(long_src, Vocab::kPad), nullptr), std::invalid_argument);
+  EXPECT_THROW(packed->encode(long_src, nullptr), std::invalid_argument);
 }
 
 TEST(PackedTransformer, ModelsItCannotPackStayOnLibTorch) {

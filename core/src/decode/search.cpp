@@ -57,21 +57,15 @@ std::optional<WeightFormat> packed_format(DecodeWeights weights) {
 // tokens (ts/decode/shortlist.h), as a mask for LibTorch's step, or on packed weights as the output
 // rows of the batch's lists.
 void attach_shortlist(Transformer& model, const at::Tensor& src, const DecodeConfig& config, DecoderState& state) {
-  const auto& shortlist = model->shortlist();
-  if (!config.shortlist || !shortlist) return;
+  const auto shortlist_of = sentence_shortlists(model, config);
+  if (!shortlist_of) return;
   const auto V = model->tgt_vocab_size();
-  if (shortlist->src_vocab() != model->src_vocab_size() || shortlist->tgt_vocab() != V)
-    throw std::invalid_argument("the lexical shortlist was made for other vocabularies than this model's");
   const auto cpu = src.to(at::kCPU, at::kLong).contiguous();
   const auto B = cpu.size(0), S = cpu.size(1);
   const auto* ids = cpu.data_ptr<std::int64_t>();
   std::vector<std::vector<std::int64_t>> lists(static_cast<std::size_t>(B));
-  for (std::int64_t b = 0; b < B; ++b) {
-    std::vector<std::int64_t> sentence;
-    for (std::int64_t i = 0; i < S; ++i)
-      if (ids[b * S + i] != Vocab::kPad) sentence.push_back(ids[b * S + i]);
-    lists[static_cast<std::size_t>(b)] = shortlist->targets(sentence);
-  }
+  for (std::int64_t b = 0; b < B; ++b)
+    lists[static_cast<std::size_t>(b)] = shortlist_of(std::vector<std::int64_t>(ids + b * S, ids + (b + 1) * S));
   if (!state.packed) {  // LibTorch's step adds a mask to its logits
     auto mask = at::full({B, V}, -std::numeric_limits<float>::infinity(), at::kFloat);
     float* m = mask.data_ptr<float>();
@@ -80,15 +74,7 @@ void attach_shortlist(Transformer& model, const at::Tensor& src, const DecodeCon
     state.shortlist_mask = mask.to(src.device());
     return;
   }
-  auto& all = state.shortlist_ids;
-  for (const auto& list : lists) all.insert(all.end(), list.begin(), list.end());
-  std::sort(all.begin(), all.end());
-  all.erase(std::unique(all.begin(), all.end()), all.end());
-  state.shortlist_output = std::make_shared<const PackedLinear>(state.packed->output().select_outputs(all));
-  state.shortlist_positions.assign(lists.size(), {});
-  for (std::size_t b = 0; b < lists.size(); ++b)
-    for (auto t : lists[b])
-      state.shortlist_positions[b].push_back(std::lower_bound(all.begin(), all.end(), t) - all.begin());
+  state.packed->model().set_shortlist(*state.packed_state, lists);
 }
 
 // Encodes src [B, S] and prepares the decoder; records encoder attention into `encoder_maps` when
@@ -105,7 +91,7 @@ DecoderState begin(Transformer& model, const at::Tensor& src, const DecodeConfig
   if (packed) {
     DecoderState state;
     std::vector<at::Tensor> maps;
-    const auto memory = packed->encode(src, src_mask, record ? &maps : nullptr);
+    const auto memory = packed->encode(src, record ? &maps : nullptr);
     if (record && encoder_maps) *encoder_maps = std::move(maps);
     packed->start(state, memory, src_mask, record);
     state.packed = std::move(packed);
@@ -119,10 +105,6 @@ DecoderState begin(Transformer& model, const at::Tensor& src, const DecodeConfig
   auto state = model->start(memory, src_mask, record);
   attach_shortlist(model, src, config, state);
   return state;
-}
-
-double length_penalty(std::size_t length, double alpha) {
-  return alpha <= 0 ? 1.0 : std::pow((5.0 + static_cast<double>(length)) / 6.0, alpha);
 }
 
 void attach_attention(Hypothesis& h, const DecoderState& state, std::int64_t row,
@@ -164,6 +146,19 @@ std::vector<Hypothesis> collect_rows(const at::Tensor& ids, const at::Tensor& lp
 
 }  // namespace
 
+ShortlistOf sentence_shortlists(Transformer& model, const DecodeConfig& config) {
+  auto shortlist = model->shortlist();
+  if (!config.shortlist || !shortlist) return {};
+  if (shortlist->src_vocab() != model->src_vocab_size() || shortlist->tgt_vocab() != model->tgt_vocab_size())
+    throw std::invalid_argument("the lexical shortlist was made for other vocabularies than this model's");
+  return [shortlist](const std::vector<std::int64_t>& source) {
+    std::vector<std::int64_t> sentence;
+    for (auto id : source)
+      if (id != Vocab::kPad) sentence.push_back(id);
+    return shortlist->targets(sentence);
+  };
+}
+
 std::shared_ptr<const PackedTransformer> packed_for(Transformer& model, const DecodeConfig& config, std::int64_t rows) {
   const auto format = packed_format(config.weights);
   if (!format || (*format == WeightFormat::kFloat32 && rows > kPackedFp32MaxRows) || !model_device(model).is_cpu())
@@ -183,9 +178,7 @@ std::vector<std::int64_t> BeamTree::path(int rank) const {
 }
 
 std::int64_t max_output_length(const DecodeConfig& config, std::int64_t src_len, const Transformer& model) {
-  std::int64_t n =
-      (config.max_len_a > 0 || config.max_len_b > 0) ? config.max_len_a * src_len + config.max_len_b : 2 * src_len + 10;
-  return std::max<std::int64_t>(1, std::min(n, model->max_length() - 1));
+  return output_length_limit(config, src_len, model->max_length());
 }
 
 std::vector<Hypothesis> greedy_search(Transformer& model, const at::Tensor& src, const DecodeConfig& config,
@@ -280,7 +273,7 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
       h.node = add_node(h.node, token, t + 1, lp_acc[row][token], h.log_prob, BeamNodeState::kKept);
       if (token == Vocab::kEos) {
         h.finished = true;
-        h.score = h.log_prob / length_penalty(h.ids.size() + 1, config.length_penalty);
+        h.score = h.log_prob / gnmt_length_penalty(h.ids.size() + 1, config.length_penalty);
         mark_finished(h);
         if (record_attention) attach_attention(h, state, row, encoder_maps, 0);
         finished.push_back(std::move(h));
@@ -297,7 +290,7 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
       for (const auto& h : finished) best_finished = std::max(best_finished, h.score);
       double best_alive = -INFINITY;
       for (const auto& h : next)
-        best_alive = std::max(best_alive, h.log_prob / length_penalty(max_len, config.length_penalty));
+        best_alive = std::max(best_alive, h.log_prob / gnmt_length_penalty(max_len, config.length_penalty));
       if (static_cast<std::int64_t>(finished.size()) >= width || best_finished >= best_alive) break;
     }
     if (next.empty()) break;
@@ -308,7 +301,7 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
     if (t + 1 == max_len) {
       for (std::size_t r = 0; r < alive.size(); ++r) {
         auto& h = alive[r];
-        h.score = h.log_prob / length_penalty(h.ids.size(), config.length_penalty);
+        h.score = h.log_prob / gnmt_length_penalty(h.ids.size(), config.length_penalty);
         mark_finished(h);
         if (record_attention) attach_attention(h, state, static_cast<std::int64_t>(r), encoder_maps, 0);
         finished.push_back(std::move(h));
@@ -325,6 +318,31 @@ std::vector<Hypothesis> beam_search(Transformer& model, const std::vector<std::i
   return finished;
 }
 
+namespace {
+
+// A batch's DecoderState (packed or LibTorch's) as the searches of ts/infer/batch_search.h see it.
+class TensorStepDecoder : public StepDecoder {
+ public:
+  TensorStepDecoder(Transformer& model, DecoderState state, const at::Device& device)
+      : model_(model), state_(std::move(state)), device_(device) {}
+  std::int64_t vocab() const override { return model_->tgt_vocab_size(); }
+  std::int64_t max_length() const override { return model_->max_length(); }
+  void step(const std::vector<std::int64_t>& tokens, std::vector<float>& log_probs) override {
+    const auto out = model_->step(state_, at::tensor(tokens, at::kLong).to(device_)).to(at::kCPU).contiguous();
+    log_probs.assign(out.data_ptr<float>(), out.data_ptr<float>() + out.numel());
+  }
+  void reorder(const std::vector<std::int64_t>& rows) override {
+    state_.reorder(at::tensor(rows, at::kLong).to(device_));
+  }
+
+ private:
+  Transformer& model_;
+  DecoderState state_;
+  at::Device device_;
+};
+
+}  // namespace
+
 std::vector<std::vector<Hypothesis>> beam_search_batched(Transformer& model,
                                                          const std::vector<std::vector<std::int64_t>>& sources,
                                                          const DecodeConfig& config) {
@@ -332,108 +350,23 @@ std::vector<std::vector<Hypothesis>> beam_search_batched(Transformer& model,
   if (sources.empty()) return out;
   InferenceScope scope(model);
   const auto device = model_device(model);
-  const auto width = static_cast<std::int64_t>(std::max(1, config.beam));
-  const auto nbest = static_cast<std::size_t>(std::clamp(config.nbest, 1, config.beam));
   const auto B = static_cast<std::int64_t>(sources.size());
   std::int64_t longest = 0;
-  for (const auto& s : sources) longest = std::max<std::int64_t>(longest, static_cast<std::int64_t>(s.size()));
+  std::vector<std::int64_t> lengths;
+  for (const auto& s : sources) {
+    lengths.push_back(static_cast<std::int64_t>(s.size()));
+    longest = std::max(longest, lengths.back());
+  }
   auto src = at::full({B, longest}, Vocab::kPad, at::kLong);
   for (std::int64_t b = 0; b < B; ++b) {
     const auto& s = sources[static_cast<std::size_t>(b)];
     src[b].slice(0, 0, static_cast<std::int64_t>(s.size())).copy_(at::tensor(s, at::kLong));
   }
-  auto state = begin(model, src.to(device), config, /*record=*/false, nullptr, std::max<std::int64_t>(1, width));
-
-  // One search per sentence, as beam_search runs it; `rows` are its live hypotheses' rows in the
-  // shared decoder state, in order.
-  struct Search {
-    std::vector<Hypothesis> alive, finished;
-    std::int64_t max_len = 0, first_row = 0;
-    bool done = false;
-  };
-  std::vector<Search> searches(sources.size());
-  std::vector<std::int64_t> tokens_now;
-  for (std::int64_t b = 0; b < B; ++b) {
-    auto& s = searches[static_cast<std::size_t>(b)];
-    s.alive.resize(1);
-    s.max_len =
-        max_output_length(config, static_cast<std::int64_t>(sources[static_cast<std::size_t>(b)].size()), model);
-    s.first_row = b;
-    tokens_now.push_back(Vocab::kBos);
-  }
-  for (std::int64_t t = 0; !tokens_now.empty(); ++t) {
-    const auto log_probs = model->step(state, at::tensor(tokens_now, at::kLong).to(device)).to(at::kCPU);  // [N, V]
-    const auto V = log_probs.size(1);
-    auto lp_all = log_probs.accessor<float, 2>();
-    std::vector<std::int64_t> origins, next_tokens;
-    for (auto& s : searches) {
-      if (s.done) continue;
-      const auto n = static_cast<std::int64_t>(s.alive.size());
-      const auto mine = log_probs.narrow(0, s.first_row, n);
-      std::vector<double> base;
-      for (const auto& h : s.alive) base.push_back(h.log_prob);
-      auto total = mine + at::tensor(base, at::kDouble).to(at::kFloat).unsqueeze(1);
-      auto [top_scores, top_index] = total.view({-1}).topk(std::min<std::int64_t>(2 * width, total.numel()));
-      auto s_acc = top_scores.accessor<float, 1>();
-      auto i_acc = top_index.accessor<std::int64_t, 1>();
-      std::vector<Hypothesis> next;
-      std::vector<std::int64_t> rows, tokens;
-      for (std::int64_t k = 0; k < top_scores.size(0); ++k) {
-        if (static_cast<std::int64_t>(next.size()) >= width) break;
-        const auto row = i_acc[k] / V;
-        const auto token = i_acc[k] % V;
-        const float token_lp = lp_all[s.first_row + row][token];
-        Hypothesis h = s.alive[static_cast<std::size_t>(row)];
-        h.token_log_probs.push_back(token_lp);
-        h.log_prob = s_acc[k];
-        if (token == Vocab::kEos) {
-          h.finished = true;
-          h.score = h.log_prob / length_penalty(h.ids.size() + 1, config.length_penalty);
-          s.finished.push_back(std::move(h));
-          continue;
-        }
-        h.ids.push_back(token);
-        next.push_back(std::move(h));
-        rows.push_back(s.first_row + row);
-        tokens.push_back(token);
-      }
-      bool stop = next.empty();
-      if (!stop && s.finished.size() >= nbest && !s.finished.empty()) {
-        double best_finished = -INFINITY;
-        for (const auto& h : s.finished) best_finished = std::max(best_finished, h.score);
-        double best_alive = -INFINITY;
-        for (const auto& h : next)
-          best_alive = std::max(best_alive, h.log_prob / length_penalty(s.max_len, config.length_penalty));
-        stop = static_cast<std::int64_t>(s.finished.size()) >= width || best_finished >= best_alive;
-      }
-      if (!stop && t + 1 == s.max_len) {
-        for (auto& h : next) {
-          h.score = h.log_prob / length_penalty(h.ids.size(), config.length_penalty);
-          s.finished.push_back(std::move(h));
-        }
-        stop = true;
-      }
-      if (stop) {
-        s.done = true;
-        s.alive.clear();
-        continue;
-      }
-      s.alive = std::move(next);
-      s.first_row = static_cast<std::int64_t>(origins.size());  // its rows after the reorder below
-      origins.insert(origins.end(), rows.begin(), rows.end());
-      next_tokens.insert(next_tokens.end(), tokens.begin(), tokens.end());
-    }
-    if (origins.empty()) break;
-    state.reorder(at::tensor(origins, at::kLong).to(device));
-    tokens_now = std::move(next_tokens);
-  }
-  for (std::size_t i = 0; i < searches.size(); ++i) {
-    auto& finished = searches[i].finished;
-    std::stable_sort(finished.begin(), finished.end(),
-                     [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
-    if (finished.size() > nbest) finished.resize(nbest);
-    out[i] = std::move(finished);
-  }
+  const auto width = std::max(1, config.beam);
+  TensorStepDecoder decoder(model, begin(model, src.to(device), config, /*record=*/false, nullptr, width), device);
+  auto found = beam_steps(decoder, lengths, config);
+  for (std::size_t i = 0; i < found.size(); ++i)
+    for (auto& h : found[i]) out[i].emplace_back(std::move(h));
   return out;
 }
 

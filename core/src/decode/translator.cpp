@@ -3,16 +3,15 @@
 #include "ts/decode/translator.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <mutex>
+#include <iterator>
 
 #include <ATen/Parallel.h>
 
 #include "ts/model/batch.h"
-#include "ts/model/float_mode.h"
 #include "ts/model/mode_guard.h"
+#include "ts/model/packed_transformer.h"
 
 namespace ts {
 namespace {
@@ -73,62 +72,27 @@ std::vector<Hypothesis> decode_batches(Transformer& model, const std::vector<std
                                        const DecodeConfig& config, std::size_t batch_size,
                                        const std::function<void(std::size_t)>& progress) {
   batch_size = std::max<std::size_t>(1, batch_size);
-  std::vector<std::size_t> order(sources.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return sources[a].size() < sources[b].size(); });
-  std::vector<std::vector<std::size_t>> chunks;
-  for (std::size_t start = 0; start < order.size(); start += batch_size)
-    chunks.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(start),
-                        order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + batch_size)));
-  std::vector<Hypothesis> out(sources.size());
-  std::mutex lock;  // guards `done` and the calls of `progress`
-  std::size_t done = 0;
-  auto run = [&](const std::vector<std::size_t>& chunk) {
-    std::vector<std::vector<std::int64_t>> batch;
-    batch.reserve(chunk.size());
-    for (auto i : chunk) batch.push_back(sources[i]);
-    auto best = decode_batch(model, batch, config);
-    for (std::size_t k = 0; k < chunk.size(); ++k) out[chunk[k]] = std::move(best[k]);
-    const std::lock_guard<std::mutex> guard(lock);
-    done += chunk.size();
-    if (progress) progress(done);
-  };
-
-  // On the packed CPU kernels, with two threads or more, the threads share out the batches, each
-  // decoding its own on one core: the products of a batch are too small to be worth splitting
-  // across cores, and the search between steps then runs on every core too (before, one thread
-  // decoded while LibTorch's others spun idle). Each batch's hypotheses are what it gives alone:
-  // the kernels' sums do not depend on the threads. The longest batches go first, so that no
-  // thread is left with a long one at the end.
   const auto rows = static_cast<std::int64_t>(config.mode == DecodeMode::kBeam
                                                   ? std::max(1, config.beam)
                                                   : static_cast<int>(std::min(batch_size, sources.size())));
-  const int threads = at::get_num_threads();
   // The workers only read the model: it is put into eval mode here, once (the searches' own guards
   // then write nothing), and its packed copy exists before they start.
   const EvalModeGuard eval(*model);
-  if (chunks.size() < 2 || threads < 2 || at::in_parallel_region() || !packed_for(model, config, rows)) {
-    for (const auto& chunk : chunks) run(chunk);
-    return out;
+  std::vector<HypothesisTokens> found;
+  if (const auto packed = config.mode == DecodeMode::kSample ? nullptr : packed_for(model, config, rows)) {
+    // On the packed CPU kernels the threads share out the batches (ts/infer/batch_search.h).
+    const int threads = at::in_parallel_region() ? 1 : at::get_num_threads();
+    found = decode_packed(packed->model(), sources, config, batch_size, threads, progress,
+                          sentence_shortlists(model, config));
+  } else {
+    found = decode_in_batches(sources, batch_size, 1, progress, [&](const auto& batch) {
+      auto best = decode_batch(model, batch, config);
+      return std::vector<HypothesisTokens>(std::make_move_iterator(best.begin()), std::make_move_iterator(best.end()));
+    });
   }
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-  // The caller's floating-point mode (flush-to-zero) in every worker: a batch decodes alike anywhere.
-  const auto mode = FloatMode::current();
-  at::parallel_for(0, threads, 1, [&](std::int64_t begin, std::int64_t end) {
-    const FloatMode::Scope same(mode);
-    for (std::int64_t worker = begin; worker < end; ++worker)
-      while (!failed.load()) {
-        const auto k = next.fetch_add(1);
-        if (k >= chunks.size()) break;
-        try {
-          run(chunks[chunks.size() - 1 - k]);
-        } catch (...) {
-          failed = true;  // the others stop at their next batch; parallel_for rethrows this one
-          throw;
-        }
-      }
-  });
+  std::vector<Hypothesis> out;
+  out.reserve(found.size());
+  for (auto& h : found) out.emplace_back(std::move(h));
   return out;
 }
 
@@ -187,13 +151,7 @@ Translator::Translator(Transformer model, TextPipeline pipeline)
     : model_(std::move(model)), pipeline_(std::move(pipeline)) {}
 
 std::vector<std::int64_t> Translator::encode(const std::string& text) const {
-  auto src = pipeline_.encode_source(text);
-  const auto limit = static_cast<std::size_t>(model_->max_length());
-  if (src.size() > limit) {  // keep the end-of-sentence marker, drop what the model cannot position
-    src.resize(limit - 1);
-    src.push_back(Vocab::kEos);
-  }
-  return src;
+  return fit_to_positions(pipeline_.encode_source(text), model_->max_length());
 }
 
 Translation Translator::translate(const std::string& text, const DecodeConfig& config, bool record_attention) {

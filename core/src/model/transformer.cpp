@@ -98,17 +98,8 @@ void DecoderState::reorder(const at::Tensor& index) {
   const auto cpu_index = index.to(at::kCPU, at::kLong).contiguous();
   const auto* data = cpu_index.data_ptr<std::int64_t>();
   const std::vector<std::int64_t> rows(data, data + cpu_index.numel());
-  if (packed) {
-    // Copying every cache at every reorder took a sixth of a batched beam search: the caches stay,
-    // the maps follow (composed when two reorders come between steps).
-    auto follow = [&rows](std::vector<std::int64_t>& map) {
-      std::vector<std::int64_t> next(rows.size());
-      for (std::size_t r = 0; r < rows.size(); ++r)
-        next[r] = map.empty() ? rows[r] : map.at(static_cast<std::size_t>(rows[r]));
-      map = std::move(next);
-    };
-    follow(cross_rows);
-    follow(self_rows);
+  if (packed_state) {
+    packed_state->reorder(rows);  // moves no cache (see PackedDecoding::reorder)
   } else {
     src_mask = src_mask.index_select(0, index);
     if (shortlist_mask.defined()) shortlist_mask = shortlist_mask.index_select(0, index);

@@ -4,7 +4,9 @@
 #include "ts/train/model_export.h"
 
 #include "ts/decode/translator.h"
+#include "ts/infer/translator_file.h"
 #include "ts/model/errors.h"
+#include "ts/model/packed_transformer.h"
 #include "ts/model/torch_compat.h"
 #include "ts/store/atomic_file.h"
 #include "ts/store/fault.h"
@@ -21,6 +23,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 #include <fstream>
 #include <sstream>
@@ -433,6 +436,21 @@ LoadedModel load_checkpoint(const std::string& path, const at::Device& device) {
     fail(path, std::string("cannot rebuild the model: ") + error_message(e));
   }
   return loaded;
+}
+
+void export_translator(const LoadedModel& loaded, const std::string& checkpoint) {
+  const auto& model = *loaded.model;
+  std::map<std::string, WeightView> tensors;
+  std::vector<at::Tensor> held;  // CPU fp32 copies where the model's tensors are not
+  auto add = [&](const std::string& name, const at::Tensor& t) {
+    held.push_back(t.detach().to(at::kCPU, at::kFloat).contiguous());
+    tensors[name] = {held.back().data_ptr<float>(), held.back().sizes().vec()};
+  };
+  for (const auto& item : model.named_parameters(true)) add(item.key(), item.value());
+  for (const auto& item : model.named_buffers(true)) add(item.key(), item.value());
+  const auto shape = packed_shape(model);
+  write_translator_file(translator_file_for(checkpoint), shape, loaded.meta.pipeline, loaded.meta.config.decode,
+                        CheckpointStamp::of(checkpoint), tensors);
 }
 
 Translator load_translator(const std::string& path, const at::Device& device) {

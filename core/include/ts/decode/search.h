@@ -12,23 +12,22 @@
 
 #include "ts/decode/beam_node_state.h"
 #include "ts/decode/decode_config.h"
+#include "ts/infer/batch_search.h"
 #include "ts/model/transformer.h"
 
 namespace ts {
 
-struct Hypothesis {
-  std::vector<std::int64_t> ids;       // target ids, without BOS and EOS
-  std::vector<float> token_log_probs;  // one per generated token, EOS included when it was produced
-  double log_prob = 0;                 // sum of token_log_probs
-  double score = 0;                    // log_prob normalised by the length penalty (beam) or log_prob
-  bool finished = false;               // ended with EOS (false: cut at the length limit)
-  AttentionMaps attention;             // filled when attention was requested: [1, H, ., .] per layer
-  std::int64_t node = -1;              // beam search: this hypothesis's last node in the BeamTree
+/// A decoded output: its tokens and scores (HypothesisTokens), and what the one-sentence searches add.
+struct Hypothesis : HypothesisTokens {
+  AttentionMaps attention;  // filled when attention was requested: [1, H, ., .] per layer
+  std::int64_t node = -1;   // beam search: this hypothesis's last node in the BeamTree
+  Hypothesis() = default;
+  explicit Hypothesis(HypothesisTokens tokens) : HypothesisTokens(std::move(tokens)) {}
 };
 
 /// The model's confidence in a hypothesis: its mean token log-probability (EOS included when
 /// produced); 0 for an empty one.
-inline double mean_token_log_prob(const Hypothesis& h) {
+inline double mean_token_log_prob(const HypothesisTokens& h) {
   return h.token_log_probs.empty() ? 0.0 : h.log_prob / static_cast<double>(h.token_log_probs.size());
 }
 
@@ -59,6 +58,11 @@ struct BeamTree {
 /// weights cannot be packed (not fp32) get null. Beam search counts one sentence's beam: batched beam
 /// search runs each sentence on the kernels it would run on alone.
 std::shared_ptr<const PackedTransformer> packed_for(Transformer& model, const DecodeConfig& config, std::int64_t rows);
+
+/// With config.shortlist and a lexical shortlist attached to the model (TransformerImpl::set_shortlist):
+/// each source's list of target ids (padding ignored); otherwise an empty function. Throws
+/// std::invalid_argument when the shortlist was made for other vocabularies.
+ShortlistOf sentence_shortlists(Transformer& model, const DecodeConfig& config);
 
 /// Maximum output length for a source of `src_len` tokens under `config` and the model's limit.
 std::int64_t max_output_length(const DecodeConfig& config, std::int64_t src_len, const Transformer& model);

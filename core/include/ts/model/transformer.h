@@ -16,7 +16,7 @@
 #include <torch/nn/modules/normalization.h>
 
 #include "ts/model/attention.h"
-#include "ts/model/packed_linear.h"
+#include "ts/infer/packed_model.h"
 #include "ts/model/model_config.h"
 
 namespace ts {
@@ -79,8 +79,10 @@ class LexicalShortlist;
 
 /// Incremental decoding state for a batch of hypotheses (beam search reorders it).
 struct DecoderState {
-  /// When set, TransformerImpl::step runs on these packed weights (CPU) instead of LibTorch ops.
+  /// When set, TransformerImpl::step runs on these packed weights (CPU) instead of LibTorch ops, and
+  /// the caches are in `packed_state`: src_mask holds the mask, cross_k/v and self_k/v stay empty.
   std::shared_ptr<const PackedTransformer> packed;
+  std::shared_ptr<PackedDecoding> packed_state;
   at::Tensor src_mask;                       // [B, 1, 1, S]
   std::vector<at::Tensor> cross_k, cross_v;  // per layer [B, H, S, K]
   std::vector<at::Tensor> self_k, self_v;    // per layer [B, H, t, K]
@@ -93,25 +95,14 @@ struct DecoderState {
   /// recorded weights are not moved at each reorder (that was ~12·t small copies per step of a
   /// beam); attention() follows these back-pointers instead.
   std::vector<std::vector<std::int64_t>> parents;
-  /// Packed decoding only: reorder() moves no tensor but records where each new row comes from, and
-  /// the next step reads through these. `cross_rows[r]`: the row of src_mask, cross_k and cross_v
-  /// that hypothesis row r reads (a sentence's beam shares its source's; empty: row r).
-  /// `self_rows[r]`: the row of self_k/self_v that the next step extends for row r (empty: row r).
-  std::vector<std::int64_t> cross_rows, self_rows;
-  /// Lexical shortlist (DecodeConfig::shortlist): an additive mask over the target vocabulary, 0 for
-  /// the tokens a sentence may produce and -inf elsewhere, one row per source sentence like src_mask
-  /// (undefined: every token). Packed decoding instead scores only `shortlist_ids`, the union of the
-  /// batch's lists (sorted target ids), with those rows of the output layer (`shortlist_output`), and
-  /// normalises each row over its own sentence's list (`shortlist_positions`: per source sentence, the
-  /// positions of its list in the union). One product for the union beat one per sentence: each
-  /// sentence's copy of its rows of the output layer cost more than the products saved.
+  /// Lexical shortlist (DecodeConfig::shortlist) on LibTorch's step: an additive mask over the target
+  /// vocabulary, 0 for the tokens a sentence may produce and -inf elsewhere, one row per source
+  /// sentence like src_mask (undefined: every token). Packed decoding keeps its own
+  /// (PackedDecoding's shortlist).
   at::Tensor shortlist_mask;
-  std::vector<std::int64_t> shortlist_ids;
-  std::shared_ptr<const PackedLinear> shortlist_output;
-  std::vector<std::vector<std::int64_t>> shortlist_positions;
 
   /// Keeps rows `index` ([B'] long) of every cached tensor, e.g. to follow surviving beams (packed:
-  /// as cross_rows and self_rows say).
+  /// PackedDecoding::reorder).
   void reorder(const at::Tensor& index);
   /// The recorded steps as full maps for row `row`: decoder self [1, H, T, T], cross [1, H, T, S].
   AttentionMaps attention(std::int64_t row) const;

@@ -8,13 +8,13 @@
 // binary runs everywhere. The outputs are stored in blocks of 16 (each input's 16 weights side by
 // side) and up to 8 rows are processed together, so each weight is read once per group of rows and
 // every sum stays in a register until it is written (see packed_linear_body.inc).
+//
+// No LibTorch here (ts_infer): the LibTorch-free translator (ts/infer/packed_model.h) runs on it.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <ATen/core/Tensor.h>
 
 namespace ts {
 
@@ -39,11 +39,12 @@ std::string isa_name(Isa isa);
 class PackedLinear {
  public:
   PackedLinear() = default;
-  /// weight [out, in] and bias [out] (may be undefined), any floating dtype, on the CPU.
-  PackedLinear(const at::Tensor& weight, const at::Tensor& bias, WeightFormat format);
+  /// weight [out, in] row-major fp32 and bias [out] (null: none). Throws std::invalid_argument for a
+  /// negative size and, for int8, a weight that is not finite.
+  PackedLinear(const float* weight, std::int64_t out, std::int64_t in, const float* bias, WeightFormat format);
 
   /// y[r * out + o] = sum_i W[o][i] * x[r * in + i] + b[o] for r < rows. x and y must not overlap.
-  /// Splits the output rows across LibTorch's intra-op threads when the matrix is large enough.
+  /// Runs on the calling thread (callers share whole batches out among threads).
   void apply(const float* x, std::int64_t rows, float* y) const { apply(x, rows, y, best_isa()); }
   /// The same with a given instruction set (it must be one of supported_isas()).
   void apply(const float* x, std::int64_t rows, float* y, Isa isa) const;
@@ -57,8 +58,8 @@ class PackedLinear {
   WeightFormat format() const { return format_; }
   /// Bytes of weight storage (what one call reads).
   std::size_t weight_bytes() const;
-  /// The packed weights widened back to fp32 [out, in]: what the products actually use.
-  at::Tensor unpacked_weight() const;
+  /// The packed weights widened back to fp32 [out, in], row-major: what the products actually use.
+  std::vector<float> unpacked_weight() const;
 
  private:
   std::int64_t in_ = 0, out_ = 0;

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Packed linear layers for few-row products on the CPU (see ts/model/packed_linear.h).
-#include "ts/model/packed_linear.h"
+// Packed linear layers for few-row products on the CPU (see ts/infer/packed_linear.h).
+#include "ts/infer/packed_linear.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
-
-#include <ATen/Parallel.h>
-#include <ATen/ops/empty.h>
 
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #define TS_PACKED_X86 1
@@ -318,26 +315,17 @@ void run(const Job& j, std::int64_t block_begin, std::int64_t block_end, Isa isa
   }
 }
 
-// Below this many multiply-adds a call stays on the calling thread, where waking the other threads
-// would cost more than it saves. A first estimate: on the 2-core VM of docs/benchmarks.md splitting
-// gained nothing measurable for the Annotated model's products either way.
-constexpr std::int64_t kParallelWork = 1 << 17;
-
 }  // namespace
 
-PackedLinear::PackedLinear(const at::Tensor& weight, const at::Tensor& bias, WeightFormat format) : format_(format) {
-  if (weight.dim() != 2) throw std::invalid_argument("PackedLinear: the weight must be a matrix");
-  out_ = weight.size(0);
-  in_ = weight.size(1);
-  const auto w = weight.detach().to(at::kCPU, at::kFloat).contiguous();
-  const float* src = w.data_ptr<float>();
+PackedLinear::PackedLinear(const float* weight, std::int64_t out, std::int64_t in, const float* bias,
+                           WeightFormat format)
+    : in_(in), out_(out), format_(format) {
+  if (out < 0 || in < 0) throw std::invalid_argument("PackedLinear: a negative size");
+  const float* src = weight;
   const auto blocks = (out_ + kBlock - 1) / kBlock;
   const auto n = static_cast<std::size_t>(blocks * kBlock * in_);  // the last block padded with zeros
   bias_.assign(static_cast<std::size_t>(out_), 0.0F);
-  if (bias.defined()) {
-    const auto b = bias.detach().to(at::kCPU, at::kFloat).contiguous();
-    std::copy(b.data_ptr<float>(), b.data_ptr<float>() + out_, bias_.begin());
-  }
+  if (bias) std::copy(bias, bias + out_, bias_.begin());
   switch (format) {
     case WeightFormat::kFloat32:
       f32_.assign(n, 0.0F);
@@ -413,9 +401,9 @@ std::size_t PackedLinear::weight_bytes() const {
   return f32_.size() * sizeof(float) + bf16_.size() * sizeof(std::uint16_t) + i8_.size();
 }
 
-at::Tensor PackedLinear::unpacked_weight() const {
-  auto out = at::empty({out_, in_}, at::kFloat);
-  float* dst = out.data_ptr<float>();
+std::vector<float> PackedLinear::unpacked_weight() const {
+  std::vector<float> out(static_cast<std::size_t>(out_ * in_));
+  float* dst = out.data();
   for (std::int64_t o = 0; o < out_; ++o)
     for (std::int64_t i = 0; i < in_; ++i) {
       const auto k = packed_index(o, i, in_);
@@ -454,21 +442,11 @@ void PackedLinear::apply(const float* x, std::int64_t rows, float* y, Isa isa) c
     xb.resize(static_cast<std::size_t>(rows * pairs));
     avx512bf16::to_bf16_pairs(x, rows, in_, pairs, reinterpret_cast<std::uint16_t*>(xb.data()));
     const DotJob dot{xb.data(), rows, y, pairs, out_, bf16_pairs_.data(), bias_.data()};
-    if (rows * in_ * out_ < kParallelWork || at::get_num_threads() < 2) {
-      avx512bf16::run(dot, 0, blocks);
-      return;
-    }
-    const std::int64_t grain = std::max<std::int64_t>(1, blocks / at::get_num_threads());
-    at::parallel_for(0, blocks, grain, [&](std::int64_t begin, std::int64_t end) { avx512bf16::run(dot, begin, end); });
+    avx512bf16::run(dot, 0, blocks);
     return;
   }
 #endif
-  if (rows * in_ * out_ < kParallelWork || at::get_num_threads() < 2) {
-    run(job, 0, blocks, isa);
-    return;
-  }
-  const std::int64_t grain = std::max<std::int64_t>(1, blocks / at::get_num_threads());
-  at::parallel_for(0, blocks, grain, [&](std::int64_t begin, std::int64_t end) { run(job, begin, end, isa); });
+  run(job, 0, blocks, isa);
 }
 
 }  // namespace ts
