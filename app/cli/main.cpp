@@ -32,6 +32,7 @@
 #include "ts/model/errors.h"
 #include "ts/text/demo_corpus.h"
 #include "ts/text/files.h"
+#include "ts/text/line_stream.h"
 #include "ts/store/run_store.h"
 #include "ts/store/sha256.h"
 #include "ts/train/distributed.h"
@@ -440,17 +441,6 @@ void attach_shortlist(const DecodeArgs& a, const DecodeConfig& config, const std
   loaded.model->set_shortlist(std::move(shortlist));
 }
 
-// Reads up to `n` lines (CR stripped) into `lines`; false at the end of the input with none read.
-bool read_lines(std::istream& in, std::size_t n, std::vector<std::string>& lines) {
-  lines.clear();
-  std::string line;
-  while (lines.size() < n && std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(std::move(line));
-  }
-  return !lines.empty();
-}
-
 // The checkpoint's translator file (ts/infer/translator_file.h), for transformer-studio-translate,
 // which translates without loading LibTorch: written beside the checkpoint when it is missing or was
 // made from an earlier state of the checkpoint. A cache: when it cannot be written, a note says why.
@@ -506,14 +496,12 @@ int cmd_translate(const DecodeArgs& a) {
     const auto started = std::chrono::steady_clock::now();
     std::size_t done_before = 0;
     std::vector<std::string> lines;
-    while (read_lines(in, static_cast<std::size_t>(batch) * 16, lines)) {
+    while (read_line_chunk(in, static_cast<std::size_t>(batch) * 16, lines)) {
       const auto outputs =
           translator.translate_all(lines, config, static_cast<std::size_t>(batch), nullptr, [&](std::size_t done) {
             if (!show) return;
-            const auto n = done_before + done;
             const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-            fmt::print(stderr, "\r{} of {} sentences ({:.0f}%), {:.0f} sentences/s", n, total, 100.0 * n / total,
-                       s > 0 ? n / s : 0.0);
+            fmt::print(stderr, "{}", sentences_progress(done_before + done, total, s));
           });
       for (const auto& text : outputs) std::cout << text << "\n";
       std::cout.flush();

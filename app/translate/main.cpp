@@ -26,6 +26,7 @@
 #include "ts/infer/translator_file.h"
 #include "ts/model/float_mode.h"
 #include "ts/text/files.h"
+#include "ts/text/line_stream.h"
 #include "ts/text/pipeline.h"
 
 namespace {
@@ -39,10 +40,13 @@ struct Args {
   double length_penalty = -1;             // -1: the model's own
 };
 
-// The checkpoint a run folder means (as transformer-studio-cli resolves it): its last.ckpt.
+// The checkpoint a run folder means, as transformer-studio-cli resolves it: its last.ckpt (a model
+// folder, with config.json and model.safetensors, is itself the checkpoint).
 std::string checkpoint_path(const std::string& run_or_checkpoint) {
-  if (fs::is_directory(run_or_checkpoint) && !fs::exists(fs::path(run_or_checkpoint) / "model.safetensors"))
-    return (fs::path(run_or_checkpoint) / "last.ckpt").string();
+  const fs::path dir(run_or_checkpoint);
+  if (fs::is_directory(dir) &&
+      !(fs::is_regular_file(dir / "config.json") && fs::is_regular_file(dir / "model.safetensors")))
+    return (dir / "last.ckpt").string();
   return run_or_checkpoint;
 }
 
@@ -71,17 +75,6 @@ std::string cli_program() {
   ::execvp(program.c_str(), c_args.data());
   fmt::print(stderr, "error: cannot run {}: {}\n", program, std::strerror(errno));
   std::exit(1);
-}
-
-// Reads up to `n` lines (CR stripped) into `lines`; false at the end of the input with none read.
-bool read_lines(std::istream& in, std::size_t n, std::vector<std::string>& lines) {
-  lines.clear();
-  std::string line;
-  while (lines.size() < n && std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(std::move(line));
-  }
-  return !lines.empty();
 }
 
 int translate(const Args& a, int argc, char** argv) {
@@ -153,17 +146,15 @@ int translate(const Args& a, int argc, char** argv) {
   std::vector<std::string> lines;
   // Enough lines at a time that every thread has batches to sort and share out.
   const auto chunk = typing ? 1 : batch * 16 * static_cast<std::size_t>(threads);
-  while (read_lines(in, chunk, lines)) {
+  while (read_line_chunk(in, chunk, lines)) {
     std::vector<std::vector<std::int64_t>> sources;
     sources.reserve(lines.size());
     for (const auto& line : lines)
       sources.push_back(fit_to_positions(pipeline.encode_source(line), model.max_length()));
     const auto found = decode_packed(model, sources, config, batch, threads, [&](std::size_t done) {
       if (total == 0) return;
-      const auto n = done_before + done;
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      fmt::print(stderr, "\r{} of {} sentences ({:.0f}%), {:.0f} sentences/s", n, total, 100.0 * n / total,
-                 s > 0 ? n / s : 0.0);
+      fmt::print(stderr, "{}", sentences_progress(done_before + done, total, s));
     });
     std::string out;
     for (const auto& h : found) {

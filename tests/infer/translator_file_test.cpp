@@ -123,6 +123,10 @@ TEST_F(TranslatorFileTest, DamagedFilesAreRefusedByName) {
   broken[20] = '}';  // the JSON header no longer parses
   write(broken);
   refused(damaged, "does not parse");
+  auto flipped = bytes;
+  flipped[bytes.size() - 1000] = static_cast<char>(flipped[bytes.size() - 1000] ^ 0x10);  // one bit of a weight
+  write(flipped);
+  refused(damaged, "do not match their checksum");
   refused((fs::path(dir_->str()) / "absent.translator").string(), "cannot be read");
 }
 

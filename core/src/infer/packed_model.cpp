@@ -358,7 +358,6 @@ void PackedModel::start(PackedDecoding& state, const float* memory, const float*
   state = PackedDecoding{};
   state.sources = B;
   state.src_len = S;
-  state.cache_rows = B;
   state.src_mask.assign(mask, mask + B * S);
   std::vector<float> kv(static_cast<std::size_t>(B * S * 2 * D));
   for (const auto& layer : decoder_) {
@@ -495,7 +494,6 @@ void PackedModel::step(PackedDecoding& state, const std::int64_t* ids, std::int6
   }
   if (shape_.pre_norm) r.final_norm(decoder_norm_.weight, decoder_norm_.bias);
   ++state.step;
-  state.cache_rows = B;
   state.self_rows.clear();  // the caches are in row order now
 
   const float neg_inf = -std::numeric_limits<float>::infinity();

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include <fmt/format.h>
+
 namespace ts {
 namespace {
 
@@ -39,6 +41,25 @@ nlohmann::json decode_json(const DecodeConfig& d) {
           {"max_len_b", d.max_len_b},
           {"weights", decode_weights_name(d.weights)},
           {"shortlist", d.shortlist}};
+}
+
+// A Fletcher-style checksum of the tensor bytes (32-bit words, two running 64-bit sums): any flipped
+// bit changes it, and it runs at memory speed. The checkpoint the file comes from is verified by
+// SHA-256; this file is a cache of it, and a damaged cache must not translate silently wrong.
+std::string checksum(const char* bytes, std::size_t n) {
+  std::uint64_t a = 0, b = 0;
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    std::uint32_t w = 0;
+    std::memcpy(&w, bytes + i, 4);
+    a += w;
+    b += a;
+  }
+  for (; i < n; ++i) {
+    a += static_cast<unsigned char>(bytes[i]);
+    b += a;
+  }
+  return fmt::format("{:016x}{:016x}", a, b);
 }
 
 DecodeConfig decode_from_json(const nlohmann::json& j) {
@@ -85,12 +106,13 @@ void write_translator_file(const std::string& path, const PackedModelShape& shap
                            const std::map<std::string, WeightView>& tensors) {
   if (!little_endian()) fail(path, "translator files are little-endian; this machine is not");
   nlohmann::json list = nlohmann::json::array();
-  std::size_t offset = 0;
+  std::string data;  // the tensors, each at a multiple of 64 bytes
   for (const auto& [name, view] : tensors) {
     std::size_t n = 1;
     for (auto d : view.shape) n *= static_cast<std::size_t>(d);
-    list.push_back({{"name", name}, {"shape", view.shape}, {"offset", offset}});
-    offset = aligned(offset + n * sizeof(float));
+    list.push_back({{"name", name}, {"shape", view.shape}, {"offset", data.size()}});
+    data.append(reinterpret_cast<const char*>(view.data), n * sizeof(float));
+    data.resize(aligned(data.size()), '\0');
   }
   const nlohmann::json header = {{"shape",
                                   {{"encoder_layers", shape.encoder_layers},
@@ -106,6 +128,7 @@ void write_translator_file(const std::string& path, const PackedModelShape& shap
                                  {"pipeline", pipeline},
                                  {"decode", decode_json(decode)},
                                  {"made_from", {{"size", made_from.size}, {"modified_ns", made_from.modified_ns}}},
+                                 {"checksum", checksum(data.data(), data.size())},
                                  {"tensors", list}};
   const auto text = header.dump();
   const std::string temporary = path + ".partial";
@@ -119,15 +142,7 @@ void write_translator_file(const std::string& path, const PackedModelShape& shap
     const std::string zeros(kAlign, '\0');
     const auto start = sizeof kMagic + sizeof length + text.size();
     out.write(zeros.data(), static_cast<std::streamsize>(aligned(start) - start));
-    std::size_t written = 0;
-    for (const auto& [name, view] : tensors) {
-      std::size_t n = 1;
-      for (auto d : view.shape) n *= static_cast<std::size_t>(d);
-      out.write(reinterpret_cast<const char*>(view.data), static_cast<std::streamsize>(n * sizeof(float)));
-      written += n * sizeof(float);
-      out.write(zeros.data(), static_cast<std::streamsize>(aligned(written) - written));
-      written = aligned(written);
-    }
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
     if (!out.flush()) fail(temporary, "cannot write: " + std::string(std::strerror(errno)));
   }
   std::error_code error;
@@ -193,6 +208,9 @@ TranslatorFile read_translator_file(const std::string& path) {
       view.data = file.data.data() + offset / sizeof(float);
       file.tensors[t.at("name").get<std::string>()] = std::move(view);
     }
+    if (header.at("checksum").get<std::string>() !=
+        checksum(reinterpret_cast<const char*>(file.data.data()), data_bytes))
+      fail(path, "is damaged: its tensors do not match their checksum");
   } catch (const nlohmann::json::exception& e) {
     fail(path, std::string("has a header that does not parse: ") + e.what());
   } catch (const std::invalid_argument& e) {

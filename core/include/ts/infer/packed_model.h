@@ -46,9 +46,8 @@ struct PackedDecoding {
   std::int64_t sources = 0, src_len = 0;             // rows and length of the encoded batch
   std::vector<float> src_mask;                       // [sources, S]: 0, or -inf at padding
   std::vector<std::vector<float>> cross_k, cross_v;  // per layer [sources, H, S, K]
-  std::vector<std::vector<float>> self_k, self_v;    // per layer [cache_rows, H, step, K]
-  std::int64_t cache_rows = 0;
-  std::int64_t step = 0;  // target positions fed so far
+  std::vector<std::vector<float>> self_k, self_v;    // per layer [rows of the last step, H, step, K]
+  std::int64_t step = 0;                             // target positions fed so far
   /// reorder() moves no cache but records where each new row comes from, and the next step reads
   /// through these. `cross_rows[r]`: the source row hypothesis row r reads (empty: row r);
   /// `self_rows[r]`: the cache row the next step extends for row r (empty: row r).

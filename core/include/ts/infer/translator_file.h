@@ -6,9 +6,12 @@
 // translator (app/translate) reads it.
 //
 // Layout: the 8 bytes "TSXLATE1", the header's length as a little-endian uint64, the header (JSON:
-// the model's shape, its text pipeline, its decoding settings, the checkpoint it was made from, and
-// each tensor's name, shape and byte offset), zeros to a multiple of 64 bytes, then the tensors as
-// little-endian fp32, row-major, each at its offset from there.
+// the model's shape, its text pipeline, its decoding settings, the checkpoint it was made from, a
+// checksum of the tensor bytes, and each tensor's name, shape and byte offset), zeros to a multiple
+// of 64 bytes, then the tensors as little-endian fp32, row-major, each at its offset from there.
+//
+// Why not the checkpoint itself: it also holds the optimizer's two moments (three times the weights)
+// and is verified by SHA-256 as a whole on every load; this file is the weights alone.
 #pragma once
 
 #include <cstdint>
@@ -63,7 +66,8 @@ void write_translator_file(const std::string& path, const PackedModelShape& shap
                            const std::map<std::string, WeightView>& tensors);
 
 /// Reads a translator file; throws std::runtime_error naming `path` and what is wrong (not one, cut
-/// short, a header that does not parse, a tensor outside the file).
+/// short, a header that does not parse, a tensor outside the file, tensor bytes that do not match the
+/// checksum).
 TranslatorFile read_translator_file(const std::string& path);
 
 }  // namespace ts
