@@ -19,6 +19,7 @@
 #include <QProgressBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTimer>
 
 #include "anatomy/anatomy_panel.h"
@@ -393,6 +394,18 @@ void MainWindow::showLanguageModelWindow() {
   w->show();
   w->raise();
   w->activateWindow();
+}
+
+// Eight panels share the right dock area: at 1280 x 800 Qt elided every title of its tab bar to a few
+// letters ("Trai…", "Comp…", "Attenti…"). The bars the window makes for tabified docks keep whole
+// titles and scroll (arrows at the end) when they do not all fit.
+void MainWindow::childEvent(QChildEvent* event) {
+  QMainWindow::childEvent(event);
+  if (event->type() != QEvent::ChildPolished) return;
+  if (auto* bar = qobject_cast<QTabBar*>(event->child())) {
+    bar->setElideMode(Qt::ElideNone);
+    bar->setUsesScrollButtons(true);
+  }
 }
 
 void MainWindow::showEvent(QShowEvent* event) {

@@ -79,6 +79,8 @@ class MainWindow : public QMainWindow {
  protected:
   void showEvent(QShowEvent* event) override;
   void closeEvent(QCloseEvent* event) override;
+  /// A dock tab bar the window makes (tabified docks) shows every title whole (see showWholeTabTitles).
+  void childEvent(QChildEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 

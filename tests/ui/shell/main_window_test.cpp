@@ -21,6 +21,7 @@
 
 #include <optional>
 #include <QSpinBox>
+#include <QTabBar>
 #include <QTest>
 #include <QTimer>
 #include <QToolBar>
@@ -140,6 +141,41 @@ class MainWindowTest : public QObject {
       QVERIFY(w.dockOf(panel) != nullptr);
     auto* start = w.findChild<QPushButton*>(QStringLiteral("trainStart"));
     QVERIFY(start && start->isEnabled());  // the demo corpus can be trained at once
+  }
+
+  void dockTabsKeepTheirWholeTitles() {
+    // The right dock area's eight tabs were elided to "Trai…", "Comp…" at 1280 x 800 (with the
+    // fonts of a desktop; the offscreen platform's are narrower): with less room than their titles
+    // need, the tabs keep the width of their whole titles and the bar scrolls.
+    QTemporaryDir dir;
+    MainWindow w(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
+    w.resetLayout();
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.resize(1440, 900);
+    w.resizeDocks({w.dockOf(w.datasetPanel()), w.dockOf(w.trainingPanel())}, {400, 1040}, Qt::Horizontal);
+    QApplication::processEvents();
+    QTabBar* right = nullptr;
+    for (auto* bar : w.findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly))
+      if (bar->count() == 8) right = bar;
+    QVERIFY(right);
+    QList<int> whole;  // each tab's width with room for all
+    int need = 0;
+    for (int i = 0; i < right->count(); ++i) {
+      whole << right->tabRect(i).width();
+      need += whole.back();
+    }
+    QVERIFY2(need <= right->width(), "the tabs did not have room at 1440 px");
+    w.resize(1280, 800);
+    w.resizeDocks({w.dockOf(w.datasetPanel()), w.dockOf(w.trainingPanel())}, {900, 380}, Qt::Horizontal);
+    QApplication::processEvents();
+    QVERIFY2(right->width() < need, qPrintable(QStringLiteral("the right dock kept %1 px").arg(right->width())));
+    for (int i = 0; i < right->count(); ++i)
+      QVERIFY2(right->tabRect(i).width() >= whole[i],
+               qPrintable(QStringLiteral("the tab \"%1\" shrank from %2 to %3 px")
+                              .arg(right->tabText(i))
+                              .arg(whole[i])
+                              .arg(right->tabRect(i).width())));
   }
 
   void theWindowFitsA1280By800Screen() {
