@@ -124,8 +124,10 @@ int translate(const Args& a, int argc, char** argv) {
       hand_over(argc, argv, "weights \"libtorch\" are LibTorch's operations");
   }
 
-  // Flush-to-zero and denormals-are-zero, as transformer-studio-cli runs (configure_threads).
-  ts::FloatMode::Scope flush(ts::FloatMode::current() | 0x8040U);
+  // Flush-to-zero and denormals-are-zero (MXCSR bits 15 and 6), as transformer-studio-cli runs
+  // (configure_threads): subnormal activations decode alike in both programs.
+  constexpr unsigned kFlushToZeroAndDenormalsAreZero = 0x8040U;
+  const ts::FloatMode::Scope flush(ts::FloatMode::current() | kFlushToZeroAndDenormalsAreZero);
   const PackedModel model(loaded.shape, loaded.lookup(), format);
   loaded.data = {};  // the packed copy is all that is needed now
   loaded.tensors.clear();
