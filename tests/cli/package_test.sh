@@ -42,7 +42,8 @@ done
 
 root=$work/root
 dpkg-deb -x "$deb" "$root"
-for f in usr/bin/transformer-studio-cli usr/lib/transformer-studio/libts_sentencepiece.so \
+for f in usr/bin/transformer-studio-cli usr/bin/transformer-studio-translate \
+         usr/lib/transformer-studio/libts_sentencepiece.so \
          usr/share/applications/org.transformerstudio.TransformerStudio.desktop \
          usr/share/metainfo/org.transformerstudio.TransformerStudio.metainfo.xml \
          usr/share/icons/hicolor/scalable/apps/org.transformerstudio.TransformerStudio.svg \
@@ -92,6 +93,17 @@ else
   check "SentencePiece works from the unpacked package" test "$rc" -eq 0 || tail -5 "$work/bpe.log"
 fi
 check "the SentencePiece module loaded is the package's" grep -q "file=$root/usr/bin/../lib/transformer-studio/libts_sentencepiece.so" "$work"/ld.*
+if [ "$rc" -eq 0 ]; then
+  # The packaged transformer-studio-translate (no LibTorch) on that SentencePiece model: the same line as
+  # the packaged CLI, from the translator file the CLI's translate wrote, without handing over.
+  echo "Ich sehe Hund 3." | "$bin" translate --checkpoint "$work/bpe" --threads 1 > "$work/bpe-cli.txt" 2>&1
+  echo "Ich sehe Hund 3." | "$root/usr/bin/transformer-studio-translate" --checkpoint "$work/bpe" --threads 1 \
+    > "$work/bpe-translate.txt" 2> "$work/bpe-translate.log"
+  check "the package's transformer-studio-translate translates as its CLI does" \
+    cmp -s "$work/bpe-cli.txt" "$work/bpe-translate.txt"
+  check "the package's transformer-studio-translate did not hand over" test ! -s "$work/bpe-translate.log" ||
+    cat "$work/bpe-translate.log"
+fi
 
 if command -v desktop-file-validate > /dev/null; then
   desktop-file-validate "$root/usr/share/applications/org.transformerstudio.TransformerStudio.desktop" > "$work/desktop.txt" 2>&1
