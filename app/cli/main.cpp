@@ -461,12 +461,7 @@ void write_translator_file_if_stale(const LoadedModel& loaded, const std::string
 int cmd_translate(const DecodeArgs& a) {
   configure_threads(a.threads);
   std::ifstream file;
-  if (!a.input.empty()) {
-    if (const auto kind = special_file_kind(a.input); !kind.empty())
-      throw std::invalid_argument(a.input + ": cannot be translated: it is " + kind);
-    file.open(a.input);
-    if (!file) throw std::invalid_argument(a.input + ": cannot be read: " + std::strerror(errno));
-  }
+  if (!a.input.empty()) open_sentences_file(a.input, file);
   std::istream& in = a.input.empty() ? std::cin : file;
   const auto checkpoint = checkpoint_path(a.checkpoint);
   auto loaded = load_checkpoint(checkpoint, resolve_device(parse_device_choice(a.device)));

@@ -79,12 +79,7 @@ std::string cli_program() {
 
 int translate(const Args& a, int argc, char** argv) {
   std::ifstream file;
-  if (!a.input.empty()) {
-    if (const auto kind = special_file_kind(a.input); !kind.empty())
-      throw std::invalid_argument(a.input + ": cannot be translated: it is " + kind);
-    file.open(a.input);
-    if (!file) throw std::invalid_argument(a.input + ": cannot be read: " + std::strerror(errno));
-  }
+  if (!a.input.empty()) open_sentences_file(a.input, file);
   const auto checkpoint = checkpoint_path(a.checkpoint);
   if (!fs::exists(checkpoint)) throw std::invalid_argument(checkpoint + ": no such checkpoint");
   const auto path = translator_file_for(checkpoint);

@@ -3,13 +3,28 @@
 // them: what `transformer-studio-cli translate` and transformer-studio-translate share. Header-only.
 #pragma once
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <istream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "ts/text/files.h"
+
 namespace ts {
+
+/// Opens `path`, a file of sentences to translate, into `file`; throws std::invalid_argument naming it
+/// when it is not a regular file (a FIFO, a directory) or cannot be read.
+inline void open_sentences_file(const std::string& path, std::ifstream& file) {
+  if (const auto kind = special_file_kind(path); !kind.empty())
+    throw std::invalid_argument(path + ": cannot be translated: it is " + kind);
+  file.open(path);
+  if (!file) throw std::invalid_argument(path + ": cannot be read: " + std::strerror(errno));
+}
 
 /// Reads up to `n` lines (a Windows line end removed) into `lines`; false at the end of the input
 /// with none read.
