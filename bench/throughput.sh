@@ -4,7 +4,9 @@
 # 8 heads, batches of 64 length-sorted sentences) on cmn.txt English->Chinese, trained by
 # transformer-studio-cli and by ../shared/bench/peer_annotated.py (PyTorch eager, same LibTorch), in fp32
 # and bf16, then ours as 2 processes x 1 thread (data parallel). Prints target tokens/s, the ratios and
-# the model-FLOPs utilisation against this machine's measured matrix-product limit.
+# the model-FLOPs utilisation (MFU): the FLOP rate of the model's matrix products that ours reports at the
+# end of training (ts/model/size.h forward_flops, three times for forward and backward, padding left out)
+# over this machine's measured rate of one large matrix product in that precision.
 #
 #   bench/throughput.sh [STEPS] [THREADS]        (defaults 60 and 2)
 # Environment: CLI (our binary), CORPUS (default ../shared/data/cmn.txt), SKIP_BF16=1, SKIP_NPROC=1,
@@ -45,6 +47,9 @@ ours() {  # ours NAME ARGS... -> tokens/s
   rm -rf "${out:?}/$name"  # checkpoints: hundreds of MB each, not needed here
   grep -o '[0-9]* tok/s on average' "$out/$name.log" | tail -1 | cut -d' ' -f1
 }
+gflops() {  # gflops NAME -> GFLOP/s of the model's matrix products, from ours' log
+  grep -o "[0-9.]* GFLOP/s in the model's matrix products" "$out/$1.log" | tail -1 | cut -d' ' -f1
+}
 peer() {  # peer NAME ARGS... -> tokens/s
   local name=$1; shift
   "$py" "$shared/bench/peer_annotated.py" "$corpus" --char_tgt --threads "$threads" --steps "$steps" --device "$device" \
@@ -71,29 +76,28 @@ echo "date: $(date -u +%F), steps: $steps, threads: $threads, shape: ${SHAPE:-th
 lim32=$(limit float32); lim16=$(limit bfloat16)
 echo "matrix product on $device: fp32 $lim32 GFLOP/s, bf16 $lim16 GFLOP/s"
 rounds=${ROUNDS:-1}
-params=
-mfu() { awk -v t="$1" -v p="$params" -v l="$2" 'BEGIN { printf "%.1f%%", 100 * 6 * p * 1e6 * t / (l * 1e9) }'; }
+mfu() { awk -v g="$1" -v l="$2" 'BEGIN { printf "%.1f%% (%.0f GFLOP/s)", 100 * g / l, g }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-all_p32=() all_o32=() all_p16=() all_o16=() r32=() r16=() r16p=()
+all_p32=() all_o32=() all_p16=() all_o16=() r32=() r16=() r16p=() all_m32=() all_m16=()
 bf16_cpu=0
 [ "${SKIP_BF16:-0}" != 1 ] && [ "$device" != cuda ] && bf16_cpu=1
 for round in $(seq 1 "$rounds"); do
   [ "$rounds" -gt 1 ] && echo "round $round of $rounds"
   p32=$(peer peer-fp32); o32=$(ours ours-fp32 --threads "$threads" --precision fp32)
-  params=$(grep -o 'model: [0-9.]* M parameters' "$out/ours-fp32.log" | grep -o '[0-9.]*')
+  all_m32+=("$(gflops ours-fp32)")
   printf '%-34s %8s tok/s\n' "peer fp32" "$p32"
-  printf '%-34s %8s tok/s  %s of peer fp32, MFU %s of fp32 limit\n' "ours fp32" "$o32" "$(ratio "$o32" "$p32")" "$(mfu "$o32" "$lim32")"
+  printf '%-34s %8s tok/s  %s of peer fp32, MFU %s of fp32 limit\n' "ours fp32" "$o32" "$(ratio "$o32" "$p32")" "$(mfu "$(gflops ours-fp32)" "$lim32")"
   all_p32+=("$p32"); all_o32+=("$o32"); r32+=("$(awk -v a="$o32" -v b="$p32" 'BEGIN { print a / b }')")
   if [ "${SKIP_BF16:-0}" != 1 ] && [ "$device" = cuda ]; then
     o16=$(ours ours-bf16 --threads "$threads" --precision bf16)
-    printf '%-34s %8s tok/s  %s of peer fp32, MFU %s of bf16 limit\n' "ours bf16" "$o16" "$(ratio "$o16" "$p32")" "$(mfu "$o16" "$lim16")"
+    printf '%-34s %8s tok/s  %s of peer fp32, MFU %s of bf16 limit\n' "ours bf16" "$o16" "$(ratio "$o16" "$p32")" "$(mfu "$(gflops ours-bf16)" "$lim16")"
   elif [ "$bf16_cpu" = 1 ]; then
     p16=$(peer peer-bf16 --bf16); o16=$(ours ours-bf16 --threads "$threads" --precision bf16)
     printf '%-34s %8s tok/s\n' "peer bf16" "$p16"
     printf '%-34s %8s tok/s  %s of peer fp32, %s of peer bf16, MFU %s of bf16 limit\n' "ours bf16" "$o16" \
-      "$(ratio "$o16" "$p32")" "$(ratio "$o16" "$p16")" "$(mfu "$o16" "$lim16")"
-    all_p16+=("$p16"); all_o16+=("$o16")
+      "$(ratio "$o16" "$p32")" "$(ratio "$o16" "$p16")" "$(mfu "$(gflops ours-bf16)" "$lim16")"
+    all_p16+=("$p16"); all_o16+=("$o16"); all_m16+=("$(gflops ours-bf16)")
     r16+=("$(awk -v a="$o16" -v b="$p32" 'BEGIN { print a / b }')")
     r16p+=("$(awk -v a="$o16" -v b="$p16" 'BEGIN { print a / b }')")
   fi
@@ -103,10 +107,12 @@ if [ "$rounds" -gt 1 ]; then
   printf '%-34s %8s tok/s\n' "peer fp32" "$(median "${all_p32[@]}")"
   printf '%-34s %8s tok/s  median ratio %.2fx of peer fp32 (rounds: %s)\n' "ours fp32" "$(median "${all_o32[@]}")" \
     "$(median "${r32[@]}")" "$(printf '%.2f ' "${r32[@]}")"
+  printf '%-34s MFU %s of the fp32 limit (median)\n' "ours fp32" "$(mfu "$(median "${all_m32[@]}")" "$lim32")"
   if [ "$bf16_cpu" = 1 ]; then
     printf '%-34s %8s tok/s\n' "peer bf16" "$(median "${all_p16[@]}")"
     printf '%-34s %8s tok/s  median ratio %.2fx of peer fp32 (rounds: %s), %.2fx of peer bf16\n' "ours bf16" \
       "$(median "${all_o16[@]}")" "$(median "${r16[@]}")" "$(printf '%.2f ' "${r16[@]}")" "$(median "${r16p[@]}")"
+    printf '%-34s MFU %s of the bf16 limit (median)\n' "ours bf16" "$(mfu "$(median "${all_m16[@]}")" "$lim16")"
   fi
 fi
 if [ "${SKIP_NPROC:-0}" != 1 ] && [ "$threads" -ge 2 ] && [ "$device" = cpu ]; then

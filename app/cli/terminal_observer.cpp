@@ -97,8 +97,11 @@ void TerminalObserver::on_log(const std::string& line) {
 
 void TerminalObserver::on_finished(const TrainingSummary& s) {
   clear_line();
-  fmt::print(out_, "{}: {} after {} steps, {} of training, {:.0f} tok/s on average\n", run_status_name(s.status),
+  fmt::print(out_, "{}: {} after {} steps, {} of training, {:.0f} tok/s on average", run_status_name(s.status),
              s.message, s.steps, format_duration(s.seconds), s.average_tokens_per_s);
+  if (s.model_flops_per_s > 0)
+    fmt::print(out_, ", {:.1f} GFLOP/s in the model's matrix products", s.model_flops_per_s / 1e9);
+  fmt::print(out_, "\n");
   if (s.validated)
     fmt::print(out_, "last validation: BLEU {:.2f}, chrF {:.2f}, dev loss {:.3f}\n", s.last_validation.bleu,
                s.last_validation.chrf, s.last_validation.loss);

@@ -28,6 +28,7 @@ check "train exits 0" test $? -eq 0
 check "malformed line reported with its number" contains "$work/train.log" "line 17"
 check "validation printed with BLEU and chrF" contains "$work/train.log" "BLEU"
 check "final summary with tok/s" contains "$work/train.log" "tok/s on average"
+check "final summary with the model's FLOP rate" contains "$work/train.log" "GFLOP/s in the model's matrix products"
 check "best checkpoint written" test -s "$work/run/best.ckpt"
 check "config saved" test -s "$work/run/config.json"
 check "the run directory holds its split" grep -q '"method": "grouped"' "$work/run/split.json"

@@ -125,6 +125,34 @@ TEST(ModelSize, ParameterFormulaMatchesTheBuiltModelForEveryVariant) {
         }
 }
 
+// The linear part of forward_flops, counted from the built model's own weight matrices: each one
+// multiplies every position it is applied to (the encoder's and the cross-attention's keys and
+// values the source positions, the rest of the decoder and the output projection the target's).
+TEST(ModelSize, ForwardFlopsCountEveryWeightMatrixOfTheBuiltModel) {
+  auto config = small_model(false, "sinusoidal");
+  config.encoder_layers = 3;  // unequal stacks
+  const std::int64_t src_vocab = 20, tgt_vocab = 24;
+  auto model = build_model(config, src_vocab, tgt_vocab, Vocab::kPad, false);
+  const double S = 7, T = 5, D = config.d_model;
+  double linear = 0;
+  int matrices = 0;
+  for (const auto& p : model->named_parameters()) {
+    const auto& name = p.key();
+    if (p.value().dim() != 2 || name.find("embed") != std::string::npos) continue;
+    const bool on_source = name.rfind("encoder.", 0) == 0 || name.find("cross_attention.kv") != std::string::npos;
+    linear += 2 * static_cast<double>(p.value().numel()) * (on_source ? S : T);
+    ++matrices;
+  }
+  EXPECT_EQ(matrices, 3 * 4 + 2 * 7 + 1);  // qkv, out, fc1, fc2; qkv, out, q, kv, out, fc1, fc2; output
+  const double attention =
+      config.encoder_layers * 4 * S * S * D + config.decoder_layers * (4 * T * T * D + 4 * T * S * D);
+  EXPECT_DOUBLE_EQ(forward_flops(config, static_cast<double>(tgt_vocab), S, T), linear + attention);
+  // A longer source costs the encoder and the cross-attention more, the output projection nothing.
+  EXPECT_GT(forward_flops(config, tgt_vocab, 2 * S, T), forward_flops(config, tgt_vocab, S, T));
+  EXPECT_DOUBLE_EQ(forward_flops(config, 2.0 * tgt_vocab, S, T) - forward_flops(config, tgt_vocab, S, T),
+                   2 * T * D * tgt_vocab);
+}
+
 TEST(CopyModel, SnapshotDecodesLikeTheOriginalAndIsIndependent) {
   torch::NoGradGuard no_grad;
   at::manual_seed(3);

@@ -25,6 +25,16 @@ double parameter_count(const ModelConfig& m, double src_vocab, double tgt_vocab)
   return p + tgt_vocab;                   // output bias
 }
 
+double forward_flops(const ModelConfig& m, double tgt_vocab, double S, double T) {
+  const double D = m.d_model, F = m.d_ff;
+  const double encoder_layer = S * 2 * (4 * D * D + 2 * D * F)              // q, k, v, output; feed-forward
+                               + 2 * 2 * S * S * D;                         // scores and their weighted sum
+  const double decoder_layer = T * 2 * (4 * D * D + 2 * D * D + 2 * D * F)  // self q, k, v, o; cross q, o; ff
+                               + S * 2 * 2 * D * D                          // cross-attention keys and values
+                               + 2 * 2 * T * T * D + 2 * 2 * T * S * D;     // self and cross attention products
+  return m.encoder_layers * encoder_layer + m.decoder_layers * decoder_layer + T * 2 * D * tgt_vocab;
+}
+
 std::int64_t available_memory_bytes() {
   std::ifstream in("/proc/meminfo");
   std::string key;

@@ -26,6 +26,7 @@
 #include "ts/model/errors.h"
 #include "ts/model/mode_guard.h"
 #include "ts/model/precision.h"
+#include "ts/model/size.h"
 #include "ts/text/language.h"
 #include "ts/train/model_size.h"
 #include "ts/train/batcher.h"
@@ -126,8 +127,19 @@ std::vector<std::size_t> shard_of(const std::vector<std::size_t>& indices, int r
 // Target tokens of a whole batch (what make_batch counts), known to every rank without talking.
 std::int64_t target_tokens(const std::vector<Example>& examples, const std::vector<std::size_t>& indices) {
   std::int64_t n = 0;
-  for (auto i : indices) n += static_cast<std::int64_t>(examples[i].tgt.size() + 1);
+  for (auto i : indices) n += static_cast<std::int64_t>(target_positions(examples[i]));
   return n;
+}
+
+// The model FLOPs of training on a whole batch: forward and backward of its matrix products, three
+// times the forward's (ts/model/size.h), padding left out.
+double training_flops(const ModelConfig& model, double tgt_vocab, const std::vector<Example>& examples,
+                      const std::vector<std::size_t>& indices) {
+  double flops = 0;
+  for (auto i : indices)
+    flops += 3 * forward_flops(model, tgt_vocab, static_cast<double>(source_positions(examples[i])),
+                               static_cast<double>(target_positions(examples[i])));
+  return flops;
 }
 
 }  // namespace
@@ -266,6 +278,7 @@ struct Trainer::State final : LoopBody {
   struct Speed {
     std::int64_t session_tokens = 0, steps_at_start = 0, window_tokens = 0;
     double window_seconds = 0, tokens_per_s = 0, smoothed_loss = 0;
+    double step_flops = 0, session_flops = 0;  // model FLOPs of the matrix products (training_flops)
   } speed;
 
   // fp16 only: the loss is multiplied by loss_scale before backward so small gradients do not
@@ -504,6 +517,7 @@ void Trainer::State::start_session() {
   elapsed_before = position.elapsed_seconds;
   train_seconds = 0;
   speed.session_tokens = 0;
+  speed.session_flops = 0;
   speed.steps_at_start = position.step;
   speed.window_tokens = 0;
   speed.window_seconds = speed.tokens_per_s = speed.smoothed_loss = 0;
@@ -707,6 +721,7 @@ double Trainer::State::train_step(std::int64_t& tokens) {
   const auto& tc = config.train;
   double step_loss = 0;
   tokens = 0;
+  speed.step_flops = 0;
   clear_gradients(parameters);
   const double scale = scaling.loss_scale / tc.accumulate;
   for (int micro = 0; micro < tc.accumulate && position.batch_in_epoch < static_cast<std::int64_t>(plan.size());
@@ -714,6 +729,8 @@ double Trainer::State::train_step(std::int64_t& tokens) {
     const auto& indices = plan[position.batch_in_epoch++];
     const std::int64_t batch_tokens = target_tokens(data.train, indices);
     tokens += batch_tokens;
+    speed.step_flops +=
+        training_flops(config.model, static_cast<double>(data.pipeline.tgt_vocab->size()), data.train, indices);
     std::vector<std::size_t> shard;
     if (ranks.group) {
       shard = shard_of(indices, ranks.group->rank(), ranks.group->world_size());
@@ -731,6 +748,7 @@ TrainingProgress Trainer::State::progress(double loss, double lr, double step_se
   const auto& tc = config.train;
   auto& pos = position;
   speed.session_tokens += tokens;
+  speed.session_flops += speed.step_flops;
   train_seconds += step_seconds;
   speed.window_tokens += tokens;
   speed.window_seconds += step_seconds;
@@ -950,6 +968,7 @@ void Trainer::State::fill_summary() {
   summary.steps = position.step;
   summary.seconds = train_seconds;
   summary.average_tokens_per_s = speed.session_tokens / std::max(train_seconds, 1e-9);
+  summary.model_flops_per_s = speed.session_flops / std::max(train_seconds, 1e-9);
   if (!ranks.root) return;
   if (summary.last_checkpoint.empty() && fs::exists(path("last.ckpt"))) summary.last_checkpoint = path("last.ckpt");
   if (summary.best_checkpoint.empty() && fs::exists(path("best.ckpt"))) summary.best_checkpoint = path("best.ckpt");

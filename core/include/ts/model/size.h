@@ -16,6 +16,14 @@ namespace ts {
 /// check_memory().
 double parameter_count(const ModelConfig& model, double src_vocab, double tgt_vocab);
 
+/// The floating-point operations (two per multiply-add) of the model's matrix products on one
+/// sentence pair of `src_positions` source and `tgt_positions` target positions, forward only: the
+/// linear layers (the cross-attention's keys and values over the source), attention's two products
+/// (the decoder's whole square, as it is computed) and the output projection over `tgt_vocab`. No
+/// padding, no embedding lookups, no element-wise work: the model FLOPs of an MFU figure. Training's
+/// forward and backward are three times this.
+double forward_flops(const ModelConfig& model, double tgt_vocab, double src_positions, double tgt_positions);
+
 /// Memory the system can still give (MemAvailable of /proc/meminfo), or 0 when unknown.
 std::int64_t available_memory_bytes();
 /// Refuses, before anything is allocated, what would not fit: throws ConfigError "<what> needs about

@@ -82,6 +82,7 @@ struct TrainingSummary {
   std::int64_t steps = 0;
   double seconds = 0;  // this session's training time
   double average_tokens_per_s = 0;
+  double model_flops_per_s = 0;  // the model's matrix products (ts/model/size.h forward_flops), forward and backward
   bool validated = false;
   ValidationResult last_validation;
   std::string best_checkpoint, last_checkpoint;
