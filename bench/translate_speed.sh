@@ -8,8 +8,8 @@
 # LibTorch and the model loading) is measured too, and the "after start-up" rates subtract it. BLEU
 # of each output by ../shared/bench/bleu.py shows that batching changes nothing, and what the
 # shortlist changes. transformer-studio-translate (no LibTorch; the translator file that translate
-# writes beside the checkpoint) translates the same batches, and its output is compared with
-# translate's. Not part of CI.
+# writes beside the checkpoint) translates the same batches, with the shortlist too (the translator
+# file carries it), and its output is compared with translate's. Not part of CI.
 #
 #   bench/translate_speed.sh RUN_DIR [RUN_DIR...]      (each with best.ckpt and split.json)
 #   THREADS=2  REPEAT=3 (the fastest of REPEAT runs is kept)  BEAMS="1 4"  SHORTLIST=0 (leave it out)
@@ -32,8 +32,8 @@ summary=$root/summary.md
 {
   echo "# Translating a file: $(date -u +%F), commit $commit, $cpu"
   echo
-  echo "| model | decoding | sentences | start-up + 1 sentence: s | one at a time: s | batches of 64: s | sentences/s | after start-up | speed-up | shortlist: s | sentences/s | after start-up | BLEU one at a time | BLEU batched | same lines | BLEU shortlist | lines the shortlist changed | transformer-studio-translate: start-up + 1 sentence: s | batches of 64: s | sentences/s | same lines as translate |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|:-:|"
+  echo "| model | decoding | sentences | start-up + 1 sentence: s | one at a time: s | batches of 64: s | sentences/s | after start-up | speed-up | shortlist: s | sentences/s | after start-up | BLEU one at a time | BLEU batched | same lines | BLEU shortlist | lines the shortlist changed | transformer-studio-translate: start-up + 1 sentence: s | batches of 64: s | sentences/s | same lines as translate | with the shortlist: s | sentences/s | same lines as translate --shortlist |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|:-:|---:|---:|:-:|"
 } > "$summary"
 
 # fastest OUT ARGS...: runs `translate ARGS` $repeat times, its output into OUT; prints the fastest
@@ -91,15 +91,21 @@ EOF
     lite_batched=$(LITE_RUN=1 fastest "$out/beam$beam-lite.hyp" "${common[@]}" --batch 64 --input "$out/dev.src")
     lite_same=$(cmp -s "$out/beam$beam-batch64.hyp" "$out/beam$beam-lite.hyp" && echo yes \
       || echo "no ($(diff "$out/beam$beam-batch64.hyp" "$out/beam$beam-lite.hyp" | grep -c '^<') lines differ)")
+    lite_listed=- lite_listed_same=-
+    if [ "$shortlist" = 1 ]; then
+      lite_listed=$(LITE_RUN=1 fastest "$out/beam$beam-lite-shortlist.hyp" "${common[@]}" --batch 64 --shortlist --input "$out/dev.src")
+      lite_listed_same=$(cmp -s "$out/beam$beam-shortlist.hyp" "$out/beam$beam-lite-shortlist.hyp" && echo yes \
+        || echo "no ($(diff "$out/beam$beam-shortlist.hyp" "$out/beam$beam-lite-shortlist.hyp" | grep -c '^<') lines differ)")
+    fi
     decoding=$([ "$beam" = 1 ] && echo greedy || echo "beam $beam")
     awk -v m="$name" -v d="$decoding" -v n="$n" -v l="$load" -v a="$alone" -v b="$batched" -v x="$bleu1" -v y="$bleu64" \
       -v s="$same" -v c="$listed" -v z="$listed_bleu" -v ch="$listed_changed" -v ll="$lite_load" \
-      -v lb="$lite_batched" -v ls="$lite_same" '
+      -v lb="$lite_batched" -v ls="$lite_same" -v lc="$lite_listed" -v lcs="$lite_listed_same" '
       function rate(t) { return t == "-" ? "-" : sprintf("%.0f", n / t) }
       function after(t) { return t == "-" ? "-" : sprintf("%.0f", n / (t - l)) }
       BEGIN {
-        printf "| %s | %s | %d | %.2f | %.2f | %.2f | %s | %s | %.1f× | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %s |\n",
-          m, d, n, l, a, b, rate(b), after(b), a / b, c, rate(c), after(c), x, y, s, z, ch, ll, lb, rate(lb), ls
+        printf "| %s | %s | %d | %.2f | %.2f | %.2f | %s | %s | %.1f× | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %s | %s | %s | %s |\n",
+          m, d, n, l, a, b, rate(b), after(b), a / b, c, rate(c), after(c), x, y, s, z, ch, ll, lb, rate(lb), ls, lc, rate(lc), lcs
       }' >> "$summary"
   done
 done

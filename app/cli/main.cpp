@@ -443,11 +443,17 @@ void attach_shortlist(const DecodeArgs& a, const DecodeConfig& config, const std
 
 // The checkpoint's translator file (ts/infer/translator_file.h), for transformer-studio-translate,
 // which translates without loading LibTorch: written beside the checkpoint when it is missing or was
-// made from an earlier state of the checkpoint. A cache: when it cannot be written, a note says why.
+// made from an earlier state of the checkpoint or of the run's lexical shortlist. A cache: when it
+// cannot be written, a note says why.
 void write_translator_file_if_stale(const LoadedModel& loaded, const std::string& checkpoint) {
   const auto path = translator_file_for(checkpoint);
   try {
-    if (fs::exists(path) && read_translator_file(path).made_from == CheckpointStamp::of(checkpoint)) return;
+    if (fs::exists(path)) {
+      const auto file = read_translator_file(path);
+      if (file.made_from == CheckpointStamp::of(checkpoint) &&
+          file.shortlist_made_from == CheckpointStamp::of(shortlist_file(checkpoint)))
+        return;
+    }
   } catch (const std::exception&) {
     // unreadable: written again below
   }

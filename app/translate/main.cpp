@@ -6,8 +6,9 @@
 // (ts/infer), in length-sorted batches shared out among the cores, with the outputs of
 // `transformer-studio-cli translate` on the same weights.
 //
-// What it cannot do itself (no translator file yet or a stale one, the lexical shortlist, weights
-// "libtorch") it hands to `transformer-studio-cli translate` with the same arguments.
+// What it cannot do itself (no translator file yet or a stale one, a lexical shortlist changed or
+// unreadable since the file was written, weights "libtorch") it hands to `transformer-studio-cli
+// translate` with the same arguments.
 #include <unistd.h>
 
 #include <chrono>
@@ -38,6 +39,7 @@ struct Args {
   std::string checkpoint, input, weights;
   int beam = 0, threads = 0, batch = -1;  // beam 0: the model's own setting
   double length_penalty = -1;             // -1: the model's own
+  bool shortlist = false;                 // --shortlist: the run's lexical shortlist, which must exist
 };
 
 // The checkpoint a run folder means, as transformer-studio-cli resolves it: its last.ckpt (a model
@@ -103,7 +105,30 @@ int translate(const Args& a, int argc, char** argv) {
   config.nbest = 1;
   if (a.length_penalty >= 0) config.length_penalty = a.length_penalty;
   if (!a.weights.empty()) config.weights = parse_decode_weights(a.weights);
-  if (config.shortlist) hand_over(argc, argv, "the model's settings ask for its lexical shortlist");
+  if (a.shortlist) config.shortlist = true;
+  ShortlistOf shortlist_of;
+  if (config.shortlist) {
+    // As transformer-studio-cli translate: asked for on the command line, a missing shortlist is an
+    // error; asked for by the model's own settings, a note, and the whole vocabulary is scored.
+    const auto list_path = shortlist_file(checkpoint);
+    const auto now = CheckpointStamp::of(list_path);
+    if (!(loaded.shortlist_made_from == now))
+      hand_over(argc, argv, list_path + " has changed since " + path + " was written");
+    if (loaded.shortlist) {
+      shortlist_of = [list = loaded.shortlist](const std::vector<std::int64_t>& source) {
+        return list->targets(source);
+      };
+    } else if (now.size > 0) {
+      hand_over(argc, argv, list_path + " could not be read when " + path + " was written");
+    } else {
+      const auto how = fmt::format("make one with `transformer-studio-cli shortlist --checkpoint {}`", a.checkpoint);
+      if (a.shortlist) throw std::invalid_argument(list_path + ": this run has no lexical shortlist; " + how);
+      fmt::print(stderr,
+                 "note: the model's settings ask for its lexical shortlist, and {} is missing: scoring the whole "
+                 "vocabulary ({})\n",
+                 list_path, how);
+    }
+  }
   WeightFormat format = WeightFormat::kBFloat16;
   switch (config.weights) {
     case DecodeWeights::kFloat32:
@@ -148,11 +173,14 @@ int translate(const Args& a, int argc, char** argv) {
     sources.reserve(lines.size());
     for (const auto& line : lines)
       sources.push_back(fit_to_positions(pipeline.encode_source(line), model.max_length()));
-    const auto found = decode_packed(model, sources, config, batch, threads, [&](std::size_t done) {
-      if (total == 0) return;
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      fmt::print(stderr, "{}", sentences_progress(done_before + done, total, s));
-    });
+    const auto found = decode_packed(
+        model, sources, config, batch, threads,
+        [&](std::size_t done) {
+          if (total == 0) return;
+          const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+          fmt::print(stderr, "{}", sentences_progress(done_before + done, total, s));
+        },
+        shortlist_of);
     std::string out;
     for (const auto& h : found) {
       out += pipeline.decode_target(h.ids);
@@ -185,6 +213,9 @@ int main(int argc, char** argv) {
   app.add_option("--weights", a.weights, "Packed weights: bf16 (default), int8 (fastest) or fp32")
       ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
   app.add_option("--threads", a.threads, "Threads (default: every core)")->check(CLI::NonNegativeNumber);
+  app.add_flag("--shortlist", a.shortlist,
+               "Score only each sentence's lexical shortlist of target tokens (made by `transformer-studio-cli "
+               "shortlist`; default: the model's own setting)");
   app.add_option("--batch", a.batch, "Sentences decoded together (default 64; 1 when typing at a terminal)")
       ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);

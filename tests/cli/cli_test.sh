@@ -153,6 +153,23 @@ for mode in "--beam 1" "--beam 3"; do
   check "translate --shortlist ($mode) prints a line per input line" test "$(wc -l < "$work/sl-batched.txt")" -eq 6
   check "translate --shortlist ($mode) in batches equals one at a time" cmp -s "$work/sl-batched.txt" "$work/sl-alone.txt"
 done
+# The translator file carries the shortlist (translate rewrote it above, the shortlist being new):
+# transformer-studio-translate uses it itself, with the same lines; a shortlist made again since is
+# handed over, and the file rewritten.
+for mode in "--beam 1" "--beam 3"; do
+  # shellcheck disable=SC2086
+  "$cli" translate --checkpoint "$work/run" --shortlist $mode --threads 2 --input "$work/input.txt" > "$work/sl-full.txt"
+  # shellcheck disable=SC2086
+  "$lite" --checkpoint "$work/run" --shortlist $mode --threads 2 --input "$work/input.txt" > "$work/sl-lite.txt" 2> "$work/sl-lite.log"
+  check "transformer-studio-translate --shortlist ($mode) equals translate --shortlist" cmp -s "$work/sl-full.txt" "$work/sl-lite.txt"
+  check "transformer-studio-translate --shortlist ($mode) did not hand over" test ! -s "$work/sl-lite.log"
+done
+"$cli" shortlist --checkpoint "$work/run" --frequent 5 --per-source 2 > /dev/null 2>&1
+"$lite" --checkpoint "$work/run" --shortlist --beam 3 --input "$work/input.txt" > "$work/sl-new.txt" 2> "$work/sl-new.log"
+check "a shortlist made again is handed over" contains "$work/sl-new.log" "shortlist.safetensors has changed since"
+"$lite" --checkpoint "$work/run" --shortlist --beam 3 --input "$work/input.txt" > "$work/sl-new2.txt" 2> "$work/sl-new2.log"
+check "handed over, the translator file carries the new shortlist" test ! -s "$work/sl-new2.log"
+check "the new shortlist translates alike in both programs" cmp -s "$work/sl-new.txt" "$work/sl-new2.txt"
 printf 'garbage' > "$work/bad-shortlist-run.safetensors"
 mkdir -p "$work/badsl" && cp "$work/run/best.ckpt" "$work/badsl/" && cp "$work/bad-shortlist-run.safetensors" "$work/badsl/shortlist.safetensors"
 echo "Hund." | "$cli" translate --checkpoint "$work/badsl/best.ckpt" --shortlist > /dev/null 2> "$work/badsl.log"

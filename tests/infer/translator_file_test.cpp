@@ -6,10 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "test_utils.h"
+#include "ts/decode/shortlist.h"
 #include "ts/decode/translator.h"
 #include "ts/infer/batch_search.h"
 #include "ts/train/batcher.h"
@@ -87,6 +90,57 @@ TEST_F(TranslatorFileTest, DecodesWithoutLibTorchAsDecodeBatchesDoesForEveryForm
       }
     }
   }
+}
+
+// With a lexical shortlist beside the checkpoint, the file carries it: the same tables, the stamp of
+// its file, and decoding with it on the packed model gives what decode_batches gives with it.
+TEST_F(TranslatorFileTest, CarriesTheRunsShortlistAndDecodesWithItAsDecodeBatchesDoes) {
+  auto loaded = load_checkpoint(checkpoint(), at::kCPU);
+  auto config = test::tiny_config();
+  const auto data = test::tiny_data(config);
+  const auto V = loaded.model->tgt_vocab_size();
+  const auto built = LexicalShortlist::build(data.train, loaded.model->src_vocab_size(), V, {3, 4});
+  const auto list_path = shortlist_file(checkpoint());
+  built.save(list_path);
+  export_translator(loaded, checkpoint());
+  const auto file = read_translator_file(translator_file_for(checkpoint()));
+  fs::remove(list_path);  // the other tests export without one
+  ASSERT_TRUE(file.shortlist);
+  EXPECT_EQ(file.shortlist->frequent(), built.frequent());
+  EXPECT_EQ(file.shortlist->candidate_table(), built.candidate_table());
+  EXPECT_EQ(file.shortlist->options().per_source, 4);
+  EXPECT_GT(file.shortlist_made_from.size, 0U);
+  EXPECT_EQ(file.tensors.count("shortlist.candidates"), 0U);  // the model's weights alone
+
+  const auto pipeline = TextPipeline::from_json(file.pipeline);
+  std::vector<std::vector<std::int64_t>> sources;
+  for (const auto& text : sentences())
+    sources.push_back(fit_to_positions(pipeline.encode_source(text), loaded.model->max_length()));
+  loaded.model->set_shortlist(std::make_shared<const LexicalShortlist>(built));
+  const PackedModel model(file.shape, file.lookup(), WeightFormat::kFloat32);
+  const ShortlistOf of = [&](const std::vector<std::int64_t>& source) { return file.shortlist->targets(source); };
+  for (const auto mode : {DecodeMode::kGreedy, DecodeMode::kBeam}) {
+    DecodeConfig decode;
+    decode.mode = mode;
+    decode.beam = 3;
+    decode.weights = DecodeWeights::kFloat32;
+    decode.shortlist = true;
+    const auto expected = decode_batches(loaded.model, sources, decode, 3);
+    const auto got = decode_packed(model, sources, decode, 3, 2, {}, of);
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].ids, expected[i].ids) << decode_mode_name(mode) << " " << i;
+      const auto allowed = file.shortlist->targets(sources[i]);
+      for (auto id : got[i].ids)  // the list did restrict the output
+        EXPECT_TRUE(std::binary_search(allowed.begin(), allowed.end(), id)) << id;
+    }
+  }
+
+  // Tables that do not fit their vocabularies are refused, saying what is wrong.
+  EXPECT_THROW(LexicalShortlist::from_tables(4, 5, {1, 1}, {2}, {0, 1, 2}), std::invalid_argument);  // 3 of 4 rows
+  EXPECT_THROW(LexicalShortlist::from_tables(2, 5, {1, 1}, {2}, {0, 5}), std::invalid_argument);     // id 5 of 5
+  EXPECT_THROW(LexicalShortlist::from_tables(2, 5, {1, 1}, {2, 3}, {0, 1}), std::invalid_argument);  // 2 frequent
+  EXPECT_NO_THROW(LexicalShortlist::from_tables(2, 5, {1, 1}, {2}, {0, -1}));
 }
 
 TEST_F(TranslatorFileTest, DamagedFilesAreRefusedByName) {

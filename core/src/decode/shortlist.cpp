@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The lexical shortlist (see ts/decode/shortlist.h).
+// The lexical shortlist (see ts/decode/shortlist.h): building and asking, without LibTorch (this file
+// is compiled into ts_infer as well, for transformer-studio-translate); reading and writing its
+// safetensors file is shortlist_io.cpp.
 #include "ts/decode/shortlist.h"
 
 #include <algorithm>
@@ -7,13 +9,10 @@
 #include <stdexcept>
 #include <utility>
 
-#include "ts/model/safetensors.h"
 #include "ts/text/vocab.h"
 
 namespace ts {
 namespace {
-
-constexpr const char* kFormat = "ts-lexical-shortlist-1";
 
 bool special(std::int64_t id) { return id == Vocab::kPad || id == Vocab::kBos || id == Vocab::kEos; }
 
@@ -124,78 +123,34 @@ std::vector<std::int64_t> LexicalShortlist::targets(const std::vector<std::int64
   return out;
 }
 
-void LexicalShortlist::save(const std::string& path) const {
-  auto candidates = at::tensor(candidates_, at::kLong).view({src_vocab_, options_.per_source});
-  auto frequent = at::tensor(frequent_, at::kLong);
-  write_safetensors_file(path, {{"candidates", candidates}, {"frequent", frequent}},
-                         {{"format", kFormat},
-                          {"src_vocab", std::to_string(src_vocab_)},
-                          {"tgt_vocab", std::to_string(tgt_vocab_)},
-                          {"frequent", std::to_string(options_.frequent)},
-                          {"per_source", std::to_string(options_.per_source)}});
-}
-
-LexicalShortlist LexicalShortlist::load(const std::string& path, std::int64_t src_vocab, std::int64_t tgt_vocab) {
-  auto fail = [&path](const std::string& what) { return std::runtime_error(path + ": " + what); };
-  try {
-    const auto reader = SafetensorsReader::from_file(path);
-    const auto& meta = reader.metadata();
-    auto field = [&](const char* key) -> std::int64_t {
-      const auto it = meta.find(key);
-      if (it == meta.end()) throw fail(std::string("not a lexical shortlist (no \"") + key + "\" in its metadata)");
-      try {
-        std::size_t used = 0;
-        const auto value = std::stoll(it->second, &used);
-        if (used != it->second.size() || value < 0) throw std::invalid_argument(it->second);
-        return value;
-      } catch (const std::exception&) {
-        throw fail(std::string("metadata \"") + key + "\" is not a count: \"" + it->second + "\"");
-      }
-    };
-    const auto format = meta.find("format");
-    if (format == meta.end() || format->second != kFormat)
-      throw fail(std::string("not a lexical shortlist of this version (format \"") +
-                 (format == meta.end() ? "" : format->second) + "\", expected \"" + kFormat + "\")");
-    LexicalShortlist out;
-    out.src_vocab_ = field("src_vocab");
-    out.tgt_vocab_ = field("tgt_vocab");
-    out.options_.frequent = static_cast<int>(field("frequent"));
-    out.options_.per_source = static_cast<int>(field("per_source"));
-    if (out.src_vocab_ != src_vocab || out.tgt_vocab_ != tgt_vocab)
-      throw fail("made for vocabularies of " + std::to_string(out.src_vocab_) + " and " +
-                 std::to_string(out.tgt_vocab_) + " tokens, the model has " + std::to_string(src_vocab) + " and " +
-                 std::to_string(tgt_vocab) + " (built for another model?)");
-    const auto candidates = reader.tensor("candidates").to(at::kLong).contiguous();
-    const auto frequent = reader.tensor("frequent").to(at::kLong).contiguous();
-    if (candidates.dim() != 2 || candidates.size(0) != out.src_vocab_ || candidates.size(1) != out.options_.per_source)
-      throw fail("\"candidates\" is not [src_vocab, per_source]");
-    if (frequent.dim() != 1 || frequent.size(0) > out.options_.frequent)
-      throw fail("\"frequent\" is not a list of at most " + std::to_string(out.options_.frequent) + " ids");
-    const auto* c = candidates.data_ptr<std::int64_t>();
-    out.candidates_.assign(c, c + candidates.numel());
-    const auto* q = frequent.data_ptr<std::int64_t>();
-    out.frequent_.assign(q, q + frequent.numel());
-    for (auto t : out.candidates_)
-      if (t < -1 || t >= tgt_vocab)
-        throw fail("candidate id " + std::to_string(t) + " is outside the target vocabulary");
-    for (auto t : out.frequent_)
-      if (t < 0 || t >= tgt_vocab) throw fail("frequent id " + std::to_string(t) + " is outside the target vocabulary");
-    return out;
-  } catch (const SafetensorsError& e) {
-    throw fail(e.what());
-  }
+LexicalShortlist LexicalShortlist::from_tables(std::int64_t src_vocab, std::int64_t tgt_vocab,
+                                               const ShortlistOptions& options, std::vector<std::int64_t> frequent,
+                                               std::vector<std::int64_t> candidates) {
+  if (src_vocab <= 0 || tgt_vocab <= 0) throw std::invalid_argument("empty vocabulary");
+  if (options.frequent < 0 || options.per_source < 0)
+    throw std::invalid_argument("frequent and per_source must not be negative");
+  if (candidates.size() != static_cast<std::size_t>(src_vocab) * static_cast<std::size_t>(options.per_source))
+    throw std::invalid_argument("the candidates are not [src_vocab, per_source]");
+  if (frequent.size() > static_cast<std::size_t>(options.frequent))
+    throw std::invalid_argument("\"frequent\" is not a list of at most " + std::to_string(options.frequent) + " ids");
+  for (auto t : candidates)
+    if (t < -1 || t >= tgt_vocab)
+      throw std::invalid_argument("candidate id " + std::to_string(t) + " is outside the target vocabulary");
+  for (auto t : frequent)
+    if (t < 0 || t >= tgt_vocab)
+      throw std::invalid_argument("frequent id " + std::to_string(t) + " is outside the target vocabulary");
+  LexicalShortlist out;
+  out.src_vocab_ = src_vocab;
+  out.tgt_vocab_ = tgt_vocab;
+  out.options_ = options;
+  out.frequent_ = std::move(frequent);
+  out.candidates_ = std::move(candidates);
+  return out;
 }
 
 std::string shortlist_file(const std::string& checkpoint) {
   const std::filesystem::path path(checkpoint);
   return ((std::filesystem::is_directory(path) ? path : path.parent_path()) / "shortlist.safetensors").string();
-}
-
-std::shared_ptr<const LexicalShortlist> shortlist_beside(const std::string& checkpoint, std::int64_t src_vocab,
-                                                         std::int64_t tgt_vocab) {
-  const auto path = shortlist_file(checkpoint);
-  if (!std::filesystem::exists(path)) return nullptr;
-  return std::make_shared<const LexicalShortlist>(LexicalShortlist::load(path, src_vocab, tgt_vocab));
 }
 
 }  // namespace ts

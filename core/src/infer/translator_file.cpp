@@ -3,6 +3,7 @@
 #include "ts/infer/translator_file.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,9 @@ namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'T', 'S', 'X', 'L', 'A', 'T', 'E', '1'};
 constexpr std::size_t kAlign = 64;
+constexpr std::int64_t kExactInFloat = std::int64_t{1} << 24;  // every integer below is exact in fp32
+constexpr const char* kCandidates = "shortlist.candidates";
+constexpr const char* kFrequent = "shortlist.frequent";
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
   throw std::runtime_error(path + ": " + what);
@@ -30,6 +34,35 @@ bool little_endian() {
   unsigned char first = 0;
   std::memcpy(&first, &one, 1);
   return first == 1;
+}
+
+nlohmann::json stamp_json(const CheckpointStamp& s) { return {{"size", s.size}, {"modified_ns", s.modified_ns}}; }
+
+CheckpointStamp stamp_from_json(const nlohmann::json& j) {
+  CheckpointStamp s;
+  s.size = j.at("size").get<std::uintmax_t>();
+  s.modified_ns = j.at("modified_ns").get<std::int64_t>();
+  return s;
+}
+
+std::vector<float> ids_as_floats(const std::vector<std::int64_t>& ids) {
+  std::vector<float> out(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) out[i] = static_cast<float>(ids[i]);
+  return out;
+}
+
+// Token ids back from their fp32 form; refuses a value that is not a whole number in range.
+std::vector<std::int64_t> floats_as_ids(const std::string& path, const std::string& name, const WeightView& view) {
+  std::size_t n = 1;
+  for (auto d : view.shape) n *= static_cast<std::size_t>(d);
+  std::vector<std::int64_t> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = view.data[i];
+    if (!(std::fabs(v) < static_cast<float>(kExactInFloat)) || std::nearbyint(v) != v)
+      fail(path, "tensor \"" + name + "\" holds " + fmt::format("{}", v) + ", not a token id");
+    out[i] = static_cast<std::int64_t>(v);
+  }
+  return out;
 }
 
 nlohmann::json decode_json(const DecodeConfig& d) {
@@ -103,8 +136,25 @@ WeightLookup TranslatorFile::lookup() const {
 
 void write_translator_file(const std::string& path, const PackedModelShape& shape, const nlohmann::json& pipeline,
                            const DecodeConfig& decode, const CheckpointStamp& made_from,
-                           const std::map<std::string, WeightView>& tensors) {
+                           const std::map<std::string, WeightView>& weights, const LexicalShortlist* shortlist,
+                           const CheckpointStamp& shortlist_made_from) {
   if (!little_endian()) fail(path, "translator files are little-endian; this machine is not");
+  auto tensors = weights;
+  std::vector<float> candidates, frequent;  // the shortlist's tables as fp32, while they are written
+  nlohmann::json shortlist_json;
+  if (shortlist) {
+    if (shortlist->src_vocab() >= kExactInFloat || shortlist->tgt_vocab() >= kExactInFloat)
+      fail(path, "cannot carry a shortlist of vocabularies this large (token ids of 2^24 and more)");
+    candidates = ids_as_floats(shortlist->candidate_table());
+    frequent = ids_as_floats(shortlist->frequent());
+    tensors[kCandidates] = {candidates.data(), {shortlist->src_vocab(), shortlist->options().per_source}};
+    tensors[kFrequent] = {frequent.data(), {static_cast<std::int64_t>(frequent.size())}};
+    shortlist_json = {{"src_vocab", shortlist->src_vocab()},
+                      {"tgt_vocab", shortlist->tgt_vocab()},
+                      {"frequent", shortlist->options().frequent},
+                      {"per_source", shortlist->options().per_source},
+                      {"made_from", stamp_json(shortlist_made_from)}};
+  }
   nlohmann::json list = nlohmann::json::array();
   std::string data;  // the tensors, each at a multiple of 64 bytes
   for (const auto& [name, view] : tensors) {
@@ -114,22 +164,23 @@ void write_translator_file(const std::string& path, const PackedModelShape& shap
     data.append(reinterpret_cast<const char*>(view.data), n * sizeof(float));
     data.resize(aligned(data.size()), '\0');
   }
-  const nlohmann::json header = {{"shape",
-                                  {{"encoder_layers", shape.encoder_layers},
-                                   {"decoder_layers", shape.decoder_layers},
-                                   {"d_model", shape.d_model},
-                                   {"heads", shape.heads},
-                                   {"d_ff", shape.d_ff},
-                                   {"src_vocab", shape.src_vocab},
-                                   {"tgt_vocab", shape.tgt_vocab},
-                                   {"pad_id", shape.pad_id},
-                                   {"pre_norm", shape.pre_norm},
-                                   {"embed_scale", shape.embed_scale}}},
-                                 {"pipeline", pipeline},
-                                 {"decode", decode_json(decode)},
-                                 {"made_from", {{"size", made_from.size}, {"modified_ns", made_from.modified_ns}}},
-                                 {"checksum", checksum(data.data(), data.size())},
-                                 {"tensors", list}};
+  nlohmann::json header = {{"shape",
+                            {{"encoder_layers", shape.encoder_layers},
+                             {"decoder_layers", shape.decoder_layers},
+                             {"d_model", shape.d_model},
+                             {"heads", shape.heads},
+                             {"d_ff", shape.d_ff},
+                             {"src_vocab", shape.src_vocab},
+                             {"tgt_vocab", shape.tgt_vocab},
+                             {"pad_id", shape.pad_id},
+                             {"pre_norm", shape.pre_norm},
+                             {"embed_scale", shape.embed_scale}}},
+                           {"pipeline", pipeline},
+                           {"decode", decode_json(decode)},
+                           {"made_from", stamp_json(made_from)},
+                           {"checksum", checksum(data.data(), data.size())},
+                           {"tensors", list}};
+  if (shortlist) header["shortlist"] = shortlist_json;
   const auto text = header.dump();
   const std::string temporary = path + ".partial";
   {
@@ -188,8 +239,7 @@ TranslatorFile read_translator_file(const std::string& path) {
     file.shape.embed_scale = s.at("embed_scale").get<float>();
     file.pipeline = header.at("pipeline");
     file.decode = decode_from_json(header.at("decode"));
-    file.made_from.size = header.at("made_from").at("size").get<std::uintmax_t>();
-    file.made_from.modified_ns = header.at("made_from").at("modified_ns").get<std::int64_t>();
+    file.made_from = stamp_from_json(header.at("made_from"));
     file.data.resize((data_bytes + sizeof(float) - 1) / sizeof(float));
     in.seekg(static_cast<std::streamoff>(data_start));
     if (data_bytes && !in.read(reinterpret_cast<char*>(file.data.data()), static_cast<std::streamsize>(data_bytes)))
@@ -211,6 +261,29 @@ TranslatorFile read_translator_file(const std::string& path) {
     if (header.at("checksum").get<std::string>() !=
         checksum(reinterpret_cast<const char*>(file.data.data()), data_bytes))
       fail(path, "is damaged: its tensors do not match their checksum");
+    if (header.contains("shortlist")) {
+      const auto& j = header.at("shortlist");
+      auto table = [&](const char* name) {
+        const auto it = file.tensors.find(name);
+        if (it == file.tensors.end()) fail(path, std::string("names a shortlist but has no tensor \"") + name + "\"");
+        auto ids = floats_as_ids(path, name, it->second);
+        file.tensors.erase(it);
+        return ids;
+      };
+      ShortlistOptions options;
+      options.frequent = j.at("frequent").get<int>();
+      options.per_source = j.at("per_source").get<int>();
+      auto candidates = table(kCandidates);
+      auto frequent = table(kFrequent);
+      try {
+        file.shortlist = std::make_shared<const LexicalShortlist>(
+            LexicalShortlist::from_tables(j.at("src_vocab").get<std::int64_t>(), j.at("tgt_vocab").get<std::int64_t>(),
+                                          options, std::move(frequent), std::move(candidates)));
+      } catch (const std::invalid_argument& e) {
+        fail(path, std::string("has a shortlist that does not fit: ") + e.what());
+      }
+      file.shortlist_made_from = stamp_from_json(j.at("made_from"));
+    }
   } catch (const nlohmann::json::exception& e) {
     fail(path, std::string("has a header that does not parse: ") + e.what());
   } catch (const std::invalid_argument& e) {

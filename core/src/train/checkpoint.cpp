@@ -3,6 +3,7 @@
 #include "ts/train/checkpoint.h"
 #include "ts/train/model_export.h"
 
+#include "ts/decode/shortlist.h"
 #include "ts/decode/translator.h"
 #include "ts/infer/translator_file.h"
 #include "ts/model/errors.h"
@@ -449,8 +450,17 @@ void export_translator(const LoadedModel& loaded, const std::string& checkpoint)
   for (const auto& item : model.named_parameters(true)) add(item.key(), item.value());
   for (const auto& item : model.named_buffers(true)) add(item.key(), item.value());
   const auto shape = packed_shape(model);
+  // The run's lexical shortlist goes with it, and the stamp of its file even when that cannot be
+  // read: the translator then hands such a run to transformer-studio-cli, which says what is wrong.
+  const auto shortlist_path = shortlist_file(checkpoint);
+  std::shared_ptr<const LexicalShortlist> shortlist;
+  try {
+    shortlist = shortlist_beside(checkpoint, model.src_vocab_size(), model.tgt_vocab_size());
+  } catch (const std::runtime_error&) {
+    shortlist = nullptr;
+  }
   write_translator_file(translator_file_for(checkpoint), shape, loaded.meta.pipeline, loaded.meta.config.decode,
-                        CheckpointStamp::of(checkpoint), tensors);
+                        CheckpointStamp::of(checkpoint), tensors, shortlist.get(), CheckpointStamp::of(shortlist_path));
 }
 
 Translator load_translator(const std::string& path, const at::Device& device) {

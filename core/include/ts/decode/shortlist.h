@@ -9,6 +9,10 @@
 // the smaller id), and for every sentence the `frequent` most frequent target tokens. A sentence's
 // shortlist is the union of the frequent tokens, the candidates of each of its source tokens, and
 // end-of-sentence. Each sentence gets its own list, so a sentence decodes alike alone or in a batch.
+//
+// Building and asking need no LibTorch (shortlist.cpp, compiled into ts_infer too, so that
+// transformer-studio-translate can use a shortlist carried in a translator file); save() and load()
+// read and write safetensors through LibTorch (shortlist_io.cpp, ts_core only).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +41,12 @@ class LexicalShortlist {
   /// table contribute nothing.
   std::vector<std::int64_t> targets(const std::vector<std::int64_t>& src) const;
 
+  /// From tables as save() writes them (`candidates` [src_vocab × per_source], -1 padded). Throws
+  /// std::invalid_argument saying what does not fit: a table of another size, an id outside the
+  /// vocabularies, more frequent ids than options.frequent.
+  static LexicalShortlist from_tables(std::int64_t src_vocab, std::int64_t tgt_vocab, const ShortlistOptions& options,
+                                      std::vector<std::int64_t> frequent, std::vector<std::int64_t> candidates);
+
   /// Writes the table as safetensors (candidates [src_vocab, per_source] int64, -1 where a token had
   /// fewer; frequent [n] int64; the vocabulary sizes and options as metadata).
   void save(const std::string& path) const;
@@ -50,6 +60,8 @@ class LexicalShortlist {
   const std::vector<std::int64_t>& frequent() const { return frequent_; }
   /// Source token `s`'s candidates, best first.
   std::vector<std::int64_t> candidates(std::int64_t s) const;
+  /// Every source token's candidates: [src_vocab × per_source], row-major, -1 padded (from_tables' form).
+  const std::vector<std::int64_t>& candidate_table() const { return candidates_; }
 
  private:
   std::int64_t src_vocab_ = 0, tgt_vocab_ = 0;

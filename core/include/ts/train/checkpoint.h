@@ -152,7 +152,7 @@ LoadedModel load_checkpoint(const std::string& path, const at::Device& device);
 
 /// Writes the translator file of `checkpoint` (ts/infer/translator_file.h: translator_file_for) from
 /// `loaded`, the model read from it: its weights (fp32), shape, text pipeline and decoding settings,
-/// for the translator that does not load LibTorch. Throws std::runtime_error naming the file when it
+/// and the run's lexical shortlist when it has one, for the translator that does not load LibTorch. Throws std::runtime_error naming the file when it
 /// cannot be written, std::invalid_argument for a model that cannot be packed.
 void export_translator(const LoadedModel& loaded, const std::string& checkpoint);
 
