@@ -13,6 +13,7 @@
 
 #include "configuration/config_fields.h"
 #include "configuration/config_panel_util.h"
+#include "configuration/recipe_notes.h"
 #include "configuration/size_estimate_box.h"
 #include "shell/studio_state.h"
 
@@ -48,6 +49,7 @@ std::int64_t ConfigPanel::sourceVocabEstimate() const { return size_->sourceVoca
 std::int64_t ConfigPanel::targetVocabEstimate() const { return size_->targetVocabEstimate(); }
 double ConfigPanel::averageSentenceTokens() const { return size_->averageSentenceTokens(); }
 bool ConfigPanel::isCountingVocabulary() const { return size_->isCounting(); }
+void ConfigPanel::showRunsFit(std::shared_ptr<const AutoFit> fit) { recipe_->adoptFit(std::move(fit)); }
 
 void ConfigPanel::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);

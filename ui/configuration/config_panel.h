@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <QMap>
@@ -22,6 +23,10 @@ class QPushButton;
 class QScrollArea;
 class QToolButton;
 class QVBoxLayout;
+
+namespace ts {
+struct AutoFit;  // ts/train/auto_fit.h
+}
 
 namespace ts::ui {
 
@@ -58,6 +63,9 @@ class ConfigPanel : public QWidget {
   double averageSentenceTokens() const;
   /// True while the corpus is being counted (the estimate then uses rough defaults).
   bool isCountingVocabulary() const;
+  /// The `auto` recipe as a run fitted it (TrainingController::recipeFitted): the recipe box says
+  /// what that run measured and chose, not the estimate made before it started.
+  void showRunsFit(std::shared_ptr<const AutoFit> fit);
 
  Q_SIGNALS:
   void problemsChanged(bool hasProblems);

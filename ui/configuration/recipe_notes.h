@@ -42,6 +42,9 @@ class RecipeNotes : public QFrame {
   bool isFitting() const { return fitting_; }
   /// The reasons as shown, one per line (empty while fitting or when the preset is not `auto`).
   QString reasonsText() const;
+  /// A fit made elsewhere for the current inputs (a run's own, with the machine timed): shown and
+  /// kept as this panel's, so that what it says is what the run trains.
+  void adoptFit(std::shared_ptr<const AutoFit> fit) { onFitted(std::move(fit)); }
 
  Q_SIGNALS:
   /// A fit arrived (applied or not): what the panel compares the configuration with may have changed.

@@ -73,6 +73,9 @@ class TrainingController::Observer : public SessionObserver {
   void on_phase(SessionPhase phase) override {
     queue_->push([phase](TrainingController* c) { Q_EMIT c->phaseChanged(phase); });
   }
+  void on_recipe_fitted(const AutoFit& fit) override {
+    queue_->push([f = std::make_shared<const AutoFit>(fit)](TrainingController* c) { Q_EMIT c->recipeFitted(f); });
+  }
   void on_run_recorded(std::int64_t run_id) override {
     queue_->push([run_id](TrainingController* c) {
       c->run_id_ = run_id;

@@ -96,6 +96,8 @@ class TrainingController : public QObject {
   void stateChanged(ts::ui::TrainingController::State state);
   /// What the run is doing before and as training starts (fitting the recipe, preparing the data, ...).
   void phaseChanged(ts::SessionPhase phase);
+  /// The `auto` recipe as this run fitted it, the machine timed: what it trains and why.
+  void recipeFitted(std::shared_ptr<const ts::AutoFit> fit);
   void logLine(const QString& line);
   /// The end of a run waits for the run history (`waiting`), or has stopped waiting: stored after
   /// all, or given up (the rows are in the recovery file); `summary` says it for the status bar,

@@ -117,6 +117,7 @@ MainWindow::MainWindow(const QString& database, QWidget* parent) : QMainWindow(p
     if (st == TrainingController::State::Idle && close_when_stopped_) QTimer::singleShot(0, this, &QWidget::close);
   });
   connect(controller_, &TrainingController::snapshotReady, translation_, &TranslationService::setSnapshot);
+  connect(controller_, &TrainingController::recipeFitted, config_, &ConfigPanel::showRunsFit);
   connect(controller_, &TrainingController::runRecorded, history_, &HistoryPanel::refresh);
   connect(controller_, &TrainingController::finished, history_, &HistoryPanel::refresh);
   connect(controller_, &TrainingController::finished, compare_, &ComparePanel::refreshRuns);

@@ -81,6 +81,9 @@ class RankFilter : public SessionObserver {
   void on_phase(SessionPhase p) override {
     if (root_) next_->on_phase(p);
   }
+  void on_recipe_fitted(const AutoFit& fit) override {
+    if (root_) next_->on_recipe_fitted(fit);
+  }
   void on_run_recorded(std::int64_t id) override {
     if (root_) next_->on_run_recorded(id);
   }
@@ -173,6 +176,7 @@ void TrainingSession::State::fit_recipe() {
       r.recipe_note.empty() ? std::string() : " (" + r.recipe_note + ")"));
   if (!measure) log("  data-parallel: fitted without timing the machine, so that every rank trains the same model");
   for (const auto& reason : fit.reasons) log("  " + reason);
+  events.on_recipe_fitted(fit);
   r.config.validate();
 }
 

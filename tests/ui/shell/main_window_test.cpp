@@ -12,6 +12,7 @@
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QGroupBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
@@ -45,6 +46,7 @@
 #include "translate/translate_panel.h"
 #include "services/translation_service.h"
 #include "ts/store/run_store.h"
+#include "ts/train/auto_fit.h"
 #include "ui_test_utils.h"
 
 using namespace ts::ui;
@@ -279,6 +281,44 @@ class MainWindowTest : public QObject {
     for (QAction* a : exports->menu()->actions()) names << a->objectName();
     QCOMPARE(names, (QStringList{QStringLiteral("historyExportCsv"), QStringLiteral("historyExportReport"),
                                  QStringLiteral("historyExportChart")}));
+  }
+
+  // The recipe box says what the run measured and chose once it has started, not the estimate made
+  // before (which, with no measurement for these settings yet in this process, is "not measured").
+  void theRecipeBoxShowsWhatTheRunMeasured() {
+    QTemporaryDir dir;
+    const QString corpus = test::write_fixture_corpus(dir, 200, 0);
+    MainWindow w(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy loaded(w.state(), &StudioState::corpusChanged);
+    w.openCorpus(corpus);
+    QVERIFY(test::wait_for_signal(loaded));
+    QCOMPARE(QString::fromStdString(w.state()->config().preset), QStringLiteral("auto"));
+    // One thread: settings no other test of this program times.
+    QVERIFY(w.state()->applySetting(QStringLiteral("train.threads=1")));
+    auto* reasons = w.findChild<QLabel*>(QStringLiteral("recipeReasons"));
+    QVERIFY(reasons);
+    QVERIFY(test::wait_until(
+        [&] { return reasons->isVisible() && reasons->text().contains(QStringLiteral("not measured")); }));
+    QVERIFY(!reasons->text().contains(QStringLiteral("measured here")));
+
+    auto* controller = w.controller();
+    QSignalSpy fitted(controller, &TrainingController::recipeFitted);
+    QSignalSpy started(controller, &TrainingController::started);
+    w.findChild<QPushButton*>(QStringLiteral("trainStart"))->click();
+    QVERIFY(test::wait_until([&] { return started.count() > 0; }, 60000));
+    QCOMPARE(fitted.count(), 1);
+    const auto fit = fitted.at(0).at(0).value<std::shared_ptr<const ts::AutoFit>>();
+    QVERIFY(fit && fit->measured);
+    QVERIFY2(reasons->text().contains(QStringLiteral("measured here")), qPrintable(reasons->text()));
+    for (const auto& reason : fit->reasons)
+      QVERIFY2(reasons->text().contains(QString::fromStdString(reason)), reason.c_str());
+    // The configuration shown is the one trained: its model is the fit's.
+    QCOMPARE(w.state()->config().model.d_model, fit->config.model.d_model);
+    QCOMPARE(w.state()->config().model.encoder_layers, fit->config.model.encoder_layers);
+    controller->stop();
+    QVERIFY(test::wait_until([&] { return !controller->isRunning(); }, 60000));
   }
 
   void trainPauseStopTranslateAndFindTheRun() {

@@ -29,6 +29,9 @@ class Trainer;
 class SessionObserver : public TrainingObserver {
  public:
   virtual void on_phase(SessionPhase) {}
+  /// The `auto` recipe as fitted for this run (with the machine timed, unless data-parallel): what
+  /// it chose and why, as the log says it.
+  virtual void on_recipe_fitted(const AutoFit&) {}
   /// The run history holds this run as `run_id` (not called when the run is not recorded).
   virtual void on_run_recorded(std::int64_t /*run_id*/) {}
   /// The end of the run waits for the run history (see RunRecorder::set_wait_observer).
