@@ -50,6 +50,7 @@ std::int64_t ConfigPanel::targetVocabEstimate() const { return size_->targetVoca
 double ConfigPanel::averageSentenceTokens() const { return size_->averageSentenceTokens(); }
 bool ConfigPanel::isCountingVocabulary() const { return size_->isCounting(); }
 void ConfigPanel::showRunsFit(std::shared_ptr<const AutoFit> fit) { recipe_->adoptFit(std::move(fit)); }
+bool ConfigPanel::isFittingRecipe() const { return recipe_->isFitting(); }
 
 void ConfigPanel::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);

@@ -66,9 +66,14 @@ class ConfigPanel : public QWidget {
   /// The `auto` recipe as a run fitted it (TrainingController::recipeFitted): the recipe box says
   /// what that run measured and chose, not the estimate made before it started.
   void showRunsFit(std::shared_ptr<const AutoFit> fit);
+  /// True while the `auto` recipe is being fitted to the current inputs (a run started now would
+  /// train the preset as it stood before the fit).
+  bool isFittingRecipe() const;
 
  Q_SIGNALS:
   void problemsChanged(bool hasProblems);
+  /// A fit of the `auto` recipe arrived (it may have changed the configuration and started another).
+  void recipeFitChanged();
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;

@@ -100,6 +100,7 @@ void ConfigPanel::buildPresetArea(QVBoxLayout* layout) {
     updating_ = true;
     refreshPreset();
     updating_ = was;
+    Q_EMIT recipeFitChanged();
   });
   connect(save_button, &QPushButton::clicked, this, [this] {
     QSettings settings;

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include <QApplication>
@@ -17,6 +18,7 @@
 #include "anatomy/anatomy_panel.h"
 #include "attention_over_training/probe_panel.h"
 #include "compare/compare_panel.h"
+#include "configuration/config_panel.h"
 #include "compare/system_chooser.h"
 #include "language_model/lm_window.h"
 #include "services/lm_service.h"
@@ -33,6 +35,23 @@ namespace {
 constexpr const char* kDesktopSpinCount = "1000";  // GOMP_SPINCOUNT: a bounded spin, then sleep
 constexpr int kMinimumWidth = 320, kMinimumHeight = 240;
 constexpr int kNoCjkFontMessageMs = 15000;
+
+// Starts training once the `auto` recipe has been fitted to the corpus just opened and the settings
+// given (each fit may change the configuration and start another): a run started before would
+// train, and time the machine for, the preset as it stood before its fit.
+void start_once_fitted(MainWindow& window) {
+  auto* config = window.configPanel();
+  if (!config->isFittingRecipe()) {
+    window.trainingPanel()->start();
+    return;
+  }
+  auto connection = std::make_shared<QMetaObject::Connection>();
+  *connection = QObject::connect(config, &ConfigPanel::recipeFitChanged, &window, [&window, config, connection] {
+    if (config->isFittingRecipe()) return;
+    QObject::disconnect(*connection);
+    window.trainingPanel()->start();
+  });
+}
 }  // namespace
 
 StartArguments take_reverse_flag(int argc, char** argv) {
@@ -193,7 +212,7 @@ bool LaunchOptions::apply(MainWindow& window, bool into_english, QString* error)
                        first = false;
                        for (const auto& assignment : sets) state->applySetting(assignment);
                        sets.clear();
-                       if (start) window.trainingPanel()->start();
+                       if (start) start_once_fitted(window);
                        start = false;
                      });
     window.openCorpus(corpus.first());

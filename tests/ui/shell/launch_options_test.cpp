@@ -4,14 +4,17 @@
 // this start only), a preset and settings applied, Qt's own -reverse kept away from Qt.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "services/training_controller.h"
 #include "shell/launch_options.h"
 #include "shell/main_window.h"
 #include "shell/studio_state.h"
 #include "ts/text/corpus.h"
+#include "ts/train/auto_fit.h"
 #include "ui_test_utils.h"
 
 using namespace ts::ui;
@@ -107,6 +110,37 @@ class LaunchOptionsTest : public QObject {
     QCOMPARE(window.state()->config().train.max_steps, 7);   // applied again over the auto recipe
     // For this start only: the file's remembered direction is untouched.
     QVERIFY(!StudioState::rememberedEnglishIsSource(corpus));
+  }
+
+  // --train with a corpus starts once the `auto` recipe is fitted to it and to the settings given:
+  // the run fits and times the machine for the configuration shown (a run started at once fitted the
+  // preset as it stood before, fp32 precision included), and the recipe box then says what it measured.
+  void trainAtLaunchStartsOnceTheRecipeIsFitted() {
+    QTemporaryDir dir;
+    const QString corpus = test::write_fixture_corpus(dir, 200);
+    Launch launch({QStringLiteral("transformer-studio"), QStringLiteral("--train"), QStringLiteral("--set"),
+                   QStringLiteral("train.threads=1"), QStringLiteral("--set"),
+                   QStringLiteral("train.budget_minutes=20"), corpus});
+    QVERIFY(launch.parsed);
+    MainWindow window(dir.filePath(QStringLiteral("runs.db")));
+    auto* controller = window.controller();
+    QSignalSpy fitted(controller, &TrainingController::recipeFitted);
+    QSignalSpy started(controller, &TrainingController::started);
+    QString error;
+    QVERIFY2(launch.options.apply(window, false, &error), qPrintable(error));
+    QVERIFY(test::wait_until([&] { return started.count() > 0; }, 60000));
+    QCOMPARE(fitted.count(), 1);
+    const auto fit = fitted.at(0).at(0).value<std::shared_ptr<const ts::AutoFit>>();
+    QVERIFY(fit && fit->measured);
+    QCOMPARE(fit->config.train.precision, ts::Precision::kAuto);
+    const auto& state = *window.state();
+    QCOMPARE(QString::fromStdString(fit->key),
+             QString::fromStdString(ts::auto_fit_key(*state.corpus(), state.direction(), state.config())));
+    auto* reasons = window.findChild<QLabel*>(QStringLiteral("recipeReasons"));
+    QVERIFY(reasons);
+    QVERIFY2(reasons->text().contains(QStringLiteral("measured here")), qPrintable(reasons->text()));
+    controller->stop();
+    QVERIFY(test::wait_until([&] { return !controller->isRunning(); }, 60000));
   }
 
   void reverseOnTheCommandLineTranslatesIntoEnglish() {
