@@ -12,6 +12,7 @@
 #     (once) with a probe sentence. The app opens that model, translates a verb-final sentence, replays
 #     the probe's attention over the run from the history and saves the exploration views into
 #     docs/screenshots/deu/.
+#  3. deu.txt opened, nothing trained: the `auto` recipe box (auto-recipe.png).
 # Usage: scripts/screenshots.sh [WORK_DIR] (default /tmp/ts-shots); needs ../shared/data/{cmn,deu}.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,3 +67,9 @@ for view in attention attention-decoder-self attention-over-training beam-search
             anatomy-embeddings; do
   cp "$work/deu-shots/$view.png" docs/screenshots/deu/
 done
+
+# auto-recipe.png: the recipe box as a newcomer first sees it, deu.txt opened and nothing trained (the
+# machine is timed when a run starts; until then the box estimates from constants and says so).
+rm -f "$work/open-runs.db"
+shoot "$work/open-runs.db" --screenshots "$work/open-shots" --screenshot-delay 15 "$deu"
+cp "$work/open-shots/configuration.png" docs/screenshots/auto-recipe.png
