@@ -93,13 +93,16 @@ TEST(AutoRecipe, AShortBudgetCapsTheVocabulary) {
   EXPECT_TRUE(says(five, "The budget caps the subwords at 4,000"));
   EXPECT_TRUE(five.config.problems().empty());
   // Two hours keep the corpus's 8,000 and say nothing of a cap; a slower machine gets fewer pieces
-  // in the same 5 minutes, never fewer than 2,000.
+  // in the same 12 minutes; 2 minutes, on either, the fewest the cap gives: 4,000.
   const auto long_run = auto_recipe(corpus, direction, 120, two_cores(true));
   EXPECT_EQ(long_run.config.data.src_tokenizer.vocab_size, 8000);
   EXPECT_FALSE(says(long_run, "caps the subwords"));
-  const int slow = auto_recipe(corpus, direction, 5, two_cores(false)).config.data.src_tokenizer.vocab_size;
-  EXPECT_LT(slow, 4000);
-  EXPECT_GE(slow, 2000);
+  const int fast = auto_recipe(corpus, direction, 12, two_cores(true)).config.data.src_tokenizer.vocab_size;
+  const int slow = auto_recipe(corpus, direction, 12, two_cores(false)).config.data.src_tokenizer.vocab_size;
+  EXPECT_LT(slow, fast);
+  EXPECT_GT(slow, 4000);
+  EXPECT_EQ(auto_recipe(corpus, direction, 2, two_cores(false)).config.data.src_tokenizer.vocab_size, 4000);
+  EXPECT_EQ(auto_recipe(corpus, direction, 2, two_cores(true)).config.data.tgt_tokenizer.vocab_size, 4000);
   // The characters of a Chinese side are not capped; its English side is, by the same rule.
   const auto zh = chinese(29000);
   const auto r = auto_recipe(zh, parse_direction("en-zh", zh), 5, two_cores(false));
