@@ -136,6 +136,19 @@ TEST_F(TranslatorFileTest, CarriesTheRunsShortlistAndDecodesWithItAsDecodeBatche
     }
   }
 
+  // A shortlist made for other vocabularies than the model's is refused, naming the file.
+  const auto other = LexicalShortlist::from_tables(file.shape.src_vocab + 1, file.shape.tgt_vocab, {1, 1}, {},
+                                                   std::vector<std::int64_t>(file.shape.src_vocab + 1, -1));
+  const auto odd = (fs::path(dir_->str()) / "odd.translator").string();
+  write_translator_file(odd, file.shape, file.pipeline, file.decode, file.made_from, file.tensors, &other, {});
+  try {
+    read_translator_file(odd);
+    ADD_FAILURE() << "a shortlist for other vocabularies was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(odd), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("other vocabularies"), std::string::npos) << e.what();
+  }
+
   // Tables that do not fit their vocabularies are refused, saying what is wrong.
   EXPECT_THROW(LexicalShortlist::from_tables(4, 5, {1, 1}, {2}, {0, 1, 2}), std::invalid_argument);  // 3 of 4 rows
   EXPECT_THROW(LexicalShortlist::from_tables(2, 5, {1, 1}, {2}, {0, 5}), std::invalid_argument);     // id 5 of 5

@@ -282,6 +282,8 @@ TranslatorFile read_translator_file(const std::string& path) {
       } catch (const std::invalid_argument& e) {
         fail(path, std::string("has a shortlist that does not fit: ") + e.what());
       }
+      if (file.shortlist->src_vocab() != file.shape.src_vocab || file.shortlist->tgt_vocab() != file.shape.tgt_vocab)
+        fail(path, "has a shortlist made for other vocabularies than its model's");
       file.shortlist_made_from = stamp_from_json(j.at("made_from"));
     }
   } catch (const nlohmann::json::exception& e) {
