@@ -176,8 +176,8 @@ void TrainingSession::State::fit_recipe() {
       r.recipe_note.empty() ? std::string() : " (" + r.recipe_note + ")"));
   if (!measure) log("  data-parallel: fitted without timing the machine, so that every rank trains the same model");
   for (const auto& reason : fit.reasons) log("  " + reason);
-  events.on_recipe_fitted(fit);
   r.config.validate();
+  events.on_recipe_fitted(fit);  // a fit that trains: its configuration is valid
 }
 
 std::shared_ptr<DataParallel> TrainingSession::State::connect() {
