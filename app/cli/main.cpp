@@ -429,14 +429,9 @@ void attach_shortlist(const DecodeArgs& a, const DecodeConfig& config, const std
   if (!config.shortlist) return;
   auto shortlist = shortlist_beside(checkpoint, loaded.model->src_vocab_size(), loaded.model->tgt_vocab_size());
   if (!shortlist) {
-    const auto how = fmt::format("make one with `transformer-studio-cli shortlist --checkpoint {}`", a.checkpoint);
-    if (a.shortlist)
-      throw std::invalid_argument(
-          fmt::format("{}: this run has no lexical shortlist; {}", shortlist_file(checkpoint), how));
-    fmt::print(stderr,
-               "note: the model's settings ask for its lexical shortlist, and {} is missing: scoring the whole "
-               "vocabulary ({})\n",
-               shortlist_file(checkpoint), how);
+    const auto message = missing_shortlist_message(shortlist_file(checkpoint), a.checkpoint, a.shortlist);
+    if (a.shortlist) throw std::invalid_argument(message);
+    fmt::print(stderr, "note: {}\n", message);
   }
   loaded.model->set_shortlist(std::move(shortlist));
 }

@@ -121,12 +121,9 @@ int translate(const Args& a, int argc, char** argv) {
     } else if (now.size > 0) {
       hand_over(argc, argv, list_path + " could not be read when " + path + " was written");
     } else {
-      const auto how = fmt::format("make one with `transformer-studio-cli shortlist --checkpoint {}`", a.checkpoint);
-      if (a.shortlist) throw std::invalid_argument(list_path + ": this run has no lexical shortlist; " + how);
-      fmt::print(stderr,
-                 "note: the model's settings ask for its lexical shortlist, and {} is missing: scoring the whole "
-                 "vocabulary ({})\n",
-                 list_path, how);
+      const auto message = missing_shortlist_message(list_path, a.checkpoint, a.shortlist);
+      if (a.shortlist) throw std::invalid_argument(message);
+      fmt::print(stderr, "note: {}\n", message);
     }
   }
   WeightFormat format = WeightFormat::kBFloat16;

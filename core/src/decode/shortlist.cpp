@@ -148,6 +148,13 @@ LexicalShortlist LexicalShortlist::from_tables(std::int64_t src_vocab, std::int6
   return out;
 }
 
+std::string missing_shortlist_message(const std::string& list_path, const std::string& checkpoint, bool required) {
+  const std::string how = "make one with `transformer-studio-cli shortlist --checkpoint " + checkpoint + "`";
+  if (required) return list_path + ": this run has no lexical shortlist; " + how;
+  return "the model's settings ask for its lexical shortlist, and " + list_path +
+         " is missing: scoring the whole vocabulary (" + how + ")";
+}
+
 std::string shortlist_file(const std::string& checkpoint) {
   const std::filesystem::path path(checkpoint);
   return ((std::filesystem::is_directory(path) ? path : path.parent_path()) / "shortlist.safetensors").string();

@@ -457,7 +457,7 @@ void export_translator(const LoadedModel& loaded, const std::string& checkpoint)
   try {
     shortlist = shortlist_beside(checkpoint, model.src_vocab_size(), model.tgt_vocab_size());
   } catch (const std::runtime_error&) {
-    shortlist = nullptr;
+    // unreadable: carried as absent, with its file's stamp
   }
   write_translator_file(translator_file_for(checkpoint), shape, loaded.meta.pipeline, loaded.meta.config.decode,
                         CheckpointStamp::of(checkpoint), tensors, shortlist.get(), CheckpointStamp::of(shortlist_path));

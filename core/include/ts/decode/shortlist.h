@@ -74,6 +74,11 @@ class LexicalShortlist {
 /// checkpoint file, or the run's folder).
 std::string shortlist_file(const std::string& checkpoint);
 
+/// What both translating programs say when a run asked to decode with its shortlist has none at
+/// `list_path`: the error's text when the command line asked for it (`required`), otherwise the note's
+/// (the whole vocabulary is scored). `checkpoint` as the person gave it, for the command that makes one.
+std::string missing_shortlist_message(const std::string& list_path, const std::string& checkpoint, bool required);
+
 /// The shortlist beside `checkpoint` (shortlist_file) for a model of these vocabularies, or null when
 /// there is none; throws std::runtime_error naming the file when there is one that cannot be used.
 std::shared_ptr<const LexicalShortlist> shortlist_beside(const std::string& checkpoint, std::int64_t src_vocab,
