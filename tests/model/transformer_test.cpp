@@ -52,6 +52,39 @@ TEST_P(TransformerVariants, IncrementalDecodingMatchesTheFullPass) {
 INSTANTIATE_TEST_SUITE_P(Model, TransformerVariants,
                          ::testing::Combine(::testing::Bool(), ::testing::Values("sinusoidal", "learned")));
 
+// LibTorch's fused attention (what a GPU gets with LibTorch 2.x; forced here on the CPU) against the
+// explicit products: the same logits and the same gradients, with padding and the causal mask.
+TEST(Transformer, FusedAttentionGivesTheExplicitLogitsAndGradients) {
+  if (!fused_attention_available())
+    GTEST_SKIP() << "this LibTorch has no scaled_dot_product_attention (2.0 and later have)";
+  at::manual_seed(3);
+  auto model = build_model(small_model(true, "sinusoidal"), 20, 24, Vocab::kPad, false);
+  model->train();
+  const auto src = at::tensor({5, 6, 7, 3, 8, 9, 3, 0, 11, 3, 0, 0}, at::kLong).view({3, 4});
+  const auto tgt = at::tensor({2, 10, 11, 12, 2, 13, 14, 15, 2, 16, 0, 0}, at::kLong).view({3, 4});
+  const auto run = [&](AttentionKernel kernel) {
+    model->set_attention_kernel(kernel);
+    model->zero_grad();
+    const auto logits = model->forward(src, tgt);
+    (logits * at::linspace(-1, 1, logits.size(-1))).sum().backward();
+    std::vector<at::Tensor> grads;
+    for (const auto& p : model->parameters()) grads.push_back(p.grad().clone());
+    return std::make_pair(logits.detach(), grads);
+  };
+  const auto [explicit_logits, explicit_grads] = run(AttentionKernel::kExplicit);
+  const auto [fused_logits, fused_grads] = run(AttentionKernel::kFused);
+  EXPECT_TRUE(test::tensors_near(fused_logits, explicit_logits, 1e-4));
+  ASSERT_EQ(fused_grads.size(), explicit_grads.size());
+  for (std::size_t i = 0; i < fused_grads.size(); ++i)
+    EXPECT_TRUE(at::allclose(fused_grads[i], explicit_grads[i], 1e-4, 1e-5)) << "parameter " << i;
+  // Recording needs the weights: a fused model records as the explicit one does.
+  torch::NoGradGuard no_grad;
+  model->eval();
+  model->set_record_attention(true);
+  model->forward(src, tgt);
+  ASSERT_TRUE(model->recorded_attention().cross.front().defined());
+}
+
 TEST(Transformer, RecordsAttentionOfEveryKindLayerAndHead) {
   torch::NoGradGuard no_grad;
   auto model = build_model(small_model(false, "sinusoidal"), 20, 24, Vocab::kPad, false);

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The fused Adam/AdamW step against LibTorch's own.
 #include "ts/train/optimizer.h"
+#include "ts/model/torch_compat.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include <torch/types.h>  // before clip_grad.h, which uses torch:: names it does not include
+#include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
 #include <torch/optim/sgd.h>
+#include <torch/version.h>
 
 namespace ts {
 namespace {
@@ -24,7 +30,8 @@ void set_grads(std::vector<at::Tensor>& params, int step) {
 }
 
 template <class Opt, class Options>
-void expect_same_trajectory(const Options& options, const char* name) {
+void expect_same_trajectory(const Options& options, const char* name,
+                            bool (*step_with)(torch::optim::Optimizer&) = &fused_adam_step) {
   auto ours = make_params(5), theirs = make_params(5);
   Opt fused(ours, options), reference(theirs, options);
   for (int step = 1; step <= 6; ++step) {
@@ -35,7 +42,7 @@ void expect_same_trajectory(const Options& options, const char* name) {
            {static_cast<torch::optim::Optimizer*>(&fused), static_cast<torch::optim::Optimizer*>(&reference)})
         for (auto& g : opt->param_groups()) g.options().set_lr(options.get_lr() * 0.5);
     }
-    ASSERT_TRUE(fused_adam_step(fused)) << name;
+    ASSERT_TRUE(step_with(fused)) << name;
     reference.step();
     for (std::size_t i = 0; i < ours.size(); ++i)
       ASSERT_TRUE(at::allclose(ours[i], theirs[i], 1e-5, 1e-6))
@@ -59,6 +66,20 @@ TEST(FusedAdam, FollowsLibTorchsAdamStepForStep) {
 TEST(FusedAdam, FollowsLibTorchsAdamWStepForStep) {
   expect_same_trajectory<torch::optim::AdamW>(
       torch::optim::AdamWOptions(1e-2).betas({0.9, 0.98}).eps(1e-9).weight_decay(0.01), "adamw");
+}
+
+// LibTorch's multi-tensor kernel is what a GPU gets (LibTorch 2.0 and later); its CPU kernel (2.4 and
+// later) lets the same path be checked here, on scripts/check-libtorch2.sh's LibTorch 2.6.
+TEST(FusedAdam, LibTorchsMultiTensorKernelFollowsItsAdamAndAdamWStepForStep) {
+  if (!detail::aten_fused_adam_available(c10::DeviceType::CPU))
+    GTEST_SKIP() << "LibTorch " << TORCH_VERSION << " has no at::_fused_adam_ for CPU tensors (2.4 and later have)";
+  expect_same_trajectory<torch::optim::Adam>(torch::optim::AdamOptions(1e-2).betas({0.9, 0.98}).eps(1e-9), "adam",
+                                             &detail::aten_fused_adam_step);
+  expect_same_trajectory<torch::optim::Adam>(torch::optim::AdamOptions(1e-2).weight_decay(0.1), "adam with L2",
+                                             &detail::aten_fused_adam_step);
+  expect_same_trajectory<torch::optim::AdamW>(
+      torch::optim::AdamWOptions(1e-2).betas({0.9, 0.98}).eps(1e-9).weight_decay(0.01), "adamw",
+      &detail::aten_fused_adam_step);
 }
 
 TEST(FusedAdam, TheVectorPassGivesTheLoopsBits) {
@@ -114,6 +135,41 @@ TEST(FusedAdam, SkipsParametersWithoutGradientsAndDeclinesWhatItCannotDo) {
   const auto unchanged = doubles[0].detach().clone();
   EXPECT_FALSE(fused_adam_step(on_doubles));
   EXPECT_TRUE(at::equal(doubles[0], unchanged));
+}
+
+// The on-device clipping (a GPU's, LibTorch 2.1 and later; checked here on CPU tensors) against
+// LibTorch's clip_grad_norm_: gradients above the limit are scaled down to it, those below are kept.
+TEST(ClipGradientNorm, OnTheDeviceItScalesAsLibTorchsClipGradNorm) {
+  for (const double scale : {10.0, 1e-3}) {
+    auto ours = make_params(7), theirs = make_params(7);
+    for (auto* params : {&ours, &theirs}) {
+      at::manual_seed(99);
+      for (auto& p : *params) p.mutable_grad() = at::randn_like(p) * scale;
+    }
+    ours[1].mutable_grad().reset();  // a parameter without a gradient is left out of the norm
+    theirs[1].mutable_grad().reset();
+    const auto before = ours[0].grad().clone();
+    const double limit = 1.0;
+    torch::nn::utils::clip_grad_norm_(theirs, limit);
+    if (!detail::clip_gradient_norm_on_device(ours, limit)) {
+      clip_gradient_norm(ours, limit);  // LibTorch 1.13: the public function is LibTorch's on a CPU
+      EXPECT_FALSE(TS_TORCH_AT_LEAST(2, 1)) << "LibTorch 2.1 and later have the on-device path";
+    }
+    for (std::size_t i = 0; i < ours.size(); ++i) {
+      if (!theirs[i].grad().defined()) {
+        EXPECT_FALSE(ours[i].grad().defined());
+        continue;
+      }
+      EXPECT_TRUE(at::allclose(ours[i].grad(), theirs[i].grad(), 1e-5, 1e-7)) << "scale " << scale << " param " << i;
+    }
+    double norm = 0;
+    for (const auto& p : ours)
+      if (p.grad().defined()) norm += p.grad().pow(2).sum().item<double>();
+    if (scale > 1)
+      EXPECT_NEAR(std::sqrt(norm), limit, 1e-4);
+    else
+      EXPECT_TRUE(at::equal(ours[0].grad(), before)) << "below the limit the gradients are kept";
+  }
 }
 
 }  // namespace

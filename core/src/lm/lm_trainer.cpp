@@ -17,6 +17,7 @@
 #include "ts/store/sha256.h"
 #include "ts/train/checkpoint.h"
 #include "ts/train/loop.h"
+#include "ts/train/optimizer.h"
 #include "ts/lm/lm_export.h"
 #include "ts/train/run_recorder.h"
 #include "ts/train/trainer.h"
@@ -160,7 +161,7 @@ struct LmTrainer::State final : LoopBody {
     return {loss.item<double>(), static_cast<std::int64_t>(tokens_per_step())};
   }
   bool update() override {
-    optimizer->step();
+    if (!fused_adam_step(*optimizer)) optimizer->step();  // the translation trainer's fused AdamW
     ++at_step;
     ++session_steps;
     return true;

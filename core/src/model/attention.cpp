@@ -3,10 +3,12 @@
 #include "ts/model/attention.h"
 
 #include "ts/model/float_mode.h"
+#include "ts/model/torch_compat.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -364,8 +366,28 @@ std::pair<at::Tensor, at::Tensor> MultiHeadAttentionImpl::project_keys_values(co
   return {split_heads(parts[0]), split_heads(parts[1])};
 }
 
+bool fused_attention_available() { return TS_TORCH_AT_LEAST(2, 0); }
+
+bool MultiHeadAttentionImpl::fused_for(const at::Tensor& q) const {
+  if (record_ || kernel_ == AttentionKernel::kExplicit || !fused_attention_available()) return false;
+  if (!q.device().is_cpu()) return true;
+  return kernel_ == AttentionKernel::kFused && !(is_training() && dropout_->options.p() > 0);
+}
+
 at::Tensor MultiHeadAttentionImpl::attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                           const at::Tensor& mask) {
+#if TS_TORCH_AT_LEAST(2, 0)
+  if (fused_for(q)) {
+    // The same scale (1/√K), an additive mask of the queries' dtype (autocast makes them bf16 or
+    // fp16 on a GPU), dropout on the weights while training; softmax in fp32 inside the kernel.
+    const std::optional<at::Tensor> additive =
+        mask.defined() ? std::optional<at::Tensor>(mask.to(q.scalar_type())) : std::nullopt;
+    auto context = at::scaled_dot_product_attention(q, k, v, additive, is_training() ? dropout_->options.p() : 0.0,
+                                                    /*is_causal=*/false);         // [B, H, T, K]
+    context = context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});  // [B, T, D]
+    return linear(out_, context);
+  }
+#endif
   auto scores = attention_matmul(q, k, /*b_transposed=*/true) *
                 (1.0 / std::sqrt(static_cast<double>(head_dim_)));  // [B, H, T, S]
   if (mask.defined()) scores = scores + mask;

@@ -317,6 +317,14 @@ void TransformerImpl::set_record_attention(bool on) {
   }
 }
 
+void TransformerImpl::set_attention_kernel(AttentionKernel kernel) {
+  for (auto& layer : encoder_layers_) layer->self_attention->set_kernel(kernel);
+  for (auto& layer : decoder_layers_) {
+    layer->self_attention->set_kernel(kernel);
+    layer->cross_attention->set_kernel(kernel);
+  }
+}
+
 AttentionMaps TransformerImpl::recorded_attention() const {
   AttentionMaps maps;
   for (const auto& layer : encoder_layers_) maps.encoder_self.push_back(layer->self_attention->last_weights());

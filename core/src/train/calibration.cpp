@@ -7,7 +7,6 @@
 #include <mutex>
 #include <tuple>
 
-#include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adamw.h>
 
 #include "ts/model/batch.h"
@@ -77,7 +76,7 @@ ThroughputMeasurement measure_reference_throughput(DeviceChoice device_choice, i
     const double loss =
         forward_backward_batch(model, examples, indices, device, m.precision, config.train.label_smoothing,
                                static_cast<double>(tokens), 1.0, shares, parameters);
-    torch::nn::utils::clip_grad_norm_(parameters, 1.0);
+    clip_gradient_norm(parameters, 1.0);
     if (!fused_adam_step(optimizer)) optimizer.step();
     return loss;  // item() inside waited for a GPU to finish the step
   };

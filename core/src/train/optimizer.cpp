@@ -6,12 +6,17 @@
 #include "ts/model/torch_compat.h"
 
 #include <cmath>
+#include <map>
+#include <optional>
+#include <string>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
 #include <ATen/Parallel.h>
+#include <torch/types.h>  // before clip_grad.h, which uses torch:: names it does not include
+#include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
 
@@ -96,6 +101,23 @@ bool applicable(const torch::optim::Optimizer& optimizer) {
   return true;
 }
 
+// The optimizer's state for `p`, made on the first step as LibTorch's step makes it; its step count
+// is advanced by one.
+template <class State>
+State& advance_state(torch::optim::Optimizer& optimizer, const at::Tensor& p) {
+  auto& slot = optimizer.state()[torch_compat::optimizer_state_key(p)];
+  if (!slot) {
+    auto fresh = std::make_unique<State>();
+    fresh->step(0);
+    fresh->exp_avg(at::zeros_like(p, at::MemoryFormat::Preserve));
+    fresh->exp_avg_sq(at::zeros_like(p, at::MemoryFormat::Preserve));
+    slot = std::move(fresh);
+  }
+  auto& state = static_cast<State&>(*slot);
+  state.step(state.step() + 1);
+  return state;
+}
+
 template <class Options, class State>
 void step_all(torch::optim::Optimizer& optimizer, bool decoupled_decay) {
   const auto mode = FloatMode::current();
@@ -105,16 +127,7 @@ void step_all(torch::optim::Optimizer& optimizer, bool decoupled_decay) {
     const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      auto& slot = optimizer.state()[torch_compat::optimizer_state_key(p)];
-      if (!slot) {
-        auto fresh = std::make_unique<State>();
-        fresh->step(0);
-        fresh->exp_avg(at::zeros_like(p, at::MemoryFormat::Preserve));
-        fresh->exp_avg_sq(at::zeros_like(p, at::MemoryFormat::Preserve));
-        slot = std::move(fresh);
-      }
-      auto& state = static_cast<State&>(*slot);
-      state.step(state.step() + 1);
+      auto& state = advance_state<State>(optimizer, p);
       const double bias1 = 1 - std::pow(beta1, static_cast<double>(state.step()));
       const double bias2 = 1 - std::pow(beta2, static_cast<double>(state.step()));
       detail::AdamConstants c;
@@ -142,25 +155,146 @@ void step_all(torch::optim::Optimizer& optimizer, bool decoupled_decay) {
   }
 }
 
+// LibTorch's own multi-tensor kernel: every parameter of a group in one call (a few kernel launches
+// on a GPU where LibTorch's step launches about eight per parameter). The parameters that share a
+// step count go together; the count is handed over as one tensor on their device, made by a fill
+// (no copy from the host, nothing that waits for the device).
+template <class Options, class State>
+bool aten_step_all(torch::optim::Optimizer& optimizer, bool decoupled_decay) {
+#if TS_TORCH_AT_LEAST(2, 0)
+  for (auto& group : optimizer.param_groups()) {
+    const auto& o = static_cast<const Options&>(group.options());
+    struct Lists {
+      std::vector<at::Tensor> params, grads, exp_avgs, exp_avg_sqs, steps;
+    };
+    std::map<std::pair<std::int64_t, std::string>, Lists> by_step;  // (step, device) -> lists
+    for (auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      auto& state = advance_state<State>(optimizer, p);
+      auto& lists = by_step[{state.step(), p.device().str()}];
+      lists.params.push_back(p);
+      lists.grads.push_back(p.grad());
+      lists.exp_avgs.push_back(state.exp_avg());
+      lists.exp_avg_sqs.push_back(state.exp_avg_sq());
+    }
+    for (auto& [key, lists] : by_step) {
+      const auto step = at::full({}, static_cast<double>(key.first), lists.params.front().options().dtype(at::kFloat));
+      lists.steps.assign(lists.params.size(), step);
+      const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
+      if (decoupled_decay)
+        at::_fused_adamw_(lists.params, lists.grads, lists.exp_avgs, lists.exp_avg_sqs, {}, lists.steps, o.lr(), beta1,
+                          beta2, o.weight_decay(), o.eps(), /*amsgrad=*/false, /*maximize=*/false);
+      else
+        at::_fused_adam_(lists.params, lists.grads, lists.exp_avgs, lists.exp_avg_sqs, {}, lists.steps, o.lr(), beta1,
+                         beta2, o.weight_decay(), o.eps(), /*amsgrad=*/false, /*maximize=*/false);
+    }
+  }
+  return true;
+#else
+  (void)optimizer;
+  (void)decoupled_decay;
+  return false;
+#endif
+}
+
+// Whether the whole optimizer is `Opt` without amsgrad (neither fused step does amsgrad).
+template <class Opt, class Options>
+Opt* plain_adam(torch::optim::Optimizer& optimizer) {
+  auto* adam = dynamic_cast<Opt*>(&optimizer);
+  if (!adam) return nullptr;
+  for (const auto& group : adam->param_groups())
+    if (static_cast<const Options&>(group.options()).amsgrad()) return nullptr;
+  return adam;
+}
+
+// What at::_fused_adam_ takes: floating-point parameters with gradients of their own dtype, all of
+// a group on one device of a type it has a kernel for (CPU tensors only with `allow_cpu`: in
+// training, the CPU's are ours or LibTorch's step).
+bool aten_applicable(const torch::optim::Optimizer& optimizer, bool allow_cpu) {
+  for (const auto& group : optimizer.param_groups()) {
+    std::optional<at::Device> device;
+    for (const auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      if ((p.device().is_cpu() && !allow_cpu) || !detail::aten_fused_adam_available(p.device().type()) ||
+          !at::isFloatingType(p.scalar_type()) || p.grad().scalar_type() != p.scalar_type() || p.grad().is_sparse() ||
+          (device && *device != p.device()))
+        return false;
+      device = p.device();
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool fused_adam_step(torch::optim::Optimizer& optimizer) {
   at::NoGradGuard no_grad;
-  if (auto* adam = dynamic_cast<torch::optim::Adam*>(&optimizer)) {
-    for (const auto& group : adam->param_groups())
-      if (static_cast<const torch::optim::AdamOptions&>(group.options()).amsgrad()) return false;
-    if (!applicable(optimizer)) return false;
-    step_all<torch::optim::AdamOptions, torch::optim::AdamParamState>(optimizer, false);
-    return true;
+  if (auto* adam = plain_adam<torch::optim::Adam, torch::optim::AdamOptions>(optimizer)) {
+    if (applicable(*adam)) {
+      step_all<torch::optim::AdamOptions, torch::optim::AdamParamState>(*adam, false);
+      return true;
+    }
+    return aten_applicable(*adam, false) &&
+           aten_step_all<torch::optim::AdamOptions, torch::optim::AdamParamState>(*adam, false);
   }
-  if (auto* adamw = dynamic_cast<torch::optim::AdamW*>(&optimizer)) {
-    for (const auto& group : adamw->param_groups())
-      if (static_cast<const torch::optim::AdamWOptions&>(group.options()).amsgrad()) return false;
-    if (!applicable(optimizer)) return false;
-    step_all<torch::optim::AdamWOptions, torch::optim::AdamWParamState>(optimizer, true);
-    return true;
+  if (auto* adamw = plain_adam<torch::optim::AdamW, torch::optim::AdamWOptions>(optimizer)) {
+    if (applicable(*adamw)) {
+      step_all<torch::optim::AdamWOptions, torch::optim::AdamWParamState>(*adamw, true);
+      return true;
+    }
+    return aten_applicable(*adamw, false) &&
+           aten_step_all<torch::optim::AdamWOptions, torch::optim::AdamWParamState>(*adamw, true);
   }
   return false;
+}
+
+namespace detail {
+
+bool aten_fused_adam_available(c10::DeviceType device) {
+  if (device == c10::DeviceType::CUDA) return TS_TORCH_AT_LEAST(2, 0);
+  if (device == c10::DeviceType::CPU) return TS_TORCH_AT_LEAST(2, 4);
+  return false;
+}
+
+bool aten_fused_adam_step(torch::optim::Optimizer& optimizer) {
+  at::NoGradGuard no_grad;
+  if (auto* adam = plain_adam<torch::optim::Adam, torch::optim::AdamOptions>(optimizer))
+    return aten_applicable(*adam, true) &&
+           aten_step_all<torch::optim::AdamOptions, torch::optim::AdamParamState>(*adam, false);
+  if (auto* adamw = plain_adam<torch::optim::AdamW, torch::optim::AdamWOptions>(optimizer))
+    return aten_applicable(*adamw, true) &&
+           aten_step_all<torch::optim::AdamWOptions, torch::optim::AdamWParamState>(*adamw, true);
+  return false;
+}
+
+bool clip_gradient_norm_on_device(const std::vector<at::Tensor>& parameters, double max_norm) {
+#if TS_TORCH_AT_LEAST(2, 1)
+  at::NoGradGuard no_grad;
+  std::vector<at::Tensor> grads;
+  for (const auto& p : parameters)
+    if (p.grad().defined()) grads.push_back(p.grad());
+  if (grads.empty()) return true;
+  // As torch::nn::utils::clip_grad_norm_: the norm of the gradients' norms, and a factor
+  // max_norm / (norm + 1e-6) where that is below 1; here the factor is clamped to 1 on the device
+  // instead of compared on the host (a factor of 1 leaves every gradient as it was).
+  const auto norms = at::_foreach_norm(grads, 2);
+  const auto total = at::linalg_vector_norm(at::stack(norms), 2);
+  const auto factor = at::clamp_max((total + 1e-6).reciprocal() * max_norm, 1.0);
+  at::_foreach_mul_(grads, factor);
+  return true;
+#else
+  (void)parameters;
+  (void)max_norm;
+  return false;
+#endif
+}
+
+}  // namespace detail
+
+void clip_gradient_norm(const std::vector<at::Tensor>& parameters, double max_norm) {
+  const bool on_device = !parameters.empty() && !parameters.front().device().is_cpu();
+  if (on_device && detail::clip_gradient_norm_on_device(parameters, max_norm)) return;
+  torch::nn::utils::clip_grad_norm_(parameters, max_norm);
 }
 
 void clear_gradients(const std::vector<at::Tensor>& parameters) {

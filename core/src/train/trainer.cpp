@@ -6,7 +6,6 @@
 #include <ATen/Parallel.h>
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/cuda.h>
-#include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
 
@@ -937,7 +936,7 @@ StepLoss Trainer::State::forward_backward() {
 
 bool Trainer::State::update() {
   if (!unscale_gradients()) return false;
-  if (config.train.clip_norm > 0) torch::nn::utils::clip_grad_norm_(model->parameters(), config.train.clip_norm);
+  if (config.train.clip_norm > 0) clip_gradient_norm(parameters, config.train.clip_norm);
   step_lr = learning_rate_now();
   set_lr(*optimizer, step_lr);
   if (!fused_adam_step(*optimizer)) optimizer->step();

@@ -74,6 +74,16 @@ namespace detail {
 at::Tensor hash_dropout(const at::Tensor& x, std::uint64_t seed, double p, bool vectorised = true);
 }  // namespace detail
 
+/// Which kernels compute softmax(q kᵀ / √K + mask) v.
+enum class AttentionKernel {
+  kAuto,      ///< LibTorch's fused attention on a GPU where it has one (2.0 and later), else kExplicit
+  kExplicit,  ///< the products, softmax and dropout one by one (attention_matmul, fast_dropout)
+  kFused,     ///< at::scaled_dot_product_attention on any device, where this LibTorch has it
+};
+
+/// Whether this LibTorch has a fused attention (at::scaled_dot_product_attention: 2.0 and later).
+bool fused_attention_available();
+
 class MultiHeadAttentionImpl : public torch::nn::Module {
  public:
   /// `self_attention` fuses the Q, K and V projections into one matrix product.
@@ -99,7 +109,14 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
 
   std::int64_t heads() const { return heads_; }
 
+  /// kAuto unless set. The fused kernel keeps no weights, so recording always takes the explicit
+  /// one; on a CPU so does training with dropout (fast_dropout's masks keep thread shares
+  /// reproducible, LibTorch's generator would not).
+  void set_kernel(AttentionKernel kernel) { kernel_ = kernel; }
+  AttentionKernel kernel() const { return kernel_; }
+
  private:
+  bool fused_for(const at::Tensor& q) const;
   at::Tensor split_heads(const at::Tensor& x) const;  // [B, T, D] -> [B, H, T, K]
   std::int64_t d_model_, heads_, head_dim_;
   bool self_attention_;
@@ -109,6 +126,7 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   torch::nn::Linear out_{nullptr};
   torch::nn::Dropout dropout_{nullptr};
   bool record_ = false;
+  AttentionKernel kernel_ = AttentionKernel::kAuto;
   at::Tensor last_weights_;
 };
 TORCH_MODULE(MultiHeadAttention);

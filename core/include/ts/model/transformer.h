@@ -137,6 +137,8 @@ class TransformerImpl : public torch::nn::Module {
 
   /// Turns weight recording on/off in every attention module (off by default).
   void set_record_attention(bool on);
+  /// Sets which kernels every attention module uses (AttentionKernel::kAuto by default).
+  void set_attention_kernel(AttentionKernel kernel);
   /// The weights recorded during the last forward()/encode()/decode().
   AttentionMaps recorded_attention() const;
 

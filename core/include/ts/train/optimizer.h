@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A fused Adam/AdamW step for CPU training.
+// A fused Adam/AdamW step, and gradient clipping that does not wait for a GPU.
 #pragma once
 
 #include <torch/optim/optimizer.h>
@@ -11,9 +11,18 @@ namespace ts {
 /// separate tensor operations per parameter, each a full pass over memory: for a 14 M-parameter
 /// model that was ~12% of a training step on 2 cores. The moments and step counts stay in the
 /// optimizer's own state objects, so checkpoints, resume and optimizer.step() are interchangeable.
-/// Returns false, having changed nothing, when it does not apply (another optimizer, amsgrad,
-/// parameters that are not contiguous fp32 CPU tensors): then call optimizer.step().
+/// Elsewhere (a GPU; CPU tensors that are not contiguous fp32) it is LibTorch's own multi-tensor
+/// kernel where this LibTorch has one (at::_fused_adam_: 2.0 on a GPU, 2.4 on a CPU): every
+/// parameter in one call instead of about eight kernel launches per parameter.
+/// Returns false, having changed nothing, when neither applies (another optimizer, amsgrad, LibTorch
+/// 1.13 on a GPU): then call optimizer.step().
 bool fused_adam_step(torch::optim::Optimizer& optimizer);
+
+/// Scales the gradients of `parameters` so that their joint L2 norm is at most `max_norm`, as
+/// torch::nn::utils::clip_grad_norm_ does. On a GPU with LibTorch 2.1 or later the norm and the
+/// factor stay on the device (two multi-tensor kernels): LibTorch's clip_grad_norm_ copies the norm to
+/// the host, which makes the program wait for the GPU at every step.
+void clip_gradient_norm(const std::vector<at::Tensor>& parameters, double max_norm);
 
 /// Drops the gradients of `parameters` (PyTorch's zero_grad(set_to_none=True)): the next backward
 /// hands its gradient tensors over instead of adding them to zeros, a pass over every gradient
@@ -21,6 +30,14 @@ bool fused_adam_step(torch::optim::Optimizer& optimizer);
 void clear_gradients(const std::vector<at::Tensor>& parameters);
 
 namespace detail {
+/// Whether this LibTorch has at::_fused_adam_ for tensors on `device`.
+bool aten_fused_adam_available(c10::DeviceType device);
+/// fused_adam_step through at::_fused_adam_ / _fused_adamw_ on any device that has it (a test runs it
+/// on a CPU under LibTorch 2.4 and later); false, having changed nothing, where it does not apply.
+bool aten_fused_adam_step(torch::optim::Optimizer& optimizer);
+/// clip_gradient_norm's on-device path on any device (LibTorch 2.1 and later); false, having changed
+/// nothing, on an older LibTorch.
+bool clip_gradient_norm_on_device(const std::vector<at::Tensor>& parameters, double max_norm);
 /// One Adam step's constants, in fp32 as the update computes with them.
 struct AdamConstants {
   float shrink = 1, l2 = 0;  // AdamW's decoupled decay (w *= shrink); Adam's L2 term (g += w * l2)
