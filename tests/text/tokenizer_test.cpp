@@ -247,6 +247,48 @@ TEST(SentencePieceTokenizer, AVocabularyTooSmallForTheCharactersIsRaisedAndSaysS
   EXPECT_THROW(make_tokenizer(plenty, {}), std::invalid_argument);  // no training text
 }
 
+TEST(SentencePieceTokenizer, TrainingLinesAreAllOfThemUpToTheLimitThenAnEvenlySpacedSample) {
+  EXPECT_EQ(sentencepiece_training_lines(200), kFewestSentencePieceLines);
+  EXPECT_EQ(sentencepiece_training_lines(4000), 100000u);
+  EXPECT_EQ(sentencepiece_training_lines(8000), 160000u);
+  // k of n line numbers: ascending, distinct, the first line first, both ends of the range reached.
+  for (const auto& [n, k] : std::vector<std::pair<std::size_t, std::size_t>>{{10, 4}, {335626, 100000}, {7, 7}}) {
+    std::size_t previous = 0;
+    for (std::size_t i = 0; i < std::min(n, k); ++i) {
+      const auto line = detail::evenly_spaced(i, n, k);
+      ASSERT_LT(line, n);
+      if (i == 0) {
+        EXPECT_EQ(line, 0u);
+      } else {
+        ASSERT_GT(line, previous) << "n " << n << " k " << k << " i " << i;
+      }
+      previous = line;
+    }
+    EXPECT_GE(previous, n - (n + k - 1) / k) << "the sample reaches the end of the lines";
+  }
+  EXPECT_EQ(detail::evenly_spaced(3, 5, 10), 3u);  // fewer lines than the limit: every line
+}
+
+// A corpus above the limit: SentencePiece learns from the sample, says so in the note, and learns
+// the same model on every run (the sample does not depend on a random draw).
+TEST(SentencePieceTokenizer, ABigCorpusTrainsOnAnEvenlySpacedSampleTheSameOnEveryRun) {
+  std::vector<std::string> lines;
+  const auto base = training_sentences();
+  for (std::size_t i = 0; lines.size() < kFewestSentencePieceLines + 20000; ++i) lines.push_back(base[i % base.size()]);
+  TokenizerConfig config;
+  config.kind = TokenizerKind::kUnigram;
+  config.vocab_size = 150;
+  config.character_coverage = 1.0;
+  const auto first = make_tokenizer(config, lines);
+  const auto note = first->training_note();
+  EXPECT_NE(note.find("learnt from an evenly spaced 100000 of its 120000 training lines"), std::string::npos) << note;
+  EXPECT_EQ(first->detokenize(first->tokenize(base[17])), "maria kauft das haus? 17");
+  EXPECT_EQ(make_tokenizer(config, lines)->to_json(), first->to_json());
+  // At or under the limit there is nothing to say.
+  lines.resize(kFewestSentencePieceLines);
+  EXPECT_EQ(make_tokenizer(config, lines)->training_note(), "");
+}
+
 TEST(SentencePieceTokenizer, JsonRoundTripGivesIdenticalTokenization) {
   for (const std::string kind : {"bpe", "unigram"}) {
     const auto tok = sentencepiece_tokenizer(kind);
