@@ -197,16 +197,6 @@ bool aten_step_all(torch::optim::Optimizer& optimizer, bool decoupled_decay) {
 #endif
 }
 
-// Whether the whole optimizer is `Opt` without amsgrad (neither fused step does amsgrad).
-template <class Opt, class Options>
-Opt* plain_adam(torch::optim::Optimizer& optimizer) {
-  auto* adam = dynamic_cast<Opt*>(&optimizer);
-  if (!adam) return nullptr;
-  for (const auto& group : adam->param_groups())
-    if (static_cast<const Options&>(group.options()).amsgrad()) return nullptr;
-  return adam;
-}
-
 // What at::_fused_adam_ takes: floating-point parameters with gradients of their own dtype, all of
 // a group on one device of a type it has a kernel for (CPU tensors only with `allow_cpu`: in
 // training, the CPU's are ours or LibTorch's step).
@@ -225,28 +215,38 @@ bool aten_applicable(const torch::optim::Optimizer& optimizer, bool allow_cpu) {
   return true;
 }
 
-}  // namespace
+// Which kernels a step may use: in training ours for contiguous fp32 CPU tensors, LibTorch's fused
+// one on a GPU; in the test of LibTorch's, LibTorch's wherever it has one.
+enum class StepKernels { kTraining, kLibTorchsAnywhere };
 
-bool fused_adam_step(torch::optim::Optimizer& optimizer) {
+// One step if the optimizer is an `Opt`: true when done, false (nothing changed) when neither kernel
+// applies (amsgrad, a device or dtype without one); nothing when it is another optimizer.
+template <class Opt, class Options, class State>
+std::optional<bool> step_if(torch::optim::Optimizer& optimizer, bool decoupled_decay, StepKernels kernels) {
+  auto* opt = dynamic_cast<Opt*>(&optimizer);
+  if (!opt) return std::nullopt;
+  for (const auto& group : opt->param_groups())
+    if (static_cast<const Options&>(group.options()).amsgrad()) return false;
+  if (kernels == StepKernels::kTraining && applicable(*opt)) {
+    step_all<Options, State>(*opt, decoupled_decay);
+    return true;
+  }
+  return aten_applicable(*opt, kernels == StepKernels::kLibTorchsAnywhere) &&
+         aten_step_all<Options, State>(*opt, decoupled_decay);
+}
+
+bool adam_step(torch::optim::Optimizer& optimizer, StepKernels kernels) {
   at::NoGradGuard no_grad;
-  if (auto* adam = plain_adam<torch::optim::Adam, torch::optim::AdamOptions>(optimizer)) {
-    if (applicable(*adam)) {
-      step_all<torch::optim::AdamOptions, torch::optim::AdamParamState>(*adam, false);
-      return true;
-    }
-    return aten_applicable(*adam, false) &&
-           aten_step_all<torch::optim::AdamOptions, torch::optim::AdamParamState>(*adam, false);
-  }
-  if (auto* adamw = plain_adam<torch::optim::AdamW, torch::optim::AdamWOptions>(optimizer)) {
-    if (applicable(*adamw)) {
-      step_all<torch::optim::AdamWOptions, torch::optim::AdamWParamState>(*adamw, true);
-      return true;
-    }
-    return aten_applicable(*adamw, false) &&
-           aten_step_all<torch::optim::AdamWOptions, torch::optim::AdamWParamState>(*adamw, true);
-  }
+  using torch::optim::Adam, torch::optim::AdamOptions, torch::optim::AdamParamState;
+  using torch::optim::AdamW, torch::optim::AdamWOptions, torch::optim::AdamWParamState;
+  if (const auto done = step_if<Adam, AdamOptions, AdamParamState>(optimizer, false, kernels)) return *done;
+  if (const auto done = step_if<AdamW, AdamWOptions, AdamWParamState>(optimizer, true, kernels)) return *done;
   return false;
 }
+
+}  // namespace
+
+bool fused_adam_step(torch::optim::Optimizer& optimizer) { return adam_step(optimizer, StepKernels::kTraining); }
 
 namespace detail {
 
@@ -257,14 +257,7 @@ bool aten_fused_adam_available(c10::DeviceType device) {
 }
 
 bool aten_fused_adam_step(torch::optim::Optimizer& optimizer) {
-  at::NoGradGuard no_grad;
-  if (auto* adam = plain_adam<torch::optim::Adam, torch::optim::AdamOptions>(optimizer))
-    return aten_applicable(*adam, true) &&
-           aten_step_all<torch::optim::AdamOptions, torch::optim::AdamParamState>(*adam, false);
-  if (auto* adamw = plain_adam<torch::optim::AdamW, torch::optim::AdamWOptions>(optimizer))
-    return aten_applicable(*adamw, true) &&
-           aten_step_all<torch::optim::AdamWOptions, torch::optim::AdamWParamState>(*adamw, true);
-  return false;
+  return adam_step(optimizer, StepKernels::kLibTorchsAnywhere);
 }
 
 bool clip_gradient_norm_on_device(const std::vector<at::Tensor>& parameters, double max_norm) {
