@@ -196,6 +196,9 @@ TEST(AutoRecipe, PrecisionIsSaidForTheMachine) {
   const auto corpus = german(500);
   const auto direction = parse_direction("de-en", corpus);
   EXPECT_TRUE(says(auto_recipe(corpus, direction, 20, two_cores(true)), "bf16 autocast"));
+  auto dots = two_cores(true);
+  dots.bf16_products = true;
+  EXPECT_TRUE(says(auto_recipe(corpus, direction, 20, dots), "Precision: bf16 (this CPU has AVX-512 BF16 and no AMX"));
   EXPECT_TRUE(says(auto_recipe(corpus, direction, 20, two_cores(false)), "Precision: fp32"));
   EXPECT_TRUE(says(auto_recipe(corpus, direction, 20, two_cores()), "Test CPU, 2 cores"));
 }

@@ -87,6 +87,35 @@ TEST(Precision, Bf16TrainingTracksFp32OnATinyModel) {
   EXPECT_FALSE(torch_compat::autocast_enabled(at::kCPU));
 }
 
+// Two threads in bf16: on a CPU with AVX-512 BF16 and no AMX each thread trains its share of the
+// batch on bf16_linear (elsewhere the whole batch runs under autocast); either way the run tracks
+// fp32 and repeats exactly, dropout included.
+TEST(Precision, Bf16OnTwoThreadsTracksFp32AndRepeatsExactly) {
+  const int steps = 150;
+  const auto run = [&](Precision precision) {
+    auto config = test::tiny_config();
+    config.train.max_steps = steps;
+    config.train.precision = precision;
+    config.train.device = DeviceChoice::kCpu;
+    config.train.threads = 2;
+    config.train.batch_sentences = 4;
+    config.model.dropout = 0.1;
+    auto data = test::tiny_data(config);
+    test::TempDir dir;
+    LossObserver observer;
+    const auto summary = Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer).run();
+    EXPECT_EQ(summary.status, RunStatus::kFinished) << summary.message;
+    return observer.losses;
+  };
+  const auto fp32 = run(Precision::kFp32);
+  const auto first = run(Precision::kBf16);
+  const auto second = run(Precision::kBf16);
+  expect_tracks(first, fp32, "bf16, 2 threads");
+  ASSERT_EQ(second.size(), first.size());
+  for (std::size_t i = 0; i < first.size(); ++i) EXPECT_DOUBLE_EQ(first[i], second[i]) << "step " << i + 1;
+  EXPECT_FALSE(torch_compat::autocast_enabled(at::kCPU));
+}
+
 TEST(Precision, Fp16OnTheCpuIsRefusedWithAClearMessage) {
   auto config = test::tiny_config();
   config.train.precision = Precision::kFp16;

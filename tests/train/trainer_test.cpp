@@ -12,6 +12,7 @@
 
 #include "test_utils.h"
 #include "ts/decode/translator.h"
+#include "ts/model/bf16_products.h"
 #include "ts/train/checkpoint.h"
 #include "ts/train/thread_shards.h"
 
@@ -98,12 +99,16 @@ TEST(Trainer, ThreadSharesTrainLikeTheWholeBatchAndRepeatExactly) {
   EXPECT_NE(first, shared);  // the dropout did drop
 }
 
-TEST(Trainer, BatchSharesAreTheThreadsOnACpuInFp32Only) {
+TEST(Trainer, BatchSharesAreTheThreadsOnACpuInFp32AndInBf16OnDotProducts) {
   const at::Device cpu(at::kCPU);
   EXPECT_EQ(batch_shares(true, cpu, Precision::kFp32, 4), 4);
   EXPECT_EQ(batch_shares(true, cpu, Precision::kFp32, 1), 1);
   EXPECT_EQ(batch_shares(false, cpu, Precision::kFp32, 4), 1);
-  EXPECT_EQ(batch_shares(true, cpu, Precision::kBf16, 4), 1);  // oneDNN under autocast: see trainer.cpp
+  // bf16: shares on AVX-512 BF16's dot products (bf16_linear); oneDNN under autocast cannot (trainer.cpp)
+  EXPECT_EQ(batch_shares(true, cpu, Precision::kBf16, 4), bf16_products_preferred() ? 4 : 1);
+  EXPECT_EQ(uses_bf16_products(cpu, Precision::kBf16, 4), bf16_products_preferred());
+  EXPECT_FALSE(uses_bf16_products(cpu, Precision::kFp32, 4));
+  EXPECT_FALSE(uses_bf16_products(at::Device(at::kCUDA, 0), Precision::kBf16, 4));
   EXPECT_EQ(batch_shares(true, at::Device(at::kCUDA, 0), Precision::kFp32, 4), 1);
 }
 

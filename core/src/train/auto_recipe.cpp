@@ -14,6 +14,7 @@
 #include <torch/cuda.h>
 
 #include "ts/host/cpu.h"
+#include "ts/model/bf16_products.h"
 #include "ts/model/precision.h"
 #include "ts/text/numbers.h"
 #include "ts/text/utf8.h"
@@ -87,6 +88,7 @@ MachineProfile MachineProfile::detect(DeviceChoice device, int threads) {
   m.cpu_model = cpu_info().model;
   m.avx512 = cpu_info().has("avx512f");
   m.native_bf16 = cpu_has_native_bf16();
+  m.bf16_products = bf16_products_preferred();
   // The GPU the trainer will pick: cuda, or auto where LibTorch sees one (resolve_device).
   m.cuda = device == DeviceChoice::kCuda || (device == DeviceChoice::kAuto && torch::cuda::is_available());
   return m;
@@ -313,6 +315,9 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
       "training decodes greedily.");
   r.reasons.push_back(
       machine.cuda ? "Precision: bf16 autocast on the GPU."
+      : machine.native_bf16 && machine.bf16_products
+          ? "Precision: bf16 (this CPU has AVX-512 BF16 and no AMX: its dot products multiply bf16 operands into fp32 "
+            "sums, one share of each batch per thread)."
       : machine.native_bf16
           ? "Precision: bf16 autocast (this CPU computes bf16 natively: AVX-512 BF16 or AMX)."
           : "Precision: fp32 (this CPU has neither AMX nor AVX-512 BF16, where bf16 is emulated and slower).");

@@ -24,6 +24,7 @@
 #include "ts/model/attention.h"
 #include "ts/model/errors.h"
 #include "ts/model/mode_guard.h"
+#include "ts/model/bf16_products.h"
 #include "ts/model/precision.h"
 #include "ts/model/size.h"
 #include "ts/text/language.h"
@@ -57,8 +58,10 @@ Precision resolve_precision(Precision precision, const at::Device& device, std::
   }
   const bool native = cpu_has_native_bf16();
   if (why)
-    *why = native ? "precision auto: bf16 autocast (this CPU computes bf16 natively)"
-                  : "precision auto: fp32 (this CPU has neither AMX nor AVX-512 BF16)";
+    *why = !native                     ? "precision auto: fp32 (this CPU has neither AMX nor AVX-512 BF16)"
+           : bf16_products_preferred() ? "precision auto: bf16 on this CPU's AVX-512 BF16 dot products (bf16 "
+                                         "operands, fp32 sums; no AMX)"
+                                       : "precision auto: bf16 autocast (this CPU computes bf16 natively)";
   return native ? Precision::kBf16 : Precision::kFp32;
 }
 
@@ -147,17 +150,28 @@ int batch_shares(bool shard_batch, const at::Device& device, Precision precision
   // Not under bf16 autocast: oneDNN, which LibTorch 1.13 runs its bf16 products on, failed with
   // std::bad_alloc inside brgemm_kernel_create when two threads created primitives at once (a
   // 5-minute deu.txt run with 1,000-token batches, whose shapes vary, failed after 110-335 steps in
-  // four tries out of four). fp32 goes to OpenBLAS and ran 600 such steps cleanly, twice.
-  return shard_batch && device.is_cpu() && precision == Precision::kFp32 ? std::max(1, threads) : 1;
+  // four tries out of four). fp32 goes to OpenBLAS and ran 600 such steps cleanly, twice; bf16 on a
+  // CPU with AVX-512 BF16 and no AMX goes to bf16_linear, whose kernels keep nothing between calls
+  // but each thread's own buffers.
+  const bool shareable = precision == Precision::kFp32 || (precision == Precision::kBf16 && bf16_products_preferred());
+  return shard_batch && device.is_cpu() && shareable ? std::max(1, threads) : 1;
+}
+
+bool uses_bf16_products(const at::Device& device, Precision precision, int shares) {
+  return device.is_cpu() && precision == Precision::kBf16 && bf16_products_preferred() &&
+         (shares > 1 || at::get_num_threads() == 1);
 }
 
 double forward_backward_batch(Transformer& model, const std::vector<Example>& examples,
                               const std::vector<std::size_t>& rows, const at::Device& device, Precision precision,
                               double label_smoothing, double denominator, double scale, int shares,
                               const std::vector<at::Tensor>& parameters) {
+  const bool products = uses_bf16_products(device, precision, shares);
   auto share_loss = [&](const std::vector<std::size_t>& share_rows) {
     auto batch = make_batch(examples, share_rows, device);
-    AutocastScope autocast(precision, device);  // forward only: backward follows the forward's dtypes
+    // forward only: backward follows the forward's dtypes (autocast) or autograd functions (bf16_linear)
+    Bf16ProductsScope bf16_products(products);
+    AutocastScope autocast(products ? Precision::kFp32 : precision, device);
     return loss_sum(model, batch, label_smoothing) / denominator;
   };
   const int n = std::max(1, std::min(shares, static_cast<int>(rows.size())));

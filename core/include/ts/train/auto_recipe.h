@@ -18,11 +18,12 @@ namespace ts {
 
 /// What the recipe needs to know about the machine that will train.
 struct MachineProfile {
-  int cores = 1;             // threads training will use
-  bool cuda = false;         // a CUDA GPU will train
-  bool native_bf16 = false;  // the CPU computes bf16 products natively (AMX or AVX-512 BF16)
-  bool avx512 = false;       // AVX-512F (twice AVX2's fp32 width)
-  std::string cpu_model;     // for the log
+  int cores = 1;               // threads training will use
+  bool cuda = false;           // a CUDA GPU will train
+  bool native_bf16 = false;    // the CPU computes bf16 products natively (AMX or AVX-512 BF16)
+  bool bf16_products = false;  // bf16 trains on AVX-512 BF16 dot products (ts/model/bf16_products.h), no AMX
+  bool avx512 = false;         // AVX-512F (twice AVX2's fp32 width)
+  std::string cpu_model;       // for the log
   /// Measured training throughput of the reference model (ts/train/calibration.h) in target tokens
   /// per second on this device, threads and precision, with auto_batch_tokens() batches; 0: not measured.
   double measured_tokens_per_second = 0;

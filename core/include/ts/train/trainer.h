@@ -77,10 +77,15 @@ at::Device resolve_device(DeviceChoice choice);
 /// Sets LibTorch's intra-op threads (0 = all cores) and flushes subnormal floats to zero;
 /// returns the number of threads in use.
 int configure_threads(int threads);
-/// How many shares forward_backward_batch splits a batch into: the threads, on a CPU in fp32 with
-/// train.shard_batch on; otherwise 1 (bf16 autocast: oneDNN failed when two threads created its
-/// kernels at once, see trainer.cpp).
+/// How many shares forward_backward_batch splits a batch into: the threads, on a CPU with
+/// train.shard_batch on, in fp32, or in bf16 where bf16_products_preferred() (ts/model/bf16_products.h);
+/// otherwise 1 (bf16 autocast: oneDNN failed when two threads created its kernels at once, see
+/// trainer.cpp).
 int batch_shares(bool shard_batch, const at::Device& device, Precision precision, int threads);
+/// Whether forward_backward_batch computes bf16 with bf16_linear rather than autocast: on a CPU with
+/// AVX-512 BF16 and no AMX, when each thread has a share (`shares` > 1) or there is one thread
+/// (bf16_linear runs on the calling thread).
+bool uses_bf16_products(const at::Device& device, Precision precision, int shares);
 /// One batch's forward and backward, as a training step runs it: the teacher-forced loss of the
 /// batch made of `rows` of `examples` (label-smoothed, summed over target tokens) divided by
 /// `denominator`, times `scale`, back-propagated and added to the gradients of `parameters` (the

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// bf16 matrix products for training on a CPU with AVX-512 BF16 and no AMX, on the calling thread:
+// fp32 operands rounded to bf16 as they are packed, products summed in fp32, fp32 results. The
+// training step's shares of a batch (ts/train/thread_shards.h) run one on each thread; LibTorch
+// 1.13's bf16 products (oneDNN) failed when two threads created their kernels at once, so bf16 used
+// to train the whole batch on LibTorch's threads, waiting at the end of every small operation.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+namespace ts {
+
+/// True when this CPU has AVX-512 BF16's dot products, which bf16_matmul needs.
+bool bf16_dot_products_available();
+/// True when training in bf16 on this CPU should use bf16_linear with a share of the batch per thread
+/// rather than autocast: AVX-512 BF16 without AMX (with AMX, oneDNN's tile kernels are faster).
+bool bf16_products_preferred();
+
+/// a [M, K] · b [K, N] (+ bias [N]) for fp32 CPU tensors of any strides: each element rounded to bf16
+/// (to nearest even), the products summed in fp32; a contiguous fp32 [M, N]. Throws
+/// std::invalid_argument on other shapes or types and std::runtime_error where the CPU lacks
+/// AVX-512 BF16. Runs on the calling thread.
+at::Tensor bf16_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias = {});
+
+/// x · weightᵀ + bias as autocast's bf16 linear layer computes it, with fp32 outputs and gradients:
+/// forward and the two backward products are bf16_matmul, the bias gradient an fp32 sum. x [..., in].
+at::Tensor bf16_linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias);
+
+/// While one is alive on a thread, ts::linear (ts/model/attention.h) of fp32 CPU tensors with
+/// gradients on that thread is bf16_linear. Nests; restores the previous state.
+class Bf16ProductsScope {
+ public:
+  explicit Bf16ProductsScope(bool enable = true);
+  ~Bf16ProductsScope();
+  Bf16ProductsScope(const Bf16ProductsScope&) = delete;
+  Bf16ProductsScope& operator=(const Bf16ProductsScope&) = delete;
+
+ private:
+  bool previous_;
+};
+/// Whether a Bf16ProductsScope is enabled on this thread.
+bool bf16_products_enabled();
+
+}  // namespace ts

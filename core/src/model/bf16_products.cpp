@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// bf16 matrix products for training (see ts/model/bf16_products.h).
+//
+// C = A · B in three steps: A is packed as blocks of 8 rows, each column pair (k, k+1) of a row one
+// 32-bit word of two bf16 (k in the low half); B as blocks of 16 columns, each row pair one word per
+// column; a kernel keeps 8 rows × 48 columns of sums in 24 registers and, for each pair of k,
+// broadcasts a row's word and multiplies it into three blocks with vdpbf16ps (16 columns × 2 products
+// added to fp32 sums). Both packings read the operands in whatever layout the linear layer's three
+// products hand over (x, Wᵀ; dY, W; dYᵀ, x) without a transposed copy.
+#include "ts/model/bf16_products.h"
+
+#include "ts/host/cpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <torch/csrc/autograd/custom_function.h>
+
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
+#define TS_BF16_X86 1
+#include <immintrin.h>
+#else
+#define TS_BF16_X86 0
+#endif
+
+namespace ts {
+
+bool bf16_dot_products_available() {
+#if TS_BF16_X86
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512bf16");
+#else
+  return false;
+#endif
+}
+
+bool bf16_products_preferred() { return bf16_dot_products_available() && !cpu_info().has("amx_bf16"); }
+
+namespace {
+
+constexpr std::int64_t kRows = 8;      // rows of A per block
+constexpr std::int64_t kColumns = 16;  // columns of B per block (one register)
+
+inline std::uint16_t round_to_bf16(float f) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  if (std::isnan(f)) return static_cast<std::uint16_t>((bits >> 16) | 0x40);
+  bits += 0x7FFF + ((bits >> 16) & 1);  // to nearest even, as vcvtneps2bf16
+  return static_cast<std::uint16_t>(bits >> 16);
+}
+inline std::uint32_t pair_word(float low, float high) {
+  return static_cast<std::uint32_t>(round_to_bf16(low)) | (static_cast<std::uint32_t>(round_to_bf16(high)) << 16);
+}
+
+// A matrix view: element (i, k) at data[i * si + k * sk].
+struct View {
+  const float* data;
+  std::int64_t rows, cols, si, sk;
+  float at(std::int64_t i, std::int64_t k) const { return data[i * si + k * sk]; }
+};
+
+// The words of buffers reused from call to call on each thread (a step makes hundreds of products).
+std::uint32_t* scratch(std::vector<std::uint32_t>& buffer, std::int64_t words) {
+  if (static_cast<std::int64_t>(buffer.size()) < words) buffer.resize(static_cast<std::size_t>(words));
+  return buffer.data();
+}
+
+#if TS_BF16_X86
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16"))), \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16")
+#endif
+
+// 16 words: low halves from `low`, high halves from `high`, each rounded to bf16.
+inline __m512i pair_words(__m512 low, __m512 high) {
+  const __m512i lo = _mm512_cvtepu16_epi32(reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(low)));
+  const __m512i hi = _mm512_cvtepu16_epi32(reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(high)));
+  return _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
+}
+
+// A [rows, cols] into [row blocks][pairs][kRows] words; rows past the end and an odd last column are 0.
+void pack_a(const View& a, std::int64_t pairs, std::uint32_t* out) {
+  const std::int64_t blocks = (a.rows + kRows - 1) / kRows;
+  if (a.sk == 1) {  // rows contiguous: round each row into pairs, then spread its words
+    thread_local std::vector<std::uint32_t> row_buffer;
+    std::uint32_t* row = scratch(row_buffer, pairs);
+    for (std::int64_t i = 0; i < blocks * kRows; ++i) {
+      std::uint32_t* dst = out + (i / kRows) * pairs * kRows + i % kRows;
+      if (i >= a.rows) {
+        for (std::int64_t p = 0; p < pairs; ++p) dst[p * kRows] = 0;
+        continue;
+      }
+      const float* src = a.data + i * a.si;
+      std::int64_t k = 0;
+      for (; k + 32 <= a.cols; k += 32) {
+        const __m512bh both = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + k + 16), _mm512_loadu_ps(src + k));
+        _mm512_storeu_si512(row + k / 2, reinterpret_cast<__m512i>(both));
+      }
+      for (; k + 1 < a.cols; k += 2) row[k / 2] = pair_word(src[k], src[k + 1]);
+      if (k < a.cols) row[k / 2] = pair_word(src[k], 0.0f);
+      for (std::int64_t p = 0; p < pairs; ++p) dst[p * kRows] = row[p];
+    }
+    return;
+  }
+  if (a.si == 1) {  // columns contiguous (A = Sᵀ): 16 rows of a pair at a time from two columns
+    for (std::int64_t p = 0; p < pairs; ++p) {
+      const float* c0 = a.data + 2 * p * a.sk;
+      const bool odd = 2 * p + 1 >= a.cols;
+      const float* c1 = c0 + a.sk;
+      std::int64_t i = 0;
+      for (; i + 16 <= a.rows; i += 16) {
+        const __m512 low = _mm512_loadu_ps(c0 + i);
+        const __m512 high = odd ? _mm512_setzero_ps() : _mm512_loadu_ps(c1 + i);
+        const __m512i words = pair_words(low, high);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + ((i / kRows) * pairs + p) * kRows),
+                            _mm512_castsi512_si256(words));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + ((i / kRows + 1) * pairs + p) * kRows),
+                            _mm512_extracti64x4_epi64(words, 1));
+      }
+      for (; i < blocks * kRows; ++i)
+        out[((i / kRows) * pairs + p) * kRows + i % kRows] = i < a.rows ? pair_word(c0[i], odd ? 0.0f : c1[i]) : 0u;
+    }
+    return;
+  }
+  for (std::int64_t i = 0; i < blocks * kRows; ++i)
+    for (std::int64_t p = 0; p < pairs; ++p) {
+      const std::int64_t k = 2 * p;
+      out[((i / kRows) * pairs + p) * kRows + i % kRows] =
+          i < a.rows ? pair_word(a.at(i, k), k + 1 < a.cols ? a.at(i, k + 1) : 0.0f) : 0u;
+    }
+}
+
+// B [rows = K, cols = N] into [column blocks][pairs][kColumns] words; padding 0.
+void pack_b(const View& b, std::int64_t pairs, std::uint32_t* out) {
+  const std::int64_t blocks = (b.cols + kColumns - 1) / kColumns;
+  if (b.sk == 1) {  // columns along a row contiguous (B = S with S row-major [K, N])
+    for (std::int64_t p = 0; p < pairs; ++p) {
+      const float* r0 = b.data + 2 * p * b.si;
+      const bool odd = 2 * p + 1 >= b.rows;
+      const float* r1 = r0 + b.si;
+      for (std::int64_t c = 0; c < blocks; ++c) {
+        const std::int64_t n0 = c * kColumns;
+        const std::int64_t valid = std::min(kColumns, b.cols - n0);
+        const __mmask16 mask = static_cast<__mmask16>((1u << valid) - 1u);
+        const __m512 low = _mm512_maskz_loadu_ps(mask, r0 + n0);
+        const __m512 high = odd ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(mask, r1 + n0);
+        _mm512_storeu_si512(out + (c * pairs + p) * kColumns, pair_words(low, high));
+      }
+    }
+    return;
+  }
+  if (b.si == 1) {  // rows contiguous along K for each column (B = Wᵀ with W row-major [N, K])
+    thread_local std::vector<std::uint32_t> column_buffer;
+    std::uint32_t* column = scratch(column_buffer, pairs);
+    for (std::int64_t n = 0; n < blocks * kColumns; ++n) {
+      std::uint32_t* dst = out + (n / kColumns) * pairs * kColumns + n % kColumns;
+      if (n >= b.cols) {
+        for (std::int64_t p = 0; p < pairs; ++p) dst[p * kColumns] = 0;
+        continue;
+      }
+      const float* src = b.data + n * b.sk;
+      std::int64_t k = 0;
+      for (; k + 32 <= b.rows; k += 32) {
+        const __m512bh both = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + k + 16), _mm512_loadu_ps(src + k));
+        _mm512_storeu_si512(column + k / 2, reinterpret_cast<__m512i>(both));
+      }
+      for (; k + 1 < b.rows; k += 2) column[k / 2] = pair_word(src[k], src[k + 1]);
+      if (k < b.rows) column[k / 2] = pair_word(src[k], 0.0f);
+      for (std::int64_t p = 0; p < pairs; ++p) dst[p * kColumns] = column[p];
+    }
+    return;
+  }
+  for (std::int64_t n = 0; n < blocks * kColumns; ++n)
+    for (std::int64_t p = 0; p < pairs; ++p) {
+      const std::int64_t k = 2 * p;
+      out[((n / kColumns) * pairs + p) * kColumns + n % kColumns] =
+          n < b.cols ? pair_word(b.at(k, n), k + 1 < b.rows ? b.at(k + 1, n) : 0.0f) : 0u;
+    }
+}
+
+// kRows rows × O column blocks of C: a_block [pairs][kRows], b_block [O blocks][pairs][kColumns].
+template <int O>
+void kernel(const std::uint32_t* a_block, const std::uint32_t* b_block, std::int64_t pairs, float* c, std::int64_t ldc,
+            std::int64_t rows, std::int64_t n0, std::int64_t cols, const float* bias) {
+  __m512 acc[kRows][O];
+  for (int r = 0; r < kRows; ++r)
+    for (int o = 0; o < O; ++o) acc[r][o] = _mm512_setzero_ps();
+  for (std::int64_t p = 0; p < pairs; ++p) {
+    __m512bh w[O];
+    for (int o = 0; o < O; ++o)
+      w[o] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(b_block + (o * pairs + p) * kColumns));
+    const std::uint32_t* x = a_block + p * kRows;
+    for (int r = 0; r < kRows; ++r) {
+      const auto xv = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(x[r])));
+      for (int o = 0; o < O; ++o) acc[r][o] = _mm512_dpbf16_ps(acc[r][o], w[o], xv);
+    }
+  }
+  for (int o = 0; o < O; ++o) {
+    const std::int64_t start = n0 + o * kColumns;
+    const std::int64_t valid = std::min(kColumns, cols - start);
+    const __mmask16 mask = static_cast<__mmask16>((1u << valid) - 1u);
+    const __m512 b = bias ? _mm512_maskz_loadu_ps(mask, bias + start) : _mm512_setzero_ps();
+    for (std::int64_t r = 0; r < rows; ++r)
+      _mm512_mask_storeu_ps(c + r * ldc + start, mask, _mm512_add_ps(acc[r][o], b));
+  }
+}
+
+void multiply(const View& a, const View& b, const float* bias, float* c) {
+  const std::int64_t m = a.rows, n = b.cols, pairs = (a.cols + 1) / 2;
+  const std::int64_t row_blocks = (m + kRows - 1) / kRows, column_blocks = (n + kColumns - 1) / kColumns;
+  thread_local std::vector<std::uint32_t> a_buffer, b_buffer;
+  std::uint32_t* ap = scratch(a_buffer, row_blocks * pairs * kRows);
+  std::uint32_t* bp = scratch(b_buffer, column_blocks * pairs * kColumns);
+  pack_a(a, pairs, ap);
+  pack_b(b, pairs, bp);
+  // Three column blocks at a time over every row block: their packed B (3 × pairs × 64 bytes) stays in
+  // the core's cache while the rows stream past.
+  for (std::int64_t cb = 0; cb < column_blocks; cb += 3) {
+    const std::int64_t count = std::min<std::int64_t>(3, column_blocks - cb);
+    const std::uint32_t* b_block = bp + cb * pairs * kColumns;
+    for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
+      const std::uint32_t* a_block = ap + rb * pairs * kRows;
+      float* c_block = c + rb * kRows * n;
+      const std::int64_t rows = std::min(kRows, m - rb * kRows);
+      if (count == 3)
+        kernel<3>(a_block, b_block, pairs, c_block, n, rows, cb * kColumns, n, bias);
+      else if (count == 2)
+        kernel<2>(a_block, b_block, pairs, c_block, n, rows, cb * kColumns, n, bias);
+      else
+        kernel<1>(a_block, b_block, pairs, c_block, n, rows, cb * kColumns, n, bias);
+    }
+  }
+}
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif  // TS_BF16_X86
+
+View view_of(const at::Tensor& t) { return View{t.data_ptr<float>(), t.size(0), t.size(1), t.stride(0), t.stride(1)}; }
+
+}  // namespace
+
+at::Tensor bf16_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
+  if (a.dim() != 2 || b.dim() != 2 || a.size(1) != b.size(0))
+    throw std::invalid_argument("bf16_matmul: expected a [M, K] and b [K, N]");
+  if (a.scalar_type() != at::kFloat || b.scalar_type() != at::kFloat || !a.device().is_cpu() || !b.device().is_cpu())
+    throw std::invalid_argument("bf16_matmul: expected fp32 CPU tensors");
+  if (bias.defined() && (bias.dim() != 1 || bias.size(0) != b.size(1) || bias.scalar_type() != at::kFloat))
+    throw std::invalid_argument("bf16_matmul: expected an fp32 bias [N]");
+  if (!bf16_dot_products_available())
+    throw std::runtime_error("bf16_matmul: this CPU has no AVX-512 BF16 dot products");
+  auto c = at::empty({a.size(0), b.size(1)}, a.options());
+  if (c.numel() == 0) return c;
+  if (a.size(1) == 0) return bias.defined() ? c.copy_(bias.expand_as(c)) : c.zero_();
+#if TS_BF16_X86
+  const auto contiguous_bias = bias.defined() ? bias.contiguous() : bias;
+  multiply(view_of(a), view_of(b), contiguous_bias.defined() ? contiguous_bias.data_ptr<float>() : nullptr,
+           c.data_ptr<float>());
+#endif
+  return c;
+}
+
+namespace {
+
+struct Bf16Linear : public torch::autograd::Function<Bf16Linear> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, const at::Tensor& weight,
+                            const at::Tensor& bias) {
+    ctx->save_for_backward({x, weight});
+    const bool has_bias = bias.numel() > 0;  // no bias: an empty tensor (LibTorch 1.13 refuses undefined inputs)
+    ctx->saved_data["bias"] = has_bias;
+    const auto in = weight.size(1);
+    auto sizes = x.sizes().vec();
+    sizes.back() = weight.size(0);
+    return bf16_matmul(x.reshape({-1, in}), weight.t(), has_bias ? bias : at::Tensor()).view(sizes);
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto& x = saved[0];
+    const auto& weight = saved[1];
+    const auto out = weight.size(0), in = weight.size(1);
+    const auto g = grads[0].reshape({-1, out});
+    at::Tensor grad_x, grad_weight, grad_bias;
+    if (ctx->needs_input_grad(0)) grad_x = bf16_matmul(g, weight).view(x.sizes());        // dX = G W
+    if (ctx->needs_input_grad(1)) grad_weight = bf16_matmul(g.t(), x.reshape({-1, in}));  // dW = Gᵀ X
+    if (ctx->saved_data["bias"].toBool() && ctx->needs_input_grad(2)) grad_bias = g.sum(0);
+    return {grad_x, grad_weight, grad_bias};
+  }
+};
+
+thread_local bool products_enabled = false;
+
+}  // namespace
+
+at::Tensor bf16_linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
+  return Bf16Linear::apply(x, weight, bias.defined() ? bias : at::empty({0}, weight.options()));
+}
+
+Bf16ProductsScope::Bf16ProductsScope(bool enable) : previous_(products_enabled) { products_enabled = enable; }
+Bf16ProductsScope::~Bf16ProductsScope() { products_enabled = previous_; }
+bool bf16_products_enabled() { return products_enabled; }
+
+}  // namespace ts

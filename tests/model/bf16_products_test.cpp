@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The bf16 products for training: the same as LibTorch's fp32 product of the operands rounded to bf16,
+// in every layout the linear layer hands them over, and the linear layer's gradients.
+#include "ts/model/bf16_products.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <thread>
+
+#include <ATen/ATen.h>
+#include <torch/csrc/autograd/autograd.h>
+
+#include "ts/model/attention.h"
+
+namespace ts {
+namespace {
+
+at::Tensor rounded(const at::Tensor& t) { return t.to(at::kBFloat16).to(at::kFloat); }
+
+// Sums of up to a few hundred products in a different order: equal to fp32 rounding.
+void expect_close(const at::Tensor& got, const at::Tensor& want, const std::string& what) {
+  ASSERT_EQ(got.sizes(), want.sizes()) << what;
+  const double scale = want.abs().max().item<double>() + 1.0;
+  const double error = (got - want).abs().max().item<double>();
+  EXPECT_LT(error, 1e-5 * scale) << what;
+}
+
+#define SKIP_WITHOUT_DOT_PRODUCTS() \
+  if (!bf16_dot_products_available()) GTEST_SKIP() << "this CPU has no AVX-512 BF16 dot products"
+
+TEST(Bf16Products, TheProductIsLibTorchsOnOperandsRoundedToBf16InEveryLayout) {
+  SKIP_WITHOUT_DOT_PRODUCTS();
+  at::manual_seed(3);
+  // Edges of every block: rows around 8 and 16, columns around 16 and 48, odd and even inner sizes.
+  for (const std::int64_t m : {1, 7, 8, 9, 17, 40})
+    for (const std::int64_t k : {1, 2, 3, 31, 64, 67})
+      for (const std::int64_t n : {1, 15, 16, 17, 48, 50}) {
+        const auto a = at::randn({m, k}), b = at::randn({k, n}), bias = at::randn({n});
+        const auto want = at::matmul(rounded(a), rounded(b));
+        const std::string shape = std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+        expect_close(bf16_matmul(a, b), want, shape + " row-major");
+        expect_close(bf16_matmul(a, b, bias), want + bias, shape + " with bias");
+        // a = Sᵀ and b = Wᵀ: the backward's dYᵀ and the forward's weights
+        const auto at_ = a.t().contiguous().t(), bt = b.t().contiguous().t();
+        expect_close(bf16_matmul(at_, b), want, shape + " a transposed");
+        expect_close(bf16_matmul(a, bt), want, shape + " b transposed");
+        expect_close(bf16_matmul(at_, bt), want, shape + " both transposed");
+        // neither dimension contiguous: every second element of a wider matrix
+        const auto as = at::randn({m, 2 * k}).slice(1, 0, 2 * k, 2),
+                   bs = at::randn({2 * k, 2 * n}).slice(0, 0, 2 * k, 2);
+        const auto bs2 = bs.slice(1, 0, 2 * n, 2);
+        expect_close(bf16_matmul(as, bs2), at::matmul(rounded(as), rounded(bs2)), shape + " strided");
+      }
+}
+
+TEST(Bf16Products, RoundingIsToNearestEvenAndNonFiniteValuesGoThrough) {
+  SKIP_WITHOUT_DOT_PRODUCTS();
+  // 1 + 2^-8 lies halfway between two bf16 values: nearest even is 1; 1 + 3·2^-8 rounds up to 1 + 2^-6.
+  const auto a = at::tensor({1.0f + 1.0f / 256, 1.0f + 3.0f / 256}).view({1, 2});
+  const auto one = at::tensor({1.0f, 0.0f}).view({2, 1}), two = at::tensor({0.0f, 1.0f}).view({2, 1});
+  EXPECT_FLOAT_EQ(bf16_matmul(a, one).item<float>(), 1.0f);
+  EXPECT_FLOAT_EQ(bf16_matmul(a, two).item<float>(), 1.0f + 4.0f / 256);
+  const auto inf = at::tensor({INFINITY, 1.0f}).view({1, 2});
+  EXPECT_TRUE(std::isinf(bf16_matmul(inf, one).item<float>()));
+  const auto nan = at::tensor({NAN, 1.0f}).view({1, 2});
+  EXPECT_TRUE(std::isnan(bf16_matmul(nan, one).item<float>()));
+}
+
+TEST(Bf16Products, ShapesAndTypesThatDoNotFitAreRefusedWithAMessage) {
+  SKIP_WITHOUT_DOT_PRODUCTS();
+  EXPECT_THROW(bf16_matmul(at::randn({2, 3}), at::randn({4, 2})), std::invalid_argument);
+  EXPECT_THROW(bf16_matmul(at::randn({2, 3}), at::randn({3, 2}).to(at::kDouble)), std::invalid_argument);
+  EXPECT_THROW(bf16_matmul(at::randn({2, 3}), at::randn({3, 2}), at::randn({3})), std::invalid_argument);
+  EXPECT_EQ(bf16_matmul(at::randn({0, 3}), at::randn({3, 2})).sizes(), (std::vector<std::int64_t>{0, 2}));
+  const auto empty_inner = bf16_matmul(at::randn({2, 0}), at::randn({0, 3}), at::ones({3}));
+  EXPECT_TRUE(at::equal(empty_inner, at::ones({2, 3})));
+}
+
+// y = x Wᵀ + b over a [batch, positions, in] input; the gradients are the products of the rounded
+// operands: dX = round(G) round(W), dW = round(G)ᵀ round(X), db = the sum of G.
+TEST(Bf16Products, TheLinearLayersGradientsAreProductsOfTheRoundedOperands) {
+  SKIP_WITHOUT_DOT_PRODUCTS();
+  at::manual_seed(5);
+  const auto x = at::randn({3, 11, 37}).requires_grad_(true);
+  const auto w = at::randn({21, 37}).requires_grad_(true);
+  const auto b = at::randn({21}).requires_grad_(true);
+  const auto y = bf16_linear(x, w, b);
+  ASSERT_EQ(y.sizes(), (std::vector<std::int64_t>{3, 11, 21}));
+  expect_close(y, at::matmul(rounded(x.detach()), rounded(w.detach()).t()) + b.detach(), "forward");
+  const auto g = at::randn({3, 11, 21});
+  torch::autograd::backward({y}, {g});
+  const auto g2 = g.view({-1, 21});
+  expect_close(x.grad(), at::matmul(rounded(g2), rounded(w.detach())).view({3, 11, 37}), "dX");
+  expect_close(w.grad(), at::matmul(rounded(g2).t(), rounded(x.detach().view({-1, 37}))), "dW");
+  expect_close(b.grad(), g2.sum(0), "db");
+  // Without a bias, and with a weight that needs no gradient.
+  const auto x2 = at::randn({5, 37}).requires_grad_(true);
+  const auto frozen = w.detach();
+  const auto y2 = bf16_linear(x2, frozen, at::Tensor());
+  torch::autograd::backward({y2.sum()});
+  expect_close(x2.grad(), at::matmul(at::ones({5, 21}), rounded(frozen)), "dX, no bias");
+}
+
+TEST(Bf16Products, TheScopeTurnsTheModelsLinearLayersIntoBf16ProductsOnItsThreadOnly) {
+  SKIP_WITHOUT_DOT_PRODUCTS();
+  const auto x = at::randn({4, 6, 32}), w = at::randn({8, 32}), b = at::randn({8});
+  const auto fp32 = at::linear(x, w, b);
+  ASSERT_FALSE(bf16_products_enabled());
+  EXPECT_TRUE(at::equal(ts::linear(x, w, b), fp32));
+  {
+    Bf16ProductsScope scope;
+    EXPECT_TRUE(bf16_products_enabled());
+    const auto products = ts::linear(x, w, b);
+    EXPECT_TRUE(at::equal(products, bf16_linear(x, w, b)));
+    EXPECT_FALSE(at::equal(products, fp32));  // rounded operands: not fp32's result
+    {
+      Bf16ProductsScope off(false);
+      EXPECT_TRUE(at::equal(ts::linear(x, w, b), fp32));
+    }
+    EXPECT_TRUE(bf16_products_enabled());
+    bool other_thread = true;
+    std::thread([&] { other_thread = bf16_products_enabled(); }).join();
+    EXPECT_FALSE(other_thread);
+  }
+  EXPECT_FALSE(bf16_products_enabled());
+}
+
+TEST(Bf16Products, PreferredOnlyWhereTheDotProductsExist) {
+  if (bf16_products_preferred()) {
+    EXPECT_TRUE(bf16_dot_products_available());
+  }
+  if (!bf16_dot_products_available()) {
+    EXPECT_THROW(bf16_matmul(at::randn({2, 2}), at::randn({2, 2})), std::runtime_error);
+  }
+}
+
+}  // namespace
+}  // namespace ts
