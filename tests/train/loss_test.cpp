@@ -7,6 +7,9 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
+#include <limits>
+
 namespace ts {
 namespace {
 
@@ -57,6 +60,40 @@ TEST(SmoothedCrossEntropy, AllPaddingGivesZero) {
   EXPECT_EQ(loss.item<double>(), 0.0);
   loss.backward();
   EXPECT_EQ(logits.grad().abs().sum().item<double>(), 0.0);
+}
+
+// A vocabulary of thousands, logits far apart (up to ±80: e^-160 and below underflow) and a row of
+// equal logits: on a CPU with AVX-512 the fp32 loss runs its own exponential (loss.cpp).
+TEST(SmoothedCrossEntropy, WideRowsAndExtremeLogitsMatchLibTorch) {
+  for (const double smoothing : {0.0, 0.1}) {
+    at::manual_seed(9);
+    auto logits = at::randn({19, 4001}) * 20;
+    logits.index_put_({3}, 80.0);
+    logits.index_put_({4, 7}, -80.0);
+    logits.index_put_({5}, 0.25);  // every logit equal
+    auto targets = at::randint(1, 4001, {19}, at::kLong);
+    targets.index_put_({6}, kPad);
+    auto a = logits.clone().requires_grad_(true);
+    auto b = logits.clone().requires_grad_(true);
+    const auto ours = smoothed_cross_entropy_sum(a, targets, kPad, smoothing);
+    const auto theirs = at::cross_entropy_loss(b, targets, {}, at::Reduction::Sum, kPad, smoothing);
+    EXPECT_NEAR(ours.item<double>(), theirs.item<double>(), 1e-5 * std::abs(theirs.item<double>())) << smoothing;
+    ours.backward();
+    theirs.backward();
+    EXPECT_TRUE(at::allclose(a.grad(), b.grad(), 1e-4, 1e-6)) << smoothing;
+  }
+}
+
+TEST(SmoothedCrossEntropy, ATargetOutsideTheVocabularyIsAnErrorNotARead) {
+  auto logits = at::randn({3, 9}).requires_grad_(true);
+  EXPECT_ANY_THROW(smoothed_cross_entropy_sum(logits, at::tensor({1, 9, 2}, at::kLong), kPad, 0.0));
+}
+
+TEST(SmoothedCrossEntropy, NonFiniteLogitsGiveANonFiniteLoss) {
+  auto logits = at::randn({3, 40});
+  logits.index_put_({1, 5}, std::numeric_limits<float>::quiet_NaN());
+  const auto loss = smoothed_cross_entropy_sum(logits, at::tensor({1, 2, 3}, at::kLong), kPad, 0.1);
+  EXPECT_FALSE(std::isfinite(loss.item<double>()));
 }
 
 }  // namespace
