@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // bf16 matrix products for training (see ts/model/bf16_products.h).
 //
-// C = A · B in three steps: A is packed as blocks of 8 rows, each column pair (k, k+1) of a row one
-// 32-bit word of two bf16 (k in the low half); B as blocks of 16 columns, each row pair one word per
-// column; a kernel keeps 8 rows × 48 columns of sums in 24 registers and, for each pair of k,
-// broadcasts a row's word and multiplies it into three blocks with vdpbf16ps (16 columns × 2 products
-// added to fp32 sums). Both packings read the operands in whatever layout the linear layer's three
-// products hand over (x, Wᵀ; dY, W; dYᵀ, x) without a transposed copy.
+// C = A · B in three steps: A is packed row by row, each column pair (k, k+1) of a row one 32-bit word
+// of two bf16 (k in the low half); B as blocks of 16 columns, each row pair one word per column; a
+// kernel keeps 8 rows × 48 columns of sums in 24 registers and, for each pair of k, broadcasts a row's
+// word and multiplies it into three blocks with vdpbf16ps (16 columns × 2 products added to fp32
+// sums). Both packings read the operands in whatever layout the linear layer's three products hand
+// over (x, Wᵀ; dY, W; dYᵀ, x), turning 16 × 16 tiles in registers where the layout is transposed.
 #include "ts/model/bf16_products.h"
 
 #include "ts/host/cpu.h"
@@ -87,55 +87,77 @@ inline __m512i pair_words(__m512 low, __m512 high) {
   return _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
 }
 
-// A [rows, cols] into [row blocks][pairs][kRows] words; rows past the end and an odd last column are 0.
+// Sixteen rows of 16 words in, their transpose out: v[j] holds what was word j of every row.
+inline void transpose16(__m512i v[16]) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_castsi512_ps(v[i]);
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {
+    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int i = 0; i < 4; ++i) {
+    t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+    t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
+    t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+    t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
+  }
+  for (int i = 0; i < 8; ++i) {
+    v[i] = _mm512_castps_si512(_mm512_shuffle_f32x4(t[i], t[i + 8], 0x88));
+    v[i + 8] = _mm512_castps_si512(_mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd));
+  }
+}
+
+inline __mmask16 first(std::int64_t n) {
+  return n >= 16 ? static_cast<__mmask16>(0xFFFF) : n <= 0 ? 0 : static_cast<__mmask16>((1u << n) - 1u);
+}
+
+// 16 words of pairs p0..p0+15 from 32 contiguous floats src[2 * p0 ...], `count` of them valid (0 after).
+inline __m512i row_words(const float* src, std::int64_t count) {
+  const __m512 lo = _mm512_maskz_loadu_ps(first(count), src);
+  const __m512 hi = _mm512_maskz_loadu_ps(first(count - 16), src + 16);
+  return reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo));
+}
+
+// A [rows, cols] into rows of pair words [row blocks × kRows][pairs]; the rows past the end are 0.
 void pack_a(const View& a, std::int64_t pairs, std::uint32_t* out) {
-  const std::int64_t blocks = (a.rows + kRows - 1) / kRows;
-  if (a.sk == 1) {  // rows contiguous: round each row into pairs, then spread its words
-    thread_local std::vector<std::uint32_t> row_buffer;
-    std::uint32_t* row = scratch(row_buffer, pairs);
-    for (std::int64_t i = 0; i < blocks * kRows; ++i) {
-      std::uint32_t* dst = out + (i / kRows) * pairs * kRows + i % kRows;
-      if (i >= a.rows) {
-        for (std::int64_t p = 0; p < pairs; ++p) dst[p * kRows] = 0;
-        continue;
-      }
+  const std::int64_t padded = (a.rows + kRows - 1) / kRows * kRows;
+  std::fill(out + a.rows * pairs, out + padded * pairs, 0u);
+  if (a.sk == 1) {  // rows contiguous: round each row into its words
+    for (std::int64_t i = 0; i < a.rows; ++i) {
       const float* src = a.data + i * a.si;
-      std::int64_t k = 0;
-      for (; k + 32 <= a.cols; k += 32) {
-        const __m512bh both = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + k + 16), _mm512_loadu_ps(src + k));
-        _mm512_storeu_si512(row + k / 2, reinterpret_cast<__m512i>(both));
-      }
-      for (; k + 1 < a.cols; k += 2) row[k / 2] = pair_word(src[k], src[k + 1]);
-      if (k < a.cols) row[k / 2] = pair_word(src[k], 0.0f);
-      for (std::int64_t p = 0; p < pairs; ++p) dst[p * kRows] = row[p];
+      for (std::int64_t p = 0; p < pairs; p += 16)
+        _mm512_mask_storeu_epi32(out + i * pairs + p, first(pairs - p), row_words(src + 2 * p, a.cols - 2 * p));
     }
     return;
   }
-  if (a.si == 1) {  // columns contiguous (A = Sᵀ): 16 rows of a pair at a time from two columns
-    for (std::int64_t p = 0; p < pairs; ++p) {
-      const float* c0 = a.data + 2 * p * a.sk;
-      const bool odd = 2 * p + 1 >= a.cols;
-      const float* c1 = c0 + a.sk;
-      std::int64_t i = 0;
-      for (; i + 16 <= a.rows; i += 16) {
-        const __m512 low = _mm512_loadu_ps(c0 + i);
-        const __m512 high = odd ? _mm512_setzero_ps() : _mm512_loadu_ps(c1 + i);
-        const __m512i words = pair_words(low, high);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + ((i / kRows) * pairs + p) * kRows),
-                            _mm512_castsi512_si256(words));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + ((i / kRows + 1) * pairs + p) * kRows),
-                            _mm512_extracti64x4_epi64(words, 1));
+  if (a.si == 1) {  // columns contiguous (A = Sᵀ): 16 pairs × 16 rows from two columns each, transposed
+    __m512i v[16];
+    for (std::int64_t p0 = 0; p0 < pairs; p0 += 16)
+      for (std::int64_t i0 = 0; i0 < a.rows; i0 += 16) {
+        const __mmask16 rows = first(a.rows - i0);
+        for (std::int64_t q = 0; q < 16; ++q) {
+          const std::int64_t k = 2 * (p0 + q);
+          const __m512 low = k < a.cols ? _mm512_maskz_loadu_ps(rows, a.data + k * a.sk + i0) : _mm512_setzero_ps();
+          const __m512 high =
+              k + 1 < a.cols ? _mm512_maskz_loadu_ps(rows, a.data + (k + 1) * a.sk + i0) : _mm512_setzero_ps();
+          v[q] = pair_words(low, high);
+        }
+        transpose16(v);
+        for (std::int64_t j = 0; j < 16 && i0 + j < a.rows; ++j)
+          _mm512_mask_storeu_epi32(out + (i0 + j) * pairs + p0, first(pairs - p0), v[j]);
       }
-      for (; i < blocks * kRows; ++i)
-        out[((i / kRows) * pairs + p) * kRows + i % kRows] = i < a.rows ? pair_word(c0[i], odd ? 0.0f : c1[i]) : 0u;
-    }
     return;
   }
-  for (std::int64_t i = 0; i < blocks * kRows; ++i)
+  for (std::int64_t i = 0; i < a.rows; ++i)
     for (std::int64_t p = 0; p < pairs; ++p) {
       const std::int64_t k = 2 * p;
-      out[((i / kRows) * pairs + p) * kRows + i % kRows] =
-          i < a.rows ? pair_word(a.at(i, k), k + 1 < a.cols ? a.at(i, k + 1) : 0.0f) : 0u;
+      out[i * pairs + p] = pair_word(a.at(i, k), k + 1 < a.cols ? a.at(i, k + 1) : 0.0f);
     }
 }
 
@@ -149,8 +171,7 @@ void pack_b(const View& b, std::int64_t pairs, std::uint32_t* out) {
       const float* r1 = r0 + b.si;
       for (std::int64_t c = 0; c < blocks; ++c) {
         const std::int64_t n0 = c * kColumns;
-        const std::int64_t valid = std::min(kColumns, b.cols - n0);
-        const __mmask16 mask = static_cast<__mmask16>((1u << valid) - 1u);
+        const __mmask16 mask = first(b.cols - n0);
         const __m512 low = _mm512_maskz_loadu_ps(mask, r0 + n0);
         const __m512 high = odd ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(mask, r1 + n0);
         _mm512_storeu_si512(out + (c * pairs + p) * kColumns, pair_words(low, high));
@@ -158,25 +179,18 @@ void pack_b(const View& b, std::int64_t pairs, std::uint32_t* out) {
     }
     return;
   }
-  if (b.si == 1) {  // rows contiguous along K for each column (B = Wᵀ with W row-major [N, K])
-    thread_local std::vector<std::uint32_t> column_buffer;
-    std::uint32_t* column = scratch(column_buffer, pairs);
-    for (std::int64_t n = 0; n < blocks * kColumns; ++n) {
-      std::uint32_t* dst = out + (n / kColumns) * pairs * kColumns + n % kColumns;
-      if (n >= b.cols) {
-        for (std::int64_t p = 0; p < pairs; ++p) dst[p * kColumns] = 0;
-        continue;
+  if (b.si == 1) {  // K contiguous for each column (B = Wᵀ with W row-major [N, K]): 16 columns × 16 pairs
+    __m512i v[16];
+    for (std::int64_t c = 0; c < blocks; ++c)
+      for (std::int64_t p0 = 0; p0 < pairs; p0 += 16) {
+        for (std::int64_t j = 0; j < 16; ++j) {
+          const std::int64_t n = c * kColumns + j;
+          v[j] = n < b.cols ? row_words(b.data + n * b.sk + 2 * p0, b.rows - 2 * p0) : _mm512_setzero_si512();
+        }
+        transpose16(v);
+        for (std::int64_t q = 0; q < 16 && p0 + q < pairs; ++q)
+          _mm512_storeu_si512(out + (c * pairs + p0 + q) * kColumns, v[q]);
       }
-      const float* src = b.data + n * b.sk;
-      std::int64_t k = 0;
-      for (; k + 32 <= b.rows; k += 32) {
-        const __m512bh both = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + k + 16), _mm512_loadu_ps(src + k));
-        _mm512_storeu_si512(column + k / 2, reinterpret_cast<__m512i>(both));
-      }
-      for (; k + 1 < b.rows; k += 2) column[k / 2] = pair_word(src[k], src[k + 1]);
-      if (k < b.rows) column[k / 2] = pair_word(src[k], 0.0f);
-      for (std::int64_t p = 0; p < pairs; ++p) dst[p * kColumns] = column[p];
-    }
     return;
   }
   for (std::int64_t n = 0; n < blocks * kColumns; ++n)
@@ -187,9 +201,9 @@ void pack_b(const View& b, std::int64_t pairs, std::uint32_t* out) {
     }
 }
 
-// kRows rows × O column blocks of C: a_block [pairs][kRows], b_block [O blocks][pairs][kColumns].
+// kRows rows × O column blocks of C: a_rows [kRows][pairs] words, b_block [O blocks][pairs][kColumns].
 template <int O>
-void kernel(const std::uint32_t* a_block, const std::uint32_t* b_block, std::int64_t pairs, float* c, std::int64_t ldc,
+void kernel(const std::uint32_t* a_rows, const std::uint32_t* b_block, std::int64_t pairs, float* c, std::int64_t ldc,
             std::int64_t rows, std::int64_t n0, std::int64_t cols, const float* bias) {
   __m512 acc[kRows][O];
   for (int r = 0; r < kRows; ++r)
@@ -198,16 +212,14 @@ void kernel(const std::uint32_t* a_block, const std::uint32_t* b_block, std::int
     __m512bh w[O];
     for (int o = 0; o < O; ++o)
       w[o] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(b_block + (o * pairs + p) * kColumns));
-    const std::uint32_t* x = a_block + p * kRows;
     for (int r = 0; r < kRows; ++r) {
-      const auto xv = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(x[r])));
+      const auto xv = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(a_rows[r * pairs + p])));
       for (int o = 0; o < O; ++o) acc[r][o] = _mm512_dpbf16_ps(acc[r][o], w[o], xv);
     }
   }
   for (int o = 0; o < O; ++o) {
     const std::int64_t start = n0 + o * kColumns;
-    const std::int64_t valid = std::min(kColumns, cols - start);
-    const __mmask16 mask = static_cast<__mmask16>((1u << valid) - 1u);
+    const __mmask16 mask = first(cols - start);
     const __m512 b = bias ? _mm512_maskz_loadu_ps(mask, bias + start) : _mm512_setzero_ps();
     for (std::int64_t r = 0; r < rows; ++r)
       _mm512_mask_storeu_ps(c + r * ldc + start, mask, _mm512_add_ps(acc[r][o], b));
@@ -218,7 +230,7 @@ void multiply(const View& a, const View& b, const float* bias, float* c) {
   const std::int64_t m = a.rows, n = b.cols, pairs = (a.cols + 1) / 2;
   const std::int64_t row_blocks = (m + kRows - 1) / kRows, column_blocks = (n + kColumns - 1) / kColumns;
   thread_local std::vector<std::uint32_t> a_buffer, b_buffer;
-  std::uint32_t* ap = scratch(a_buffer, row_blocks * pairs * kRows);
+  std::uint32_t* ap = scratch(a_buffer, row_blocks * kRows * pairs);
   std::uint32_t* bp = scratch(b_buffer, column_blocks * pairs * kColumns);
   pack_a(a, pairs, ap);
   pack_b(b, pairs, bp);
@@ -228,15 +240,15 @@ void multiply(const View& a, const View& b, const float* bias, float* c) {
     const std::int64_t count = std::min<std::int64_t>(3, column_blocks - cb);
     const std::uint32_t* b_block = bp + cb * pairs * kColumns;
     for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
-      const std::uint32_t* a_block = ap + rb * pairs * kRows;
+      const std::uint32_t* a_rows = ap + rb * kRows * pairs;
       float* c_block = c + rb * kRows * n;
       const std::int64_t rows = std::min(kRows, m - rb * kRows);
       if (count == 3)
-        kernel<3>(a_block, b_block, pairs, c_block, n, rows, cb * kColumns, n, bias);
+        kernel<3>(a_rows, b_block, pairs, c_block, n, rows, cb * kColumns, n, bias);
       else if (count == 2)
-        kernel<2>(a_block, b_block, pairs, c_block, n, rows, cb * kColumns, n, bias);
+        kernel<2>(a_rows, b_block, pairs, c_block, n, rows, cb * kColumns, n, bias);
       else
-        kernel<1>(a_block, b_block, pairs, c_block, n, rows, cb * kColumns, n, bias);
+        kernel<1>(a_rows, b_block, pairs, c_block, n, rows, cb * kColumns, n, bias);
     }
   }
 }
