@@ -16,8 +16,9 @@ namespace {
 using LossObserver = test::RecordingObserver;
 
 std::vector<double> train_losses(Precision precision, DeviceChoice device, int steps,
-                                 Transformer* weights_out = nullptr) {
+                                 Transformer* weights_out = nullptr, int threads = 0) {
   auto config = test::tiny_config();
+  if (threads > 0) config.train.threads = threads;
   config.train.max_steps = steps;
   config.train.precision = precision;
   config.train.device = device;
@@ -92,24 +93,9 @@ TEST(Precision, Bf16TrainingTracksFp32OnATinyModel) {
 // fp32 and repeats exactly, dropout included.
 TEST(Precision, Bf16OnTwoThreadsTracksFp32AndRepeatsExactly) {
   const int steps = 150;
-  const auto run = [&](Precision precision) {
-    auto config = test::tiny_config();
-    config.train.max_steps = steps;
-    config.train.precision = precision;
-    config.train.device = DeviceChoice::kCpu;
-    config.train.threads = 2;
-    config.train.batch_sentences = 4;
-    config.model.dropout = 0.1;
-    auto data = test::tiny_data(config);
-    test::TempDir dir;
-    LossObserver observer;
-    const auto summary = Trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr}, &observer).run();
-    EXPECT_EQ(summary.status, RunStatus::kFinished) << summary.message;
-    return observer.losses;
-  };
-  const auto fp32 = run(Precision::kFp32);
-  const auto first = run(Precision::kBf16);
-  const auto second = run(Precision::kBf16);
+  const auto fp32 = train_losses(Precision::kFp32, DeviceChoice::kCpu, steps, nullptr, 2);
+  const auto first = train_losses(Precision::kBf16, DeviceChoice::kCpu, steps, nullptr, 2);
+  const auto second = train_losses(Precision::kBf16, DeviceChoice::kCpu, steps, nullptr, 2);
   expect_tracks(first, fp32, "bf16, 2 threads");
   ASSERT_EQ(second.size(), first.size());
   for (std::size_t i = 0; i < first.size(); ++i) EXPECT_DOUBLE_EQ(first[i], second[i]) << "step " << i + 1;

@@ -2,6 +2,8 @@
 // Packed linear layers for few-row products on the CPU (see ts/infer/packed_linear.h).
 #include "ts/infer/packed_linear.h"
 
+#include "ts/infer/bf16.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -79,21 +81,6 @@ struct Job {
   const float* scale;  // int8 only
   const float* bias;
 };
-
-inline float bf16_to_float(std::uint16_t h) {
-  const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-inline std::uint16_t float_to_bf16(float f) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  if (std::isnan(f)) return static_cast<std::uint16_t>((bits >> 16) | 0x40);  // stays a (quiet) NaN
-  bits += 0x7FFF + ((bits >> 16) & 1);                                        // round to nearest even
-  return static_cast<std::uint16_t>(bits >> 16);
-}
 
 inline float widen(float w) { return w; }
 inline float widen(std::uint16_t w) { return bf16_to_float(w); }

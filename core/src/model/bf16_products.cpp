@@ -10,11 +10,10 @@
 #include "ts/model/bf16_products.h"
 
 #include "ts/host/cpu.h"
+#include "ts/infer/bf16.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -47,15 +46,8 @@ namespace {
 constexpr std::int64_t kRows = 8;      // rows of A per block
 constexpr std::int64_t kColumns = 16;  // columns of B per block (one register)
 
-inline std::uint16_t round_to_bf16(float f) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  if (std::isnan(f)) return static_cast<std::uint16_t>((bits >> 16) | 0x40);
-  bits += 0x7FFF + ((bits >> 16) & 1);  // to nearest even, as vcvtneps2bf16
-  return static_cast<std::uint16_t>(bits >> 16);
-}
 inline std::uint32_t pair_word(float low, float high) {
-  return static_cast<std::uint32_t>(round_to_bf16(low)) | (static_cast<std::uint32_t>(round_to_bf16(high)) << 16);
+  return static_cast<std::uint32_t>(float_to_bf16(low)) | (static_cast<std::uint32_t>(float_to_bf16(high)) << 16);
 }
 
 // A matrix view: element (i, k) at data[i * si + k * sk].
