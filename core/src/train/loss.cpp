@@ -97,9 +97,7 @@ void row_gradient(const float* x, std::int64_t v, float lse, float scale, float 
 #else
 #pragma GCC pop_options
 #endif
-#endif  // TS_LOSS_X86
 
-#if TS_LOSS_X86
 bool row_kernels_available() {
   static const bool available = [] {
     __builtin_cpu_init();
