@@ -29,6 +29,9 @@ TEST(AutoFit, ARunWithoutABudgetIsSizedAsForTwentyMinutesAndKeepsNoBudget) {
   EXPECT_NE(unbounded.reasons.back().find("No time budget"), std::string::npos) << unbounded.reasons.back();
   EXPECT_EQ(unbounded.key, auto_fit_key(corpus, direction, inputs(0)));
   EXPECT_NE(unbounded.key, twenty.key);
+  auto whole_batch = inputs(0);
+  whole_batch.train.shard_batch = false;  // another measured speed, so another fit
+  EXPECT_NE(unbounded.key, auto_fit_key(corpus, direction, whole_batch));
 }
 
 TEST(AutoFit, ARefitKeepsThePersonsEditsAndTakesEverythingElseFromTheNewFit) {

@@ -60,7 +60,8 @@ std::string auto_fit_key(const Corpus& corpus, const Direction& direction, const
   return std::to_string(reinterpret_cast<std::uintptr_t>(&corpus)) + '|' + corpus.path + '|' +
          std::to_string(corpus.pairs.size()) + '|' + direction.str() + (direction.english_is_source ? "|en|" : "|xx|") +
          Json(config.train.budget_minutes).dump() + '|' + device_choice_name(config.train.device) + '|' +
-         std::to_string(config.train.threads) + '|' + precision_name(config.train.precision);
+         std::to_string(config.train.threads) + '|' + precision_name(config.train.precision) +
+         (config.train.shard_batch ? "|shares" : "|whole");
 }
 
 AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config, bool measure) {
@@ -68,11 +69,10 @@ AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const Experim
   out.key = auto_fit_key(corpus, direction, config);
   const double budget = config.train.budget_minutes;
   try {
-    const auto& t = config.train;
-    MachineProfile machine =
-        measure ? measure_machine(t.device, t.threads, t.precision) : MachineProfile::detect(t.device, t.threads);
+    const auto speed = SpeedSettings::of(config.train);
+    MachineProfile machine = measure ? measure_machine(speed) : MachineProfile::detect(speed.device, speed.threads);
     if (!measure) {
-      const auto cached = cached_reference_throughput(t.device, t.threads, t.precision, auto_batch_tokens(machine));
+      const auto cached = cached_reference_throughput(speed, auto_batch_tokens(machine));
       machine.measured_tokens_per_second = cached.tokens_per_second;
       machine.measured_seconds = cached.seconds;
     }

@@ -31,13 +31,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-ThroughputMeasurement measure_reference_throughput(DeviceChoice device_choice, int threads, Precision precision,
-                                                   int batch_tokens, double seconds) {
+ThroughputMeasurement measure_reference_throughput(const SpeedSettings& settings, int batch_tokens, double seconds) {
   const auto t0 = std::chrono::steady_clock::now();
   ThroughputMeasurement m;
-  const auto device = resolve_device(device_choice);
-  m.threads = configure_threads(threads);
-  m.precision = resolve_precision(precision, device);
+  const auto device = resolve_device(settings.device);
+  m.threads = configure_threads(settings.threads);
+  m.precision = resolve_precision(settings.precision, device);
   check_precision(m.precision, device);
   m.device = device.str();
   m.batch_tokens = batch_tokens;
@@ -70,7 +69,8 @@ ThroughputMeasurement measure_reference_throughput(DeviceChoice device_choice, i
   for (const auto& e : examples) tokens += static_cast<std::int64_t>(e.tgt.size() + 1);
   // The training step's own forward and backward, threads sharing the batch as training does.
   const auto parameters = model->parameters();
-  const int shares = batch_shares(/*shard_batch=*/true, device, m.precision, m.threads);
+  const int shares = batch_shares(settings.shard_batch, device, m.precision, m.threads);
+  m.shares = shares;
   const auto step = [&] {
     clear_gradients(parameters);
     const double loss =
@@ -93,7 +93,10 @@ ThroughputMeasurement measure_reference_throughput(DeviceChoice device_choice, i
 }
 
 namespace {
-using Key = std::tuple<DeviceChoice, int, Precision, int>;
+using Key = std::tuple<DeviceChoice, int, Precision, bool, int>;
+Key key_of(const SpeedSettings& s, int batch_tokens) {
+  return {s.device, s.threads, s.precision, s.shard_batch, batch_tokens};
+}
 std::mutex cache_mutex;
 std::map<Key, ThroughputMeasurement>& cache() {
   static std::map<Key, ThroughputMeasurement> measured;
@@ -101,30 +104,28 @@ std::map<Key, ThroughputMeasurement>& cache() {
 }
 }  // namespace
 
-ThroughputMeasurement reference_throughput(DeviceChoice device, int threads, Precision precision, int batch_tokens,
+ThroughputMeasurement reference_throughput(const SpeedSettings& settings, int batch_tokens,
                                            const ThroughputProbe& measure) {
-  const Key key{device, threads, precision, batch_tokens};
+  const Key key = key_of(settings, batch_tokens);
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
     if (const auto it = cache().find(key); it != cache().end()) return it->second;
   }
-  auto m = measure ? measure(device, threads, precision, batch_tokens)
-                   : measure_reference_throughput(device, threads, precision, batch_tokens);
+  auto m = measure ? measure(settings, batch_tokens) : measure_reference_throughput(settings, batch_tokens);
   std::lock_guard<std::mutex> lock(cache_mutex);
   cache()[key] = m;
   return m;
 }
 
-ThroughputMeasurement cached_reference_throughput(DeviceChoice device, int threads, Precision precision,
-                                                  int batch_tokens) {
+ThroughputMeasurement cached_reference_throughput(const SpeedSettings& settings, int batch_tokens) {
   std::lock_guard<std::mutex> lock(cache_mutex);
-  const auto it = cache().find(Key{device, threads, precision, batch_tokens});
+  const auto it = cache().find(key_of(settings, batch_tokens));
   return it == cache().end() ? ThroughputMeasurement{} : it->second;
 }
 
-MachineProfile measure_machine(DeviceChoice device, int threads, Precision precision, const ThroughputProbe& measure) {
-  auto machine = MachineProfile::detect(device, threads);
-  const auto m = reference_throughput(device, threads, precision, auto_batch_tokens(machine), measure);
+MachineProfile measure_machine(const SpeedSettings& settings, const ThroughputProbe& measure) {
+  auto machine = MachineProfile::detect(settings.device, settings.threads);
+  const auto m = reference_throughput(settings, auto_batch_tokens(machine), measure);
   machine.measured_tokens_per_second = m.tokens_per_second;
   machine.measured_seconds = m.seconds;
   return machine;

@@ -28,7 +28,8 @@ struct AutoFit {
 };
 
 /// What a fit depends on: the corpus (this very one), the direction, and train.budget_minutes,
-/// train.device, train.threads and train.precision of `config`. Equal keys give equal fits.
+/// train.device, train.threads, train.precision and train.shard_batch of `config`. Equal keys give
+/// equal fits.
 std::string auto_fit_key(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config);
 
 /// Fits the `auto` preset to `corpus` in `direction` for the budget, device and threads of `config`

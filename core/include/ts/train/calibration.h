@@ -11,6 +11,18 @@
 
 namespace ts {
 
+/// What a throughput measurement depends on besides the batch: train.device, train.threads,
+/// train.precision ("auto" included) and train.shard_batch, as a run's config has them.
+struct SpeedSettings {
+  DeviceChoice device = DeviceChoice::kAuto;
+  int threads = 0;
+  Precision precision = Precision::kFp32;
+  bool shard_batch = true;
+  static SpeedSettings of(const TrainConfig& train) {
+    return {train.device, train.threads, train.precision, train.shard_batch};
+  }
+};
+
 /// One measurement of training throughput.
 struct ThroughputMeasurement {
   double tokens_per_second = 0;            // target tokens per second of training steps
@@ -20,33 +32,31 @@ struct ThroughputMeasurement {
   std::string device;                      // as resolved: "cpu", "cuda:0"
   Precision precision = Precision::kFp32;  // as resolved: never kAuto
   int threads = 0;
+  int shares = 1;  // shares of each batch, one per thread (ts::batch_shares)
   int batch_tokens = 0;
 };
 
 /// Times full training steps (forward under the precision's autocast, backward, clipping, Adam) of
 /// the reference model (3+3 layers, d 256, ff 1024, 4 heads, a shared 8,000-token vocabulary; "base"
 /// in ts/train/auto_recipe.h) on random 10-token sentences in batches of `batch_tokens` target
-/// tokens: one warm-up step, then steps until `seconds` have passed and at least 3 ran. `device`,
-/// `threads` and `precision` as train.device/threads/precision take them ("auto" included).
+/// tokens: one warm-up step, then steps until `seconds` have passed and at least 3 ran, the batch
+/// shared among the threads as the trainer would share it with these settings (ts::batch_shares).
 /// Leaves LibTorch's thread count as configure_threads(threads) sets it, like the trainer.
-ThroughputMeasurement measure_reference_throughput(DeviceChoice device, int threads, Precision precision,
-                                                   int batch_tokens, double seconds = 2.0);
+ThroughputMeasurement measure_reference_throughput(const SpeedSettings& settings, int batch_tokens,
+                                                   double seconds = 2.0);
 
-/// measure_reference_throughput once per process for each device, threads, precision and batch:
-/// later calls return the first measurement (the app refits its recipe often). `measure` replaces
-/// the measurement in tests.
-using ThroughputProbe =
-    std::function<ThroughputMeasurement(DeviceChoice device, int threads, Precision precision, int batch_tokens)>;
-ThroughputMeasurement reference_throughput(DeviceChoice device, int threads, Precision precision, int batch_tokens,
+/// measure_reference_throughput once per process for each setting and batch: later calls return
+/// the first measurement (the app refits its recipe often). `measure` replaces the measurement in
+/// tests.
+using ThroughputProbe = std::function<ThroughputMeasurement(const SpeedSettings& settings, int batch_tokens)>;
+ThroughputMeasurement reference_throughput(const SpeedSettings& settings, int batch_tokens,
                                            const ThroughputProbe& measure = {});
 /// The measurement reference_throughput() has made for these settings, or an empty one (0 tokens/s).
-ThroughputMeasurement cached_reference_throughput(DeviceChoice device, int threads, Precision precision,
-                                                  int batch_tokens);
+ThroughputMeasurement cached_reference_throughput(const SpeedSettings& settings, int batch_tokens);
 
 /// MachineProfile::detect with the reference model's throughput measured (once per process and
 /// settings, reference_throughput) at the batch size the recipe will use: what `auto` is fitted to
-/// when a run starts. `precision` as train.precision takes it.
-MachineProfile measure_machine(DeviceChoice device, int threads, Precision precision,
-                               const ThroughputProbe& measure = {});
+/// when a run starts.
+MachineProfile measure_machine(const SpeedSettings& settings, const ThroughputProbe& measure = {});
 
 }  // namespace ts

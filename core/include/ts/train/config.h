@@ -92,10 +92,11 @@ struct TrainConfig {
   std::uint64_t seed = 42;
   DeviceChoice device = DeviceChoice::kAuto;
   int threads = 0;  // 0 = all cores
-  /// On a CPU with several threads, in fp32: each thread runs forward and backward on its own share
-  /// of every batch, the gradients adding up (ts/train/thread_shards.h), rather than the whole batch
-  /// going through LibTorch's operations one at a time, each shared among the threads. Not under
-  /// bf16 autocast (batch_shares in ts/train/trainer.h says why).
+  /// On a CPU with several threads, in fp32, or in bf16 on AVX-512 BF16 dot products: each thread
+  /// runs forward and backward on its own share of every batch, the gradients adding up
+  /// (ts/train/thread_shards.h), rather than the whole batch going through LibTorch's operations one
+  /// at a time, each shared among the threads. Not under bf16 autocast (batch_shares in
+  /// ts/train/trainer.h says why). The machine's measured speed (ts/train/calibration.h) follows it.
   bool shard_batch = true;
   // bf16: autocast (a CPU with AMX or AVX-512 BF16, or a GPU); fp16: GPU only; auto: bf16 where the
   // CPU or GPU computes it natively, else fp32.
