@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Where a CPU training step's time goes, by LibTorch operator. Builds a model of the given shape, runs
 // the training step the trainer runs (forward_backward_batch with its shares of the batch, gradient
-// clipping, the fused Adam step) on random sentences, then records some steps with LibTorch's
-// profiler and prints each operator's self time (its own time, the operators it called left out) per
+// clipping, the fused Adam step) on random sentences, times some steps, then records as many with
+// LibTorch's profiler and prints each operator's self time (its own time, the operators it called left out) per
 // step: with shares summed over the threads, as a share of the threads' time; on LibTorch's threads as
 // the calling thread records it, as a share of the wall time. What no operator covers (our own kernels:
-// the hash dropout's pass, the fused Adam step; threads waiting) is the rest.
+// the hash dropout's pass, the fused Adam step; threads waiting) is the rest. Its batches keep one
+// shape, which glibc serves worse than training's changing ones: with an 8,000-token vocabulary it
+// took 15,000 page faults a step and spent 10% of the time in the kernel, against 2% in a real run
+// (perf, 2026-11-27): compare changes on `transformer-studio-cli train` too (bench/throughput.sh).
 //   ts_bench_train_profile [LAYERS D FF HEADS] [--precision fp32|bf16] [--threads N] [--whole-batch]
 //                          [--steps N] [--vocab V] [--sentences S] [--length L] [--top K]
 // Defaults: 2 192 768 4 (the default recipe's 5-minute shape), fp32, all cores, shares as the trainer
@@ -24,8 +27,6 @@
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/optim/adam.h>
 #include <torch/types.h>
-
-#include <torch/nn/utils/clip_grad.h>  // after torch/types.h, which it needs
 
 #include "ts/model/transformer.h"
 #include "ts/text/vocab.h"
@@ -155,13 +156,23 @@ int main(int argc, char** argv) {
                                parameters);
     fb_s += seconds_since(t);
     t = std::chrono::steady_clock::now();
-    torch::nn::utils::clip_grad_norm_(parameters, 1.0);
+    ts::clip_gradient_norm(parameters, 1.0);
     clip_s += seconds_since(t);
     t = std::chrono::steady_clock::now();
     if (!ts::fused_adam_step(optimizer)) optimizer.step();
     adam_s += seconds_since(t);
   };
   for (int i = 0; i < 5; ++i) step();  // warm-up: allocations, kernel selection
+  // The same steps without the profiler first: the speed a change is judged by.
+  fb_s = clip_s = adam_s = 0;
+  const auto plain0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < o.steps; ++i) step();
+  const double plain = seconds_since(plain0);
+  std::printf(
+      "without the profiler: %.2f ms per step (%.0f target tokens/s): forward and backward %.2f ms, "
+      "clipping %.2f ms, Adam %.2f ms\n",
+      1e3 * plain / o.steps, static_cast<double>(tokens) * o.steps / plain, 1e3 * fb_s / o.steps,
+      1e3 * clip_s / o.steps, 1e3 * adam_s / o.steps);
   fb_s = clip_s = adam_s = 0;
 
   torch::autograd::profiler::enableProfilerLegacy(
@@ -174,7 +185,10 @@ int main(int argc, char** argv) {
 
   std::printf("shape %d+%d layers, d %d, ff %d, %d heads, %.2f M parameters; %s; %d thread%s, %s\n", o.layers, o.layers,
               o.d, o.ff, o.heads, static_cast<double>(model->parameter_count()) / 1e6,
-              o.precision == ts::Precision::kBf16 ? "bf16 autocast" : "fp32", threads, threads == 1 ? "" : "s",
+              o.precision == ts::Precision::kFp32                ? "fp32"
+              : ts::uses_bf16_products(cpu, o.precision, shares) ? "bf16 on the CPU's dot products (bf16_linear)"
+                                                                 : "bf16 autocast",
+              threads, threads == 1 ? "" : "s",
               shares > 1 ? "each thread on its share of the batch" : "the whole batch on LibTorch's threads");
   std::printf("batch: %d sentences of %d tokens a side, %lld target tokens; %d steps recorded\n", o.sentences, o.length,
               static_cast<long long>(tokens), o.steps);

@@ -192,16 +192,21 @@ double forward_backward_batch(Transformer& model, const std::vector<Example>& ex
                                      /*allow_unused=*/true);
     losses[i] = loss.item<double>();
   });
+  // The shares' gradients add up in the first share's tensors (each share's own: nothing else holds
+  // them), which then become the parameters' gradients: no new tensor of a parameter's size.
   torch::NoGradGuard no_grad;
   for (std::size_t p = 0; p < parameters.size(); ++p) {
     at::Tensor sum;
-    for (const auto& share : grads) {
+    for (auto& share : grads) {
       if (!share[p].defined()) continue;
-      sum = sum.defined() ? sum + share[p] : share[p];
+      if (!sum.defined())
+        sum = share[p].is_contiguous() ? std::move(share[p]) : share[p].contiguous();
+      else
+        sum.add_(share[p]);
     }
     if (!sum.defined()) continue;
     auto& grad = parameters[p].mutable_grad();
-    grad = grad.defined() ? grad.add_(sum) : sum.contiguous();
+    grad = grad.defined() ? grad.add_(sum) : std::move(sum);
   }
   double total = 0;
   for (double l : losses) total += l;
