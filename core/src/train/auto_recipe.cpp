@@ -294,8 +294,9 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   // Schedule and batches. Small batches on a CPU: a budget buys few updates, and more of them
   // learn more (German-English, 5 min on 2 cores: 16.2 BLEU with 1,000-token batches against 6.2
   // with 2,500, at the same tokens per second, on the old split). Smaller is not better: on the dev
-  // splits of four pairs at 5 minutes, 1,000 beat 500 by 0.9 to 10.2 BLEU (docs/benchmarks.md,
-  // "1,000-token batches, re-checked on dev against 500").
+  // splits of four pairs at 5 minutes, 1,000 beat 500 by 0.9 to 10.2 BLEU, and at the faster bf16
+  // step 2,000 lost to 1,000 by 1.6 (de-en) and 1.3 (fr-en) (docs/benchmarks.md, "1,000-token
+  // batches, re-checked on dev against 500").
   c.train.batch_tokens = auto_batch_tokens(machine);
   const double steps = tokens / c.train.batch_tokens;
   c.train.warmup = static_cast<int>(std::clamp(std::round(steps * 0.08 / 10) * 10, 50.0, 300.0));

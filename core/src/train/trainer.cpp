@@ -192,15 +192,19 @@ double forward_backward_batch(Transformer& model, const std::vector<Example>& ex
                                      /*allow_unused=*/true);
     losses[i] = loss.item<double>();
   });
-  // The shares' gradients add up in the first share's tensors (each share's own: nothing else holds
-  // them), which then become the parameters' gradients: no new tensor of a parameter's size.
+  // The shares' gradients add up in the first share's tensor, which then becomes the parameter's
+  // gradient: no new tensor of a parameter's size. Only where nothing else holds that tensor or its
+  // memory: autograd may hand one tensor (or views of one) to two parameters.
+  const auto owned = [](const at::Tensor& t) {
+    return t.is_contiguous() && t.use_count() == 1 && t.storage().use_count() == 1;
+  };
   torch::NoGradGuard no_grad;
   for (std::size_t p = 0; p < parameters.size(); ++p) {
     at::Tensor sum;
     for (auto& share : grads) {
       if (!share[p].defined()) continue;
       if (!sum.defined())
-        sum = share[p].is_contiguous() ? std::move(share[p]) : share[p].contiguous();
+        sum = owned(share[p]) ? std::move(share[p]) : share[p].clone(at::MemoryFormat::Contiguous);
       else
         sum.add_(share[p]);
     }
