@@ -14,6 +14,7 @@
 #include "ts/decode/translator.h"
 #include "ts/model/bf16_products.h"
 #include "ts/train/checkpoint.h"
+#include "ts/train/optimizer.h"
 #include "ts/train/thread_shards.h"
 
 namespace ts {
@@ -110,6 +111,50 @@ TEST(Trainer, BatchSharesAreTheThreadsOnACpuInFp32AndInBf16OnDotProducts) {
   EXPECT_FALSE(uses_bf16_products(cpu, Precision::kFp32, 4));
   EXPECT_FALSE(uses_bf16_products(at::Device(at::kCUDA, 0), Precision::kBf16, 4));
   EXPECT_EQ(batch_shares(true, at::Device(at::kCUDA, 0), Precision::kFp32, 4), 1);
+}
+
+// Shares of a batch on two threads give the gradients the whole batch gives (dropout off, fp32: only
+// the order of the sums differs), and a second batch adds to them, as gradient accumulation needs.
+TEST(Trainer, SharedBatchGradientsEqualTheWholeBatchsAndAccumulate) {
+  auto config = test::tiny_config();
+  config.model.dropout = 0;
+  const auto data = test::tiny_data(config);
+  ASSERT_GE(data.train.size(), 4u);
+  std::vector<std::size_t> rows(data.train.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  const at::Device cpu(at::kCPU);
+  configure_threads(2);
+  at::manual_seed(3);
+  auto model = build_model(config.model, static_cast<std::int64_t>(data.pipeline.src_vocab->size()),
+                           static_cast<std::int64_t>(data.pipeline.tgt_vocab->size()), Vocab::kPad,
+                           config.model.share_embeddings);
+  model->train();
+  const auto parameters = model->parameters();
+  const auto gradients = [&](int shares, int batches) {
+    clear_gradients(parameters);
+    double loss = 0;
+    for (int b = 0; b < batches; ++b)
+      loss +=
+          forward_backward_batch(model, data.train, rows, cpu, Precision::kFp32, 0.1, 100.0, 1.0, shares, parameters);
+    std::vector<at::Tensor> out;
+    for (const auto& p : parameters) out.push_back(p.grad().defined() ? p.grad().clone() : at::Tensor());
+    return std::make_pair(loss, out);
+  };
+  const auto [whole_loss, whole] = gradients(1, 1);
+  const auto [shared_loss, shared] = gradients(2, 1);
+  const auto [twice_loss, twice] = gradients(2, 2);
+  EXPECT_NEAR(shared_loss, whole_loss, 1e-5 * whole_loss);
+  EXPECT_NEAR(twice_loss, 2 * whole_loss, 2e-5 * whole_loss);
+  ASSERT_EQ(whole.size(), shared.size());
+  int compared = 0;
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    ASSERT_EQ(whole[i].defined(), shared[i].defined()) << i;
+    if (!whole[i].defined()) continue;
+    EXPECT_TRUE(at::allclose(shared[i], whole[i], 1e-4, 1e-6)) << "parameter " << i;
+    EXPECT_TRUE(at::allclose(twice[i], whole[i] * 2, 1e-4, 1e-6)) << "parameter " << i;
+    ++compared;
+  }
+  EXPECT_GT(compared, 10);
 }
 
 // The run directory holds the split it trained on: anyone can check that no dev or test source

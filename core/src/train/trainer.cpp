@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <filesystem>
 
@@ -193,20 +194,25 @@ double forward_backward_batch(Transformer& model, const std::vector<Example>& ex
     losses[i] = loss.item<double>();
   });
   // The shares' gradients add up in the first share's tensor, which then becomes the parameter's
-  // gradient: no new tensor of a parameter's size. Only where nothing else holds that tensor or its
-  // memory: autograd may hand one tensor (or views of one) to two parameters.
-  const auto owned = [](const at::Tensor& t) {
-    return t.is_contiguous() && t.use_count() == 1 && t.storage().use_count() == 1;
-  };
+  // gradient: no new tensor of a parameter's size. Only where no other parameter's gradient shares
+  // that tensor's memory (autograd may hand one tensor, or views of one, to two parameters).
+  std::vector<std::map<const void*, int>> holders(grads.size());  // per share: storage -> gradients in it
+  for (std::size_t k = 0; k < grads.size(); ++k)
+    for (const auto& g : grads[k])
+      if (g.defined()) ++holders[k][g.storage().unsafeGetStorageImpl()];
   torch::NoGradGuard no_grad;
   for (std::size_t p = 0; p < parameters.size(); ++p) {
     at::Tensor sum;
-    for (auto& share : grads) {
-      if (!share[p].defined()) continue;
-      if (!sum.defined())
-        sum = owned(share[p]) ? std::move(share[p]) : share[p].clone(at::MemoryFormat::Contiguous);
-      else
-        sum.add_(share[p]);
+    for (std::size_t k = 0; k < grads.size(); ++k) {
+      auto& g = grads[k][p];
+      if (!g.defined()) continue;
+      if (sum.defined()) {
+        sum.add_(g);
+      } else {
+        const bool owned =
+            g.is_contiguous() && g.use_count() == 1 && holders[k][g.storage().unsafeGetStorageImpl()] == 1;
+        sum = owned ? std::move(g) : g.clone(at::MemoryFormat::Contiguous);
+      }
     }
     if (!sum.defined()) continue;
     auto& grad = parameters[p].mutable_grad();
