@@ -2,18 +2,19 @@
 // Where a CPU training step's time goes, by LibTorch operator. Builds a model of the given shape, runs
 // the training step the trainer runs (forward_backward_batch with its shares of the batch, gradient
 // clipping, the fused Adam step) on random sentences, times some steps, then records as many with
-// LibTorch's profiler and prints each operator's self time (its own time, the operators it called left out) per
-// step: with shares summed over the threads, as a share of the threads' time; on LibTorch's threads as
-// the calling thread records it, as a share of the wall time. What no operator covers (our own kernels:
-// the hash dropout's pass, the fused Adam step; threads waiting) is the rest. Its batches keep one
-// shape, which glibc serves worse than training's changing ones: with an 8,000-token vocabulary it
-// took 15,000 page faults a step and spent 10% of the time in the kernel, against 2% in a real run
-// (perf, 2026-11-27): compare changes on `transformer-studio-cli train` too (bench/throughput.sh).
+// LibTorch's profiler and prints each operator's self time (its own time, the operators it called
+// left out) per step: with shares summed over the threads, as a share of the threads' time; on
+// LibTorch's threads as the calling thread records it, as a share of the wall time. What no operator
+// covers (our own kernels: the hash dropout's pass, the fused Adam step; threads waiting) is the
+// rest. Its batches keep one shape, which glibc serves worse than training's changing ones: with an
+// 8,000-token vocabulary it took 15,000 page faults a step and spent 10% of the time in the kernel,
+// against 2% in a real run (perf, 2026-11-27): compare changes on `transformer-studio-cli train` too
+// (bench/throughput.sh).
 //   ts_bench_train_profile [LAYERS D FF HEADS] [--precision fp32|bf16] [--threads N] [--whole-batch]
 //                          [--steps N] [--vocab V] [--sentences S] [--length L] [--top K]
 // Defaults: 2 192 768 4 (the default recipe's 5-minute shape), fp32, all cores, shares as the trainer
-// uses them (fp32, and bf16 on AVX-512 BF16 dot products), 20 steps recorded after 5, vocabulary 4,000, 64 sentences of 12 tokens a side,
-// the 25 largest operators.
+// uses them (fp32, and bf16 on AVX-512 BF16 dot products), 20 steps timed and 20 recorded after 5,
+// vocabulary 4,000, 64 sentences of 12 tokens a side, the 25 largest operators.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
