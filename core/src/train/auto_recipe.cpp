@@ -294,8 +294,8 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   // Schedule and batches. Small batches on a CPU: a budget buys few updates, and more of them
   // learn more (German-English, 5 min on 2 cores: 16.2 BLEU with 1,000-token batches against 6.2
   // with 2,500, at the same tokens per second, on the old split). Smaller is not better: on the dev
-  // splits of four pairs at 5 minutes, 1,000 beat 500 by 0.9 to 10.2 BLEU, and at the faster bf16
-  // step 2,000 lost to 1,000 by 1.6 (de-en) and 1.3 (fr-en) (docs/benchmarks.md, "1,000-token
+  // splits of four pairs at 5 minutes, 1,000 beat 500 by 0.9 to 10.2 BLEU; at the faster bf16 step
+  // 2,000 lost by 1.3 to 1.6 on three pairs and was level on ar-en (docs/benchmarks.md, "1,000-token
   // batches, re-checked on dev against 500").
   c.train.batch_tokens = auto_batch_tokens(machine);
   const double steps = tokens / c.train.batch_tokens;
