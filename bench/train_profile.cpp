@@ -9,9 +9,10 @@
 // rest. Its batches keep one shape, which glibc serves worse than training's changing ones: with an
 // 8,000-token vocabulary it took 15,000 page faults a step and spent 10% of the time in the kernel,
 // against 2% in a real run (perf, 2026-11-27): compare changes on `transformer-studio-cli train` too
-// (bench/throughput.sh).
+// (bench/throughput.sh). --clip-apart clips the gradients in a pass of their own before the Adam step
+// (as training did before commit after acc758c) instead of inside it, to compare the two.
 //   ts_bench_train_profile [LAYERS D FF HEADS] [--precision fp32|bf16] [--threads N] [--whole-batch]
-//                          [--steps N] [--vocab V] [--sentences S] [--length L] [--top K]
+//                          [--clip-apart] [--steps N] [--vocab V] [--sentences S] [--length L] [--top K]
 // Defaults: 2 192 768 4 (the default recipe's 5-minute shape), fp32, all cores, shares as the trainer
 // uses them (fp32, and bf16 on AVX-512 BF16 dot products), 20 steps timed and 20 recorded after 5,
 // vocabulary 4,000, 64 sentences of 12 tokens a side, the 25 largest operators.
@@ -42,14 +43,21 @@ struct Options {
   ts::Precision precision = ts::Precision::kFp32;
   int threads = 0, steps = 20, vocab = 4000, sentences = 64, length = 12, top = 25;
   bool shares = true;
+  bool clip_apart = false;
 };
 
 int usage(const char* program) {
   std::fprintf(stderr,
-               "usage: %s [LAYERS D FF HEADS] [--precision fp32|bf16] [--threads N] [--whole-batch] [--steps N] "
-               "[--vocab V] [--sentences S] [--length L] [--top K]\n",
+               "usage: %s [LAYERS D FF HEADS] [--precision fp32|bf16] [--threads N] [--whole-batch] [--clip-apart] "
+               "[--steps N] [--vocab V] [--sentences S] [--length L] [--top K]\n",
                program);
   return 2;
+}
+
+std::string fmt_ms(const char* what, double seconds) {
+  char text[96];
+  std::snprintf(text, sizeof text, "%s %.2f ms", what, 1e3 * seconds);
+  return text;
 }
 
 struct Total {
@@ -105,6 +113,8 @@ int main(int argc, char** argv) {
     const auto count = counts.find(a);
     if (a == "--whole-batch") {
       o.shares = false;
+    } else if (a == "--clip-apart") {
+      o.clip_apart = true;
     } else if (a == "--precision" && has_value) {
       const std::string p = argv[++i];
       if (p != "fp32" && p != "bf16") return usage(argv[0]);
@@ -157,10 +167,14 @@ int main(int argc, char** argv) {
                                parameters);
     fb_s += seconds_since(t);
     t = std::chrono::steady_clock::now();
-    ts::clip_gradient_norm(parameters, 1.0);
-    clip_s += seconds_since(t);
-    t = std::chrono::steady_clock::now();
-    if (!ts::fused_adam_step(optimizer)) optimizer.step();
+    if (o.clip_apart) {
+      ts::clip_gradient_norm(parameters, 1.0);
+      clip_s += seconds_since(t);
+      t = std::chrono::steady_clock::now();
+      if (!ts::fused_adam_step(optimizer)) optimizer.step();
+    } else if (!ts::clipped_fused_adam_step(optimizer, 1.0)) {
+      optimizer.step();
+    }
     adam_s += seconds_since(t);
   };
   for (int i = 0; i < 5; ++i) step();  // warm-up: allocations, kernel selection
@@ -169,11 +183,14 @@ int main(int argc, char** argv) {
   const auto plain0 = std::chrono::steady_clock::now();
   for (int i = 0; i < o.steps; ++i) step();
   const double plain = seconds_since(plain0);
-  std::printf(
-      "without the profiler: %.2f ms per step (%.0f target tokens/s): forward and backward %.2f ms, "
-      "clipping %.2f ms, Adam %.2f ms\n",
-      1e3 * plain / o.steps, static_cast<double>(tokens) * o.steps / plain, 1e3 * fb_s / o.steps,
-      1e3 * clip_s / o.steps, 1e3 * adam_s / o.steps);
+  // After the forward and backward: clipping then Adam (--clip-apart), or both in one call.
+  const auto update_times = [&](double steps) {
+    return o.clip_apart ? fmt_ms("clipping", clip_s / steps) + ", " + fmt_ms("Adam", adam_s / steps)
+                        : fmt_ms("clipping and Adam", adam_s / steps);
+  };
+  std::printf("without the profiler: %.2f ms per step (%.0f target tokens/s): forward and backward %.2f ms, %s\n",
+              1e3 * plain / o.steps, static_cast<double>(tokens) * o.steps / plain, 1e3 * fb_s / o.steps,
+              update_times(o.steps).c_str());
   fb_s = clip_s = adam_s = 0;
 
   torch::autograd::profiler::enableProfilerLegacy(
@@ -193,11 +210,9 @@ int main(int argc, char** argv) {
               shares > 1 ? "each thread on its share of the batch" : "the whole batch on LibTorch's threads");
   std::printf("batch: %d sentences of %d tokens a side, %lld target tokens; %d steps recorded\n", o.sentences, o.length,
               static_cast<long long>(tokens), o.steps);
-  std::printf(
-      "per step: %.2f ms (%.0f target tokens/s under the profiler): forward and backward %.2f ms, "
-      "clipping %.2f ms, Adam %.2f ms\n",
-      1e3 * wall / o.steps, static_cast<double>(tokens) * o.steps / wall, 1e3 * fb_s / o.steps, 1e3 * clip_s / o.steps,
-      1e3 * adam_s / o.steps);
+  std::printf("per step: %.2f ms (%.0f target tokens/s under the profiler): forward and backward %.2f ms, %s\n",
+              1e3 * wall / o.steps, static_cast<double>(tokens) * o.steps / wall, 1e3 * fb_s / o.steps,
+              update_times(o.steps).c_str());
   std::vector<std::pair<std::string, Total>> sorted(totals.begin(), totals.end());
   std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.second.self_us > b.second.self_us; });

@@ -84,35 +84,37 @@ TEST(FusedAdam, LibTorchsMultiTensorKernelFollowsItsAdamAndAdamWStepForStep) {
 
 TEST(FusedAdam, TheVectorPassGivesTheLoopsBits) {
   // Adam (an L2 term) and AdamW (decoupled decay), every length around the 16-element blocks, with
-  // gradients of very different sizes, zeros and a subnormal.
-  for (const bool decoupled : {false, true}) {
-    detail::AdamConstants c;
-    c.beta1 = 0.9f;
-    c.one_minus_beta1 = 0.1f;
-    c.beta2 = 0.98f;
-    c.one_minus_beta2 = 0.02f;
-    c.step_size = 3e-4f;
-    c.sqrt_bias2 = 0.37f;
-    c.eps = 1e-9f;
-    c.l2 = decoupled ? 0.0f : 0.01f;
-    c.shrink = decoupled ? 0.99999f : 1.0f;
-    for (const std::int64_t n : {1, 15, 16, 17, 33, 1000}) {
-      at::manual_seed(n);
-      const auto w = at::randn({n}), g = at::randn({n}) * at::exp(at::randn({n}) * 5);
-      const auto m = at::randn({n}) * 1e-2, v = at::rand({n}) * 1e-3;
-      g[0] = 0.0f;
-      if (n > 2) g[1] = 1e-40f;
-      auto w1 = w.clone(), m1 = m.clone(), v1 = v.clone(), w2 = w.clone(), m2 = m.clone(), v2 = v.clone();
-      detail::adam_update(w1.data_ptr<float>(), g.data_ptr<float>(), m1.data_ptr<float>(), v1.data_ptr<float>(), 0, n,
-                          c, /*vectorised=*/true);
-      detail::adam_update(w2.data_ptr<float>(), g.data_ptr<float>(), m2.data_ptr<float>(), v2.data_ptr<float>(), 0, n,
-                          c, /*vectorised=*/false);
-      EXPECT_TRUE(at::equal(w1.view(at::kInt), w2.view(at::kInt))) << "n " << n << (decoupled ? " AdamW" : " Adam");
-      EXPECT_TRUE(at::equal(m1.view(at::kInt), m2.view(at::kInt))) << "n " << n;
-      EXPECT_TRUE(at::equal(v1.view(at::kInt), v2.view(at::kInt))) << "n " << n;
-      EXPECT_FALSE(at::equal(w1, w)) << "n " << n;  // it did step
+  // gradients of very different sizes, zeros and a subnormal; unclipped and clipped (grad_scale).
+  for (const bool decoupled : {false, true})
+    for (const float grad_scale : {1.0f, 0.37f}) {
+      detail::AdamConstants c;
+      c.grad_scale = grad_scale;
+      c.beta1 = 0.9f;
+      c.one_minus_beta1 = 0.1f;
+      c.beta2 = 0.98f;
+      c.one_minus_beta2 = 0.02f;
+      c.step_size = 3e-4f;
+      c.sqrt_bias2 = 0.37f;
+      c.eps = 1e-9f;
+      c.l2 = decoupled ? 0.0f : 0.01f;
+      c.shrink = decoupled ? 0.99999f : 1.0f;
+      for (const std::int64_t n : {1, 15, 16, 17, 33, 1000}) {
+        at::manual_seed(n);
+        const auto w = at::randn({n}), g = at::randn({n}) * at::exp(at::randn({n}) * 5);
+        const auto m = at::randn({n}) * 1e-2, v = at::rand({n}) * 1e-3;
+        g[0] = 0.0f;
+        if (n > 2) g[1] = 1e-40f;
+        auto w1 = w.clone(), m1 = m.clone(), v1 = v.clone(), w2 = w.clone(), m2 = m.clone(), v2 = v.clone();
+        detail::adam_update(w1.data_ptr<float>(), g.data_ptr<float>(), m1.data_ptr<float>(), v1.data_ptr<float>(), 0, n,
+                            c, /*vectorised=*/true);
+        detail::adam_update(w2.data_ptr<float>(), g.data_ptr<float>(), m2.data_ptr<float>(), v2.data_ptr<float>(), 0, n,
+                            c, /*vectorised=*/false);
+        EXPECT_TRUE(at::equal(w1.view(at::kInt), w2.view(at::kInt))) << "n " << n << (decoupled ? " AdamW" : " Adam");
+        EXPECT_TRUE(at::equal(m1.view(at::kInt), m2.view(at::kInt))) << "n " << n;
+        EXPECT_TRUE(at::equal(v1.view(at::kInt), v2.view(at::kInt))) << "n " << n;
+        EXPECT_FALSE(at::equal(w1, w)) << "n " << n;  // it did step
+      }
     }
-  }
 }
 
 TEST(FusedAdam, SkipsParametersWithoutGradientsAndDeclinesWhatItCannotDo) {
@@ -135,6 +137,53 @@ TEST(FusedAdam, SkipsParametersWithoutGradientsAndDeclinesWhatItCannotDo) {
   const auto unchanged = doubles[0].detach().clone();
   EXPECT_FALSE(fused_adam_step(on_doubles));
   EXPECT_TRUE(at::equal(doubles[0], unchanged));
+}
+
+// Clipping inside the step gives the bits of LibTorch's clip_grad_norm_ followed by the fused step
+// (which the tests above hold to LibTorch's own step), over steps that alternate between gradients far
+// above the limit (clipped) and below it (kept): a factor left out, or applied where it should not be,
+// changes the trajectory. The gradients keep their values.
+template <class Opt, class Options>
+void expect_clipped_trajectory(const Options& options, const char* name) {
+  const double limit = 1.0;
+  auto ours = make_params(5), theirs = make_params(5), unclipped = make_params(5);
+  Opt fused(ours, options), reference(theirs, options), plain(unclipped, options);
+  for (int step = 1; step <= 6; ++step) {
+    for (auto* params : {&ours, &theirs, &unclipped}) set_grads(*params, step);
+    const auto given = ours[0].grad().clone();
+    ASSERT_TRUE(clipped_fused_adam_step(fused, limit)) << name;
+    EXPECT_TRUE(at::equal(ours[0].grad(), given)) << name << ": the gradients are left as they were";
+    torch::nn::utils::clip_grad_norm_(theirs, limit);
+    ASSERT_TRUE(fused_adam_step(reference));
+    ASSERT_TRUE(fused_adam_step(plain));
+    for (std::size_t i = 0; i < ours.size(); ++i)
+      ASSERT_TRUE(at::equal(ours[i], theirs[i])) << name << " step " << step << " param " << i << " max diff "
+                                                 << (ours[i] - theirs[i]).abs().max().item<double>();
+  }
+  EXPECT_FALSE(at::allclose(ours[2], unclipped[2], 1e-5, 1e-6)) << name << ": clipping changed the trajectory";
+}
+
+TEST(ClippedFusedAdam, EqualsLibTorchsClipGradNormThenItsStep) {
+  expect_clipped_trajectory<torch::optim::Adam>(torch::optim::AdamOptions(1e-2).betas({0.9, 0.98}).eps(1e-9), "adam");
+  expect_clipped_trajectory<torch::optim::Adam>(torch::optim::AdamOptions(1e-2).weight_decay(0.1), "adam with L2");
+  expect_clipped_trajectory<torch::optim::AdamW>(
+      torch::optim::AdamWOptions(1e-2).betas({0.9, 0.98}).eps(1e-9).weight_decay(0.01), "adamw");
+}
+
+TEST(ClippedFusedAdam, WhereTheStepIsNotOursItClipsInPlaceForTheCallersStep) {
+  auto params = make_params(3);
+  set_grads(params, 1);  // far above the limit
+  torch::optim::SGD sgd(params, torch::optim::SGDOptions(0.1));
+  EXPECT_FALSE(clipped_fused_adam_step(sgd, 1.0));
+  double norm = 0;
+  for (const auto& p : params) norm += p.grad().pow(2).sum().item<double>();
+  EXPECT_NEAR(std::sqrt(norm), 1.0, 1e-4);
+
+  set_grads(params, 1);
+  const auto given = params[0].grad().clone();
+  torch::optim::Adam adam(params, torch::optim::AdamOptions(0.1));
+  ASSERT_TRUE(clipped_fused_adam_step(adam, 0.0));  // no limit: a plain step
+  EXPECT_TRUE(at::equal(params[0].grad(), given));
 }
 
 // The on-device clipping (a GPU's, LibTorch 2.1 and later; checked here on CPU tensors) against

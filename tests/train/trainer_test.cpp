@@ -12,8 +12,10 @@
 
 #include "test_utils.h"
 #include "ts/decode/translator.h"
+#include "ts/model/batch.h"
 #include "ts/model/bf16_products.h"
 #include "ts/train/checkpoint.h"
+#include "ts/train/loss.h"
 #include "ts/train/optimizer.h"
 #include "ts/train/thread_shards.h"
 
@@ -152,6 +154,49 @@ TEST(Trainer, SharedBatchGradientsEqualTheWholeBatchsAndAccumulate) {
     if (!whole[i].defined()) continue;
     EXPECT_TRUE(at::allclose(shared[i], whole[i], 1e-4, 1e-6)) << "parameter " << i;
     EXPECT_TRUE(at::allclose(twice[i], whole[i] * 2, 1e-4, 1e-6)) << "parameter " << i;
+    ++compared;
+  }
+  EXPECT_GT(compared, 10);
+}
+
+// The training loss projects only the rows of real target tokens; the loss and every gradient equal
+// those of the whole padded batch's logits, where the padded rows count for nothing.
+TEST(Trainer, LossOnRealTargetRowsEqualsTheWholePaddedBatchs) {
+  auto config = test::tiny_config();
+  config.model.dropout = 0;
+  const auto data = test::tiny_data(config);
+  std::vector<std::size_t> rows(data.train.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  const at::Device cpu(at::kCPU);
+  const auto batch = make_batch(data.train, rows, cpu);
+  const auto real = batch.tgt_out.ne(Vocab::kPad).sum().item<std::int64_t>();
+  ASSERT_LT(real, batch.tgt_out.numel()) << "the fixture's batch must hold padded target rows";
+  at::manual_seed(4);
+  auto model = build_model(config.model, static_cast<std::int64_t>(data.pipeline.src_vocab->size()),
+                           static_cast<std::int64_t>(data.pipeline.tgt_vocab->size()), Vocab::kPad,
+                           config.model.share_embeddings);
+  model->train();
+  const auto parameters = model->parameters();
+  const double denominator = static_cast<double>(real);
+
+  clear_gradients(parameters);
+  const double ours = forward_backward_batch(model, data.train, rows, cpu, Precision::kFp32, 0.1, denominator, 1.0,
+                                             /*shares=*/1, parameters);
+  std::vector<at::Tensor> our_grads;
+  for (const auto& p : parameters) our_grads.push_back(p.grad().defined() ? p.grad().clone() : at::Tensor());
+
+  clear_gradients(parameters);
+  const auto logits = model->forward(batch.src, batch.tgt_in);  // every row, padded ones too
+  const auto whole =
+      smoothed_cross_entropy_sum(logits.reshape({-1, logits.size(-1)}), batch.tgt_out.reshape({-1}), Vocab::kPad, 0.1) /
+      denominator;
+  whole.backward();
+  EXPECT_NEAR(ours, whole.item<double>(), 1e-5 * std::abs(ours));
+  int compared = 0;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    ASSERT_EQ(our_grads[i].defined(), parameters[i].grad().defined()) << i;
+    if (!our_grads[i].defined()) continue;
+    EXPECT_TRUE(at::allclose(our_grads[i], parameters[i].grad(), 1e-4, 1e-6)) << "parameter " << i;
     ++compared;
   }
   EXPECT_GT(compared, 10);

@@ -76,8 +76,7 @@ ThroughputMeasurement measure_reference_throughput(const SpeedSettings& settings
     const double loss =
         forward_backward_batch(model, examples, indices, device, m.precision, config.train.label_smoothing,
                                static_cast<double>(tokens), 1.0, shares, parameters);
-    clip_gradient_norm(parameters, 1.0);
-    if (!fused_adam_step(optimizer)) optimizer.step();
+    if (!clipped_fused_adam_step(optimizer, 1.0)) optimizer.step();
     return loss;  // item() inside waited for a GPU to finish the step
   };
   step();  // warm-up: allocations, kernel selection

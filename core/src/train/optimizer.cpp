@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -31,7 +32,8 @@ void adam_update_loop(float* __restrict w, const float* __restrict g, float* __r
                       std::int64_t begin, std::int64_t end, const AdamConstants c) {
   for (std::int64_t i = begin; i < end; ++i) {
     const float wi = w[i] * c.shrink;
-    const float gi = c.l2 != 0.0f ? g[i] + wi * c.l2 : g[i];
+    const float gc = c.grad_scale != 1.0f ? g[i] * c.grad_scale : g[i];
+    const float gi = c.l2 != 0.0f ? gc + wi * c.l2 : gc;
     const float mi = m[i] * c.beta1 + gi * c.one_minus_beta1;
     const float vi = v[i] * c.beta2 + gi * gi * c.one_minus_beta2;
     m[i] = mi;
@@ -52,12 +54,13 @@ __attribute__((target("avx512f"))) std::int64_t adam_update_avx512(float* w, con
   const __m512 b1 = _mm512_set1_ps(c.beta1), omb1 = _mm512_set1_ps(c.one_minus_beta1);
   const __m512 b2 = _mm512_set1_ps(c.beta2), omb2 = _mm512_set1_ps(c.one_minus_beta2);
   const __m512 step = _mm512_set1_ps(c.step_size), sqrt_bias2 = _mm512_set1_ps(c.sqrt_bias2);
-  const __m512 eps = _mm512_set1_ps(c.eps);
-  const bool decay = c.l2 != 0.0f;
+  const __m512 eps = _mm512_set1_ps(c.eps), grad_scale = _mm512_set1_ps(c.grad_scale);
+  const bool decay = c.l2 != 0.0f, scaled = c.grad_scale != 1.0f;
   std::int64_t i = begin;
   for (; i + 16 <= end; i += 16) {
     const __m512 wi = _mm512_mul_ps(_mm512_loadu_ps(w + i), shrink);
     __m512 gi = _mm512_loadu_ps(g + i);
+    if (scaled) gi = _mm512_mul_ps(gi, grad_scale);
     if (decay) gi = _mm512_add_ps(gi, _mm512_mul_ps(wi, l2));
     const __m512 mi = _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(m + i), b1), _mm512_mul_ps(gi, omb1));
     const __m512 vi =
@@ -119,7 +122,7 @@ State& advance_state(torch::optim::Optimizer& optimizer, const at::Tensor& p) {
 }
 
 template <class Options, class State>
-void step_all(torch::optim::Optimizer& optimizer, bool decoupled_decay) {
+void step_all(torch::optim::Optimizer& optimizer, bool decoupled_decay, float grad_scale) {
   const auto mode = FloatMode::current();
   for (auto& group : optimizer.param_groups()) {
     const auto& o = static_cast<const Options&>(group.options());
@@ -140,6 +143,7 @@ void step_all(torch::optim::Optimizer& optimizer, bool decoupled_decay) {
       c.eps = static_cast<float>(eps);
       c.l2 = decoupled_decay ? 0.0f : static_cast<float>(wd);
       c.shrink = decoupled_decay ? static_cast<float>(1 - lr * wd) : 1.0f;
+      c.grad_scale = grad_scale;
       float* w = p.data_ptr<float>();
       const float* g = p.grad().data_ptr<float>();
       float* m = state.exp_avg().template data_ptr<float>();
@@ -220,33 +224,75 @@ bool aten_applicable(const torch::optim::Optimizer& optimizer, bool allow_cpu) {
 enum class StepKernels { kTraining, kLibTorchsAnywhere };
 
 // One step if the optimizer is an `Opt`: true when done, false (nothing changed) when neither kernel
-// applies (amsgrad, a device or dtype without one); nothing when it is another optimizer.
+// applies (amsgrad, a device or dtype without one); nothing when it is another optimizer. Ours
+// multiplies each gradient by `grad_scale` as it reads it.
 template <class Opt, class Options, class State>
-std::optional<bool> step_if(torch::optim::Optimizer& optimizer, bool decoupled_decay, StepKernels kernels) {
+std::optional<bool> step_if(torch::optim::Optimizer& optimizer, bool decoupled_decay, StepKernels kernels,
+                            float grad_scale) {
   auto* opt = dynamic_cast<Opt*>(&optimizer);
   if (!opt) return std::nullopt;
   for (const auto& group : opt->param_groups())
     if (static_cast<const Options&>(group.options()).amsgrad()) return false;
   if (kernels == StepKernels::kTraining && applicable(*opt)) {
-    step_all<Options, State>(*opt, decoupled_decay);
+    step_all<Options, State>(*opt, decoupled_decay, grad_scale);
     return true;
   }
   return aten_applicable(*opt, kernels == StepKernels::kLibTorchsAnywhere) &&
          aten_step_all<Options, State>(*opt, decoupled_decay);
 }
 
-bool adam_step(torch::optim::Optimizer& optimizer, StepKernels kernels) {
+bool adam_step(torch::optim::Optimizer& optimizer, StepKernels kernels, float grad_scale = 1.0f) {
   at::NoGradGuard no_grad;
   using torch::optim::Adam, torch::optim::AdamOptions, torch::optim::AdamParamState;
   using torch::optim::AdamW, torch::optim::AdamWOptions, torch::optim::AdamWParamState;
-  if (const auto done = step_if<Adam, AdamOptions, AdamParamState>(optimizer, false, kernels)) return *done;
-  if (const auto done = step_if<AdamW, AdamWOptions, AdamWParamState>(optimizer, true, kernels)) return *done;
+  if (const auto done = step_if<Adam, AdamOptions, AdamParamState>(optimizer, false, kernels, grad_scale)) return *done;
+  if (const auto done = step_if<AdamW, AdamWOptions, AdamWParamState>(optimizer, true, kernels, grad_scale))
+    return *done;
   return false;
+}
+
+// Whether adam_step(optimizer, kTraining) would run our own kernel on every parameter.
+template <class Opt, class Options>
+bool own_kernel_for(const torch::optim::Optimizer& optimizer) {
+  const auto* opt = dynamic_cast<const Opt*>(&optimizer);
+  if (!opt) return false;
+  for (const auto& group : opt->param_groups())
+    if (static_cast<const Options&>(group.options()).amsgrad()) return false;
+  return applicable(*opt);
+}
+
+std::vector<at::Tensor> parameters_of(const torch::optim::Optimizer& optimizer) {
+  std::vector<at::Tensor> all;
+  for (const auto& group : optimizer.param_groups())
+    for (const auto& p : group.params()) all.push_back(p);
+  return all;
+}
+
+// torch::nn::utils::clip_grad_norm_'s factor, computed as it computes it (the norm of the gradients'
+// norms; max_norm / (norm + 1e-6), at most 1) without applying it.
+float clip_factor(const std::vector<at::Tensor>& parameters, double max_norm) {
+  std::vector<at::Tensor> norms;
+  for (const auto& p : parameters)
+    if (p.grad().defined()) norms.push_back(p.grad().norm(2));
+  if (norms.empty()) return 1.0f;
+  const auto total = norms.size() == 1 ? norms.front() : at::stack(norms).norm(2);
+  return at::clamp_max(max_norm / (total + 1e-6), 1.0).item<float>();
 }
 
 }  // namespace
 
 bool fused_adam_step(torch::optim::Optimizer& optimizer) { return adam_step(optimizer, StepKernels::kTraining); }
+
+bool clipped_fused_adam_step(torch::optim::Optimizer& optimizer, double max_norm) {
+  if (max_norm <= 0) return fused_adam_step(optimizer);
+  at::NoGradGuard no_grad;
+  const auto parameters = parameters_of(optimizer);
+  using torch::optim::Adam, torch::optim::AdamOptions, torch::optim::AdamW, torch::optim::AdamWOptions;
+  if (own_kernel_for<Adam, AdamOptions>(optimizer) || own_kernel_for<AdamW, AdamWOptions>(optimizer))
+    return adam_step(optimizer, StepKernels::kTraining, clip_factor(parameters, max_norm));
+  clip_gradient_norm(parameters, max_norm);
+  return fused_adam_step(optimizer);
+}
 
 namespace detail {
 

@@ -18,6 +18,15 @@ namespace ts {
 /// 1.13 on a GPU): then call optimizer.step().
 bool fused_adam_step(torch::optim::Optimizer& optimizer);
 
+/// clip_gradient_norm over the optimizer's parameters, then fused_adam_step, with one pass over the
+/// gradients fewer where the step is ours: the clipping factor (computed as clip_grad_norm_ computes
+/// it) multiplies each gradient as the update reads it, so the update is the same and the gradients
+/// keep their unclipped values afterwards. On a CPU the separate pass (LibTorch multiplies every
+/// gradient by the factor, 1 or not) was about 2.5% of a bf16 step of the 3+3 d 256 model on 2 cores.
+/// Elsewhere the gradients are clipped in place first. `max_norm` 0 or less: no clipping. Returns what
+/// fused_adam_step returns; false leaves the gradients clipped, for the caller's optimizer.step().
+bool clipped_fused_adam_step(torch::optim::Optimizer& optimizer, double max_norm);
+
 /// Scales the gradients of `parameters` so that their joint L2 norm is at most `max_norm`, as
 /// torch::nn::utils::clip_grad_norm_ does. On a GPU with LibTorch 2.1 or later the norm and the
 /// factor stay on the device (two multi-tensor kernels): LibTorch's clip_grad_norm_ copies the norm to
@@ -43,6 +52,7 @@ struct AdamConstants {
   float shrink = 1, l2 = 0;  // AdamW's decoupled decay (w *= shrink); Adam's L2 term (g += w * l2)
   float beta1 = 0.9f, one_minus_beta1 = 0.1f, beta2 = 0.999f, one_minus_beta2 = 0.001f;
   float step_size = 1e-3f, sqrt_bias2 = 1, eps = 1e-8f;  // lr / (1 - beta1^t), sqrt(1 - beta2^t)
+  float grad_scale = 1;  // each gradient is multiplied by it first (gradient clipping's factor)
 };
 /// fused_adam_step's pass over elements [begin, end) of one parameter: w, its gradient g and the
 /// moments m, v. On a CPU with AVX-512 it runs 16 elements at a time; `vectorised` false forces
