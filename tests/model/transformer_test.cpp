@@ -49,6 +49,43 @@ TEST_P(TransformerVariants, IncrementalDecodingMatchesTheFullPass) {
   }
 }
 
+// The decoder on the real target rows only (training's path on a CPU) gives decode()'s rows, and the
+// same gradients for every parameter, with right-padded targets of three lengths.
+TEST_P(TransformerVariants, DecodingTheRealRowsGivesTheWholeBatchsRowsAndGradients) {
+  at::manual_seed(2);
+  auto [pre_norm, positions] = GetParam();
+  auto model = build_model(small_model(pre_norm, positions), 20, 24, Vocab::kPad, false);
+  model->train();  // dropout 0: training mode, deterministic
+  const auto src = at::tensor({5, 6, 7, 3, 8, 9, 3, 0, 4, 3, 0, 0}, at::kLong).view({3, 4});
+  const auto tgt_in = at::tensor({2, 10, 11, 12, 13, 2, 13, 0, 0, 0, 2, 16, 17, 0, 0}, at::kLong).view({3, 5});
+  const auto tgt_out = at::tensor({10, 11, 12, 13, 3, 13, 3, 0, 0, 0, 16, 17, 3, 0, 0}, at::kLong).view({3, 5});
+  const auto rows = RealRows::of(tgt_out, Vocab::kPad);
+  ASSERT_EQ(rows.count(), 10);
+  const auto mask = padding_mask(src, Vocab::kPad);
+  // A fixed random weighting of the outputs, so every output element gets its own gradient.
+  const auto weights = at::randn({10, 16});
+  const auto gradients = [&](const at::Tensor& out) {
+    model->zero_grad();
+    (out * weights).sum().backward();
+    std::vector<at::Tensor> g;
+    for (const auto& p : model->parameters()) g.push_back(p.grad().defined() ? p.grad().clone() : at::zeros_like(p));
+    return g;
+  };
+  const auto whole = rows.gather(model->decode(tgt_in, model->encode(src, mask), mask));
+  const auto whole_grads = gradients(whole);
+  const auto ours = model->decode_rows(tgt_in, model->encode(src, mask), mask, rows);
+  ASSERT_EQ(ours.sizes(), whole.sizes());
+  EXPECT_TRUE(test::tensors_near(ours, whole, 1e-5));
+  const auto our_grads = gradients(ours);
+  for (std::size_t i = 0; i < our_grads.size(); ++i)
+    EXPECT_TRUE(test::tensors_near(our_grads[i], whole_grads[i], 1e-4)) << "parameter " << i;
+  // The padded rows are really left out: the scatter puts zeros where they were.
+  const auto scattered = rows.scatter(ours);
+  EXPECT_EQ(scattered.sizes(), (std::vector<std::int64_t>{3, 5, 16}));
+  EXPECT_EQ(scattered[1][3].abs().sum().item<float>(), 0.0f);
+  EXPECT_TRUE(test::tensors_near(rows.gather(scattered), ours, 0.0));
+}
+
 INSTANTIATE_TEST_SUITE_P(Model, TransformerVariants,
                          ::testing::Combine(::testing::Bool(), ::testing::Values("sinusoidal", "learned")));
 

@@ -378,8 +378,8 @@ bool MultiHeadAttentionImpl::fused_for(const at::Tensor& q) const {
   return kernel_ == AttentionKernel::kFused && !(is_training() && dropout_->options.p() > 0);
 }
 
-at::Tensor MultiHeadAttentionImpl::attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                                          const at::Tensor& mask) {
+at::Tensor MultiHeadAttentionImpl::context(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                           const at::Tensor& mask) {
 #if TS_TORCH_AT_LEAST(2, 0)
   if (fused_for(q)) {
     // The same scale (1/√K), an additive mask of the queries' dtype (autocast makes them bf16 or
@@ -387,9 +387,8 @@ at::Tensor MultiHeadAttentionImpl::attend(const at::Tensor& q, const at::Tensor&
     const std::optional<at::Tensor> additive =
         mask.defined() ? std::optional<at::Tensor>(mask.to(q.scalar_type())) : std::nullopt;
     auto context = at::scaled_dot_product_attention(q, k, v, additive, is_training() ? dropout_->options.p() : 0.0,
-                                                    /*is_causal=*/false);         // [B, H, T, K]
-    context = context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});  // [B, T, D]
-    return linear(out_, context);
+                                                    /*is_causal=*/false);  // [B, H, T, K]
+    return context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});
   }
 #endif
   auto scores = attention_matmul(q, k, /*b_transposed=*/true) *
@@ -398,8 +397,12 @@ at::Tensor MultiHeadAttentionImpl::attend(const at::Tensor& q, const at::Tensor&
   auto weights = at::softmax(scores, /*dim=*/-1, at::kFloat).to(q.scalar_type());
   if (record_) last_weights_ = weights.detach().to(at::kFloat);
   auto context = attention_matmul(fast_dropout(dropout_, weights), v, /*b_transposed=*/false);  // [B, H, T, K]
-  context = context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});                  // [B, T, D]
-  return linear(out_, context);
+  return context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});                     // [B, T, D]
+}
+
+at::Tensor MultiHeadAttentionImpl::attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                          const at::Tensor& mask) {
+  return linear(out_, context(q, k, v, mask));
 }
 
 at::Tensor MultiHeadAttentionImpl::forward(const at::Tensor& query, const at::Tensor& keys_values,
@@ -410,6 +413,34 @@ at::Tensor MultiHeadAttentionImpl::forward(const at::Tensor& query, const at::Te
   }
   auto [k, v] = project_keys_values(keys_values);
   return attend(project_query(query), k, v, mask);
+}
+
+at::Tensor MultiHeadAttentionImpl::forward_rows(const at::Tensor& query_rows, const RealRows& rows,
+                                                const at::Tensor& keys_values, const at::Tensor& mask) {
+  at::Tensor ctx;
+  if (self_attention_) {
+    const auto parts = rows.scatter(linear(qkv_, query_rows)).chunk(3, /*dim=*/-1);  // 3 x [B, T, D]
+    ctx = context(split_heads(parts[0]), split_heads(parts[1]), split_heads(parts[2]), mask);
+  } else {
+    auto [k, v] = project_keys_values(keys_values);
+    ctx = context(split_heads(rows.scatter(linear(q_, query_rows))), k, v, mask);
+  }
+  return linear(out_, rows.gather(ctx));
+}
+
+RealRows RealRows::of(const at::Tensor& tokens, std::int64_t pad) {
+  RealRows rows;
+  rows.batch = tokens.size(0);
+  rows.length = tokens.size(1);
+  rows.index = tokens.reshape({-1}).ne(pad).nonzero().squeeze(1);
+  return rows;
+}
+
+at::Tensor RealRows::gather(const at::Tensor& x) const { return x.reshape({-1, x.size(-1)}).index_select(0, index); }
+
+at::Tensor RealRows::scatter(const at::Tensor& y) const {
+  const auto zeros = at::zeros({batch * length, y.size(-1)}, y.options());
+  return at::index_copy(zeros, 0, index, y).view({batch, length, y.size(-1)});
 }
 
 }  // namespace ts

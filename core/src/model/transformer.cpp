@@ -80,6 +80,15 @@ at::Tensor DecoderLayerImpl::forward(const at::Tensor& x, const at::Tensor& memo
   return residual(pre_norm_, h, norm3_, dropout_, [&](const at::Tensor& y) { return ff_->forward(y); });
 }
 
+at::Tensor DecoderLayerImpl::forward_rows(const at::Tensor& x, const RealRows& rows, const at::Tensor& memory,
+                                          const at::Tensor& src_mask, const at::Tensor& tgt_mask) {
+  auto h = residual(pre_norm_, x, norm1_, dropout_,
+                    [&](const at::Tensor& y) { return self_attention->forward_rows(y, rows, at::Tensor(), tgt_mask); });
+  h = residual(pre_norm_, h, norm2_, dropout_,
+               [&](const at::Tensor& y) { return cross_attention->forward_rows(y, rows, memory, src_mask); });
+  return residual(pre_norm_, h, norm3_, dropout_, [&](const at::Tensor& y) { return ff_->forward(y); });
+}
+
 at::Tensor DecoderLayerImpl::step(const at::Tensor& x, at::Tensor& self_k, at::Tensor& self_v,
                                   const at::Tensor& cross_k, const at::Tensor& cross_v, const at::Tensor& src_mask) {
   auto h = residual(pre_norm_, x, norm1_, dropout_, [&](const at::Tensor& y) {
@@ -223,6 +232,14 @@ at::Tensor TransformerImpl::decode(const at::Tensor& tgt_in, const at::Tensor& m
   auto y = embed(tgt_embed_, tgt_in, 0);
   const auto tgt_mask = causal_mask(tgt_in.size(1), memory.options());
   for (auto& layer : decoder_layers_) y = layer->forward(y, memory, src_mask, tgt_mask);
+  return decoder_norm_ ? decoder_norm_->forward(y) : y;
+}
+
+at::Tensor TransformerImpl::decode_rows(const at::Tensor& tgt_in, const at::Tensor& memory, const at::Tensor& src_mask,
+                                        const RealRows& rows) {
+  auto y = rows.gather(embed(tgt_embed_, tgt_in, 0));  // [N, D]
+  const auto tgt_mask = causal_mask(tgt_in.size(1), memory.options());
+  for (auto& layer : decoder_layers_) y = layer->forward_rows(y, rows, memory, src_mask, tgt_mask);
   return decoder_norm_ ? decoder_norm_->forward(y) : y;
 }
 

@@ -111,24 +111,25 @@ void set_lr(torch::optim::Optimizer& optimizer, double lr) {
   for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
 }
 
-// Teacher-forced loss summed over non-pad target tokens. On a CPU the output projection and the
-// loss see only the rows of real target tokens: a padded row's logits cost a [D, V] product forward
-// and two backward, and a pass over V, and add nothing. Token-bucketed batches of deu.txt and
-// cmn.txt are about 13% target padding. (On a GPU, finding the rows would make it wait for the
-// device in the middle of the forward.)
+// Teacher-forced loss summed over non-pad target tokens. On a CPU the decoder's row-wise layers, the
+// output projection and the loss see only the rows of real target tokens (decode_rows): a padded
+// row costs the decoder's linear maps, a [D, V] product forward and two backward, and a pass over V,
+// and adds nothing. Token-bucketed batches of deu.txt and cmn.txt are 10-13% target padding. (On a
+// GPU, finding the rows would make it wait for the device in the middle of the forward.)
 at::Tensor loss_sum(Transformer& model, const Batch& batch, double smoothing) {
   const auto src_mask = padding_mask(batch.src, model->pad_id());
-  const auto hidden = model->decode(batch.tgt_in, model->encode(batch.src, src_mask), src_mask);  // [B, T, D]
-  auto rows = hidden.reshape({-1, hidden.size(-1)});
-  auto targets = batch.tgt_out.reshape({-1});
-  if (hidden.device().is_cpu()) {
-    const auto real = targets.ne(Vocab::kPad).nonzero().squeeze(1);
-    if (real.size(0) < targets.size(0)) {
-      rows = rows.index_select(0, real);
-      targets = targets.index_select(0, real);
+  const auto memory = model->encode(batch.src, src_mask);
+  if (batch.tgt_out.device().is_cpu()) {
+    const auto rows = RealRows::of(batch.tgt_out, Vocab::kPad);
+    if (rows.count() < batch.tgt_out.numel()) {
+      const auto targets = batch.tgt_out.reshape({-1}).index_select(0, rows.index);
+      return smoothed_cross_entropy_sum(model->project(model->decode_rows(batch.tgt_in, memory, src_mask, rows)),
+                                        targets, Vocab::kPad, smoothing);
     }
   }
-  return smoothed_cross_entropy_sum(model->project(rows), targets, Vocab::kPad, smoothing);
+  const auto hidden = model->decode(batch.tgt_in, memory, src_mask);  // [B, T, D]
+  return smoothed_cross_entropy_sum(model->project(hidden.reshape({-1, hidden.size(-1)})), batch.tgt_out.reshape({-1}),
+                                    Vocab::kPad, smoothing);
 }
 
 // Data-parallel: this rank's share of a batch, every world_size-th sentence from `rank`. The

@@ -74,6 +74,21 @@ namespace detail {
 at::Tensor hash_dropout(const at::Tensor& x, std::uint64_t seed, double p, bool vectorised = true);
 }  // namespace detail
 
+/// The rows of a right-padded [B, T, ...] batch that hold real tokens, for layers that work row by
+/// row (linear maps, layer norm, dropout, residual sums) to skip the padded ones: `index` [N] (long,
+/// ascending) into the B·T rows. Attention needs the [B, T] layout: scatter before, gather after.
+struct RealRows {
+  at::Tensor index;
+  std::int64_t batch = 0, length = 0;
+  /// The rows of `tokens` [B, T] that are not `pad`.
+  static RealRows of(const at::Tensor& tokens, std::int64_t pad);
+  std::int64_t count() const { return index.size(0); }
+  /// x [B, T, C] -> [N, C].
+  at::Tensor gather(const at::Tensor& x) const;
+  /// y [N, C] -> [B, T, C], zeros at the padded positions (with gradients both ways).
+  at::Tensor scatter(const at::Tensor& y) const;
+};
+
 /// Which kernels compute softmax(q kᵀ / √K + mask) v.
 enum class AttentionKernel {
   kAuto,      ///< LibTorch's fused attention on a GPU where it has one (2.0 and later), else kExplicit
@@ -101,6 +116,12 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
   at::Tensor project_query(const at::Tensor& x);
   /// Attention over already projected heads; returns [B, T, D] after the output projection.
   at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask);
+  /// forward() for the real rows of a right-padded query batch only: query_rows [N, D] (rows.gather of
+  /// the [B, T, D] query), keys_values [B, S, D] (ignored for self-attention, whose keys are the query
+  /// rows). The projections run on the N rows; a padded position's key and value are zero, which a
+  /// causal or padding mask keeps every real query from reading. Returns [N, D]: forward()'s rows.
+  at::Tensor forward_rows(const at::Tensor& query_rows, const RealRows& rows, const at::Tensor& keys_values,
+                          const at::Tensor& mask);
 
   /// When true, the next forward passes keep their weights [B, H, T, S] in last_weights().
   void set_record(bool on) { record_ = on; }
@@ -117,6 +138,8 @@ class MultiHeadAttentionImpl : public torch::nn::Module {
 
  private:
   bool fused_for(const at::Tensor& q) const;
+  at::Tensor context(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                     const at::Tensor& mask);         // [B, T, D], before the output projection
   at::Tensor split_heads(const at::Tensor& x) const;  // [B, T, D] -> [B, H, T, K]
   std::int64_t d_model_, heads_, head_dim_;
   bool self_attention_;

@@ -60,6 +60,10 @@ class DecoderLayerImpl : public torch::nn::Module {
   /// Whole-sequence pass (training): x [B, T, D], memory [B, S, D].
   at::Tensor forward(const at::Tensor& x, const at::Tensor& memory, const at::Tensor& src_mask,
                      const at::Tensor& tgt_mask);
+  /// forward() on the real rows of a right-padded target batch only: x [N, D] (rows.gather of the
+  /// [B, T, D] input); returns forward()'s rows [N, D] (MultiHeadAttentionImpl::forward_rows).
+  at::Tensor forward_rows(const at::Tensor& x, const RealRows& rows, const at::Tensor& memory,
+                          const at::Tensor& src_mask, const at::Tensor& tgt_mask);
   /// One step: x [B, 1, D]; appends this step's keys/values to self_k/self_v ([B, H, t, K]),
   /// attends to the cached cross keys/values.
   at::Tensor step(const at::Tensor& x, at::Tensor& self_k, at::Tensor& self_v, const at::Tensor& cross_k,
@@ -118,6 +122,11 @@ class TransformerImpl : public torch::nn::Module {
   at::Tensor encode(const at::Tensor& src, const at::Tensor& src_mask);
   /// tgt_in [B, T] -> decoder output [B, T, D] (before the output projection).
   at::Tensor decode(const at::Tensor& tgt_in, const at::Tensor& memory, const at::Tensor& src_mask);
+  /// decode() for the real rows of tgt_in only ([N, D], the rows of `rows`, from RealRows::of(tgt_out,
+  /// pad): tgt_in's real positions are tgt_out's): every row-wise layer skips the padded positions,
+  /// which are about 10% of a token-bucketed batch's target rows. Training's loss on a CPU uses it.
+  at::Tensor decode_rows(const at::Tensor& tgt_in, const at::Tensor& memory, const at::Tensor& src_mask,
+                         const RealRows& rows);
   /// [.., D] -> [.., V] logits.
   at::Tensor project(const at::Tensor& hidden);
 
