@@ -115,6 +115,22 @@ TEST(Trainer, BatchSharesAreTheThreadsOnACpuInFp32AndInBf16OnDotProducts) {
   EXPECT_EQ(batch_shares(true, at::Device(at::kCUDA, 0), Precision::kFp32, 4), 1);
 }
 
+// Every training pair's index, and a tiny model for `data` in training mode, seeded.
+std::vector<std::size_t> all_rows(const PreparedData& data) {
+  std::vector<std::size_t> rows(data.train.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  return rows;
+}
+
+Transformer training_model(const ExperimentConfig& config, const PreparedData& data, std::uint64_t seed) {
+  at::manual_seed(seed);
+  auto model = build_model(config.model, static_cast<std::int64_t>(data.pipeline.src_vocab->size()),
+                           static_cast<std::int64_t>(data.pipeline.tgt_vocab->size()), Vocab::kPad,
+                           config.model.share_embeddings);
+  model->train();
+  return model;
+}
+
 // Shares of a batch on two threads give the gradients the whole batch gives (dropout off, fp32: only
 // the order of the sums differs), and a second batch adds to them, as gradient accumulation needs.
 TEST(Trainer, SharedBatchGradientsEqualTheWholeBatchsAndAccumulate) {
@@ -122,15 +138,10 @@ TEST(Trainer, SharedBatchGradientsEqualTheWholeBatchsAndAccumulate) {
   config.model.dropout = 0;
   const auto data = test::tiny_data(config);
   ASSERT_GE(data.train.size(), 4u);
-  std::vector<std::size_t> rows(data.train.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  const auto rows = all_rows(data);
   const at::Device cpu(at::kCPU);
   configure_threads(2);
-  at::manual_seed(3);
-  auto model = build_model(config.model, static_cast<std::int64_t>(data.pipeline.src_vocab->size()),
-                           static_cast<std::int64_t>(data.pipeline.tgt_vocab->size()), Vocab::kPad,
-                           config.model.share_embeddings);
-  model->train();
+  auto model = training_model(config, data, 3);
   const auto parameters = model->parameters();
   const auto gradients = [&](int shares, int batches) {
     clear_gradients(parameters);
@@ -165,17 +176,12 @@ TEST(Trainer, LossOnRealTargetRowsEqualsTheWholePaddedBatchs) {
   auto config = test::tiny_config();
   config.model.dropout = 0;
   const auto data = test::tiny_data(config);
-  std::vector<std::size_t> rows(data.train.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  const auto rows = all_rows(data);
   const at::Device cpu(at::kCPU);
   const auto batch = make_batch(data.train, rows, cpu);
   const auto real = batch.tgt_out.ne(Vocab::kPad).sum().item<std::int64_t>();
   ASSERT_LT(real, batch.tgt_out.numel()) << "the fixture's batch must hold padded target rows";
-  at::manual_seed(4);
-  auto model = build_model(config.model, static_cast<std::int64_t>(data.pipeline.src_vocab->size()),
-                           static_cast<std::int64_t>(data.pipeline.tgt_vocab->size()), Vocab::kPad,
-                           config.model.share_embeddings);
-  model->train();
+  auto model = training_model(config, data, 4);
   const auto parameters = model->parameters();
   const double denominator = static_cast<double>(real);
 
