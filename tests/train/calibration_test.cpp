@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <numeric>
+
 #include <ATen/Parallel.h>
 
 namespace ts {
@@ -20,8 +24,15 @@ TEST(Calibration, TimesRealTrainingStepsOfTheReferenceModel) {
   EXPECT_GE(m.steps, 3);
   EXPECT_GT(m.tokens_per_second, 0);
   EXPECT_GT(m.seconds, 0);
-  // 30 sentences of 10 target tokens (9 and EOS) a step.
-  EXPECT_NEAR(m.tokens_per_second * m.timed_seconds, 300.0 * m.steps, 1e-6 * 300 * m.steps);
+  // Each timed step's time, and the throughput of the median one: 30 sentences of 10 target tokens
+  // (9 and EOS) a step.
+  ASSERT_EQ(m.step_seconds.size(), static_cast<std::size_t>(m.steps));
+  auto sorted = m.step_seconds;
+  std::sort(sorted.begin(), sorted.end());
+  const double median =
+      sorted.size() % 2 ? sorted[sorted.size() / 2] : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  EXPECT_NEAR(m.tokens_per_second * median, 300.0, 1e-6 * 300);
+  EXPECT_LE(std::accumulate(sorted.begin(), sorted.end(), 0.0), m.timed_seconds);
   EXPECT_GT(m.seconds, m.timed_seconds);  // model building and the warm-up step come first
   const auto resolved = measure_reference_throughput({DeviceChoice::kCpu, 1, Precision::kAuto}, 100, 0.0);
   EXPECT_TRUE(resolved.precision == Precision::kBf16 || resolved.precision == Precision::kFp32)

@@ -2,7 +2,9 @@
 // Measuring training throughput (see ts/train/calibration.h).
 #include "ts/train/calibration.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -27,6 +29,17 @@ constexpr int kSentenceTokens = 10;  // deu.txt's sentences average 8 to 9 subwo
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The median step, not the mean: one step slowed down by something else on the machine (one of 7
+// steps took 603 ms against 290-390 ms, docs/benchmarks.md "Measuring the machine: ten measurements
+// back to back") moves the mean of a 2-second window by 10% and leaves the median where it was. It
+// does not steady the rest: whole processes ran about 10% faster or slower than each other there.
+double median(std::vector<double> values) {
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  if (values.size() % 2 == 1) return *middle;
+  return (*middle + *std::max_element(values.begin(), middle)) / 2;
 }
 
 }  // namespace
@@ -82,11 +95,13 @@ ThroughputMeasurement measure_reference_throughput(const SpeedSettings& settings
   step();  // warm-up: allocations, kernel selection
   const auto timed = std::chrono::steady_clock::now();
   while (m.steps < 3 || seconds_since(timed) < seconds) {
+    const auto started = std::chrono::steady_clock::now();
     step();
+    m.step_seconds.push_back(seconds_since(started));
     ++m.steps;
   }
   m.timed_seconds = seconds_since(timed);
-  m.tokens_per_second = static_cast<double>(tokens) * m.steps / m.timed_seconds;
+  m.tokens_per_second = static_cast<double>(tokens) / median(m.step_seconds);
   m.seconds = seconds_since(t0);
   return m;
 }

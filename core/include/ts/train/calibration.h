@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "ts/train/auto_recipe.h"
 
@@ -25,9 +26,10 @@ struct SpeedSettings {
 
 /// One measurement of training throughput.
 struct ThroughputMeasurement {
-  double tokens_per_second = 0;            // target tokens per second of training steps
+  double tokens_per_second = 0;            // target tokens per second of the median timed step
   int steps = 0;                           // timed steps (after one warm-up step)
   double timed_seconds = 0;                // the timed steps
+  std::vector<double> step_seconds;        // each timed step, in order
   double seconds = 0;                      // what the measurement took in all, model building included
   std::string device;                      // as resolved: "cpu", "cuda:0"
   Precision precision = Precision::kFp32;  // as resolved: never kAuto
@@ -41,7 +43,8 @@ struct ThroughputMeasurement {
 /// in ts/train/auto_recipe.h) on random 10-token sentences in batches of `batch_tokens` target
 /// tokens: one warm-up step, then steps until `seconds` have passed and at least 3 ran, the batch
 /// shared among the threads as the trainer would share it with these settings (ts::batch_shares).
-/// Leaves LibTorch's thread count as configure_threads(threads) sets it, like the trainer.
+/// The throughput is the batch's target tokens over the median step's time. Leaves LibTorch's thread
+/// count as configure_threads(threads) sets it, like the trainer.
 ThroughputMeasurement measure_reference_throughput(const SpeedSettings& settings, int batch_tokens,
                                                    double seconds = 2.0);
 
