@@ -40,8 +40,8 @@ struct ModelSize {
 
 // Candidates, smallest first; weights_per_token() sets their relative speed.
 constexpr ModelSize kSizes[] = {
-    {"mini", 2, 128, 4, 512, 1.5e-3},    // 1 minute on 2 cores with bf16
-    {"small", 2, 192, 4, 768, 1.5e-3},   // 5 minutes there
+    {"mini", 2, 128, 4, 512, 1.5e-3},    // 1 to 5 minutes on 2 cores with bf16
+    {"small", 2, 192, 4, 768, 1.5e-3},   // 5 minutes there with a small vocabulary, about 12 with any
     {"base", 3, 256, 4, 1024, 1e-3},     // 20 minutes there
     {"large", 4, 384, 6, 1536, 8e-4},    // about 2 hours there, or a GPU
     {"x-large", 6, 512, 8, 2048, 7e-4},  // a GPU
