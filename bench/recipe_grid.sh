@@ -10,6 +10,7 @@
 #     BUDGET   minutes per run (default 5)
 #     RUNS     corpus:direction pairs (default "deu:de-en cmn:en-zh fra:fr-en ara:ar-en")
 #   THREADS=2; TAG=name keeps results apart; GRID="name|--set k=v ...;name|..." replaces the alternatives;
+#   COMMON="--precision fp32" is given to every run, the default's included (a machine without bf16, say);
 #   TEST_ONLY=1 skips training and scores the recorded dev winners on test (after an interrupted run).
 # Results: bench/results/recipe-grid[-TAG]/<recipe>-<corpus>-<direction>-<B>min/ (train.log, dev/test
 # hypotheses and references, vmstat.log), dev.tsv (every run on dev), test.tsv (default and dev-best on test),
@@ -34,6 +35,10 @@ source bench/lib.sh
 cpu=$(bench_cpu "$threads")
 dev_tsv=$root/dev.tsv
 test_tsv=$root/test.tsv
+shown_settings() {  # a run's options as dev.tsv lists them
+  local all="${COMMON:-}${COMMON:+${1:+ }}$1"
+  echo "${all:-(none)}"
+}
 evaluate() {  # run-dir split -> scores line; writes <split>-hyp.txt / <split>-ref.txt beside the run
   local out=$1 split=$2 direction=$3
   "$cli" eval --checkpoint "$out/run/best.ckpt" --split "$split" --threads "$threads" --hyp-out "$out/$split-hyp.txt" \
@@ -51,7 +56,7 @@ if [ -z "${TEST_ONLY:-}" ]; then
       settings=${entry#*|}
       out=$root/$recipe-$name-$direction-${budget}min
       # shellcheck disable=SC2086
-      bench_train "$out" "$name" "$direction" "$budget" "$threads" $settings || echo "$recipe $name $direction: train failed"
+      bench_train "$out" "$name" "$direction" "$budget" "$threads" ${COMMON:-} $settings || echo "$recipe $name $direction: train failed"
       wall=$bench_wall
       split=$(bench_split_of "$out/run")
       steps=$(sed -n 's/.* after \([0-9]*\) steps.*/\1/p' "$out/train.log" | tail -1)
@@ -59,7 +64,7 @@ if [ -z "${TEST_ONLY:-}" ]; then
       scores=$(evaluate "$out" dev "$direction")
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$recipe" "$name" "$direction" "$budget" \
         "$(bench_bleu_of "$scores")" "$(bench_chrf_of "$scores")" "$steps" "$params" "$(date -u +%F)" "$cpu" "$(bench_steal "$out/vmstat.log")" \
-        "$wall" "$commit" "$split" "${settings:-(none)}" >> "$dev_tsv"
+        "$wall" "$commit" "$split" "$(shown_settings "$settings")" >> "$dev_tsv"
       echo "$recipe $name $direction ${budget}min: dev $scores ($steps steps, whole command $wall s)"
     done
   done
