@@ -332,11 +332,12 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
                         "pairs, under {:.0f}, where turning both off scored higher on the dev splits of four pairs, by "
                         "more the fewer the passes (docs/benchmarks.md \"Less regularisation for a short budget\").",
                         passes, kFewPasses)
-          : fmt::format("Regularisation: dropout 0.1 and label smoothing 0.1: about {:.1f} passes over the training "
-                        "pairs, over {:.0f}, where some regularisation pays and more did not (on dev, Arabic-English at "
-                        "20 minutes: dropout 0.1 above 0.2 and 0.3; docs/benchmarks.md \"Regularisation above 30 "
-                        "passes\").",
-                        passes, kFewPasses));
+          : fmt::format(
+                "Regularisation: dropout 0.1 and label smoothing 0.1: about {:.1f} passes over the training "
+                "pairs, over {:.0f}, where some regularisation pays and more did not (on dev, Arabic-English at "
+                "20 minutes: dropout 0.1 above 0.2 and 0.3; docs/benchmarks.md \"Regularisation above 30 "
+                "passes\").",
+                passes, kFewPasses));
 
   // Schedule and batches. Small batches on a CPU: a budget buys few updates, and more of them
   // learn more (German-English, 5 min on 2 cores: 16.2 BLEU with 1,000-token batches against 6.2
