@@ -64,9 +64,9 @@ constexpr double kFewPasses = 40;
 // embedding it shares) counted 1.92 times, for the loss and its gradients over the vocabulary, and
 // a fixed part (batching, attention scores, the optimizer's pass) worth about 0.53 million weights.
 // Fitted to the speed 15 runs made on 2 cores with bf16, as a share of the measurement each made at
-// its start (docs/benchmarks.md, "Small or base at 20 minutes, on dev"): within 7% of every one, where
-// the earlier fit (the layers, the output layer once, and 2.9 million) put "small" 20% and "mini" 35% to
-// 45% below what they made.
+// its start (docs/benchmarks.md, "Small or base at 20 minutes, on dev"): from 8% under to 11% over
+// each, where the earlier fit (the layers, the output layer once, and 2.9 million) put "small" 7% to
+// 28% and "mini" 18% to 48% under what they made, the more the smaller the vocabulary.
 double weights_per_token(const ModelSize& m, double vocab) {
   const double d = m.d_model, ff = m.d_ff;
   const double encoder = 4 * d * d + 2 * d * ff, decoder = 8 * d * d + 2 * d * ff;
@@ -238,9 +238,10 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   // "small" twice each for German-English (+0.9, +4.9 BLEU; "small" would see 0.39 tokens per
   // weight) and French-English (+2.4, +2.0; 0.55), lost twice for English-Chinese (-1.3, -1.4;
   // 0.96) and tied for Arabic-English (1.07); at 20 minutes "small" beat "base" for German-English
-  // (+4.1; "base" would see 0.51). Below 0.6 French-English would get "small" at 5 minutes on the
-  // faster VMs of this type, above 0.76 English-Chinese "mini" on the slower ones. The earlier
-  // rule (0.4 by the earlier cost model) gave "base" at 20 minutes to every pair.
+  // (+4.1; "base" would see 0.51) and French-English (+1.7; 0.63). Over the speeds this machine type
+  // measures, the threshold that keeps every one of these choices lies between 0.67 (French-English
+  // at 20 minutes on the fastest VM) and 0.76 (English-Chinese at 5 minutes on the slowest). The
+  // earlier rule (0.4 by the earlier cost model) gave "base" at 20 minutes to every pair.
   int chosen = 0;
   double chosen_tps = reference_tps * reference_cost / weights_per_token(kSizes[0], output_vocab);
   for (int i = 1; i < static_cast<int>(std::size(kSizes)); ++i) {
