@@ -9,14 +9,11 @@
 //   ts_bench_calibration [--threads N] [--precision fp32|bf16|auto] [--batch-tokens T] [--seconds S]
 // Defaults: all cores, auto precision (bf16 where the CPU has it natively), 1,000-token batches (the
 // recipe's on a CPU), 2 seconds (the recipe's).
-#include <algorithm>
-#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
-#include <vector>
 
 #include "ts/model/compute.h"
 #include "ts/train/calibration.h"
@@ -49,16 +46,12 @@ int main(int argc, char** argv) {
     }
   }
   const auto m = ts::measure_reference_throughput(settings, batch_tokens, seconds);
-  std::vector<double> sorted = m.step_seconds;
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t n = sorted.size();
-  const double median_step = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   double sum = 0;
-  for (double s : sorted) sum += s;
-  const double mean_step = sum / static_cast<double>(n);
+  for (double s : m.step_seconds) sum += s;
+  const double mean_tokens_per_second = m.target_tokens * static_cast<double>(m.step_seconds.size()) / sum;
   std::printf("median_tokens_per_s %.0f mean_tokens_per_s %.0f steps %d threads %d precision %s seconds %.2f steps_ms",
-              m.tokens_per_second, m.tokens_per_second * median_step / mean_step, m.steps, m.threads,
-              ts::precision_name(m.precision), m.seconds);
+              m.tokens_per_second, mean_tokens_per_second, m.steps, m.threads, ts::precision_name(m.precision),
+              m.seconds);
   for (double s : m.step_seconds) std::printf(" %.1f", 1e3 * s);
   std::printf("\n");
   return 0;

@@ -80,6 +80,7 @@ ThroughputMeasurement measure_reference_throughput(const SpeedSettings& settings
   }
   std::int64_t tokens = 0;
   for (const auto& e : examples) tokens += static_cast<std::int64_t>(e.tgt.size() + 1);
+  m.target_tokens = static_cast<int>(tokens);
   // The training step's own forward and backward, threads sharing the batch as training does.
   const auto parameters = model->parameters();
   const int shares = batch_shares(settings.shard_batch, device, m.precision, m.threads);

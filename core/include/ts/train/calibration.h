@@ -34,8 +34,9 @@ struct ThroughputMeasurement {
   std::string device;                      // as resolved: "cpu", "cuda:0"
   Precision precision = Precision::kFp32;  // as resolved: never kAuto
   int threads = 0;
-  int shares = 1;  // shares of each batch, one per thread (ts::batch_shares)
-  int batch_tokens = 0;
+  int shares = 1;         // shares of each batch, one per thread (ts::batch_shares)
+  int batch_tokens = 0;   // as asked for
+  int target_tokens = 0;  // the timed batch's target tokens (end-of-sentence marks included)
 };
 
 /// Times full training steps (forward under the precision's autocast, backward, clipping, Adam) of
