@@ -154,7 +154,7 @@ TEST(AutoRecipe, TheModelGrowsWithTheComputeTheBudgetBuys) {
 }
 
 // The choices dev made hold over the whole range of speeds this machine type measured for the
-// reference model (3,895 to 5,729 target tokens/s on 2 cores with bf16; docs/benchmarks.md, "Arabic-English
+// reference model (3,895 to 5,729 target tokens/s on 2 cores with bf16; docs/benchmarks.md, "Arabic→English
 // at 20 minutes, small or base on dev"): French-English's 6,000 pieces keep "small" at 20 minutes on the
 // fastest, English-Chinese in characters keeps "small" at 5 minutes on the slowest. Beyond that range the
 // measurement decides as the rule says: a still faster machine gives French-English "base".

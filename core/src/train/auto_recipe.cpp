@@ -234,7 +234,8 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   // (English-Chinese in characters, Arabic-English); at 20 minutes "small" to the large
   // vocabularies and "base" to the small ones; "large" needs several hours there, or a GPU. The
   // threshold, 0.74, is where the dev splits put it (docs/benchmarks.md, "Small or base at 20
-  // minutes, on dev", and "Mini or small at 5 minutes, repeated on dev"): at 5 minutes "mini" beat
+  // minutes, on dev", "Mini or small at 5 minutes, repeated on dev" and, for the range of speeds,
+  // "Arabic→English at 20 minutes, small or base on dev"): at 5 minutes "mini" beat
   // "small" twice each for German-English (+0.9, +4.9 BLEU; "small" would see 0.39 tokens per
   // weight) and French-English (+2.4, +2.0; 0.55), lost twice for English-Chinese (-1.3, -1.4;
   // 0.96) and tied for Arabic-English (1.07); at 20 minutes "small" beat "base" for German-English
