@@ -247,5 +247,25 @@ TEST(AutoRecipe, PrecisionIsSaidForTheMachine) {
   EXPECT_TRUE(says(auto_recipe(corpus, direction, 20, two_cores()), "Test CPU, 2 cores"));
 }
 
+TEST(AutoRecipe, APrecisionThePersonChoseIsSaidAndCosted) {
+  const auto corpus = chinese(29000);
+  const auto direction = parse_direction("en-zh", corpus);
+  auto fp32 = two_cores(true);
+  fp32.precision = Precision::kFp32;
+  const auto chosen = auto_recipe(corpus, direction, 5, fp32);
+  EXPECT_TRUE(says(chosen, "Precision: fp32, as chosen (train.precision)")) << chosen.reasons.back();
+  EXPECT_TRUE(says(chosen, "bf16 would train faster on this CPU"));
+  EXPECT_FALSE(says(chosen, "Precision: bf16"));
+  // Without a measurement the estimate leaves out the bf16 speed-up, so the model is the one a CPU
+  // without bf16 gets, smaller than bf16's.
+  EXPECT_LT(fp32.estimated_tokens_per_second(), two_cores(true).estimated_tokens_per_second());
+  EXPECT_DOUBLE_EQ(fp32.estimated_tokens_per_second(), two_cores(false).estimated_tokens_per_second());
+  EXPECT_EQ(chosen.config.model.d_model, auto_recipe(corpus, direction, 5, two_cores(false)).config.model.d_model);
+  EXPECT_LT(chosen.config.model.d_model, auto_recipe(corpus, direction, 5, two_cores(true)).config.model.d_model);
+  auto bf16 = two_cores(true);
+  bf16.precision = Precision::kBf16;
+  EXPECT_TRUE(says(auto_recipe(corpus, direction, 5, bf16), "Precision: bf16, as chosen"));
+}
+
 }  // namespace
 }  // namespace ts

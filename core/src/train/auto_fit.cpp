@@ -76,6 +76,7 @@ AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const Experim
       machine.measured_tokens_per_second = cached.tokens_per_second;
       machine.measured_seconds = cached.seconds;
     }
+    machine.precision = config.train.precision;  // what the measurement ran at, and what training will
     out.measured = machine.measured_tokens_per_second > 0;
     out.machine = machine.describe();
     RecipeChoice choice = auto_recipe(corpus, direction, budget > 0 ? budget : kFitMinutesWithoutBudget, machine);

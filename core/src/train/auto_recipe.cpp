@@ -120,7 +120,7 @@ double MachineProfile::estimated_tokens_per_second() const {
   // Threads scale less than linearly (memory bandwidth, the serial parts of a step).
   double tps = kReferenceTokensPerCore * std::pow(std::max(cores, 1), 0.85);
   if (!avx512) tps *= kAvx2Factor;
-  if (native_bf16) tps *= kBf16Speedup;
+  if (native_bf16 && precision != Precision::kFp32) tps *= kBf16Speedup;
   return tps;
 }
 
@@ -323,6 +323,11 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   // estimates the same runs 1.1 to 1.4 times as many passes ("small" for Arabic-English at 5 minutes
   // 32 then, 44 now; "base" there at 20 minutes 86 then, 94 now), so the threshold of 30 becomes 40
   // and each run compared on dev stays on the side it was on (28 passes then are under 40 now).
+  // Under 40 at 20 minutes the pairs split: with dropout 0.1 and label smoothing 0.1 English-French
+  // gained 0.85 dev BLEU and Chinese-English 1.75, English-Chinese was level and French-English lost
+  // 2.73, at the same passes in the same tokens as English-French; Arabic-English at 2 minutes, as many
+  // passes made, lost 1.4 (docs/benchmarks.md, "Regularisation under 40 passes"). No threshold on
+  // passes or tokens separates them, so none stays the default there.
   const double epoch_tokens = std::max(1.0, tgt_tokens_per_sentence * static_cast<double>(shape.pairs) * 0.9);
   const double passes = tokens / epoch_tokens;
   r.budget_target_tokens = tokens;
@@ -366,14 +371,22 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
       "Translating: beam search of 4 with length penalty 1.0 (on the dev splits of four language pairs, 5-minute "
       "models: 1.3 BLEU above greedy on average, docs/benchmarks.md \"Beam or greedy\"); validation during "
       "training decodes greedily.");
-  r.reasons.push_back(
-      machine.cuda ? "Precision: bf16 autocast on the GPU."
-      : machine.native_bf16 && machine.bf16_products
-          ? "Precision: bf16 (this CPU has AVX-512 BF16 and no AMX: its dot products multiply bf16 operands into fp32 "
-            "sums, one share of each batch per thread)."
-      : machine.native_bf16
-          ? "Precision: bf16 autocast (this CPU computes bf16 natively: AVX-512 BF16 or AMX)."
-          : "Precision: fp32 (this CPU has neither AMX nor AVX-512 BF16, where bf16 is emulated and slower).");
+  // A precision the person chose is trained (and was measured) as chosen; the log says so.
+  if (machine.precision != Precision::kAuto)
+    r.reasons.push_back(fmt::format(
+        "Precision: {}, as chosen (train.precision){}.", precision_name(machine.precision),
+        machine.precision == Precision::kFp32 && (machine.cuda || machine.native_bf16)
+            ? (machine.cuda ? "; bf16 would train faster on the GPU" : "; bf16 would train faster on this CPU")
+            : ""));
+  else
+    r.reasons.push_back(
+        machine.cuda ? "Precision: bf16 autocast on the GPU."
+        : machine.native_bf16 && machine.bf16_products
+            ? "Precision: bf16 (this CPU has AVX-512 BF16 and no AMX: its dot products multiply bf16 operands into fp32 "
+              "sums, one share of each batch per thread)."
+        : machine.native_bf16
+            ? "Precision: bf16 autocast (this CPU computes bf16 natively: AVX-512 BF16 or AMX)."
+            : "Precision: fp32 (this CPU has neither AMX nor AVX-512 BF16, where bf16 is emulated and slower).");
   return r;
 }
 

@@ -28,6 +28,8 @@ struct MachineProfile {
   /// per second on this device, threads and precision, with auto_batch_tokens() batches; 0: not measured.
   double measured_tokens_per_second = 0;
   double measured_seconds = 0;  // what measuring took
+  /// The precision the person chose (train.precision, --precision); kAuto: the recipe's for this machine.
+  Precision precision = Precision::kAuto;
   /// This machine (LibTorch's device and threads as train.device/threads would pick them, /proc/cpuinfo).
   static MachineProfile detect(DeviceChoice device = DeviceChoice::kAuto, int threads = 0);
   /// Training throughput of the reference model (3+3 layers, d 256, an 8,000-token vocabulary) in
