@@ -373,11 +373,11 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
       "training decodes greedily.");
   // A precision the person chose is trained (and was measured) as chosen; the log says so.
   if (machine.precision != Precision::kAuto)
-    r.reasons.push_back(fmt::format(
-        "Precision: {}, as chosen (train.precision){}.", precision_name(machine.precision),
-        machine.precision == Precision::kFp32 && (machine.cuda || machine.native_bf16)
-            ? (machine.cuda ? "; bf16 would train faster on the GPU" : "; bf16 would train faster on this CPU")
-            : ""));
+    r.reasons.push_back(
+        fmt::format("Precision: {}, as chosen (train.precision){}.", precision_name(machine.precision),
+                    machine.precision == Precision::kFp32 && (machine.cuda || machine.native_bf16)
+                        ? fmt::format("; bf16 would train faster on {}", machine.cuda ? "the GPU" : "this CPU")
+                        : std::string()));
   else
     r.reasons.push_back(
         machine.cuda ? "Precision: bf16 autocast on the GPU."
