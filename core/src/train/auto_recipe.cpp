@@ -247,13 +247,14 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   // "small" to the large vocabularies and "base" to the small ones; "large" needs hours there, or a
   // GPU. Decided on dev (docs/benchmarks.md, "The size threshold grows with the output vocabulary",
   // and the sections it cites). Over the speeds this machine type measures for "base" (3,895 to
-  // 5,729 target tokens/s with bf16, about 3,450 in fp32), every dev comparison of two sizes keeps
-  // its winner with the power 0.75 and a threshold between 0.726 (French-English "base" at 20
+  // 5,729 target tokens/s with bf16, 3,310 to 3,477 in fp32), every dev comparison of two sizes
+  // keeps its winner with the power 0.75 and a threshold between 0.726 (French-English "base" at 20
   // minutes on the fastest VM, which lost to "small" by 1.7) and 0.818 (Arabic-English "small" at
   // 2 minutes on the slowest, which beat "mini" twice); 0.77 lies between. A single threshold for
   // every vocabulary (0.74, the rule before) gave English-Chinese "mini" at 5 minutes in fp32,
-  // which lost to "small" by 1.8 BLEU; one proportional to the vocabulary (the power 1) gave
-  // Arabic-English "base" at 5 minutes on a VM measuring 5,200, which lost to "small" by 3.7.
+  // which lost to "small" twice (by 1.8 and 2.4 BLEU); one proportional to the vocabulary (the power
+  // 1, 0.74 at 6,000 pieces) gave Arabic-English "base" at 5 minutes on a VM measuring 5,200, which
+  // lost to "small" by 3.7. A power under about 0.65 fits no threshold.
   int chosen = 0;
   double chosen_tps = reference_tps * reference_cost / weights_per_token(kSizes[0], output_vocab);
   for (int i = 1; i < static_cast<int>(std::size(kSizes)); ++i) {
