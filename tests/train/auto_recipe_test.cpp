@@ -83,7 +83,7 @@ TEST(AutoRecipe, TheVocabularyGrowsWithTheCorpus) {
 
 TEST(AutoRecipe, AShortBudgetCapsTheVocabulary) {
   // 170,000 pairs ask for 8,000 pieces; 2 minutes on 2 bf16 cores buy "mini" about 1.4 million target
-  // tokens, one piece per 350 of them would be 4,000: the floor.
+  // tokens, one piece per 450 of them would be 3,000: the floor, 4,000.
   const auto corpus = german(170000);
   const auto direction = parse_direction("de-en", corpus);
   const auto two = auto_recipe(corpus, direction, 2, two_cores(true));

@@ -264,26 +264,28 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
     chosen = i;
     chosen_tps = tps;
   }
-  // A short budget cannot learn many rare pieces: at most one piece per 350 target tokens it buys,
+  // A short budget cannot learn many rare pieces: at most one piece per 450 target tokens it buys,
   // and no fewer than 4,000. On dev (docs/benchmarks.md "The budget's vocabulary cap, re-checked on
   // dev"): German-English both ways at 5 minutes +1.0 and +3.0 BLEU against the corpus's 8,000
   // pieces, +11.9 at 2 minutes; at 2 minutes 4,000 pieces beat the 3,000 the cap gave, back to back,
   // by +2.6 (German-English) and +5.4 (French-English, where 3,000 had also lost to the corpus's 6,000).
   // Those were "small"'s budgets; "mini" at 5 minutes buys enough for German-English's 8,000 pieces,
   // level on dev with 6,000 (42.12 against 41.80, "Mini or small at 5 minutes, repeated on dev").
-  // Since the cost model's refit (weights_per_token) the speed it estimates for "mini" is higher,
-  // so French-English at 2 minutes keeps 5,000 pieces (4,000 before), between the 4,000 and 6,000
-  // that beat 3,000 there. The size, speed and tokens stay those estimated for the corpus's
-  // vocabulary (a smaller one is a little faster).
+  // One piece per 350 gave French-English 5,000 pieces at 2 minutes, which lost to 4,000 on dev in
+  // both comparisons (-1.2; -2.1 and -2.8, "French-English at 2 minutes: the cap's 5,000 pieces or
+  // 4,000"); 450 gives 4,000 there up to about 2 million tokens bought. The size, speed and tokens
+  // stay those estimated for the corpus's vocabulary (a smaller one is a little faster).
   constexpr int kFewestBudgetPieces = 4000;
+  constexpr double kTargetTokensPerPiece = 450;
   const int budget_pieces =
-      std::max(kFewestBudgetPieces, static_cast<int>(std::round(chosen_tps * train_seconds / 350.0 / 1000.0)) * 1000);
+      std::max(kFewestBudgetPieces,
+               static_cast<int>(std::round(chosen_tps * train_seconds / kTargetTokensPerPiece / 1000.0)) * 1000);
   if (budget_pieces < pieces) {
     for (auto* side : {&st, &tt})
       if (side->kind == TokenizerKind::kUnigram) side->vocab_size = budget_pieces;
     r.reasons.push_back(
         tokens_reason(budget_pieces, false) +
-        fmt::format(" The budget caps the subwords at {} (one per 350 target tokens it buys, at least 4,000; {} "
+        fmt::format(" The budget caps the subwords at {} (one per 450 target tokens it buys, at least 4,000; {} "
                     "for the corpus alone): rare pieces are not learnt in {}.",
                     thousands(budget_pieces), thousands(pieces), minutes_text(minutes)));
   } else {
