@@ -255,12 +255,13 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   // which lost to "small" twice (by 1.8 and 2.4 BLEU); one proportional to the vocabulary (the power
   // 1, 0.74 at 6,000 pieces) gave Arabic-English "base" at 5 minutes on a VM measuring 5,200, which
   // lost to "small" by 3.7. A power under about 0.65 fits no threshold.
+  const double needed = tokens_per_weight_needed(output_vocab);
   int chosen = 0;
   double chosen_tps = reference_tps * reference_cost / weights_per_token(kSizes[0], output_vocab);
   for (int i = 1; i < static_cast<int>(std::size(kSizes)); ++i) {
     const double cost = weights_per_token(kSizes[i], output_vocab);
     const double tps = reference_tps * reference_cost / cost;
-    if (tps * train_seconds < tokens_per_weight_needed(output_vocab) * cost) break;
+    if (tps * train_seconds < needed * cost) break;
     chosen = i;
     chosen_tps = tps;
   }
@@ -285,9 +286,10 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
       if (side->kind == TokenizerKind::kUnigram) side->vocab_size = budget_pieces;
     r.reasons.push_back(
         tokens_reason(budget_pieces, false) +
-        fmt::format(" The budget caps the subwords at {} (one per 450 target tokens it buys, at least 4,000; {} "
+        fmt::format(" The budget caps the subwords at {} (one per {} target tokens it buys, at least {}; {} "
                     "for the corpus alone): rare pieces are not learnt in {}.",
-                    thousands(budget_pieces), thousands(pieces), minutes_text(minutes)));
+                    thousands(budget_pieces), thousands(kTargetTokensPerPiece), thousands(kFewestBudgetPieces),
+                    thousands(pieces), minutes_text(minutes)));
   } else {
     r.reasons.push_back(tokens_reason(pieces, true));
   }
@@ -309,7 +311,6 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
                      "estimated from constants measured on one AMD EPYC type ({} for the reference model), "
                      "not measured on this machine",
                      thousands(machine.estimated_tokens_per_second()));
-  const double needed = tokens_per_weight_needed(output_vocab);
   const double per_weight = tokens / weights_per_token(m, output_vocab);
   r.reasons.push_back(fmt::format(
       "Model: {} ({}+{} layers, d {}, ff {}, {} heads, pre-LN): at about {} target tokens/s ({}) it sees about {:.1f} "
