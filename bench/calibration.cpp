@@ -16,9 +16,11 @@
 #include <string>
 
 #include "ts/model/compute.h"
+#include "ts/host/blas.h"
 #include "ts/train/calibration.h"
 
 int main(int argc, char** argv) {
+  ts::use_the_right_blas_kernels(argv);  // OpenBLAS kernels for this CPU, as the app gets them
   ts::SpeedSettings settings;
   settings.precision = ts::Precision::kAuto;
   int batch_tokens = 1000;

@@ -17,6 +17,7 @@ mkdir -p "$out"
 log=$out/runs-$(date -u +%Y%m%dT%H%M%S).txt
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
+bench_same_blas_as_ours
 echo "# $(date -u +%FT%TZ) commit $(git rev-parse --short=12 HEAD 2> /dev/null || echo unknown), $(bench_cpu "$threads")" | tee "$log"
 vmstat 5 > "$out/vmstat.log" &
 vm=$!

@@ -18,6 +18,9 @@ shift $(( $# < 3 ? $# : 3 ))
 extra=("$@")
 shared=$(cd .. && pwd)/shared
 cli=${CLI:-build/app/cli/transformer-studio-cli}
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
+bench_same_blas_as_ours  # the peer multiplies with the kernels ours has
 out=bench/results/${which_corpus}-${minutes}min${TAG:+-$TAG}
 mkdir -p "$out"
 case "$which_corpus" in

@@ -3,9 +3,22 @@
 # the independent scorer, CPU steal, the split a run used, and one timed `train` command. Source it
 # after setting `cli` (the CLI binary) and `shared` (../shared).
 
-# "AMD EPYC, 2 threads, avx2 avx512_bf16 avx512f": the CPU and the flags every figure names.
+# "AMD EPYC, 2 threads, avx2 avx512_bf16 avx512f": the CPU and the flags every figure names, and the
+# OpenBLAS kernels where ours chose them (bench_same_blas_as_ours).
 bench_cpu() {
-  echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $1 threads, $(grep -o -w 'amx_bf16\|avx512_bf16\|avx512f\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ' | sed 's/ $//')"
+  echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $1 threads, $(grep -o -w 'amx_bf16\|avx512_bf16\|avx512f\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ' | sed 's/ $//')${OPENBLAS_CORETYPE:+, OpenBLAS kernels $OPENBLAS_CORETYPE}"
+}
+
+# Ours starts itself again with OPENBLAS_CORETYPE where OpenBLAS does not know the CPU and fell back to
+# its generic kernels (ts/host/blas.h; 4-5x slower fp32 products on an Intel Xeon model 207). This
+# exports the same for everything else the bench runs (the peer, Python's product timings), so both
+# sides multiply with the same kernels. A setting already in the environment is kept.
+bench_same_blas_as_ours() {
+  [ -n "${OPENBLAS_CORETYPE:-}" ] && return 0
+  local core
+  core=$("$cli" --version 2> /dev/null | sed -n 's/^BLAS: .*(core \([A-Za-z0-9]*\) set by Transformer Studio.*/\1/p')
+  if [ -n "$core" ]; then export OPENBLAS_CORETYPE=$core; fi
+  return 0
 }
 
 # hyp ref direction -> "BLEU = x ... chrF = y" as ../shared/bench/bleu.py prints it (--zh into Chinese).

@@ -32,6 +32,7 @@ IFS=';' read -r -a grid <<< "default|;${GRID:-$default_grid}"
 commit=$(git rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
+bench_same_blas_as_ours
 cpu=$(bench_cpu "$threads")
 dev_tsv=$root/dev.tsv
 test_tsv=$root/test.tsv

@@ -30,6 +30,9 @@ device=${DEVICE:-cpu}
 out=${OUT_DIR:-bench/results/throughput}
 mkdir -p "$out"
 py=${PYTHON:-/usr/bin/python3}
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
+bench_same_blas_as_ours  # the peer multiplies with the kernels ours has
 shape_ours=() shape_peer=()
 if [ -n "${SHAPE:-}" ]; then
   read -r layers d ff heads <<< "$SHAPE"
@@ -71,7 +74,8 @@ PY
 
 [ "$device" = cuda ] && echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores;" \
-     "native bf16: $(grep -qw -e amx_bf16 -e avx512_bf16 /proc/cpuinfo && echo yes || echo 'no (bf16 is emulated)')"
+     "native bf16: $(grep -qw -e amx_bf16 -e avx512_bf16 /proc/cpuinfo && echo yes || echo 'no (bf16 is emulated)');" \
+     "OpenBLAS kernels: ${OPENBLAS_CORETYPE:-as OpenBLAS chose them}"
 echo "date: $(date -u +%F), steps: $steps, threads: $threads, shape: ${SHAPE:-the Annotated preset (6 256 1024 8)}"
 lim32=$(limit float32); lim16=$(limit bfloat16)
 echo "matrix product on $device: fp32 $lim32 GFLOP/s, bf16 $lim16 GFLOP/s"

@@ -31,6 +31,7 @@ summary=$root/summary.tsv
 commit=$(git rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
+bench_same_blas_as_ours
 cpu=$(bench_cpu "$threads")
 score() { bench_score "$@"; }
 steal() { bench_steal "$@"; }

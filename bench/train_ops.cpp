@@ -17,6 +17,7 @@
 #include <torch/csrc/autograd/autograd.h>
 
 #include "ts/model/attention.h"
+#include "ts/host/blas.h"
 #include "ts/model/bf16_products.h"
 #include "ts/model/precision.h"
 #include "ts/train/loss.h"
@@ -36,6 +37,7 @@ double median_ms(const std::function<void()>& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ts::use_the_right_blas_kernels(argv);  // OpenBLAS kernels for this CPU, as the app gets them
   const std::int64_t tokens = argc > 1 ? std::atoll(argv[1]) : 1000;
   const std::int64_t width = argc > 2 ? std::atoll(argv[2]) : 1024;
   const std::int64_t vocab = argc > 3 ? std::atoll(argv[3]) : 8000;

@@ -31,6 +31,7 @@
 #include <torch/types.h>
 
 #include "ts/model/transformer.h"
+#include "ts/host/blas.h"
 #include "ts/text/vocab.h"
 #include "ts/train/config.h"
 #include "ts/train/optimizer.h"
@@ -102,6 +103,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ts::use_the_right_blas_kernels(argv);  // OpenBLAS kernels for this CPU, as the app gets them
   Options o;
   const std::map<std::string, int*> counts{{"--threads", &o.threads}, {"--steps", &o.steps},
                                            {"--vocab", &o.vocab},     {"--sentences", &o.sentences},

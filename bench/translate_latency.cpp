@@ -24,6 +24,7 @@
 #include <torch/csrc/autograd/grad_mode.h>
 
 #include "ts/decode/search.h"
+#include "ts/host/blas.h"
 #include "ts/decode/translator.h"
 #include "ts/train/checkpoint.h"
 #include "ts/train/config.h"
@@ -102,6 +103,7 @@ void measure(const char* name, int runs, F&& decode) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ts::use_the_right_blas_kernels(argv);  // OpenBLAS kernels for this CPU, as the app gets them
   const Args a = parse(argc, argv);
   g_mode = a.mode;
   const int threads = ts::configure_threads(a.threads);

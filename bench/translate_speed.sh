@@ -26,6 +26,7 @@ root=bench/results/translate-speed
 mkdir -p "$root"
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
+bench_same_blas_as_ours
 cpu=$(bench_cpu "$threads")
 commit=$(git rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
 summary=$root/summary.md

@@ -6,6 +6,8 @@
 
 #include <torch/cuda.h>
 
+#include "ts/host/blas.h"
+
 namespace ts {
 namespace {
 
@@ -51,6 +53,22 @@ TEST(Environment, TheCudaRowNamesTheGpusOrSaysThereAreNone) {
     EXPECT_NE(cuda_row.find(d.name), std::string::npos) << cuda_row;
   }
   EXPECT_NE(cuda_row.find("driver"), std::string::npos) << cuda_row;
+}
+
+// The BLAS row names the library and the kernels it chose on this CPU: with Debian's LibTorch that is
+// OpenBLAS, asked through the symbols it exports.
+TEST(Environment, TheBlasRowNamesTheLibraryAndItsKernels) {
+  std::string blas_row;
+  for (const auto& [what, value] : environment_report())
+    if (what == "BLAS") blas_row = value;
+  ASSERT_FALSE(blas_row.empty());
+  const auto core = openblas_core();
+  if (core.empty()) {
+    EXPECT_EQ(blas_row.rfind("not OpenBLAS", 0), 0u) << blas_row;
+    return;
+  }
+  EXPECT_EQ(blas_row.rfind("OpenBLAS ", 0), 0u) << blas_row;
+  EXPECT_NE(blas_row.find(core), std::string::npos) << blas_row;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Mixed precision: autocast scopes, and bf16 training tracking fp32 training on a tiny model.
+#include "ts/model/bf16_products.h"
 #include "ts/model/precision.h"
 
 #include <gtest/gtest.h>
@@ -154,8 +155,39 @@ TEST(Precision, TheProductTimingRunsOnTheCpuAndAutoSaysWhatItChose) {
   EXPECT_EQ(resolve_precision(Precision::kFp32, at::Device(at::kCPU), &why), Precision::kFp32);
   EXPECT_TRUE(why.empty());
   const auto chosen = resolve_precision(Precision::kAuto, at::Device(at::kCPU), &why);
-  EXPECT_EQ(chosen, cpu_has_native_bf16() ? Precision::kBf16 : Precision::kFp32);
+  EXPECT_EQ(chosen, cpu_has_native_bf16() ? choose_cpu_precision(cpu_precision_timings()) : Precision::kFp32);
   EXPECT_EQ(why.rfind(std::string("precision auto: ") + precision_name(chosen), 0), 0u) << why;
+}
+
+// Native bf16 is not always the faster precision: AVX-512 BF16's dot products ran at about twice fp32's
+// speed on an AMD EPYC and at 0.7 times on an Intel Xeon model 207 without AMX. Auto trains bf16 only
+// where its products are at least 1.2 times as fast as fp32's.
+TEST(Precision, OnACpuAutoTrainsBf16OnlyWhereItsProductsAreFaster) {
+  const auto timings = [](double fp32_ms, double bf16_ms) {
+    CpuPrecisionTimings t;
+    t.fp32 = fp32_ms / 1000;
+    t.bf16 = bf16_ms / 1000;
+    t.dot_products = true;
+    return t;
+  };
+  EXPECT_EQ(choose_cpu_precision(timings(10.0, 5.0)), Precision::kBf16);   // AMD EPYC's twice
+  EXPECT_EQ(choose_cpu_precision(timings(12.0, 10.0)), Precision::kBf16);  // 1.2 times, just
+  EXPECT_EQ(choose_cpu_precision(timings(11.0, 10.0)), Precision::kFp32);  // 1.1 times: not worth bf16
+  EXPECT_EQ(choose_cpu_precision(timings(9.5, 12.4)), Precision::kFp32);   // the Intel Xeon's 0.77
+  EXPECT_EQ(choose_cpu_precision(timings(10.0, 0.0)), Precision::kFp32);   // bf16 failed
+  EXPECT_EQ(choose_cpu_precision(timings(0.0, 5.0)), Precision::kFp32);    // nothing to compare with
+  const auto line = describe_cpu_precision(timings(9.5, 12.4));
+  EXPECT_EQ(line.rfind("precision auto: fp32 (", 0), 0u) << line;
+  EXPECT_NE(line.find("fp32 9.5 ms, bf16 on this CPU's AVX-512 BF16 dot products 12.4 ms"), std::string::npos) << line;
+  EXPECT_EQ(describe_cpu_precision(timings(10.0, 5.0)).rfind("precision auto: bf16 on this CPU's AVX-512 BF16", 0), 0u);
+
+  // The real timing: both precisions ran here; measured once, then the same figures at once.
+  const auto& measured = cpu_precision_timings();
+  EXPECT_GT(measured.fp32, 0.0);
+  EXPECT_GT(measured.bf16, 0.0);  // autocast's kernels where the CPU lacks the dot products
+  EXPECT_EQ(measured.dot_products, bf16_products_preferred());
+  ASSERT_NE(measured_cpu_precisions(), nullptr);
+  EXPECT_EQ(measured_cpu_precisions(), &cpu_precision_timings());
 }
 
 // The GPU cases run where LibTorch sees a CUDA device (the device machine) and skip elsewhere.

@@ -28,6 +28,7 @@
 #include "shell/studio_state.h"
 #include "training/training_panel.h"
 #include "translate/translate_panel.h"
+#include "ts/host/blas.h"
 
 namespace ts::ui {
 
@@ -75,13 +76,15 @@ StartArguments prepare_start(int argc, char** argv) {
 }
 
 void choose_openmp_wait_policy(char** argv) {
-  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT") || std::getenv("TS_OPENMP_POLICY_SET")) return;
-  ::setenv("GOMP_SPINCOUNT", kDesktopSpinCount, 1);
-  ::setenv("TS_OPENMP_POLICY_SET", "1", 1);
-  ::execv("/proc/self/exe", argv);
-  // No /proc (or exec refused): carry on with the default policy, which only costs speed.
-  std::fprintf(stderr, "transformer-studio: could not restart with GOMP_SPINCOUNT=%s; OpenMP keeps its default\n",
-               kDesktopSpinCount);
+  // OpenBLAS's kernels for this CPU are read at load time too: one restart sets both.
+  bool restart = set_openblas_core_for_this_cpu();
+  if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT") && !std::getenv("TS_OPENMP_POLICY_SET")) {
+    ::setenv("GOMP_SPINCOUNT", kDesktopSpinCount, 1);
+    ::setenv("TS_OPENMP_POLICY_SET", "1", 1);
+    restart = true;
+  }
+  // Returns only where the restart failed (no /proc, exec refused): the defaults then only cost speed.
+  if (restart) restart_this_program(argv);
 }
 
 void name_the_application() {

@@ -33,7 +33,8 @@ StartArguments prepare_start(int argc, char** argv);
 /// spin at the end of every parallel region, and with GNU OpenMP's default a run loses 3-9x of its
 /// speed as soon as another program wants a core (docs/benchmarks.md, "The desktop app's OpenMP wait
 /// policy"). libgomp reads its setting when it is loaded, before main(), so this sets a bounded spin
-/// and starts the program again, once. A setting already in the environment is respected.
+/// and starts the program again, once. A setting already in the environment is respected. The same
+/// restart gives OpenBLAS the kernels for a CPU it does not know (ts/host/blas.h).
 void choose_openmp_wait_policy(char** argv);
 
 /// Names the application (organisation, name, display name, version, icon): where QSettings keep the

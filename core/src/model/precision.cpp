@@ -3,10 +3,14 @@
 #include "ts/model/precision.h"
 #include "ts/model/torch_compat.h"
 #include "ts/host/cpu.h"
+#include "ts/model/bf16_products.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <stdexcept>
+#include <vector>
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -54,6 +58,109 @@ std::string describe_gpu_precision(const PrecisionTimings& t) {
                      chosen == Precision::kFp32 ? "fp32" : std::string(precision_name(chosen)) + " autocast", t.n, t.n,
                      ms(t.fp32), ms(t.bf16), ms(t.fp16),
                      chosen == Precision::kFp16 ? "; fp16 trains with loss scaling" : "");
+}
+
+namespace {
+
+constexpr int kShareRows = 512, kLayerIn = 256, kLayerOut = 1024;  // the reference model's feed-forward layer
+constexpr int kTimedRepeats = 5;
+constexpr double kBf16MustBeFaster = 1.2;
+
+// Restores LibTorch's thread count when it leaves scope.
+class ThreadCountScope {
+ public:
+  explicit ThreadCountScope(int threads) : previous_(at::get_num_threads()) { at::set_num_threads(threads); }
+  ~ThreadCountScope() { at::set_num_threads(previous_); }
+  ThreadCountScope(const ThreadCountScope&) = delete;
+  ThreadCountScope& operator=(const ThreadCountScope&) = delete;
+
+ private:
+  int previous_;
+};
+
+// The median seconds of kTimedRepeats runs of `products` after one warm-up.
+template <typename Products>
+double median_seconds(Products products) {
+  products();
+  std::vector<double> seconds;
+  for (int i = 0; i < kTimedRepeats; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    products();
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::nth_element(seconds.begin(), seconds.begin() + kTimedRepeats / 2, seconds.end());
+  return seconds[kTimedRepeats / 2];
+}
+
+}  // namespace
+
+CpuPrecisionTimings time_cpu_precisions() {
+  CpuPrecisionTimings t;
+  // One thread, as training gives each thread its own share of the batch.
+  ThreadCountScope one_thread(1);
+  const auto x = at::randn({kShareRows, kLayerIn}), w = at::randn({kLayerOut, kLayerIn});
+  const auto dy = at::randn({kShareRows, kLayerOut});
+  try {
+    t.fp32 = median_seconds([&] {
+      at::mm(x, w.t());   // forward
+      at::mm(dy, w);      // the input's gradient
+      at::mm(dy.t(), x);  // the weight's gradient
+    });
+  } catch (const std::exception&) {
+    t.fp32 = 0;
+  }
+  try {
+    t.dot_products = bf16_products_preferred();
+    if (t.dot_products) {
+      t.bf16 = median_seconds([&] {
+        bf16_matmul(x, w.t());
+        bf16_matmul(dy, w);
+        bf16_matmul(dy.t(), x);
+      });
+    } else {
+      // Autocast's products: the fp32 operands cast to bf16, then bf16 kernels (oneDNN's, with AMX).
+      t.bf16 = median_seconds([&] {
+        const auto xb = x.to(at::kBFloat16), wb = w.to(at::kBFloat16), dyb = dy.to(at::kBFloat16);
+        at::mm(xb, wb.t());
+        at::mm(dyb, wb);
+        at::mm(dyb.t(), xb);
+      });
+    }
+  } catch (const std::exception&) {
+    t.bf16 = 0;
+  }
+  return t;
+}
+
+namespace {
+std::atomic<const CpuPrecisionTimings*> g_measured{nullptr};
+}  // namespace
+
+const CpuPrecisionTimings& cpu_precision_timings() {
+  static const CpuPrecisionTimings timings = time_cpu_precisions();
+  g_measured.store(&timings);
+  return timings;
+}
+
+const CpuPrecisionTimings* measured_cpu_precisions() { return g_measured.load(); }
+
+bool bf16_products_pay(const CpuPrecisionTimings& t) {
+  return t.bf16 > 0 && t.fp32 > 0 && t.fp32 >= kBf16MustBeFaster * t.bf16;
+}
+
+Precision choose_cpu_precision(const CpuPrecisionTimings& t) {
+  return bf16_products_pay(t) ? Precision::kBf16 : Precision::kFp32;
+}
+
+std::string describe_cpu_precision(const CpuPrecisionTimings& t) {
+  const auto ms = [](double s) { return s > 0 ? fmt::format("{:.1f} ms", 1000 * s) : std::string("failed"); };
+  const bool bf16 = choose_cpu_precision(t) == Precision::kBf16;
+  const std::string how = t.dot_products ? "AVX-512 BF16 dot products" : "bf16 autocast";
+  return fmt::format(
+      "precision auto: {} (one thread's products of a {}-token share through a {}->{} layer, forward and backward: "
+      "fp32 {}, bf16 on this CPU's {} {}; bf16 trains when it is at least {:.1f}x as fast)",
+      bf16 ? (t.dot_products ? "bf16 on this CPU's AVX-512 BF16 dot products" : "bf16 autocast") : "fp32", kShareRows,
+      kLayerIn, kLayerOut, ms(t.fp32), how, ms(t.bf16), kBf16MustBeFaster);
 }
 
 void check_precision(Precision precision, const c10::Device& device) {

@@ -115,6 +115,10 @@ MachineProfile MachineProfile::detect(DeviceChoice device, int threads) {
   m.avx512 = cpu_info().has("avx512f");
   m.native_bf16 = cpu_has_native_bf16();
   m.bf16_products = bf16_products_preferred();
+  if (const auto* timed = measured_cpu_precisions()) {
+    m.fp32_product_seconds = timed->fp32;
+    m.bf16_product_seconds = timed->bf16;
+  }
   // The GPU the trainer will pick: cuda, or auto where LibTorch sees one (resolve_device).
   m.cuda = device == DeviceChoice::kCuda || (device == DeviceChoice::kAuto && torch::cuda::is_available());
   return m;
@@ -131,8 +135,18 @@ double MachineProfile::estimated_tokens_per_second() const {
   // Threads scale less than linearly (memory bandwidth, the serial parts of a step).
   double tps = kReferenceTokensPerCore * std::pow(std::max(cores, 1), 0.85);
   if (!avx512) tps *= kAvx2Factor;
-  if (native_bf16 && precision != Precision::kFp32) tps *= kBf16Speedup;
+  if (native_bf16 && (precision == Precision::kBf16 || (precision == Precision::kAuto && auto_trains_bf16())))
+    tps *= kBf16Speedup;
   return tps;
+}
+
+bool MachineProfile::auto_trains_bf16() const {
+  if (cuda) return true;
+  if (!native_bf16) return false;
+  CpuPrecisionTimings timed;
+  timed.fp32 = fp32_product_seconds;
+  timed.bf16 = bf16_product_seconds;
+  return !(fp32_product_seconds > 0) || bf16_products_pay(timed);
 }
 
 std::string MachineProfile::describe() const {
@@ -388,21 +402,34 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
       "models: 1.3 BLEU above greedy on average, docs/benchmarks.md \"Beam or greedy\"); validation during "
       "training decodes greedily.");
   // A precision the person chose is trained (and was measured) as chosen; the log says so.
+  const auto product_times = [&] {
+    return fmt::format(
+        "one thread's products of a training-sized layer took {:.1f} ms in bf16 against {:.1f} ms in fp32",
+        1000 * machine.bf16_product_seconds, 1000 * machine.fp32_product_seconds);
+  };
   if (machine.precision != Precision::kAuto)
-    r.reasons.push_back(
-        fmt::format("Precision: {}, as chosen (train.precision){}.", precision_name(machine.precision),
-                    machine.precision == Precision::kFp32 && (machine.cuda || machine.native_bf16)
-                        ? fmt::format("; bf16 would train faster on {}", machine.cuda ? "the GPU" : "this CPU")
-                        : std::string()));
+    r.reasons.push_back(fmt::format(
+        "Precision: {}, as chosen (train.precision){}.", precision_name(machine.precision),
+        machine.precision == Precision::kFp32 && (machine.cuda || machine.native_bf16) && machine.auto_trains_bf16()
+            ? fmt::format("; bf16 would train faster on {}", machine.cuda ? "the GPU" : "this CPU")
+            : std::string()));
+  else if (machine.cuda)
+    r.reasons.push_back("Precision: bf16 autocast on the GPU.");
+  else if (machine.native_bf16 && !machine.auto_trains_bf16())
+    r.reasons.push_back(fmt::format(
+        "Precision: fp32. This CPU has {} but is not faster in bf16: {} here, and bf16 trains only where it is "
+        "at least 1.2 times as fast.",
+        machine.bf16_products ? "AVX-512 BF16" : "native bf16", product_times()));
+  else if (machine.native_bf16)
+    r.reasons.push_back(fmt::format(
+        "Precision: {}{}.",
+        machine.bf16_products ? "bf16 (this CPU has AVX-512 BF16 and no AMX: its dot products multiply bf16 operands "
+                                "into fp32 sums, one share of each batch per thread)"
+                              : "bf16 autocast (this CPU computes bf16 natively: AVX-512 BF16 or AMX)",
+        machine.fp32_product_seconds > 0 ? "; " + product_times() : std::string()));
   else
     r.reasons.push_back(
-        machine.cuda ? "Precision: bf16 autocast on the GPU."
-        : machine.native_bf16 && machine.bf16_products
-            ? "Precision: bf16 (this CPU has AVX-512 BF16 and no AMX: its dot products multiply bf16 operands into fp32 "
-              "sums, one share of each batch per thread)."
-        : machine.native_bf16
-            ? "Precision: bf16 autocast (this CPU computes bf16 natively: AVX-512 BF16 or AMX)."
-            : "Precision: fp32 (this CPU has neither AMX nor AVX-512 BF16, where bf16 is emulated and slower).");
+        "Precision: fp32 (this CPU has neither AMX nor AVX-512 BF16, where bf16 is emulated and slower).");
   return r;
 }
 

@@ -139,8 +139,10 @@ ThroughputMeasurement cached_reference_throughput(const SpeedSettings& settings,
 }
 
 MachineProfile measure_machine(const SpeedSettings& settings, const ThroughputProbe& measure) {
+  const auto m = reference_throughput(
+      settings, auto_batch_tokens(MachineProfile::detect(settings.device, settings.threads)), measure);
+  // Detected after the measurement, which timed precision auto's products where it resolved it.
   auto machine = MachineProfile::detect(settings.device, settings.threads);
-  const auto m = reference_throughput(settings, auto_batch_tokens(machine), measure);
   machine.measured_tokens_per_second = m.tokens_per_second;
   machine.measured_seconds = m.seconds;
   return machine;

@@ -14,6 +14,7 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include "ts/host/blas.h"
 #include "ts/host/cpu.h"
 #include "ts/model/precision.h"
 
@@ -127,6 +128,7 @@ std::vector<std::pair<std::string, std::string>> environment_report() {
                        describe_gpu(gpu_report().devices.front()));
   }
   rows.emplace_back("CUDA", cuda);
+  rows.emplace_back("BLAS", blas_report());  // fp32 products on the CPU
   rows.emplace_back("threads",
                     fmt::format("{} by default (all cores; --threads to change); LibTorch itself starts with {}", cores,
                                 at::get_num_threads()));

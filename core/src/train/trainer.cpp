@@ -57,13 +57,14 @@ Precision resolve_precision(Precision precision, const at::Device& device, std::
     if (why) *why = describe_gpu_precision(timings);
     return choose_gpu_precision(timings);
   }
-  const bool native = cpu_has_native_bf16();
-  if (why)
-    *why = !native                     ? "precision auto: fp32 (this CPU has neither AMX nor AVX-512 BF16)"
-           : bf16_products_preferred() ? "precision auto: bf16 on this CPU's AVX-512 BF16 dot products (bf16 "
-                                         "operands, fp32 sums; no AMX)"
-                                       : "precision auto: bf16 autocast (this CPU computes bf16 natively)";
-  return native ? Precision::kBf16 : Precision::kFp32;
+  if (!cpu_has_native_bf16()) {
+    if (why) *why = "precision auto: fp32 (this CPU has neither AMX nor AVX-512 BF16)";
+    return Precision::kFp32;
+  }
+  // Native bf16 is not always faster: timed once per process (ts/model/precision.h).
+  const auto& timings = cpu_precision_timings();
+  if (why) *why = describe_cpu_precision(timings);
+  return choose_cpu_precision(timings);
 }
 
 static int planned_budget_validations(const TrainConfig& c) {

@@ -32,6 +32,30 @@ PrecisionTimings time_precisions(const c10::Device& device, int n = 2048, int re
 Precision choose_gpu_precision(const PrecisionTimings& timings);
 /// One line for the training log: the timings and what they chose.
 std::string describe_gpu_precision(const PrecisionTimings& timings);
+
+/// Seconds one thread took for the three products of a training-sized linear layer (a 512-token share
+/// of a batch through 256 -> 1024: forward and both backward products), in fp32 (LibTorch's BLAS) and
+/// in bf16 as training on this CPU runs them (AVX-512 BF16 dot products, ts/model/bf16_products.h, or
+/// with AMX autocast's kernels); the median of five after a warm-up. 0 where not run.
+struct CpuPrecisionTimings {
+  double fp32 = 0, bf16 = 0;
+  bool dot_products = false;  // bf16 ran on the AVX-512 BF16 dot products (else autocast's kernels)
+};
+/// Times them (about 0.1-0.2 s on two cores; never throws: a failed bf16 reads 0).
+CpuPrecisionTimings time_cpu_precisions();
+/// The timing above, measured once per process on first use; later calls return it at once.
+const CpuPrecisionTimings& cpu_precision_timings();
+/// The timing when this process has measured it already, else nothing (never measures: for callers
+/// on a thread that must not wait, like the desktop app's recipe preview).
+const CpuPrecisionTimings* measured_cpu_precisions();
+/// True when bf16's products are fast enough to train in: at least 1.2 times fp32's speed (the step's
+/// other work, fp32 in both, dilutes the gain). On an AMD EPYC with AVX-512 BF16 they ran at about
+/// twice fp32's; on an Intel Xeon model 207 (Emerald Rapids) without AMX at 0.7 times.
+bool bf16_products_pay(const CpuPrecisionTimings& timings);
+/// What `precision auto` picks on a CPU with native bf16 from those timings.
+Precision choose_cpu_precision(const CpuPrecisionTimings& timings);
+/// One line for the training log: the timings and what they chose.
+std::string describe_cpu_precision(const CpuPrecisionTimings& timings);
 /// Throws std::invalid_argument with a clear message when `precision` cannot run on `device` (fp16 on a
 /// CPU) or is still the request kAuto.
 void check_precision(Precision precision, const c10::Device& device);

@@ -30,6 +30,12 @@ struct MachineProfile {
   double measured_seconds = 0;  // what measuring took
   /// The precision the person chose (train.precision, --precision); kAuto: the recipe's for this machine.
   Precision precision = Precision::kAuto;
+  /// One thread's products in fp32 and in bf16 where precision auto timed them on this CPU
+  /// (ts/model/precision.h, cpu_precision_timings); 0: not timed.
+  double fp32_product_seconds = 0, bf16_product_seconds = 0;
+  /// True when precision auto trains bf16 here: on a GPU, or on a CPU with native bf16 whose products
+  /// were not timed or were timed fast enough (bf16_products_pay).
+  bool auto_trains_bf16() const;
   /// This machine (LibTorch's device and threads as train.device/threads would pick them, /proc/cpuinfo).
   static MachineProfile detect(DeviceChoice device = DeviceChoice::kAuto, int threads = 0);
   /// Training throughput of the reference model (3+3 layers, d 256, an 8,000-token vocabulary) in

@@ -35,7 +35,8 @@ std::string nvidia_driver_version(const std::string& proc_text);
 
 /// The project version and the git commit it was configured from ("unknown" outside a checkout).
 std::string version_string();
-/// Rows of (what, value): "LibTorch", "CPU", "CUDA" (each GPU by name, and the driver), "threads".
+/// Rows of (what, value): "LibTorch", "CPU", "CUDA" (each GPU by name, and the driver), "BLAS" (the library
+/// and the kernels it runs on this CPU, ts/host/blas.h), "threads".
 std::vector<std::pair<std::string, std::string>> environment_report();
 /// "transformer-studio-cli 0.1.0 (commit 2ac6dc3a1b2c)" and the report, one "what: value" per line.
 std::string version_text(const std::string& program);

@@ -99,8 +99,9 @@ double forward_backward_batch(Transformer& model, const std::vector<Example>& ex
                               const std::vector<at::Tensor>& parameters);
 /// Teacher-forced mean negative log-likelihood per target token (no label smoothing) over `examples`.
 double evaluate_loss(Transformer& model, const std::vector<Example>& examples, const at::Device& device);
-/// train.precision for this device: kAuto becomes bf16 where the CPU computes bf16 natively (AMX
-/// or AVX-512 BF16), else fp32; on a GPU, what a short timing of fp32/bf16/fp16 products picks
+/// train.precision for this device: on a CPU kAuto becomes fp32 without native bf16 (AMX or AVX-512
+/// BF16), and with it what a short timing of both precisions' products picks (choose_cpu_precision:
+/// bf16 only where it is faster); on a GPU, what a short timing of fp32/bf16/fp16 products picks
 /// (choose_gpu_precision). Other values are returned as they are. `why`, when given, receives one
 /// line for the log saying what "auto" chose and why (empty for other values).
 Precision resolve_precision(Precision precision, const at::Device& device, std::string* why = nullptr);
