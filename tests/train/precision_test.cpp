@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ATen/ATen.h>
 #include <torch/cuda.h>
 
 #include "test_utils.h"
@@ -181,7 +182,14 @@ TEST(Precision, OnACpuAutoTrainsBf16OnlyWhereItsProductsAreFaster) {
   EXPECT_NE(line.find("fp32 9.5 ms, bf16 on this CPU's AVX-512 BF16 dot products 12.4 ms"), std::string::npos) << line;
   EXPECT_EQ(describe_cpu_precision(timings(10.0, 5.0)).rfind("precision auto: bf16 on this CPU's AVX-512 BF16", 0), 0u);
 
-  // The real timing: both precisions ran here; measured once, then the same figures at once.
+  // The real timing: both precisions ran here; measured once, then the same figures at once; the global
+  // random stream a run is seeded from does not move.
+  at::manual_seed(7);
+  const auto expected = at::rand({4});
+  at::manual_seed(7);
+  const auto fresh = time_cpu_precisions();
+  EXPECT_GT(fresh.fp32, 0.0);
+  EXPECT_TRUE(at::equal(at::rand({4}), expected));
   const auto& measured = cpu_precision_timings();
   EXPECT_GT(measured.fp32, 0.0);
   EXPECT_GT(measured.bf16, 0.0);  // autocast's kernels where the CPU lacks the dot products
