@@ -426,7 +426,10 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
         machine.bf16_products ? "bf16 (this CPU has AVX-512 BF16 and no AMX: its dot products multiply bf16 operands "
                                 "into fp32 sums, one share of each batch per thread)"
                               : "bf16 autocast (this CPU computes bf16 natively: AVX-512 BF16 or AMX)",
-        machine.fp32_product_seconds > 0 ? "; " + product_times() : std::string()));
+        machine.fp32_product_seconds > 0
+            ? "; " + product_times()
+            : std::string("; its products are timed against fp32's when training starts, and fp32 trains instead "
+                          "where bf16 is not at least 1.2 times as fast")));
   else
     r.reasons.push_back(
         "Precision: fp32 (this CPU has neither AMX nor AVX-512 BF16, where bf16 is emulated and slower).");
