@@ -66,7 +66,6 @@ namespace {
 
 constexpr int kShareRows = 512, kLayerIn = 256, kLayerOut = 1024;  // the reference model's feed-forward layer
 constexpr int kTimedRepeats = 5;
-constexpr double kBf16MustBeFaster = 1.2;
 constexpr std::uint64_t kTimingSeed = 1234;
 
 // Restores LibTorch's thread count when it leaves scope.
@@ -150,7 +149,7 @@ const CpuPrecisionTimings& cpu_precision_timings() {
 const CpuPrecisionTimings* measured_cpu_precisions() { return g_measured.load(); }
 
 bool bf16_products_pay(const CpuPrecisionTimings& t) {
-  return t.bf16 > 0 && t.fp32 > 0 && t.fp32 >= kBf16MustBeFaster * t.bf16;
+  return t.bf16 > 0 && t.fp32 > 0 && t.fp32 >= kCpuBf16MinimumSpeedup * t.bf16;
 }
 
 Precision choose_cpu_precision(const CpuPrecisionTimings& t) {
@@ -165,7 +164,7 @@ std::string describe_cpu_precision(const CpuPrecisionTimings& t) {
       "precision auto: {} (one thread's products of a {}-token share through a {}->{} layer, forward and backward: "
       "fp32 {}, bf16 on this CPU's {} {}; bf16 trains when it is at least {:.1f}x as fast)",
       bf16 ? (t.dot_products ? "bf16 on this CPU's AVX-512 BF16 dot products" : "bf16 autocast") : "fp32", kShareRows,
-      kLayerIn, kLayerOut, ms(t.fp32), how, ms(t.bf16), kBf16MustBeFaster);
+      kLayerIn, kLayerOut, ms(t.fp32), how, ms(t.bf16), kCpuBf16MinimumSpeedup);
 }
 
 void check_precision(Precision precision, const c10::Device& device) {

@@ -418,8 +418,8 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   else if (machine.native_bf16 && !machine.auto_trains_bf16())
     r.reasons.push_back(fmt::format(
         "Precision: fp32. This CPU has {} but is not faster in bf16: {} here, and bf16 trains only where it is "
-        "at least 1.2 times as fast.",
-        machine.bf16_products ? "AVX-512 BF16" : "native bf16", product_times()));
+        "at least {} times as fast.",
+        machine.bf16_products ? "AVX-512 BF16" : "native bf16", product_times(), kCpuBf16MinimumSpeedup));
   else if (machine.native_bf16)
     r.reasons.push_back(fmt::format(
         "Precision: {}{}.",
@@ -428,8 +428,9 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
                               : "bf16 autocast (this CPU computes bf16 natively: AVX-512 BF16 or AMX)",
         machine.fp32_product_seconds > 0
             ? "; " + product_times()
-            : std::string("; its products are timed against fp32's when training starts, and fp32 trains instead "
-                          "where bf16 is not at least 1.2 times as fast")));
+            : fmt::format("; its products are timed against fp32's when training starts, and fp32 trains instead "
+                          "where bf16 is not at least {} times as fast",
+                          kCpuBf16MinimumSpeedup)));
   else
     r.reasons.push_back(
         "Precision: fp32 (this CPU has neither AMX nor AVX-512 BF16, where bf16 is emulated and slower).");

@@ -48,8 +48,10 @@ const CpuPrecisionTimings& cpu_precision_timings();
 /// The timing when this process has measured it already, else nothing (never measures: for callers
 /// on a thread that must not wait, like the desktop app's recipe preview).
 const CpuPrecisionTimings* measured_cpu_precisions();
-/// True when bf16's products are fast enough to train in: at least 1.2 times fp32's speed (the step's
-/// other work, fp32 in both, dilutes the gain). On an AMD EPYC with AVX-512 BF16 they ran at about
+/// How much faster than fp32's bf16's products must be for `precision auto` to train bf16 on a CPU.
+inline constexpr double kCpuBf16MinimumSpeedup = 1.2;
+/// True when bf16's products are fast enough to train in: at least kCpuBf16MinimumSpeedup times fp32's
+/// speed (the step's other work, fp32 in both, dilutes the gain). On an AMD EPYC with AVX-512 BF16 they ran at about
 /// twice fp32's; on an Intel Xeon model 207 (Emerald Rapids) without AMX at 0.7 times.
 bool bf16_products_pay(const CpuPrecisionTimings& timings);
 /// What `precision auto` picks on a CPU with native bf16 from those timings.
