@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "test_utils.h"
+#include "ts/host/vector_rates.h"
 #include "ts/model/transformer.h"
 #include "ts/text/vocab.h"
 #include "ts/train/optimizer.h"
@@ -21,11 +22,12 @@ namespace {
 const WeightFormat kFormats[] = {WeightFormat::kFloat32, WeightFormat::kBFloat16, WeightFormat::kInt8};
 
 // The layer of weight w [out, in] and bias b [out] (undefined: none).
-PackedLinear pack(const at::Tensor& w, const at::Tensor& b, WeightFormat format) {
+// Packed for `isa` (by default the one apply() without an instruction set uses).
+PackedLinear pack(const at::Tensor& w, const at::Tensor& b, WeightFormat format, Isa isa = best_isa()) {
   const auto wc = w.to(at::kFloat).contiguous();
   const auto bc = b.defined() ? b.to(at::kFloat).contiguous() : at::Tensor();
-  return PackedLinear(wc.data_ptr<float>(), w.size(0), w.size(1), bc.defined() ? bc.data_ptr<float>() : nullptr,
-                      format);
+  return PackedLinear(wc.data_ptr<float>(), w.size(0), w.size(1), bc.defined() ? bc.data_ptr<float>() : nullptr, format,
+                      isa);
 }
 
 // The weights the packed layer really holds, as a tensor [out, in].
@@ -60,7 +62,8 @@ TEST(PackedLinear, EveryKernelEqualsTheReferenceForEveryFormatRowCountAndOddSize
   for (auto [out, in] : {std::pair<std::int64_t, std::int64_t>{37, 45}, {70, 64}, {5, 16}}) {
     const auto w = at::randn({out, in}), b = at::randn({out});
     for (const auto format : kFormats) {
-      const auto layer = pack(w, b, format);
+      // Packed for every kernel this CPU has, whether or not best_isa() chose it.
+      const auto layer = pack(w, b, format, supported_isas().back());
       for (std::int64_t rows = 1; rows <= 11; ++rows) {  // 1..8 in one group, then a second group
         const auto x = at::randn({rows, in});
         for (const auto isa : supported_isas()) {
@@ -73,6 +76,29 @@ TEST(PackedLinear, EveryKernelEqualsTheReferenceForEveryFormatRowCountAndOddSize
         }
       }
     }
+  }
+}
+
+TEST(PackedLinear, UsesBf16DotProductsOnlyWhereTheyOutrunFp32MultiplyAdds) {
+  const auto isas = supported_isas();
+  if (isas.back() != Isa::kAvx512Bf16) {
+    EXPECT_EQ(best_isa(), isas.back());  // nothing to choose between
+    return;
+  }
+  EXPECT_EQ(best_isa() == Isa::kAvx512Bf16, bf16_dot_products_pay(vector_rates()))
+      << describe_vector_rates(vector_rates());
+  if (best_isa() != Isa::kAvx512Bf16) {
+    EXPECT_EQ(best_isa(), Isa::kAvx512);
+  }
+  // A layer packed for the default kernel has the dot products' copy of its bf16 weights only if it uses them.
+  at::manual_seed(6);
+  const auto w = at::randn({20, 30}), x = at::randn({3, 30});
+  const auto layer = pack(w, {}, WeightFormat::kBFloat16);
+  if (best_isa() == Isa::kAvx512Bf16) {
+    EXPECT_NO_THROW(apply(layer, x, Isa::kAvx512Bf16));
+  } else {
+    EXPECT_THROW(apply(layer, x, Isa::kAvx512Bf16), std::invalid_argument);
+    EXPECT_TRUE(test::tensors_near(apply(layer, x, best_isa()), reference(layer, x, {}), 1e-4));
   }
 }
 

@@ -7,6 +7,8 @@
 #include <torch/cuda.h>
 
 #include "ts/host/blas.h"
+#include "ts/host/vector_rates.h"
+#include "ts/infer/packed_linear.h"
 
 namespace ts {
 namespace {
@@ -69,6 +71,16 @@ TEST(Environment, TheBlasRowNamesTheLibraryAndItsKernels) {
   }
   EXPECT_EQ(blas_row.rfind("OpenBLAS ", 0), 0u) << blas_row;
   EXPECT_NE(blas_row.find(core), std::string::npos) << blas_row;
+}
+
+// The decoding row names the packed weights' kernels best_isa() chose and, where the CPU has bf16 dot
+// products, the rates that chose between them.
+TEST(Environment, TheDecodingRowNamesTheKernelsTranslationUses) {
+  std::string row;
+  for (const auto& [what, value] : environment_report())
+    if (what == "decoding") row = value;
+  EXPECT_EQ(row.rfind(isa_name(best_isa()) + (vector_rates().measured() ? " (" : ""), 0), 0u) << row;
+  EXPECT_EQ(row.find("GFLOP/s") != std::string::npos, vector_rates().measured()) << row;
 }
 
 }  // namespace

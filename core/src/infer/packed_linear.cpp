@@ -2,6 +2,7 @@
 // Packed linear layers for few-row products on the CPU (see ts/infer/packed_linear.h).
 #include "ts/infer/packed_linear.h"
 
+#include "ts/host/vector_rates.h"
 #include "ts/infer/bf16.h"
 
 #include <algorithm>
@@ -65,8 +66,20 @@ std::vector<Isa> supported_isas() {
 }
 
 Isa best_isa() {
-  static const Isa best = supported_isas().back();
+  static const Isa best = [] {
+    const auto isas = supported_isas();
+    // bf16 dot products only where they outrun fp32 multiply-adds (not so on every CPU that has them).
+    if (isas.back() == Isa::kAvx512Bf16 && !bf16_dot_products_pay(vector_rates())) return Isa::kAvx512;
+    return isas.back();
+  }();
   return best;
+}
+
+std::string describe_best_isa() {
+  const auto rates = describe_vector_rates(vector_rates());
+  if (rates.empty()) return isa_name(best_isa());
+  return isa_name(best_isa()) +
+         (best_isa() == Isa::kAvx512Bf16 ? " (" + rates + ")" : " (bf16 weights widened to fp32: " + rates + ")");
 }
 
 namespace {
@@ -305,7 +318,7 @@ void run(const Job& j, std::int64_t block_begin, std::int64_t block_end, Isa isa
 }  // namespace
 
 PackedLinear::PackedLinear(const float* weight, std::int64_t out, std::int64_t in, const float* bias,
-                           WeightFormat format)
+                           WeightFormat format, Isa isa)
     : in_(in), out_(out), format_(format) {
   if (out < 0 || in < 0) throw std::invalid_argument("PackedLinear: a negative size");
   const float* src = weight;
@@ -323,7 +336,7 @@ PackedLinear::PackedLinear(const float* weight, std::int64_t out, std::int64_t i
       bf16_.assign(n, 0);
       for (std::int64_t o = 0; o < out_; ++o)
         for (std::int64_t i = 0; i < in_; ++i) bf16_[packed_index(o, i, in_)] = float_to_bf16(src[o * in_ + i]);
-      if (best_isa() == Isa::kAvx512Bf16) {
+      if (isa == Isa::kAvx512Bf16) {
         const std::int64_t pairs = (in_ + 1) / 2;
         bf16_pairs_.assign(static_cast<std::size_t>(blocks * pairs * kBlock * 2), 0);
         for (std::int64_t o = 0; o < out_; ++o)

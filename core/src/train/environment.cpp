@@ -16,6 +16,7 @@
 
 #include "ts/host/blas.h"
 #include "ts/host/cpu.h"
+#include "ts/infer/packed_linear.h"
 #include "ts/model/precision.h"
 
 #ifndef TS_VERSION
@@ -128,7 +129,8 @@ std::vector<std::pair<std::string, std::string>> environment_report() {
                        describe_gpu(gpu_report().devices.front()));
   }
   rows.emplace_back("CUDA", cuda);
-  rows.emplace_back("BLAS", blas_report());  // fp32 products on the CPU
+  rows.emplace_back("BLAS", blas_report());            // fp32 products on the CPU
+  rows.emplace_back("decoding", describe_best_isa());  // the packed weights' kernels (translation on the CPU)
   rows.emplace_back("threads",
                     fmt::format("{} by default (all cores; --threads to change); LibTorch itself starts with {}", cores,
                                 at::get_num_threads()));

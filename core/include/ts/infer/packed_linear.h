@@ -30,23 +30,31 @@ std::string weight_format_name(WeightFormat format);
 /// (twice the multiply-adds per instruction; the sums stay fp32), so its results are those of inputs
 /// rounded to 8 significant bits. Other formats run as on kAvx512.
 enum class Isa { kScalar, kAvx2, kAvx512, kAvx512Bf16 };
-/// The best one this CPU runs (kScalar off x86-64).
+/// The fastest one this CPU runs (kScalar off x86-64): the last of supported_isas(), except that
+/// kAvx512Bf16 gives way to kAvx512 where the bf16 dot products do not outrun fp32 multiply-adds by
+/// kBf16DotMinimumSpeedup (timed once per process, ts/host/vector_rates.h).
 Isa best_isa();
 /// Every one this CPU runs, best last (tests compare them against each other).
 std::vector<Isa> supported_isas();
 std::string isa_name(Isa isa);
+/// best_isa() for a person: "avx512 (bf16 weights widened to fp32: bf16 dot products 89 GFLOP/s
+/// against fp32 multiply-adds' 179 (one thread))", "avx512-bf16 (…)", "avx2"…
+std::string describe_best_isa();
 
 class PackedLinear {
  public:
   PackedLinear() = default;
-  /// weight [out, in] row-major fp32 and bias [out] (null: none). Throws std::invalid_argument for a
-  /// negative size and, for int8, a weight that is not finite.
-  PackedLinear(const float* weight, std::int64_t out, std::int64_t in, const float* bias, WeightFormat format);
+  /// weight [out, in] row-major fp32 and bias [out] (null: none), packed for apply() with `isa` (for bf16
+  /// weights, kAvx512Bf16 keeps a second copy in the dot products' order; the others read one layout).
+  /// Throws std::invalid_argument for a negative size and, for int8, a weight that is not finite.
+  PackedLinear(const float* weight, std::int64_t out, std::int64_t in, const float* bias, WeightFormat format,
+               Isa isa = best_isa());
 
   /// y[r * out + o] = sum_i W[o][i] * x[r * in + i] + b[o] for r < rows. x and y must not overlap.
   /// Runs on the calling thread (callers share whole batches out among threads).
   void apply(const float* x, std::int64_t rows, float* y) const { apply(x, rows, y, best_isa()); }
-  /// The same with a given instruction set (it must be one of supported_isas()).
+  /// The same with a given instruction set (one of supported_isas(); kAvx512Bf16 with bf16 weights
+  /// only if the layer was packed for it).
   void apply(const float* x, std::int64_t rows, float* y, Isa isa) const;
 
   /// A layer of outputs `rows` of this one (each in [0, out_features())), in that order: the same
