@@ -9,6 +9,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "ts/infer/row_select.h"
 #include "ts/model/float_mode.h"
 #include "ts/text/vocab.h"
 
@@ -58,21 +59,6 @@ class PackedStepDecoder : public StepDecoder {
   PackedDecoding state_;
 };
 
-// The k best of `n` scores, best first (equal scores: the lower index first), as indices.
-void top_k(const float* scores, std::int64_t n, std::int64_t k, std::vector<std::int64_t>& out) {
-  out.clear();
-  k = std::min(k, n);
-  auto better = [scores](std::int64_t a, std::int64_t b) {
-    return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
-  };
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (static_cast<std::int64_t>(out.size()) == k && !better(i, out.back())) continue;
-    auto at = std::upper_bound(out.begin(), out.end(), i, better);
-    out.insert(at, i);
-    if (static_cast<std::int64_t>(out.size()) > k) out.pop_back();
-  }
-}
-
 }  // namespace
 
 std::vector<std::int64_t> fit_to_positions(std::vector<std::int64_t> src, std::int64_t max_length) {
@@ -114,9 +100,7 @@ std::vector<HypothesisTokens> greedy_steps(StepDecoder& decoder, const std::vect
     std::vector<std::size_t> next_alive;
     for (std::int64_t r = 0; r < n; ++r) {
       const float* row = log_probs.data() + r * V;
-      std::int64_t best = 0;  // the first of equal maxima
-      for (std::int64_t v = 1; v < V; ++v)
-        if (row[v] > row[best]) best = v;
+      const std::int64_t best = first_argmax(row, V);
       const auto which = alive[static_cast<std::size_t>(r)];
       auto& h = out[which];
       h.token_log_probs.push_back(row[best]);
@@ -164,31 +148,28 @@ std::vector<std::vector<HypothesisTokens>> beam_steps(StepDecoder& decoder, cons
     s.first_row = static_cast<std::int64_t>(b);
     tokens_now.push_back(Vocab::kBos);
   }
-  std::vector<float> log_probs, total;
-  std::vector<std::int64_t> top;
+  std::vector<float> log_probs;
+  std::vector<ScoredIndex> top;
   for (std::int64_t t = 0; !tokens_now.empty(); ++t) {
     decoder.step(tokens_now, log_probs);
     std::vector<std::int64_t> origins, next_tokens;
     for (auto& s : searches) {
       if (s.done) continue;
       const auto n = static_cast<std::int64_t>(s.alive.size());
-      // Each candidate's total: its hypothesis's log-probability (rounded to float) plus its own.
-      total.resize(static_cast<std::size_t>(n * V));
-      for (std::int64_t r = 0; r < n; ++r) {
-        const auto base = static_cast<float>(s.alive[static_cast<std::size_t>(r)].log_prob);
-        const float* row = log_probs.data() + (s.first_row + r) * V;
-        float* to = total.data() + r * V;
-        for (std::int64_t v = 0; v < V; ++v) to[v] = row[v] + base;
-      }
-      top_k(total.data(), n * V, 2 * width, top);
+      // The 2 × width best candidates, each scored by its hypothesis's log-probability (rounded to
+      // float) plus its own; index k is row k / V's token k % V.
+      top.clear();
+      for (std::int64_t r = 0; r < n; ++r)
+        select_top_k(log_probs.data() + (s.first_row + r) * V, V,
+                     static_cast<float>(s.alive[static_cast<std::size_t>(r)].log_prob), r * V, 2 * width, top);
       std::vector<HypothesisTokens> next;
       std::vector<std::int64_t> rows, tokens;
-      for (const auto k : top) {
+      for (const auto& candidate : top) {
         if (static_cast<std::int64_t>(next.size()) >= width) break;
-        const auto row = k / V, token = k % V;
+        const auto row = candidate.index / V, token = candidate.index % V;
         HypothesisTokens h = s.alive[static_cast<std::size_t>(row)];
         h.token_log_probs.push_back(log_probs[static_cast<std::size_t>((s.first_row + row) * V + token)]);
-        h.log_prob = total[static_cast<std::size_t>(k)];
+        h.log_prob = candidate.score;
         if (token == Vocab::kEos) {
           h.finished = true;
           h.score = h.log_prob / gnmt_length_penalty(h.ids.size() + 1, config.length_penalty);
