@@ -377,6 +377,8 @@ void PackedModel::start(PackedDecoding& state, const float* memory, const float*
   }
   state.self_k.assign(decoder_.size(), {});
   state.self_v.assign(decoder_.size(), {});
+  state.spare_k.assign(decoder_.size(), {});
+  state.spare_v.assign(decoder_.size(), {});
 }
 
 void PackedModel::set_shortlist(PackedDecoding& state, const std::vector<std::vector<std::int64_t>>& lists) const {
@@ -435,8 +437,12 @@ void PackedModel::step(PackedDecoding& state, const std::int64_t* ids, std::int6
       layer.qkv.apply(in, B, qkv.data());
       auto& cache_k = state.self_k[li];
       auto& cache_v = state.self_v[li];
-      // The cache grows by a copy at every step; the rows move in that same copy (self_row).
-      std::vector<float> new_k(static_cast<std::size_t>(B * H * n * K)), new_v(new_k.size());
+      // The cache grows by a copy at every step; the rows move in that same copy (self_row). The copy
+      // goes into the buffers the step before last filled: no allocation, and no zeroing but growth's.
+      auto& new_k = state.spare_k[li];
+      auto& new_v = state.spare_v[li];
+      new_k.resize(static_cast<std::size_t>(B * H * n * K));
+      new_v.resize(new_k.size());
       float* nk = new_k.data();
       float* nv = new_v.data();
       const auto block_bytes = static_cast<std::size_t>(t * K) * sizeof(float),
@@ -452,8 +458,8 @@ void PackedModel::step(PackedDecoding& state, const std::int64_t* ids, std::int6
           std::memcpy(nk + block + t * K, &qkv[static_cast<std::size_t>(b * 3 * D + D + h * K)], row_bytes);
           std::memcpy(nv + block + t * K, &qkv[static_cast<std::size_t>(b * 3 * D + 2 * D + h * K)], row_bytes);
         }
-      cache_k = std::move(new_k);
-      cache_v = std::move(new_v);
+      std::swap(cache_k, new_k);
+      std::swap(cache_v, new_v);
       float* recorded = nullptr;
       if (record) {
         record->self[li].resize(static_cast<std::size_t>(B * H * n));

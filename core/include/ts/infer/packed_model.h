@@ -47,6 +47,7 @@ struct PackedDecoding {
   std::vector<float> src_mask;                       // [sources, S]: 0, or -inf at padding
   std::vector<std::vector<float>> cross_k, cross_v;  // per layer [sources, H, S, K]
   std::vector<std::vector<float>> self_k, self_v;    // per layer [rows of the last step, H, step, K]
+  std::vector<std::vector<float>> spare_k, spare_v;  // per layer, the step before's caches: the next ones' room
   std::int64_t step = 0;                             // target positions fed so far
   /// reorder() moves no cache but records where each new row comes from, and the next step reads
   /// through these. `cross_rows[r]`: the source row hypothesis row r reads (empty: row r);
