@@ -18,7 +18,7 @@ printf 'no tab on this line\r\n' >> "$work/deu.txt"
 # --version: what a bug report needs.
 "$cli" --version > "$work/version.txt" 2>&1
 check "--version exits 0" test $? -eq 0
-check "--version shows the version and commit" grep -Eq "^transformer-studio-cli [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}|unknown)\)$" "$work/version.txt"
+check "--version shows the version and commit" grep -Eq "^transformer-studio-cli [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}\+?|unknown)\)$" "$work/version.txt"
 check "--version shows LibTorch, devices and threads" test "$(grep -Ec '^(LibTorch|CPU|CUDA|threads): ' "$work/version.txt")" -eq 4
 
 # Train (tiny preset), with the malformed line reported by number.

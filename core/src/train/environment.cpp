@@ -17,13 +17,11 @@
 #include "ts/host/blas.h"
 #include "ts/host/cpu.h"
 #include "ts/infer/packed_linear.h"
+#include "ts/git_commit.h"  // TS_GIT_COMMIT, written at every build (cmake/git_commit.cmake)
 #include "ts/model/precision.h"
 
 #ifndef TS_VERSION
 #define TS_VERSION "0.0.0"
-#endif
-#ifndef TS_GIT_COMMIT
-#define TS_GIT_COMMIT "unknown"
 #endif
 
 namespace ts {
