@@ -9,7 +9,7 @@ namespace ts {
 namespace {
 
 TEST(VectorRates, Bf16DotProductsPayOnlyFromTheMinimumSpeedupOn) {
-  // Zen 4: the dot products do twice fp32's flops; Sapphire Rapids without AMX: half.
+  // Dot products at twice fp32's flops, and at half (an Intel Xeon of model 207).
   EXPECT_TRUE(bf16_dot_products_pay({100.0, 200.0}));
   EXPECT_FALSE(bf16_dot_products_pay({175.0, 87.0}));
   EXPECT_TRUE(bf16_dot_products_pay({100.0, 100.0 * kBf16DotMinimumSpeedup}));

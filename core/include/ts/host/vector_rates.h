@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // How fast this CPU's vector multiply-adds run, timed in registers: fp32 fused multiply-adds on
 // 512-bit registers against AVX-512 BF16's dot products (two bf16 products added to each fp32 sum).
-// A CPU with the bf16 instruction does not always run it faster: AMD's Zen 4 does twice the fp32
-// rate with it, while Intel's Sapphire and Emerald Rapids without AMX do half (measured 2026-11-29:
-// 87 against 175 GFLOP/s on one thread). Decoding on packed bf16 weights uses the dot products only
+// A CPU with the bf16 instruction does not always run it faster: on the AMD EPYC VMs of
+// docs/benchmarks.md bf16 products ran about twice as fast as fp32, while an Intel Xeon of family 6
+// model 207 (Emerald Rapids, no AMX) does half the flops with it (2026-11-29: 87 against 175 GFLOP/s
+// on one thread). Decoding on packed bf16 weights uses the dot products only
 // where they pay (ts/infer/packed_linear.h). No LibTorch here.
 #pragma once
 
