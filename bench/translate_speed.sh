@@ -13,6 +13,7 @@
 #
 #   bench/translate_speed.sh RUN_DIR [RUN_DIR...]      (each with best.ckpt and split.json)
 #   THREADS=2  REPEAT=3 (the fastest of REPEAT runs is kept)  BEAMS="1 4"  SHORTLIST=0 (leave it out)
+#   WEIGHTS=int8 (or fp32; default: the programs' own, bf16) for both programs
 # Results: bench/results/translate-speed/summary.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,7 @@ cpu=$(bench_cpu "$threads")
 commit=$(git rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
 summary=$root/summary.md
 {
-  echo "# Translating a file: $(date -u +%F), commit $commit, $cpu"
+  echo "# Translating a file: $(date -u +%F), commit $commit, $cpu, ${WEIGHTS:-bf16} weights"
   echo
   echo "| model | decoding | sentences | start-up + 1 sentence: s | one at a time: s | batches of 64: s | sentences/s | after start-up | speed-up | shortlist: s | sentences/s | after start-up | BLEU one at a time | BLEU batched | same lines | BLEU shortlist | lines the shortlist changed | transformer-studio-translate: start-up + 1 sentence: s | batches of 64: s | sentences/s | same lines as translate | with the shortlist: s | sentences/s | same lines as translate --shortlist |"
   echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|:-:|---:|---:|:-:|"
@@ -73,7 +74,7 @@ EOF
     "$cli" shortlist --checkpoint "$run/best.ckpt" | tee "$out/shortlist.log"
   fi
   for beam in ${BEAMS:-1 4}; do
-    common=(--checkpoint "$run/best.ckpt" --threads "$threads" --beam "$beam")
+    common=(--checkpoint "$run/best.ckpt" --threads "$threads" --beam "$beam" ${WEIGHTS:+--weights "$WEIGHTS"})
     load=$(fastest "$out/one.hyp" "${common[@]}" --input "$out/one.src")
     alone=$(fastest "$out/beam$beam-batch1.hyp" "${common[@]}" --batch 1 --input "$out/dev.src")
     batched=$(fastest "$out/beam$beam-batch64.hyp" "${common[@]}" --batch 64 --input "$out/dev.src")

@@ -7,6 +7,7 @@
 #include <torch/csrc/autograd/grad_mode.h>
 #include <torch/optim/adam.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -43,9 +44,33 @@ at::Tensor reference(const PackedLinear& layer, const at::Tensor& x, const at::T
   return y.to(at::kFloat);
 }
 
+// The inputs as the VNNI kernel rounds them: each row to int8 in its own scale, max |x| / 127, to nearest
+// even (the current rounding mode), in float as the kernel computes it.
+at::Tensor rounded_to_int8_rows(const at::Tensor& x) {
+  auto out = x.to(at::kFloat).contiguous().clone();
+  float* p = out.data_ptr<float>();
+  const auto rows = out.size(0), in = out.size(1);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    float* row = p + r * in;
+    float max = 0;
+    for (std::int64_t i = 0; i < in; ++i) max = std::max(max, std::fabs(row[i]));
+    const float inv = max > 0 ? 127.0F / max : 0.0F, scale = max / 127.0F;
+    for (std::int64_t i = 0; i < in; ++i) row[i] = std::clamp(std::nearbyint(row[i] * inv), -127.0F, 127.0F) * scale;
+  }
+  return out;
+}
+
+// Whether apply(isa) multiplies int8 weights by int8 inputs (a layer packed for an AVX-512 kernel).
+bool rounds_to_int8(const PackedLinear& layer, Isa isa) {
+  return layer.format() == WeightFormat::kInt8 && (isa == Isa::kAvx512 || isa == Isa::kAvx512Bf16) &&
+         int8_dot_products_available();
+}
+
 // What `isa` computes: Isa::kAvx512Bf16 multiplies bf16 weights by the inputs rounded to bf16 (to
-// nearest even, as LibTorch converts).
+// nearest even, as LibTorch converts); the AVX-512 kernels on a CPU with VNNI multiply int8 weights by
+// the inputs rounded to int8.
 at::Tensor reference(const PackedLinear& layer, const at::Tensor& x, const at::Tensor& bias, Isa isa) {
+  if (rounds_to_int8(layer, isa)) return reference(layer, rounded_to_int8_rows(x), bias);
   const bool rounds_inputs = isa == Isa::kAvx512Bf16 && layer.format() == WeightFormat::kBFloat16;
   return reference(layer, rounds_inputs ? x.to(at::kBFloat16).to(at::kFloat) : x, bias);
 }
@@ -70,7 +95,8 @@ TEST(PackedLinear, EveryKernelEqualsTheReferenceForEveryFormatRowCountAndOddSize
           const auto y = apply(layer, x, isa);
           EXPECT_TRUE(test::tensors_near(y, reference(layer, x, b, isa), 1e-4))
               << weight_format_name(format) << " " << isa_name(isa) << " " << out << "x" << in << " rows " << rows;
-          if (isa == Isa::kAvx512Bf16 && format == WeightFormat::kBFloat16) {  // the inputs really were rounded
+          if ((isa == Isa::kAvx512Bf16 && format == WeightFormat::kBFloat16) || rounds_to_int8(layer, isa)) {
+            // the inputs really were rounded
             EXPECT_FALSE(test::tensors_near(y, reference(layer, x, b), 1e-5)) << out << "x" << in << " rows " << rows;
           }
         }
@@ -100,6 +126,37 @@ TEST(PackedLinear, UsesBf16DotProductsOnlyWhereTheyOutrunFp32MultiplyAdds) {
     EXPECT_THROW(apply(layer, x, Isa::kAvx512Bf16), std::invalid_argument);
     EXPECT_TRUE(test::tensors_near(apply(layer, x, best_isa()), reference(layer, x, {}), 1e-4));
   }
+}
+
+// AVX-512 VNNI: each row of inputs is rounded in its own scale (a row of zeros gives the bias, a row 2^20
+// times larger the same outputs, 2^20 times larger), and a row that is not finite gives NaN as fp32 would.
+TEST(PackedLinear, Int8DotProductsRoundEachRowInItsOwnScale) {
+  if (!int8_dot_products_available()) GTEST_SKIP() << "this CPU has no AVX-512 VNNI";
+  at::manual_seed(8);
+  const std::int64_t out = 40, in = 70;  // neither a multiple of 16 nor of 4
+  const auto w = at::randn({out, in}), b = at::randn({out});
+  const auto layer = pack(w, b, WeightFormat::kInt8, Isa::kAvx512);
+  auto x = at::randn({4, in});
+  x[1].zero_();
+  x[2] = x[0] * 1048576.0;
+  const auto y = apply(layer, x, Isa::kAvx512);
+  EXPECT_TRUE(test::tensors_near(y, reference(layer, x, b, Isa::kAvx512), 1e-4));
+  EXPECT_TRUE(at::equal(y[1], b));
+  EXPECT_TRUE(test::tensors_near((y[2] - b) / 1048576.0, y[0] - b, 1e-4));
+  // Close to the fp32 product of the same int8 weights: about a hundredth of a row's scale.
+  const auto exact = reference(layer, x, b);
+  EXPECT_LT(((y - exact).abs().max() / exact.abs().max()).item<float>(), 0.02F);
+  x[3][5] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(at::isnan(apply(layer, x, Isa::kAvx512)[3]).all().item<bool>());
+  // Packed for AVX2 it has no groups of four: the widening kernels, inputs as they are.
+  const auto widened = pack(w, b, WeightFormat::kInt8, Isa::kAvx2);
+  x[3][5] = 0.5F;
+  EXPECT_TRUE(test::tensors_near(apply(widened, x, Isa::kAvx512), reference(widened, x, b), 1e-4));
+  // A shortlist's layer keeps them.
+  const auto some = layer.select_outputs({39, 0, 17});
+  const auto all = apply(layer, x, Isa::kAvx512), ys = apply(some, x, Isa::kAvx512);
+  const std::int64_t kept[] = {39, 0, 17};
+  for (int k = 0; k < 3; ++k) EXPECT_TRUE(at::equal(ys.select(1, k), all.select(1, kept[k]))) << kept[k];
 }
 
 TEST(PackedLinear, LargeProductsEqualTheReference) {

@@ -2,7 +2,9 @@
 // Linear layers packed for inference on the CPU: products of a weight matrix with a few rows (one
 // token per hypothesis in incremental decoding), where the time goes into reading the weights, not
 // into arithmetic. The weights are kept in fp32, bf16 (half the bytes) or int8 with one fp32 scale per
-// output row (a quarter), and widened to fp32 in registers; activations and sums stay fp32.
+// output row (a quarter), and widened to fp32 in registers; activations and sums stay fp32, except
+// where the CPU's dot products take the activations rounded too (bf16 on kAvx512Bf16; int8 where the
+// CPU has AVX-512 VNNI, int8_dot_products_available()).
 //
 // The kernels are chosen at run time from what the CPU has (AVX-512, AVX2+FMA, or plain C++), so one
 // binary runs everywhere. The outputs are stored in blocks of 16 (each input's 16 weights side by
@@ -28,7 +30,8 @@ std::string weight_format_name(WeightFormat format);
 /// Instruction sets the kernels are written for. kAvx512Bf16 differs from kAvx512 for bf16 weights
 /// only: it multiplies them with the activations rounded to bf16 too, by the CPU's bf16 dot products
 /// (twice the multiply-adds per instruction; the sums stay fp32), so its results are those of inputs
-/// rounded to 8 significant bits. Other formats run as on kAvx512.
+/// rounded to 8 significant bits. Other formats run as on kAvx512 (int8 on the byte dot products of
+/// AVX-512 VNNI on both, where the CPU has them).
 enum class Isa { kScalar, kAvx2, kAvx512, kAvx512Bf16 };
 /// The fastest one this CPU runs (kScalar off x86-64): the last of supported_isas(), except that
 /// kAvx512Bf16 gives way to kAvx512 where the bf16 dot products do not outrun fp32 multiply-adds by
@@ -40,6 +43,11 @@ std::string isa_name(Isa isa);
 /// best_isa() for a person: "avx512 (bf16 weights widened to fp32: bf16 dot products 89 GFLOP/s
 /// against fp32 multiply-adds' 179 (one thread))", "avx512-bf16 (…)", "avx2"…
 std::string describe_best_isa();
+/// True when the CPU has AVX-512 VNNI. There, int8 weights packed for kAvx512 or kAvx512Bf16 are
+/// multiplied by the activations rounded to int8 too (each row in its own scale, max |x| / 127, to
+/// nearest even) with the CPU's byte dot products: four multiply-adds per lane and instruction into exact
+/// 32-bit sums, the scales applied once at the end. Elsewhere int8 weights are widened to fp32.
+bool int8_dot_products_available();
 
 class PackedLinear {
  public:
@@ -80,8 +88,13 @@ class PackedLinear {
   // outputs by pairs of inputs, [blocks][(in + 1) / 2][16][2], an odd input count padded with zeros.
   std::vector<std::uint16_t> bf16_pairs_;
   std::vector<std::int8_t> i8_;  // w / scale rounded
-  std::vector<float> scale_;     // [out] for int8: max |w| of the row / 127
-  std::vector<float> bias_;      // [out], zeros when the layer has none
+  // int8 weights again, for the VNNI kernel (packed for kAvx512 or kAvx512Bf16 where the CPU has it):
+  // blocks of 16 outputs by groups of four inputs, [blocks][(in + 3) / 4][16][4], padded with zeros, and
+  // 128 × each output's weights summed ([blocks × 16]), which the kernel's unsigned inputs add.
+  std::vector<std::int8_t> i8_quads_;
+  std::vector<std::int32_t> i8_sums_;
+  std::vector<float> scale_;  // [out] for int8: max |w| of the row / 127
+  std::vector<float> bias_;   // [out], zeros when the layer has none
 };
 
 }  // namespace ts
