@@ -126,6 +126,41 @@ inline std::size_t quad_index(std::int64_t o, std::int64_t i, std::int64_t quads
   return static_cast<std::size_t>((((o / kBlock) * quads + i / 4) * kBlock + o % kBlock) * 4 + i % 4);
 }
 
+// Calls body.group<R>(r0) for the rows in groups of eight, the last R = rows % 8 (each group reads the weights
+// once, and R is a constant for its kernel). Outside the target regions and the kernels' namespaces: it only
+// dispatches.
+template <class Body>
+void in_groups_of_eight(std::int64_t rows, const Body& body) {
+  for (std::int64_t r0 = 0; r0 < rows; r0 += 8) {
+    switch (rows - r0 < 8 ? rows - r0 : 8) {
+      case 1:
+        body.template group<1>(r0);
+        break;
+      case 2:
+        body.template group<2>(r0);
+        break;
+      case 3:
+        body.template group<3>(r0);
+        break;
+      case 4:
+        body.template group<4>(r0);
+        break;
+      case 5:
+        body.template group<5>(r0);
+        break;
+      case 6:
+        body.template group<6>(r0);
+        break;
+      case 7:
+        body.template group<7>(r0);
+        break;
+      default:
+        body.template group<8>(r0);
+        break;
+    }
+  }
+}
+
 namespace scalar {
 using V = float;
 constexpr std::int64_t N = 1;
@@ -277,35 +312,18 @@ void to_bf16_pairs(const float* x, std::int64_t rows, std::int64_t in, std::int6
   }
 }
 
-void run(const DotJob& j, std::int64_t block_begin, std::int64_t block_end) {
-  for (std::int64_t r0 = 0; r0 < j.rows; r0 += 8) {
-    switch (j.rows - r0 < 8 ? j.rows - r0 : 8) {
-      case 1:
-        blocks<1>(j, r0, block_begin, block_end);
-        break;
-      case 2:
-        blocks<2>(j, r0, block_begin, block_end);
-        break;
-      case 3:
-        blocks<3>(j, r0, block_begin, block_end);
-        break;
-      case 4:
-        blocks<4>(j, r0, block_begin, block_end);
-        break;
-      case 5:
-        blocks<5>(j, r0, block_begin, block_end);
-        break;
-      case 6:
-        blocks<6>(j, r0, block_begin, block_end);
-        break;
-      case 7:
-        blocks<7>(j, r0, block_begin, block_end);
-        break;
-      default:
-        blocks<8>(j, r0, block_begin, block_end);
-        break;
-    }
+// The blocks of each group of up to eight rows (in_groups_of_eight).
+struct Groups {
+  const DotJob& j;
+  std::int64_t block_begin, block_end;
+  template <int R>
+  void group(std::int64_t r0) const {
+    blocks<R>(j, r0, block_begin, block_end);
   }
+};
+
+void run(const DotJob& j, std::int64_t block_begin, std::int64_t block_end) {
+  in_groups_of_eight(j.rows, Groups{j, block_begin, block_end});
 }
 
 }  // namespace avx512bf16
@@ -421,35 +439,18 @@ void blocks(const QuadJob& j, std::int64_t r0, std::int64_t block_begin, std::in
   for (; b < block_end; ++b) pass<R, 1>(j, r0, b);
 }
 
-void run(const QuadJob& j, std::int64_t block_begin, std::int64_t block_end) {
-  for (std::int64_t r0 = 0; r0 < j.rows; r0 += 8) {
-    switch (j.rows - r0 < 8 ? j.rows - r0 : 8) {
-      case 1:
-        blocks<1>(j, r0, block_begin, block_end);
-        break;
-      case 2:
-        blocks<2>(j, r0, block_begin, block_end);
-        break;
-      case 3:
-        blocks<3>(j, r0, block_begin, block_end);
-        break;
-      case 4:
-        blocks<4>(j, r0, block_begin, block_end);
-        break;
-      case 5:
-        blocks<5>(j, r0, block_begin, block_end);
-        break;
-      case 6:
-        blocks<6>(j, r0, block_begin, block_end);
-        break;
-      case 7:
-        blocks<7>(j, r0, block_begin, block_end);
-        break;
-      default:
-        blocks<8>(j, r0, block_begin, block_end);
-        break;
-    }
+// The blocks of each group of up to eight rows (in_groups_of_eight).
+struct Groups {
+  const QuadJob& j;
+  std::int64_t block_begin, block_end;
+  template <int R>
+  void group(std::int64_t r0) const {
+    blocks<R>(j, r0, block_begin, block_end);
   }
+};
+
+void run(const QuadJob& j, std::int64_t block_begin, std::int64_t block_end) {
+  in_groups_of_eight(j.rows, Groups{j, block_begin, block_end});
 }
 
 }  // namespace avx512vnni
