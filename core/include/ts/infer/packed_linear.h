@@ -52,8 +52,9 @@ bool int8_dot_products_available();
 class PackedLinear {
  public:
   PackedLinear() = default;
-  /// weight [out, in] row-major fp32 and bias [out] (null: none), packed for apply() with `isa` (for bf16
-  /// weights, kAvx512Bf16 keeps a second copy in the dot products' order; the others read one layout).
+  /// weight [out, in] row-major fp32 and bias [out] (null: none), packed for apply() with `isa`: a second
+  /// copy in the dot products' order for bf16 weights on kAvx512Bf16, and for int8 weights on kAvx512 or
+  /// kAvx512Bf16 where the CPU has AVX-512 VNNI; otherwise one layout.
   /// Throws std::invalid_argument for a negative size and, for int8, a weight that is not finite.
   PackedLinear(const float* weight, std::int64_t out, std::int64_t in, const float* bias, WeightFormat format,
                Isa isa = best_isa());
