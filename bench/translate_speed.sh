@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Translating a file: sentences per second for the whole `translate` command (loading the model
-# included), one sentence at a time (--batch 1) against batches (the default, 64), greedy and beam
-# search, on a run's 1,000 dev pairs (held out from training, and not the test pairs reported
-# elsewhere); then the same batches with the run's lexical shortlist (`translate --shortlist`, made
-# by `shortlist` when the run has none). The time to start and translate one sentence (the process,
-# LibTorch and the model loading) is measured too, and the "after start-up" rates subtract it. BLEU
-# of each output by ../shared/bench/bleu.py shows that batching changes nothing, and what the
-# shortlist changes. transformer-studio-translate (no LibTorch; the translator file that translate
-# writes beside the checkpoint) translates the same batches, with the shortlist too (the translator
-# file carries it), and its output is compared with translate's. Not part of CI.
+# Translating a file: sentences per second for the whole `transformer-studio-cli translate` command
+# (loading the model included), one sentence at a time (--batch 1) against batches (the default, 64),
+# greedy and beam search, on a run's 1,000 dev pairs (held out from training, and not the test pairs
+# reported elsewhere); then the same batches with the run's lexical shortlist (`translate
+# --shortlist`, made by `shortlist` when the run has none). The time to start and translate one
+# sentence (the process and the model loading) is measured too, and the "after start-up" rates
+# subtract it. BLEU of each output by ../shared/bench/bleu.py shows that batching changes nothing,
+# and what the shortlist changes. transformer-studio-cli translates from the translator file beside
+# the checkpoint without loading LibTorch (ts/infer/file_translation.h); the same batches by
+# transformer-studio-cli-libtorch (LibTorch loaded, the packed kernels) and by
+# transformer-studio-translate are timed beside it and their lines compared. Not part of CI.
 #
 #   bench/translate_speed.sh RUN_DIR [RUN_DIR...]      (each with best.ckpt and split.json)
 #   THREADS=2  REPEAT=3 (the fastest of REPEAT runs is kept)  BEAMS="1 4"  SHORTLIST=0 (leave it out)
-#   WEIGHTS=int8 (or fp32; default: the programs' own, bf16) for both programs
+#   WEIGHTS=int8 (or fp32; default: the programs' own, bf16) for every program
 # Results: bench/results/translate-speed/summary.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=$(cd .. && pwd)/shared
 cli=${CLI:-build/app/cli/transformer-studio-cli}
 lite=${LITE:-build/app/translate/transformer-studio-translate}
+libtorch_cli=${LIBTORCH_CLI:-build/app/cli/transformer-studio-cli-libtorch}
 threads=${THREADS:-2}
 repeat=${REPEAT:-3}
 shortlist=${SHORTLIST:-1}
@@ -34,17 +36,19 @@ summary=$root/summary.md
 {
   echo "# Translating a file: $(date -u +%F), commit $commit, $cpu, ${WEIGHTS:-bf16} weights"
   echo
-  echo "| model | decoding | sentences | start-up + 1 sentence: s | one at a time: s | batches of 64: s | sentences/s | after start-up | speed-up | shortlist: s | sentences/s | after start-up | BLEU one at a time | BLEU batched | same lines | BLEU shortlist | lines the shortlist changed | transformer-studio-translate: start-up + 1 sentence: s | batches of 64: s | sentences/s | same lines as translate | with the shortlist: s | sentences/s | same lines as translate --shortlist |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|:-:|---:|---:|:-:|"
+  echo "| model | decoding | sentences | start-up + 1 sentence: s | one at a time: s | batches of 64: s | sentences/s | after start-up | speed-up | shortlist: s | sentences/s | after start-up | BLEU one at a time | BLEU batched | same lines | BLEU shortlist | lines the shortlist changed | transformer-studio-translate: start-up + 1 sentence: s | batches of 64: s | sentences/s | same lines as translate | with the shortlist: s | sentences/s | same lines as translate --shortlist | transformer-studio-cli-libtorch: batches of 64: s | sentences/s | same lines as translate |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|:-:|---:|---:|:-:|---:|---:|:-:|"
 } > "$summary"
 
-# fastest OUT ARGS...: runs `translate ARGS` $repeat times, its output into OUT; prints the fastest
-# seconds. LITE_RUN=1 fastest ...: transformer-studio-translate ARGS instead.
+# fastest OUT ARGS...: runs `transformer-studio-cli translate ARGS` $repeat times, its output into
+# OUT; prints the fastest seconds. LITE_RUN=1 fastest ...: transformer-studio-translate ARGS instead;
+# LIBTORCH_RUN=1: transformer-studio-cli-libtorch translate ARGS.
 fastest() {
   local out=$1 best=999999 start s
   shift
   local program=("$cli" translate)
   [ "${LITE_RUN:-0}" = 1 ] && program=("$lite")
+  [ "${LIBTORCH_RUN:-0}" = 1 ] && program=("$libtorch_cli" translate)
   for _ in $(seq "$repeat"); do
     start=$(date +%s.%N)
     "${program[@]}" "$@" > "$out"
@@ -99,15 +103,19 @@ EOF
       lite_listed_same=$(cmp -s "$out/beam$beam-shortlist.hyp" "$out/beam$beam-lite-shortlist.hyp" && echo yes \
         || echo "no ($(diff "$out/beam$beam-shortlist.hyp" "$out/beam$beam-lite-shortlist.hyp" | grep -c '^<') lines differ)")
     fi
+    torch_batched=$(LIBTORCH_RUN=1 fastest "$out/beam$beam-libtorch.hyp" "${common[@]}" --batch 64 --input "$out/dev.src")
+    torch_same=$(cmp -s "$out/beam$beam-batch64.hyp" "$out/beam$beam-libtorch.hyp" && echo yes \
+      || echo "no ($(diff "$out/beam$beam-batch64.hyp" "$out/beam$beam-libtorch.hyp" | grep -c '^<') lines differ)")
     decoding=$([ "$beam" = 1 ] && echo greedy || echo "beam $beam")
     awk -v m="$name" -v d="$decoding" -v n="$n" -v l="$load" -v a="$alone" -v b="$batched" -v x="$bleu1" -v y="$bleu64" \
       -v s="$same" -v c="$listed" -v z="$listed_bleu" -v ch="$listed_changed" -v ll="$lite_load" \
-      -v lb="$lite_batched" -v ls="$lite_same" -v lc="$lite_listed" -v lcs="$lite_listed_same" '
+      -v lb="$lite_batched" -v ls="$lite_same" -v lc="$lite_listed" -v lcs="$lite_listed_same" \
+      -v tb="$torch_batched" -v ts="$torch_same" '
       function rate(t) { return t == "-" ? "-" : sprintf("%.0f", n / t) }
       function after(t) { return t == "-" ? "-" : sprintf("%.0f", n / (t - l)) }
       BEGIN {
-        printf "| %s | %s | %d | %.2f | %.2f | %.2f | %s | %s | %.1f× | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %s | %s | %s | %s |\n",
-          m, d, n, l, a, b, rate(b), after(b), a / b, c, rate(c), after(c), x, y, s, z, ch, ll, lb, rate(lb), ls, lc, rate(lc), lcs
+        printf "| %s | %s | %d | %.2f | %.2f | %.2f | %s | %s | %.1f× | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %s | %s | %s | %s | %.2f | %s | %s |\n",
+          m, d, n, l, a, b, rate(b), after(b), a / b, c, rate(c), after(c), x, y, s, z, ch, ll, lb, rate(lb), ls, lc, rate(lc), lcs, tb, rate(tb), ts
       }' >> "$summary"
   done
 done

@@ -26,6 +26,7 @@
 #include "ts/decode/shortlist.h"
 #include "ts/decode/translator.h"
 #include "ts/host/process.h"
+#include "ts/infer/file_translation.h"
 #include "ts/infer/translator_file.h"
 #include "ts/licence.h"
 #include "ts/metrics/bleu.h"
@@ -109,12 +110,8 @@ void append_parallel_check(const std::string& file, int rank, int world_size, st
   if (fd >= 0) ::close(fd);
 }
 
-// A run directory means its last checkpoint.
-std::string checkpoint_path(const std::string& run_or_checkpoint) {
-  if (fs::is_directory(run_or_checkpoint) && !is_model_folder(run_or_checkpoint))
-    return (fs::path(run_or_checkpoint) / "last.ckpt").string();
-  return run_or_checkpoint;
-}
+// A run directory means its last checkpoint (ts/infer/file_translation.h).
+std::string checkpoint_path(const std::string& run_or_checkpoint) { return checkpoint_of(run_or_checkpoint); }
 
 void apply_overrides(ExperimentConfig& config, const TrainArgs& a) {
   for (const auto& s : a.sets) config.set(s);

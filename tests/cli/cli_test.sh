@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # End-to-end test of transformer-studio-cli: the real binary on a small generated corpus.
-# Usage: cli_test.sh PATH_TO_CLI PATH_TO_TRANSFORMER_STUDIO_TRANSLATE
+# Usage: cli_test.sh PATH_TO_CLI PATH_TO_TRANSFORMER_STUDIO_TRANSLATE PATH_TO_CLI_LIBTORCH
 set -uo pipefail
-cli=${1:?usage: cli_test.sh PATH_TO_CLI PATH_TO_TRANSFORMER_STUDIO_TRANSLATE}
-lite=${2:?usage: cli_test.sh PATH_TO_CLI PATH_TO_TRANSFORMER_STUDIO_TRANSLATE}
+usage="usage: cli_test.sh PATH_TO_CLI PATH_TO_TRANSFORMER_STUDIO_TRANSLATE PATH_TO_CLI_LIBTORCH"
+cli=${1:?$usage}
+lite=${2:?$usage}
+libtorch_cli=${3:?$usage}
 source "$(dirname "$0")/test_lib.sh"
 
 # A small German-English corpus in the Anki format, with a BOM, CRLF and one malformed line.
@@ -117,6 +119,25 @@ for mode in "--beam 1" "--beam 3"; do
   check "transformer-studio-translate ($mode) equals translate" cmp -s "$work/full.txt" "$work/lite.txt"
   check "transformer-studio-translate ($mode) did not hand over" test ! -s "$work/lite.log"
 done
+# transformer-studio-cli translates from the translator file itself, without LibTorch (alone in a
+# folder it still does; what the file cannot serve needs transformer-studio-cli-libtorch beside it),
+# with the LibTorch program's outputs.
+mkdir -p "$work/front-alone"
+cp "$cli" "$work/front-alone/transformer-studio-cli"
+for mode in "--beam 1" "--beam 3 --length-penalty=0.6"; do
+  # shellcheck disable=SC2086
+  "$libtorch_cli" translate --checkpoint "$work/run" $mode --threads 2 --input "$work/input.txt" > "$work/libtorch.txt"
+  # shellcheck disable=SC2086
+  "$work/front-alone/transformer-studio-cli" translate --checkpoint "$work/run" $mode --threads 2 --device cpu \
+    < "$work/input.txt" > "$work/front.txt" 2> "$work/front.log"
+  check "translate ($mode) without LibTorch exits 0" test $? -eq 0
+  check "translate ($mode) without LibTorch equals the LibTorch program's" cmp -s "$work/libtorch.txt" "$work/front.txt"
+done
+echo "Hund." | "$work/front-alone/transformer-studio-cli" translate --checkpoint "$work/run" --nbest 2 \
+  > /dev/null 2> "$work/front-nbest.log"
+check "translate --nbest needs the LibTorch program: exits 127 without it" test $? -eq 127
+check "without the LibTorch program, says which program is missing" \
+  contains "$work/front-nbest.log" "cannot find transformer-studio-cli-libtorch"
 "$lite" --checkpoint "$work/run" --beam 3 --threads 1 --batch 1 < "$work/input.txt" > "$work/lite-alone.txt"
 check "transformer-studio-translate one at a time equals its batches" cmp -s "$work/full.txt" "$work/lite-alone.txt"
 rm "$work/run/last.ckpt.translator"

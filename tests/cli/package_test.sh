@@ -43,6 +43,7 @@ done
 root=$work/root
 dpkg-deb -x "$deb" "$root"
 for f in usr/bin/transformer-studio-cli usr/bin/transformer-studio-translate \
+         usr/lib/transformer-studio/transformer-studio-cli-libtorch \
          usr/lib/transformer-studio/libts_sentencepiece.so \
          usr/share/applications/org.transformerstudio.TransformerStudio.desktop \
          usr/share/metainfo/org.transformerstudio.TransformerStudio.metainfo.xml \
@@ -92,7 +93,9 @@ if [[ -n ${TS_SANITIZER:-} ]]; then
 else
   check "SentencePiece works from the unpacked package" test "$rc" -eq 0 || tail -5 "$work/bpe.log"
 fi
-check "the SentencePiece module loaded is the package's" grep -q "file=$root/usr/bin/../lib/transformer-studio/libts_sentencepiece.so" "$work"/ld.*
+# (transformer-studio-cli hands training to transformer-studio-cli-libtorch, which lives beside the module.)
+check "the SentencePiece module loaded is the package's" \
+  grep -Eq "file=$root/usr/(bin/\.\./)?lib/transformer-studio/libts_sentencepiece.so" "$work"/ld.*
 if [ "$rc" -eq 0 ]; then
   # The packaged transformer-studio-translate (no LibTorch) on that SentencePiece model: the same line as
   # the packaged CLI, from the translator file the CLI's translate wrote, without handing over.

@@ -49,14 +49,36 @@ std::string openblas_core_for(const std::string& chosen_core, const CpuInfo& cpu
   return {};
 }
 
-bool set_openblas_core_for_this_cpu() {
-  if (std::getenv(kCoreVariable)) return false;  // the person's choice, or this program's before a restart
-  const std::string chosen = openblas_core();
+namespace {
+
+// Sets OPENBLAS_CORETYPE where OpenBLAS, having chosen `chosen`, fell back on this CPU.
+bool set_core_variables(const std::string& chosen) {
   const std::string better = openblas_core_for(chosen, cpu_info());
   if (better.empty()) return false;
   ::setenv(kCoreVariable, better.c_str(), 1);
   ::setenv(kFallbackVariable, chosen.c_str(), 1);
   return true;
+}
+
+}  // namespace
+
+bool set_openblas_core_for_this_cpu() {
+  if (std::getenv(kCoreVariable)) return false;  // the person's choice, or this program's before a restart
+  return set_core_variables(openblas_core());
+}
+
+bool set_openblas_core_for_a_program_to_start() {
+  if (std::getenv(kCoreVariable)) return false;
+  // The OpenBLAS that LibTorch links (libtorch_cpu needs libopenblas.so.0 where the BLAS is OpenBLAS),
+  // loaded on its own: a few milliseconds, against LibTorch's half second.
+  void* library = ::dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!library) return false;  // another BLAS, or none: nothing to choose
+  using Text = char* (*)();
+  auto* corename = reinterpret_cast<Text>(::dlsym(library, "openblas_get_corename"));
+  const char* chosen = corename ? corename() : nullptr;
+  const bool set = chosen && set_core_variables(chosen);
+  ::dlclose(library);
+  return set;
 }
 
 void restart_this_program(char** argv) {

@@ -5,6 +5,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -39,6 +43,29 @@ double process_age_seconds() {
   if (!ticks || per_second <= 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return 0;
   const double age = static_cast<double>(now.tv_sec) + now.tv_nsec * 1e-9 - static_cast<double>(*ticks) / per_second;
   return age > 0 ? age : 0;
+}
+
+std::string companion_program(const std::string& name) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const auto self = fs::read_symlink("/proc/self/exe", error);
+  if (error) return {};
+  const auto dir = self.parent_path();
+  for (const auto& place : {dir, dir.parent_path() / "cli", dir.parent_path() / "lib" / "transformer-studio"}) {
+    const auto program = place / name;
+    if (fs::is_regular_file(program, error) && ::access(program.c_str(), X_OK) == 0) return program.string();
+  }
+  return {};
+}
+
+void run_instead(const std::string& program, const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execv(program.c_str(), argv.data());
+  std::fprintf(stderr, "%s: cannot start %s: %s\n", args.empty() ? "transformer-studio" : args[0].c_str(),
+               program.c_str(), std::strerror(errno));
 }
 
 }  // namespace ts

@@ -32,6 +32,12 @@ std::string openblas_core_for(const std::string& chosen_core, const CpuInfo& cpu
 /// TS_OPENBLAS_FALLBACK to the core OpenBLAS had chosen, for blas_report) and returns true; the
 /// caller must then start the program again (restart_this_program) for OpenBLAS to read it.
 bool set_openblas_core_for_this_cpu();
+/// For a program that starts another that loads LibTorch (transformer-studio-cli, which loads none
+/// itself): asks OpenBLAS, loaded alone for the question, which core it chooses, and sets
+/// OPENBLAS_CORETYPE as set_openblas_core_for_this_cpu does, so that the program started reads it
+/// as it loads and need not start again. False when nothing was set (the person's own setting, no
+/// OpenBLAS, or one that knows this CPU).
+bool set_openblas_core_for_a_program_to_start();
 /// Executes this program again with the same arguments and the environment as it is now: the same
 /// process id, and the same process start time, which a --budget counts from. Returns only when that
 /// failed (no /proc, exec refused), after saying so on standard error; the program then goes on as
