@@ -11,10 +11,10 @@
 #include <sstream>
 
 #include "test_utils.h"
+#include "tiny_run.h"
 #include "ts/decode/translator.h"
 #include "ts/infer/translator_file.h"
 #include "ts/train/checkpoint.h"
-#include "ts/train/trainer.h"
 
 namespace ts {
 namespace {
@@ -87,21 +87,7 @@ TEST(FileTranslation, ARunFolderMeansItsLastCheckpoint) {
   EXPECT_EQ(checkpoint_of(dir.str()), dir.str());  // an exported model folder is the checkpoint
 }
 
-class FileTranslationTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    auto config = test::tiny_config();
-    config.train.max_steps = 25;
-    const auto data = test::tiny_data(config);
-    dir_ = new test::TempDir;
-    Trainer trainer(config, data, {dir_->str(), "tiny-deu.txt", "", nullptr});
-    trainer.run();
-  }
-  static void TearDownTestSuite() { delete dir_; }
-  static std::string checkpoint() { return (fs::path(dir_->str()) / "last.ckpt").string(); }
-  static test::TempDir* dir_;
-};
-test::TempDir* FileTranslationTest::dir_ = nullptr;
+class FileTranslationTest : public test::TinyRunSuite {};
 
 TEST_F(FileTranslationTest, TranslatesAFileAsTheLibTorchPathDoesAndHandsOverWhatItCannotServe) {
   ASSERT_TRUE(fs::exists(checkpoint()));

@@ -12,33 +12,19 @@
 #include <memory>
 
 #include "test_utils.h"
+#include "tiny_run.h"
 #include "ts/decode/shortlist.h"
 #include "ts/decode/translator.h"
 #include "ts/infer/batch_search.h"
 #include "ts/train/batcher.h"
 #include "ts/train/checkpoint.h"
-#include "ts/train/trainer.h"
 
 namespace ts {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TranslatorFileTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    auto config = test::tiny_config();
-    config.train.max_steps = 25;
-    const auto data = test::tiny_data(config);
-    dir_ = new test::TempDir;
-    Trainer trainer(config, data, {dir_->str(), "tiny-deu.txt", "", nullptr});
-    trainer.run();
-  }
-  static void TearDownTestSuite() { delete dir_; }
-  static std::string checkpoint() { return (fs::path(dir_->str()) / "last.ckpt").string(); }
-  static test::TempDir* dir_;
-};
-test::TempDir* TranslatorFileTest::dir_ = nullptr;
+class TranslatorFileTest : public test::TinyRunSuite {};
 
 std::vector<std::string> sentences() {
   return {"Ich sehe den Hund.",
