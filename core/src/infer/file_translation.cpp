@@ -165,6 +165,21 @@ std::unique_ptr<FileTranslation> FileTranslation::open(const FileTranslationRequ
   if (a.length_penalty >= 0) config.length_penalty = a.length_penalty;
   if (!a.weights.empty()) config.weights = parse_decode_weights(a.weights);
   if (a.shortlist) config.shortlist = true;
+  WeightFormat format = WeightFormat::kBFloat16;
+  switch (config.weights) {
+    case DecodeWeights::kFloat32:
+      format = WeightFormat::kFloat32;
+      break;
+    case DecodeWeights::kBFloat16:
+      format = WeightFormat::kBFloat16;
+      break;
+    case DecodeWeights::kInt8:
+      format = WeightFormat::kInt8;
+      break;
+    case DecodeWeights::kLibTorch:
+      why_not = "weights \"libtorch\" are LibTorch's operations";
+      return nullptr;
+  }
   if (config.shortlist) {
     // As the LibTorch path: asked for on the command line, a missing shortlist is an error; asked
     // for by the model's own settings, a note, and the whole vocabulary is scored.
@@ -186,21 +201,6 @@ std::unique_ptr<FileTranslation> FileTranslation::open(const FileTranslationRequ
       if (a.shortlist) throw std::invalid_argument(message);
       fmt::print(stderr, "note: {}\n", message);
     }
-  }
-  WeightFormat format = WeightFormat::kBFloat16;
-  switch (config.weights) {
-    case DecodeWeights::kFloat32:
-      format = WeightFormat::kFloat32;
-      break;
-    case DecodeWeights::kBFloat16:
-      format = WeightFormat::kBFloat16;
-      break;
-    case DecodeWeights::kInt8:
-      format = WeightFormat::kInt8;
-      break;
-    case DecodeWeights::kLibTorch:
-      why_not = "weights \"libtorch\" are LibTorch's operations";
-      return nullptr;
   }
   s->model = std::make_unique<PackedModel>(loaded.shape, loaded.lookup(), format);
   s->pipeline = TextPipeline::from_json(loaded.pipeline);
