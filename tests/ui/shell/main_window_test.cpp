@@ -561,6 +561,34 @@ class MainWindowTest : public QObject {
     QVERIFY(test::wait_until([&] { return w.findChild<QMessageBox*>(QStringLiteral("errorBox")) != nullptr; }, 2000));
   }
 
+  void theAboutBoxNamesTheLicenceTheComponentsAndTheMachine() {
+    QTemporaryDir dir;
+    MainWindow w(QDir(dir.path()).filePath(QStringLiteral("runs.db")));
+    w.show();
+    QAction* about = nullptr;
+    for (auto* action : w.findChildren<QAction*>())
+      if (action->text() == QStringLiteral("&About Transformer Studio")) about = action;
+    QVERIFY(about);
+    // The box is modal: read and close it from a timer inside its own event loop.
+    QString text, title;
+    QTimer poll;
+    connect(&poll, &QTimer::timeout, &w, [&] {
+      auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+      if (!box) return;
+      poll.stop();
+      title = box->windowTitle();
+      text = box->text();
+      box->accept();
+    });
+    poll.start(10);
+    about->trigger();  // returns when the box is closed
+    QCOMPARE(title, QStringLiteral("About Transformer Studio"));
+    QVERIFY(text.contains(QStringLiteral("GPL-3.0-or-later")));
+    QVERIFY(text.contains(QStringLiteral("LibTorch")));
+    QVERIFY2(text.contains(QStringLiteral("<b>decoding</b>")), qPrintable(text));  // the packed kernels' row
+    QVERIFY(text.contains(QStringLiteral("<b>BLAS</b>")));
+  }
+
   void layoutIsRestoredNextTime() {
     QTemporaryDir dir;
     const QString db = QDir(dir.path()).filePath(QStringLiteral("runs.db"));
