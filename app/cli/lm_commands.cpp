@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "ts/infer/file_translation.h"
 #include "ts/lm/generate.h"
 #include "ts/lm/lm_session.h"
 #include "ts/lm/lm_trainer.h"
@@ -72,13 +73,6 @@ class LmTerminalObserver : public SessionObserver {
   std::chrono::steady_clock::time_point last_;
 };
 
-// --resume takes a run directory (its last.ckpt) or a checkpoint file.
-std::string resume_path(const std::string& given) {
-  // A run directory means its last checkpoint; an exported model folder is refused by name later.
-  if (fs::is_directory(given) && !is_model_folder(given)) return (fs::path(given) / "last.ckpt").string();
-  return given;
-}
-
 }  // namespace
 
 LmCommands::LmCommands(CLI::App& app) {
@@ -129,7 +123,7 @@ int LmCommands::train() {
   // Checked first, so that a bad option never leaves a half-made run directory behind.
   try {
     if (!a.resume.empty()) {
-      request.resume_checkpoint = resume_path(a.resume);
+      request.resume_checkpoint = checkpoint_of(a.resume);  // an exported model folder is refused by name later
       request.config = read_lm_checkpoint_meta(request.resume_checkpoint).config;
       if (a.out == "runs/lm") a.out = fs::path(request.resume_checkpoint).parent_path().string();
       request.text_path = a.text;  // "": the checkpoint's

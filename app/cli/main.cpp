@@ -110,9 +110,6 @@ void append_parallel_check(const std::string& file, int rank, int world_size, st
   if (fd >= 0) ::close(fd);
 }
 
-// A run directory means its last checkpoint (ts/infer/file_translation.h).
-std::string checkpoint_path(const std::string& run_or_checkpoint) { return checkpoint_of(run_or_checkpoint); }
-
 void apply_overrides(ExperimentConfig& config, const TrainArgs& a) {
   for (const auto& s : a.sets) config.set(s);
   if (a.max_steps >= 0) config.train.max_steps = a.max_steps;
@@ -350,7 +347,7 @@ int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
   SessionRequest request;
   if (distributed) request.distributed = *distributed;
   if (!a.resume.empty()) {
-    const auto ckpt = checkpoint_path(a.resume);
+    const auto ckpt = checkpoint_of(a.resume);
     auto meta = read_checkpoint_meta(ckpt);
     request.config = meta.config;
     apply_overrides(request.config, a);
@@ -461,7 +458,7 @@ int cmd_translate(const DecodeArgs& a) {
   std::ifstream file;
   if (!a.input.empty()) open_sentences_file(a.input, file);
   std::istream& in = a.input.empty() ? std::cin : file;
-  const auto checkpoint = checkpoint_path(a.checkpoint);
+  const auto checkpoint = checkpoint_of(a.checkpoint);
   auto loaded = load_checkpoint(checkpoint, resolve_device(parse_device_choice(a.device)));
   write_translator_file_if_stale(loaded, checkpoint);
   const auto config = a.config(loaded.meta.config.decode);
@@ -541,7 +538,7 @@ struct EvalArgs {
 int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
   configure_threads(a.threads);
   const auto device = resolve_device(parse_device_choice(a.device));
-  auto loaded = load_checkpoint(checkpoint_path(a.checkpoint), device);
+  auto loaded = load_checkpoint(checkpoint_of(a.checkpoint), device);
   const auto& p = loaded.pipeline;
   std::vector<SentencePair> pairs;
   std::string what, split_line;
@@ -582,7 +579,7 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
   auto config = a.config(loaded.meta.config.decode);
   if (a.weights.empty())
     config.weights = DecodeWeights::kFloat32;  // the scores are the model's own unless asked otherwise
-  attach_shortlist(a, config, checkpoint_path(a.checkpoint), loaded);
+  attach_shortlist(a, config, checkpoint_of(a.checkpoint), loaded);
   const auto hyps = translator.translate_all(sources, config);
   write_lines(e.hyp_out, hyps);
   write_lines(e.ref_out, refs);

@@ -11,19 +11,11 @@
 #include "ts/lm/lm_export.h"
 #include "ts/onnx/onnx_export.h"
 #include "ts/train/checkpoint.h"
+#include "ts/train/model_comparison.h"
 
 namespace ts::cli {
 
 namespace fs = std::filesystem;
-
-namespace {
-// A run directory's best.ckpt, else its last.ckpt; a checkpoint file or a model folder as it is.
-std::string run_checkpoint(const std::string& path) {
-  if (!fs::is_directory(path) || is_model_folder(path)) return path;
-  const auto best = fs::path(path) / "best.ckpt";
-  return (fs::exists(best) ? best : fs::path(path) / "last.ckpt").string();
-}
-}  // namespace
 
 ModelCommands::ModelCommands(CLI::App& app) {
   export_ = app.add_subcommand("export",
@@ -58,7 +50,7 @@ ModelCommands::ModelCommands(CLI::App& app) {
 bool ModelCommands::chosen() const { return export_->parsed() || upgrade_->parsed() || shortlist_->parsed(); }
 
 int ModelCommands::shortlist_command() {
-  const auto checkpoint = run_checkpoint(checkpoint_);
+  const auto checkpoint = model_of_path(checkpoint_);  // a run folder: its best.ckpt, else last.ckpt
   const auto loaded = load_checkpoint(checkpoint, at::kCPU);
   const auto split = checkpoint_split(loaded);
   std::vector<Example> pairs;
@@ -90,7 +82,7 @@ int ModelCommands::dispatch() {
                                                  {{"lm", legacy_language_model()}}));
     return 0;
   }
-  const auto checkpoint = run_checkpoint(checkpoint_);
+  const auto checkpoint = model_of_path(checkpoint_);  // a run folder: its best.ckpt, else last.ckpt
   const auto format = parse_export_format(format_);
   const auto summary = export_model_as(checkpoint, out_, format);
   fmt::print("exported {} ({} parameters) to {}:\n", checkpoint, summary.parameters, summary.dir);

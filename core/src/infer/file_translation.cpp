@@ -26,12 +26,16 @@ namespace ts {
 
 namespace fs = std::filesystem;
 
+bool is_model_folder(const std::string& path) {
+  std::error_code ec;
+  return fs::is_directory(path, ec) && fs::is_regular_file(fs::path(path) / "config.json", ec) &&
+         fs::is_regular_file(fs::path(path) / "model.safetensors", ec);
+}
+
 std::string checkpoint_of(const std::string& run_or_checkpoint) {
-  std::error_code error;
-  const fs::path dir(run_or_checkpoint);
-  const bool model_folder =
-      fs::is_regular_file(dir / "config.json", error) && fs::is_regular_file(dir / "model.safetensors", error);
-  if (fs::is_directory(dir, error) && !model_folder) return (dir / "last.ckpt").string();
+  std::error_code ec;
+  if (fs::is_directory(run_or_checkpoint, ec) && !is_model_folder(run_or_checkpoint))
+    return (fs::path(run_or_checkpoint) / "last.ckpt").string();
   return run_or_checkpoint;
 }
 
@@ -118,6 +122,7 @@ std::optional<FileTranslationRequest> parse_translate_arguments(const std::vecto
 
 struct FileTranslation::State {
   FileTranslationRequest request;
+  std::ifstream file;  // the request's input file, opened by open()
   DecodeConfig config;
   std::unique_ptr<PackedModel> model;
   TextPipeline pipeline;
@@ -128,10 +133,8 @@ FileTranslation::FileTranslation(std::unique_ptr<State> state) : state_(std::mov
 FileTranslation::~FileTranslation() = default;
 
 std::unique_ptr<FileTranslation> FileTranslation::open(const FileTranslationRequest& a, std::string& why_not) {
-  if (!a.input.empty()) {
-    std::ifstream probe;
-    open_sentences_file(a.input, probe);  // names the file when it cannot be read
-  }
+  std::ifstream file;
+  if (!a.input.empty()) open_sentences_file(a.input, file);  // names the file when it cannot be read
   const auto checkpoint = checkpoint_of(a.checkpoint);
   if (!fs::exists(checkpoint)) throw std::invalid_argument(checkpoint + ": no such checkpoint");
   const auto path = translator_file_for(checkpoint);
@@ -153,6 +156,7 @@ std::unique_ptr<FileTranslation> FileTranslation::open(const FileTranslationRequ
 
   auto s = std::make_unique<State>();
   s->request = a;
+  s->file = std::move(file);
   DecodeConfig& config = s->config;
   config = loaded.decode;
   if (a.beam > 0) {
@@ -217,9 +221,7 @@ void FileTranslation::run(std::istream& standard_input, std::ostream& out) {
   const FloatMode::Scope flush(FloatMode::current() | kFlushToZeroAndDenormalsAreZero);
   const int threads = a.threads > 0 ? a.threads : cpu_cores();
 
-  std::ifstream file;
-  if (!a.input.empty()) open_sentences_file(a.input, file);
-  std::istream& in = a.input.empty() ? standard_input : file;
+  std::istream& in = a.input.empty() ? standard_input : state_->file;
   const bool typing = a.input.empty() && ::isatty(STDIN_FILENO);
   const auto batch = static_cast<std::size_t>(a.batch > 0 ? a.batch : typing ? 1 : 64);
   std::size_t total = 0;  // a progress line on a terminal when translating a file (its size is known)

@@ -174,12 +174,6 @@ std::string readme(const LoadedModel& m, const std::string& checkpoint) {
 
 }  // namespace
 
-bool is_model_folder(const std::string& path) {
-  std::error_code ec;
-  return fs::is_directory(path, ec) && fs::is_regular_file(fs::path(path) / "config.json", ec) &&
-         fs::is_regular_file(fs::path(path) / "model.safetensors", ec);
-}
-
 std::string model_kind(const std::string& path) {
   if (is_model_folder(path)) {
     nlohmann::json config;

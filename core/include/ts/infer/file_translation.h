@@ -18,6 +18,9 @@
 
 namespace ts {
 
+/// True when `path` is a folder written by export_model (it has config.json and model.safetensors).
+bool is_model_folder(const std::string& path);
+
 /// A run folder means its last.ckpt; a checkpoint file, or an exported model folder (config.json and
 /// model.safetensors), is itself the checkpoint. How every command resolves --checkpoint.
 std::string checkpoint_of(const std::string& run_or_checkpoint);
@@ -54,7 +57,7 @@ class FileTranslation {
   FileTranslation(const FileTranslation&) = delete;
   FileTranslation& operator=(const FileTranslation&) = delete;
 
-  /// Translates the request's input file, or `in` without one, to `out`, one line per line, in
+  /// Translates the request's input file (once: open() opened it), or `in` without one, to `out`, one line per line, in
   /// length-sorted batches shared out among the threads; `in` read a line at a time and each answer
   /// written at once when someone types at a terminal. A progress line on standard error when the
   /// input is a file and standard error a terminal.

@@ -24,6 +24,7 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
+#include "ts/infer/file_translation.h"
 #include "ts/model/safetensors.h"
 #include "ts/train/checkpoint.h"
 
@@ -46,8 +47,7 @@ ExportSummary export_model(const std::string& checkpoint, const std::string& dir
 /// for anything else).
 std::string model_kind(const std::string& path);
 
-/// True when `path` is a folder written by export_model (it has config.json and model.safetensors).
-bool is_model_folder(const std::string& path);
+// is_model_folder: ts/infer/file_translation.h (LibTorch-free, so the CLI's front resolves folders too).
 
 /// Rebuilds the model of an exported folder onto `device` (load_checkpoint does this too for a
 /// folder). The position's step is the one it was exported at; there is no optimizer state: a folder
