@@ -6,12 +6,15 @@
 # median, the smallest and largest, and the spread (largest over smallest). vmstat runs alongside:
 # CPU steal is printed too. Not part of CI.
 #   bench/calibration.sh [RUNS] [THREADS]      (defaults 10 and 2)
-# Environment: BIN (the bench binary), ARGS (more options, e.g. "--precision fp32").
+# Environment: BIN (the bench binary), CLI (the CLI, asked which OpenBLAS kernels it sets), ARGS (more
+# options, e.g. "--precision fp32").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-10}
 threads=${2:-2}
 bin=${BIN:-build/bench/ts_bench_calibration}
+# shellcheck disable=SC2034 # bench_same_blas_as_ours (bench/lib.sh) asks it
+cli=${CLI:-build/app/cli/transformer-studio-cli}
 out=bench/results/calibration
 mkdir -p "$out"
 log=$out/runs-$(date -u +%Y%m%dT%H%M%S).txt

@@ -55,7 +55,13 @@ for f in usr/bin/transformer-studio-cli usr/bin/transformer-studio-translate \
   check "package holds /$f" test -s "$root/$f"
 done
 if [ -f "$build/app/gui/transformer-studio" ]; then
-  check "package holds the desktop app" test -x "$root/usr/bin/transformer-studio"
+  check "package holds the desktop app's front" test -x "$root/usr/bin/transformer-studio"
+  check "package holds the desktop app" test -x "$root/usr/lib/transformer-studio/transformer-studio-app"
+  # The front started from the unpacked package finds the app in ../lib/transformer-studio.
+  QT_QPA_PLATFORM=offscreen XDG_CONFIG_HOME=$work/config XDG_DATA_HOME=$work/data \
+    "$root/usr/bin/transformer-studio" --version > "$work/app-version.txt" 2> "$work/app-version.err"
+  check "the package's desktop app starts from its front" grep -Eq '^transformer-studio [0-9]+\.[0-9]+\.[0-9]+' \
+    "$work/app-version.txt"
 fi
 ls "$root"/usr/share/transformer-studio/configs/*.jsonc > /dev/null 2>&1
 check "package holds the commented configs" test $? -eq 0

@@ -2,7 +2,6 @@
 #include "shell/launch_options.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -29,11 +28,11 @@
 #include "training/training_panel.h"
 #include "translate/translate_panel.h"
 #include "ts/host/blas.h"
+#include "ts/host/openmp_policy.h"
 
 namespace ts::ui {
 
 namespace {
-constexpr const char* kDesktopSpinCount = "1000";  // GOMP_SPINCOUNT: a bounded spin, then sleep
 constexpr int kMinimumWidth = 320, kMinimumHeight = 240;
 constexpr int kNoCjkFontMessageMs = 15000;
 
@@ -77,12 +76,9 @@ StartArguments prepare_start(int argc, char** argv) {
 
 void choose_openmp_wait_policy(char** argv) {
   // OpenBLAS's kernels for this CPU are read at load time too: one restart sets both.
+  // Started by the desktop front (app/gui/front.cpp) both are set already, and nothing restarts.
   bool restart = set_openblas_core_for_this_cpu();
-  if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT") && !std::getenv("TS_OPENMP_POLICY_SET")) {
-    ::setenv("GOMP_SPINCOUNT", kDesktopSpinCount, 1);
-    ::setenv("TS_OPENMP_POLICY_SET", "1", 1);
-    restart = true;
-  }
+  if (set_desktop_openmp_policy()) restart = true;
   // Returns only where the restart failed (no /proc, exec refused): the defaults then only cost speed.
   if (restart) restart_this_program(argv);
 }

@@ -29,12 +29,12 @@ StartArguments take_reverse_flag(int argc, char** argv);
 /// then take_reverse_flag.
 StartArguments prepare_start(int argc, char** argv);
 
-/// Training at full speed while the person uses the computer: LibTorch's and OpenBLAS's OpenMP threads
-/// spin at the end of every parallel region, and with GNU OpenMP's default a run loses 3-9x of its
-/// speed as soon as another program wants a core (docs/benchmarks.md, "The desktop app's OpenMP wait
-/// policy"). libgomp reads its setting when it is loaded, before main(), so this sets a bounded spin
-/// and starts the program again, once. A setting already in the environment is respected. The same
-/// restart gives OpenBLAS the kernels for a CPU it does not know (ts/host/blas.h).
+/// Training at full speed while the person uses the computer: the desktop OpenMP setting
+/// (ts/host/openmp_policy.h) and OpenBLAS's kernels for a CPU it does not know (ts/host/blas.h). Both
+/// are read as the libraries load, before main(): the desktop front (app/gui/front.cpp) sets them
+/// before it starts the app, and an app started otherwise (transformer-studio-app run directly, the
+/// screenshot tool) sets them and starts itself again, once. A setting already in the environment is
+/// respected.
 void choose_openmp_wait_policy(char** argv);
 
 /// Names the application (organisation, name, display name, version, icon): where QSettings keep the

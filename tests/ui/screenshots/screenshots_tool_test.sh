@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The two desktop binaries from outside, offscreen: the screenshot tool opens the app on the demo
 # corpus and saves every panel, then quits; both refuse a bad launch option by name with exit code 2.
+# APP is the front people start (app/gui/front.cpp), which starts transformer-studio-app beside it;
+# copied alone it says what it cannot find.
 # Usage: screenshots_tool_test.sh TOOL APP
 set -uo pipefail
 tool=$1
@@ -30,4 +32,11 @@ grep -q -- "--screenshots DIR is required" "$work/err.txt" || fail "no message f
 [ $? -eq 2 ] && grep -q -- "--window-size 10x10" "$work/err.txt" || fail "the app does not refuse --window-size 10x10"
 "$app" --help | grep -q -- "--screenshots" && fail "the app still offers --screenshots"
 "$app" --help | grep -q -- "--window-size" || fail "the app's help lacks its launch options"
+"$app" --version | grep -q "^transformer-studio " || fail "the app started by the front does not say its version"
+mkdir "$work/alone"
+cp "$app" "$work/alone/"
+"$work/alone/$(basename "$app")" --help > /dev/null 2> "$work/err.txt"
+status=$?
+[ $status -eq 127 ] || fail "the front without the app exited with $status, not 127"
+grep -q "cannot find transformer-studio-app" "$work/err.txt" || fail "the front alone does not name what it lacks"
 echo "ok"

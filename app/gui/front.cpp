@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// transformer-studio: the program people start (the menu entry runs it). It loads neither Qt nor
+// LibTorch: it sets what the app's libraries read as they load, before the app's first line runs, and
+// starts transformer-studio-app (app/gui/main.cpp) in its place with the same arguments:
+// - the desktop OpenMP setting, a bounded spin (ts/host/openmp_policy.h), and
+// - OPENBLAS_CORETYPE where OpenBLAS would fall back to its generic kernels on this CPU
+//   (ts/host/blas.h).
+// Without this front the app sets them and starts itself again, which loads Qt and LibTorch twice:
+// about half a second more at every start (docs/benchmarks.md, "The desktop app starts once").
+#include <cstdio>
+
+#include "ts/host/blas.h"
+#include "ts/host/openmp_policy.h"
+#include "ts/host/process.h"
+
+namespace {
+constexpr const char* kAppProgram = "transformer-studio-app";
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto program = ts::companion_program(kAppProgram);
+  if (program.empty()) {
+    std::fprintf(stderr,
+                 "transformer-studio: cannot find %s (beside this program, or in ../lib/transformer-studio), "
+                 "the desktop app itself; reinstall Transformer Studio\n",
+                 kAppProgram);
+    return 127;
+  }
+  ts::set_openblas_core_for_a_program_to_start();
+  ts::set_desktop_openmp_policy();
+  ts::run_instead(program, {argv, argv + argc});  // argv[0] kept: the app's help names this program
+  return 127;
+}
