@@ -6,7 +6,7 @@
 // - OPENBLAS_CORETYPE where OpenBLAS would fall back to its generic kernels on this CPU
 //   (ts/host/blas.h).
 // Without this front the app sets them and starts itself again, which loads Qt and LibTorch twice:
-// about half a second more at every start (docs/benchmarks.md, "The desktop app starts once").
+// about 0.7 s more at every start on an Intel Xeon VM (docs/benchmarks.md, "The desktop app starts once").
 #include <cstdio>
 
 #include "ts/host/blas.h"
