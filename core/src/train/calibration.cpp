@@ -34,7 +34,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // The median step, not the mean: one step slowed down by something else on the machine (one of 7
 // steps took 603 ms against 290-390 ms, docs/benchmarks.md "Measuring the machine: ten measurements
 // back to back") moves the mean of a 2-second window by 10% and leaves the median where it was. It
-// does not steady the rest: whole processes ran about 10% faster or slower than each other there.
+// does not steady the rest: whole processes ran about 10% faster or slower than each other there, and
+// on an Intel Xeon VM up to 2x, every step of a process alike, while the runs' own throughput over
+// minutes held within 7% and the fp32 multiply-add rate within 7% too: the VM's memory side changes speed
+// over tens of seconds (docs/benchmarks.md, "The recipe's model size on a machine at half the speed").
 double median(std::vector<double> values) {
   const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
   std::nth_element(values.begin(), middle, values.end());
