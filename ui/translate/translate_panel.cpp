@@ -121,9 +121,14 @@ TranslatePanel::TranslatePanel(StudioState* state, TranslationService* service, 
     updateDirectionHint();
     updateEnabled();
     if (waiting_for_snapshot_ || waiting_for_load_) {
-      waiting_for_snapshot_ = waiting_for_load_ = false;
+      waiting_for_snapshot_ = waiting_for_load_ = waiting_for_model_ = false;
       snapshot_timeout_->stop();
       send();
+    } else if (waiting_for_model_) {
+      // Asked before there was any model (typed, or --translate at launch while the recipe was still
+      // being fitted): the sentence still in the box is translated by the first model that comes.
+      waiting_for_model_ = false;
+      if (input_->text().trimmed() == pending_text_) send();
     } else if (result_.id != 0 && result_.error.isEmpty() && result_.source == input_->text().trimmed() &&
                !input_->text().trimmed().isEmpty()) {
       // Same sentence, new model: show what this one makes of it (a later step, another checkpoint).
@@ -226,10 +231,12 @@ void TranslatePanel::translate() {
     result_ = TranslationResult();
     output_box_->clearResult();
     heatmap()->clear(tr("Translate a sentence to see its attention."));
-    showError(TranslateModelBox::noModelText() + QLatin1Char('.'));
+    showError(TranslateModelBox::noModelText() + tr(". This sentence is translated as soon as there is one."));
+    waiting_for_model_ = true;
     fitOutput();
     return;
   }
+  waiting_for_model_ = false;
   if (training && (!service_->hasModel() || (model_box_->followTraining() && snapshotIsStale()))) {
     // Take a fresh copy of the training model first; send() runs when it arrives.
     waiting_for_snapshot_ = true;

@@ -89,7 +89,8 @@ class TranslatePanel : public QWidget {
   quint64 latest_id_ = 0;  // only this request's result is shown
   QString pending_text_;   // to translate once a fresh training snapshot arrives
   bool waiting_for_snapshot_ = false;
-  bool waiting_for_load_ = false;  // Enter pressed while a checkpoint loads
+  bool waiting_for_load_ = false;   // Enter pressed while a checkpoint loads
+  bool waiting_for_model_ = false;  // asked with no model at all: translated when the first one arrives
   bool loading_ = false;
   QString loading_path_;
   qint64 last_validation_step_ = -1;

@@ -135,7 +135,31 @@ class TranslatePanelTest : public QObject {
     QCOMPARE(f.find<QLineEdit>("translateInput")->text(), QStringLiteral("I see the dog."));
     QVERIFY(!f.find<QLabel>("translateError")->isHidden());
     QVERIFY(f.text("translateError").contains(QStringLiteral("No model yet")));
+    QVERIFY(f.text("translateError").contains(QStringLiteral("translated as soon as there is one")));
     QVERIFY(f.text("translateOutput").isEmpty());
+    // The first model to arrive translates the sentence that was asked for (as --translate at launch
+    // asks before training has made one) and the message goes.
+    QVERIFY(f.load(checkpoint_));
+    QVERIFY(wait_until([&] { return f.panel.result().source == QStringLiteral("I see the dog."); }, 30000));
+    QVERIFY(f.panel.result().error.isEmpty());
+    QVERIFY(!f.text("translateOutput").isEmpty());
+    QVERIFY(f.find<QLabel>("translateError")->isHidden());
+  }
+
+  void aSentenceEditedAfterNoModelWaitsForEnter() {
+    Fixture f;
+    f.panel.translateText(QStringLiteral("I see the dog."));
+    QVERIFY(f.text("translateError").contains(QStringLiteral("No model yet")));
+    // The person changes the sentence without asking again: the model that arrives translates nothing.
+    f.find<QLineEdit>("translateInput")->setText(QStringLiteral("The cat sleeps."));
+    QVERIFY(f.load(checkpoint_));  // the panel has seen the model arrive when this returns
+    QVERIFY(!f.service.isBusy());  // a request counts as pending from the moment it is sent
+    QVERIFY(f.find<QLabel>("translateStatus")->isHidden());
+    QCOMPARE(f.panel.result().id, 0u);
+    QVERIFY(f.text("translateOutput").isEmpty());
+    // Enter then translates the new sentence.
+    QVERIFY(f.typeAndTranslate(QStringLiteral("The cat sleeps.")));
+    QVERIFY(f.panel.result().error.isEmpty());
   }
 
   void loadsACheckpointAndTranslatesOnEnter() {
