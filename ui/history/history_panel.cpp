@@ -281,6 +281,7 @@ bool HistoryPanel::openStore() {
         startMaintenance(path);
       } else {
         setMessage(tr("No runs recorded yet in %1.").arg(QDir::toNativeSeparators(path)));
+        no_runs_message_ = true;
       }
       return false;
     }
@@ -350,6 +351,7 @@ void HistoryPanel::showStoreError(const QString& message) {
 }
 
 void HistoryPanel::setMessage(const QString& text, bool error) {
+  no_runs_message_ = false;
   message_->setText(text);
   message_->setProperty("error", error);
   QPalette pal = palette();
@@ -367,7 +369,9 @@ void HistoryPanel::refresh() {
   if (!store_ || (state_ && QFile::encodeName(path).toStdString() != store_->path())) {
     const bool had_store = store_ != nullptr;
     if (!openStore()) return;
-    if (had_store || message_->text().isEmpty()) setMessage(tr("Run history: %1").arg(QDir::toNativeSeparators(path)));
+    // The first run recorded has created the database: "No runs recorded yet" is out of date.
+    if (had_store || no_runs_message_ || message_->text().isEmpty())
+      setMessage(tr("Run history: %1").arg(QDir::toNativeSeparators(path)));
   }
   std::vector<RunInfo> runs;
   try {

@@ -160,6 +160,7 @@ class HistoryPanel : public QWidget {
   RunConfigView* config_;
   RunCheckpointTable* checkpoints_;
   QLabel* message_;
+  bool no_runs_message_ = false;  // message_ says the database does not exist yet
   QSplitter *vertical_, *bottom_;
   QTimer* poll_;
   QString details_signature_;

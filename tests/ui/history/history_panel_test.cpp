@@ -151,6 +151,13 @@ class HistoryPanelTest : public QObject {
     QCOMPARE(panel.findChild<QLabel*>(QStringLiteral("historyCount"))->text(), QStringLiteral("no runs yet"));
     QVERIFY(!panel.findChild<QWidget*>(QStringLiteral("historyStoreError"))->isVisibleTo(&panel));
     QCOMPARE(panel.chart()->graphCount(), 0);
+    // The first runs recorded create it: the panel lists them and no longer says there are none.
+    makeThreeRuns();
+    panel.refresh();
+    QVERIFY(panel.storeOpen());
+    QCOMPARE(table_model(panel)->rowCount(), 3);
+    QVERIFY2(!panel.message().contains("No runs recorded yet"), qPrintable(panel.message()));
+    QVERIFY2(panel.message().contains(db_), qPrintable(panel.message()));
   }
 
   void listsRunsWithStatusAndSelectsTheNewest() {
