@@ -76,6 +76,7 @@ struct TrainArgs {
   std::optional<std::string> probe;
   int max_steps = -1, threads = -1, extra_steps = -1;
   double max_minutes = -1;
+  double machine_speed = 0;  // --machine-speed: the auto recipe sized by this, not by a timing (0 = timed)
   // Data-parallel: --nproc on one machine, or --world-size/--rank per process (several machines).
   int nproc = 1, world_size = -1, rank = -1, master_port = -1;
   std::string master_addr;
@@ -347,6 +348,8 @@ int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
   SessionRequest request;
   if (distributed) request.distributed = *distributed;
   if (!a.resume.empty()) {
+    if (a.machine_speed > 0)
+      throw std::invalid_argument("--machine-speed sizes a new run's auto recipe; --resume continues the run's own");
     const auto ckpt = checkpoint_of(a.resume);
     auto meta = read_checkpoint_meta(ckpt);
     request.config = meta.config;
@@ -380,6 +383,11 @@ int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
     return c;
   };
   request.recipe_note = "--preset NAME or --config FILE to choose another; --set to change one value";
+  if (a.machine_speed > 0 && !request.fit_recipe)
+    throw std::invalid_argument("--machine-speed sizes the auto recipe; " +
+                                (a.config_file.empty() ? "--preset " + a.preset : "--config " + a.config_file) +
+                                " is trained as it is");
+  request.machine_speed = a.machine_speed;
   request.out_dir = a.out.empty() ? default_run_directory("runs", a.corpus, request.direction.str()) : a.out;
   return run_training(std::move(request), a);
 }
@@ -716,6 +724,12 @@ int cli_main(int argc, char** argv) {
                                        "annotated-debug, nanogpt-deu, scratch-bpe, demo, tiny");
   train->add_option("--config", train_args.config_file, "JSON config file (instead of a preset)")->excludes(preset_opt);
   train->add_option("--resume", train_args.resume, "Continue a run: its directory or a checkpoint");
+  train
+      ->add_option("--machine-speed", train_args.machine_speed,
+                   "Size the auto recipe by this training speed of its reference model, in target tokens/s (what a "
+                   "run's log gives after \"measured here:\"), instead of timing the machine at the start: the same "
+                   "recipe run after run (default: timed)")
+      ->check(CLI::PositiveNumber);
   train->add_option("--extra-steps", train_args.extra_steps, "With --resume: train this many more steps")
       ->check(CLI::NonNegativeNumber);
   add_train_limits(train, train_args);

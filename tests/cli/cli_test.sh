@@ -290,5 +290,18 @@ check "foreign checkpoint explained" contains "$work/foreign.log" "not a Transfo
 "$cli" train --corpus "$work/deu.txt" > /dev/null 2>&1
 check "missing direction exits non-zero" test $? -ne 0
 
+# --machine-speed: the auto recipe sized by a given speed, not a timing; refused where nothing is fitted.
+"$cli" train --corpus "$work/deu.txt" --direction de-en --machine-speed 4000 --budget 1 --max-steps 2 --threads 1 \
+  --no-history --out "$work/given" > "$work/given.log" 2>&1
+check "--machine-speed trains" test $? -eq 0
+check "--machine-speed is what the recipe says it sized by" contains "$work/given.log" \
+  "given with --machine-speed: the reference model's 4,000 target tokens/s, not timed here"
+"$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --machine-speed 4000 > "$work/given-tiny.log" 2>&1
+check "--machine-speed with a preset exits 2" test $? -eq 2
+check "--machine-speed with a preset says why" contains "$work/given-tiny.log" "--machine-speed sizes the auto recipe"
+"$cli" train --corpus "$work/deu.txt" --direction de-en --machine-speed 0 > "$work/given-zero.log" 2>&1
+check "--machine-speed 0 exits non-zero" test $? -ne 0
+check "--machine-speed 0 is named" contains "$work/given-zero.log" "--machine-speed"
+
 echo "$passes passed, $failures failed"
 test "$failures" -eq 0

@@ -34,6 +34,28 @@ TEST(AutoFit, ARunWithoutABudgetIsSizedAsForTwentyMinutesAndKeepsNoBudget) {
   EXPECT_NE(unbounded.key, auto_fit_key(corpus, direction, whole_batch));
 }
 
+TEST(AutoFit, AGivenSpeedSizesTheRecipeWithoutTimingTheMachine) {
+  const auto corpus = test::tiny_corpus();
+  const auto direction = parse_direction("de-en", corpus);
+  const auto slow = fit_auto(corpus, direction, inputs(20), /*measure=*/true, /*given_speed=*/300);
+  const auto fast = fit_auto(corpus, direction, inputs(20), /*measure=*/true, /*given_speed=*/60000);
+  ASSERT_TRUE(slow.ok()) << slow.error;
+  ASSERT_TRUE(fast.ok()) << fast.error;
+  EXPECT_TRUE(slow.measured);
+  // Sized by the speed given, not by a timing: the faster machine gets the larger model...
+  EXPECT_LT(slow.config.model.d_model, fast.config.model.d_model);
+  EXPECT_GT(fast.budget_target_tokens, 10 * slow.budget_target_tokens);
+  // ...and the reasons say where the speed came from.
+  bool named = false;
+  for (const auto& reason : slow.reasons)
+    named = named ||
+            reason.find("given with --machine-speed: the reference model's 300 target tokens/s") != std::string::npos;
+  EXPECT_TRUE(named);
+  // The same speed gives the same recipe, run after run.
+  const auto again = fit_auto(corpus, direction, inputs(20), true, 300);
+  EXPECT_EQ(again.config.to_json(), slow.config.to_json());
+}
+
 TEST(AutoFit, ARefitKeepsThePersonsEditsAndTakesEverythingElseFromTheNewFit) {
   const auto corpus = test::tiny_corpus();
   const auto direction = parse_direction("de-en", corpus);

@@ -64,14 +64,20 @@ std::string auto_fit_key(const Corpus& corpus, const Direction& direction, const
          (config.train.shard_batch ? "|shares" : "|whole");
 }
 
-AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config, bool measure) {
+AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config, bool measure,
+                 double given_speed) {
   AutoFit out;
   out.key = auto_fit_key(corpus, direction, config);
   const double budget = config.train.budget_minutes;
   try {
     const auto speed = SpeedSettings::of(config.train);
-    MachineProfile machine = measure ? measure_machine(speed) : MachineProfile::detect(speed.device, speed.threads);
-    if (!measure) {
+    MachineProfile machine;
+    if (given_speed > 0) {
+      machine = given_machine(speed, given_speed);
+    } else if (measure) {
+      machine = measure_machine(speed);
+    } else {
+      machine = MachineProfile::detect(speed.device, speed.threads);
       const auto cached = cached_reference_throughput(speed, auto_batch_tokens(machine));
       machine.measured_tokens_per_second = cached.tokens_per_second;
       machine.measured_seconds = cached.seconds;

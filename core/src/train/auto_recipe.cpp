@@ -319,16 +319,22 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   c.train.lr = m.lr;
   const double tokens = chosen_tps * train_seconds;
   const std::string speed_source =
-      measured ? fmt::format(
-                     "measured here: the reference model trained {} target tokens/s on random sentences in a "
-                     "{:.1f} s test, where constants from another machine predicted {}; a real run's batches "
-                     "reach about {:.0f}% of that",
-                     thousands(machine.measured_tokens_per_second), machine.measured_seconds,
-                     thousands(machine.estimated_tokens_per_second()), kRealBatchShare * 100)
-               : fmt::format(
-                     "estimated from constants measured on one AMD EPYC type ({} for the reference model), "
-                     "not measured on this machine",
-                     thousands(machine.estimated_tokens_per_second()));
+      machine.speed_given ? fmt::format(
+                                "given with --machine-speed: the reference model's {} target tokens/s, not timed here, "
+                                "where constants from another machine predicted {}; a real run's batches reach about "
+                                "{:.0f}% of that",
+                                thousands(machine.measured_tokens_per_second),
+                                thousands(machine.estimated_tokens_per_second()), kRealBatchShare * 100)
+      : measured ? fmt::format(
+                       "measured here: the reference model trained {} target tokens/s on random sentences in a "
+                       "{:.1f} s test, where constants from another machine predicted {}; a real run's batches "
+                       "reach about {:.0f}% of that",
+                       thousands(machine.measured_tokens_per_second), machine.measured_seconds,
+                       thousands(machine.estimated_tokens_per_second()), kRealBatchShare * 100)
+                 : fmt::format(
+                       "estimated from constants measured on one AMD EPYC type ({} for the reference model), "
+                       "not measured on this machine",
+                       thousands(machine.estimated_tokens_per_second()));
   const double per_weight = tokens / weights_per_token(m, output_vocab);
   r.reasons.push_back(fmt::format(
       "Model: {} ({}+{} layers, d {}, ff {}, {} heads, pre-LN): at about {} target tokens/s ({}) it sees about {:.1f} "

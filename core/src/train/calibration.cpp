@@ -151,4 +151,12 @@ MachineProfile measure_machine(const SpeedSettings& settings, const ThroughputPr
   return machine;
 }
 
+MachineProfile given_machine(const SpeedSettings& settings, double tokens_per_second) {
+  resolve_precision(settings.precision, resolve_device(settings.device));
+  auto machine = MachineProfile::detect(settings.device, settings.threads);
+  machine.measured_tokens_per_second = tokens_per_second;
+  machine.speed_given = true;
+  return machine;
+}
+
 }  // namespace ts

@@ -153,18 +153,19 @@ struct TrainingSession::State {
 };
 
 // The `auto` preset fitted to this corpus, direction, budget and machine, with the person's own
-// settings kept. Data-parallel ranks fit without timing the machine: every rank must train the
-// same model, and timings differ from process to process.
+// settings kept. Data-parallel ranks fit without timing the machine (or by a given --machine-speed):
+// every rank must train the same model, and timings differ from process to process.
 void TrainingSession::State::fit_recipe() {
   auto& r = request;
   events.on_phase(SessionPhase::kFittingRecipe);
-  const bool measure = !r.distributed;
+  const bool given = r.machine_speed > 0;
+  const bool measure = !r.distributed && !given;
   AutoFit fit;
-  if (r.fitted && r.fitted->ok() && r.fitted->measured == measure &&
+  if (!given && r.fitted && r.fitted->ok() && r.fitted->measured == measure &&
       r.fitted->key == auto_fit_key(*r.corpus, r.direction, r.config))
     fit = *r.fitted;
   else
-    fit = fit_auto(*r.corpus, r.direction, r.config, measure);
+    fit = fit_auto(*r.corpus, r.direction, r.config, measure, r.machine_speed);
   if (!fit.ok()) throw std::runtime_error("the auto preset could not be fitted to this corpus: " + fit.error);
   r.config = r.keep_own_settings ? r.keep_own_settings(fit) : fit.config;
   this->fit = fit;
@@ -174,7 +175,8 @@ void TrainingSession::State::fit_recipe() {
       "recipe auto, fitted for {}{}{}:", budget > 0 ? minutes_text(budget) : std::string("a run until stopped"),
       fit.machine.empty() ? std::string() : " on " + fit.machine,
       r.recipe_note.empty() ? std::string() : " (" + r.recipe_note + ")"));
-  if (!measure) log("  data-parallel: fitted without timing the machine, so that every rank trains the same model");
+  if (r.distributed && !given)
+    log("  data-parallel: fitted without timing the machine, so that every rank trains the same model");
   for (const auto& reason : fit.reasons) log("  " + reason);
   r.config.validate();
   events.on_recipe_fitted(fit);  // a fit that trains: its configuration is valid

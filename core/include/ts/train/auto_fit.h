@@ -38,8 +38,10 @@ std::string auto_fit_key(const Corpus& corpus, const Direction& direction, const
 /// not, which takes a few seconds: the training thread does). A budget of 0 is sized as for
 /// kFitMinutesWithoutBudget minutes and stays 0 in the result. It walks the corpus once (about 50 ms
 /// for 170k pairs): call it off a GUI thread. Never throws; a failure is in AutoFit::error.
-AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config,
-                 bool measure = false);
+/// `given_speed` > 0 (train --machine-speed): the reference model's target tokens/s to size the
+/// recipe by instead of any timing (MachineProfile::speed_given); precision auto still times its products.
+AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config, bool measure = false,
+                 double given_speed = 0);
 
 /// True when `config` is the plain `auto` preset as StudioState::applyPreset gives it (just chosen
 /// or reset, not fitted yet).

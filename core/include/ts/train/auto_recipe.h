@@ -28,6 +28,9 @@ struct MachineProfile {
   /// per second on this device, threads and precision, with auto_batch_tokens() batches; 0: not measured.
   double measured_tokens_per_second = 0;
   double measured_seconds = 0;  // what measuring took
+  /// measured_tokens_per_second was given (train --machine-speed), not timed by this process: the
+  /// same recipe run after run, where a timing of a few seconds moves with the machine's load.
+  bool speed_given = false;
   /// The precision the person chose (train.precision, --precision); kAuto: the recipe's for this machine.
   Precision precision = Precision::kAuto;
   /// One thread's products in fp32 and in bf16 where precision auto timed them on this CPU

@@ -62,5 +62,9 @@ ThroughputMeasurement cached_reference_throughput(const SpeedSettings& settings,
 /// settings, reference_throughput) at the batch size the recipe will use: what `auto` is fitted to
 /// when a run starts.
 MachineProfile measure_machine(const SpeedSettings& settings, const ThroughputProbe& measure = {});
+/// MachineProfile::detect with the reference model's throughput given instead of measured (train
+/// --machine-speed, MachineProfile::speed_given), after what a measurement resolves first: precision
+/// auto's timing of its products on this CPU.
+MachineProfile given_machine(const SpeedSettings& settings, double tokens_per_second);
 
 }  // namespace ts

@@ -57,6 +57,10 @@ struct SessionRequest {
   /// How the fitted recipe meets what the person set: receives the fit, returns what to train.
   /// Empty: the fit as it is, with `config`'s device, threads, precision and budget.
   std::function<ExperimentConfig(const AutoFit&)> keep_own_settings;
+  /// > 0: the `auto` recipe is sized by this speed of its reference model (target tokens/s, as a run's
+  /// log gives it) instead of timing the machine (train --machine-speed): the same recipe run after
+  /// run, and on every data-parallel rank. 0: timed (one process) or from constants (ranks).
+  double machine_speed = 0;
   /// Said after "recipe auto, fitted for 5 min on <machine>" in the log: how to choose otherwise.
   std::string recipe_note;
   /// A fresh run without train.probe translates a sentence picked from the dev split at every
