@@ -14,7 +14,6 @@
 
 #include <fmt/format.h>
 
-#include "ts/host/blas.h"
 #include "ts/host/process.h"
 #include "ts/infer/file_translation.h"
 
@@ -55,15 +54,6 @@ std::optional<int> translate_here(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (const auto status = translate_here(argc, argv)) return *status;
-  const auto program = ts::companion_program(kLibTorchProgram);
-  if (program.empty()) {
-    fmt::print(stderr,
-               "transformer-studio-cli: cannot find {} (beside this program, or in ../lib/transformer-studio), "
-               "which runs every command but translating from a translator file; reinstall Transformer Studio\n",
-               kLibTorchProgram);
-    return 127;
-  }
-  ts::set_openblas_core_for_a_program_to_start();
-  ts::run_instead(program, {argv, argv + argc});  // argv[0] kept: the commands' help names this program
-  return 127;
+  return ts::run_companion_instead("transformer-studio-cli", kLibTorchProgram,
+                                   "which runs every command but translating from a translator file", argc, argv);
 }

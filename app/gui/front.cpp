@@ -7,9 +7,6 @@
 //   (ts/host/blas.h).
 // Without this front the app sets them and starts itself again, which loads Qt and LibTorch twice:
 // about 0.7 s more at every start on an Intel Xeon VM (docs/benchmarks.md, "The desktop app starts once").
-#include <cstdio>
-
-#include "ts/host/blas.h"
 #include "ts/host/openmp_policy.h"
 #include "ts/host/process.h"
 
@@ -18,16 +15,6 @@ constexpr const char* kAppProgram = "transformer-studio-app";
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto program = ts::companion_program(kAppProgram);
-  if (program.empty()) {
-    std::fprintf(stderr,
-                 "transformer-studio: cannot find %s (beside this program, or in ../lib/transformer-studio), "
-                 "the desktop app itself; reinstall Transformer Studio\n",
-                 kAppProgram);
-    return 127;
-  }
-  ts::set_openblas_core_for_a_program_to_start();
   ts::set_desktop_openmp_policy();
-  ts::run_instead(program, {argv, argv + argc});  // argv[0] kept: the app's help names this program
-  return 127;
+  return ts::run_companion_instead("transformer-studio", kAppProgram, "the desktop app itself", argc, argv);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// This process's age (see ts/host/process.h).
+// This process's age, and starting a companion program in its place (see ts/host/process.h).
 #include "ts/host/process.h"
 
 #include <time.h>
@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "ts/host/blas.h"
 
 namespace ts {
 
@@ -56,6 +58,21 @@ std::string companion_program(const std::string& name) {
     if (fs::is_regular_file(program, error) && ::access(program.c_str(), X_OK) == 0) return program.string();
   }
   return {};
+}
+
+int run_companion_instead(const std::string& self, const std::string& name, const std::string& what, int argc,
+                          char** argv) {
+  const auto program = companion_program(name);
+  if (program.empty()) {
+    std::fprintf(stderr,
+                 "%s: cannot find %s (beside this program, or in ../lib/transformer-studio), %s; reinstall Transformer "
+                 "Studio\n",
+                 self.c_str(), name.c_str(), what.c_str());
+    return 127;
+  }
+  set_openblas_core_for_a_program_to_start();
+  run_instead(program, {argv, argv + argc});
+  return 127;
 }
 
 void run_instead(const std::string& program, const std::vector<std::string>& args) {

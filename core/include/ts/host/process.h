@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // How long this process has existed: a `train --budget` counts from the command's start, and the
 // dynamic loader spends seconds (tens of seconds from a cold disk) loading LibTorch before main runs.
+// And the programs installed with this one, started in its place (the fronts without LibTorch).
 // No LibTorch here.
 #pragma once
 
@@ -28,5 +29,14 @@ std::string companion_program(const std::string& name);
 /// same process id and start time, standard streams and environment. Returns only when that failed,
 /// after saying why on standard error.
 void run_instead(const std::string& program, const std::vector<std::string>& args);
+
+/// The last thing a front does (a program without LibTorch that starts the one with it in its place:
+/// transformer-studio-cli, transformer-studio): finds `name` with companion_program, sets OpenBLAS's
+/// kernels for it (set_openblas_core_for_a_program_to_start, ts/host/blas.h) and runs it in this
+/// process's place with this process's arguments (argv[0] kept: the program's help names the front).
+/// Returns only when that failed, with 127, after saying on standard error what is missing: "`self`:
+/// cannot find `name` (beside this program, or in ../lib/transformer-studio), `what`; reinstall ...".
+int run_companion_instead(const std::string& self, const std::string& name, const std::string& what, int argc,
+                          char** argv);
 
 }  // namespace ts
