@@ -289,11 +289,11 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   // One piece per 350 gave French-English 5,000 pieces at 2 minutes, which lost to 4,000 on dev in
   // both comparisons (-1.2; -2.1 and -2.8, "French-English at 2 minutes: the cap's 5,000 pieces or
   // 4,000"); 450 gives 4,000 there up to about 2 million tokens bought. German-English at 5 minutes
-  // on a VM at half that speed, where 450 gave 4,000 to 6,000 pieces, preferred 8,000 on dev (by 0.5
-  // to 1.8 BLEU: it wants a piece per 300 to 350 tokens, French-English 450 or more); no one number
-  // fits both languages, and 450 keeps the default within 0.95 of the best on dev (docs/benchmarks.md
-  // "The recipe's model size on a machine at half the speed"). The size, speed and tokens stay those
-  // estimated for the corpus's vocabulary (a smaller one is a little faster).
+  // on a VM at half that speed, where 450 gave 4,000 to 6,000 pieces, preferred 7,000 or 8,000 on
+  // dev (by 0.2 to 1.8 BLEU: it wants a piece per 300 to 350 tokens, French-English 450 or more); no
+  // one number fits both languages, and 450 keeps the default within 0.95 of the best on dev
+  // (docs/benchmarks.md "The recipe's model size on a machine at half the speed"). The size, speed
+  // and tokens stay those estimated for the corpus's vocabulary (a smaller one is a little faster).
   constexpr int kFewestBudgetPieces = 4000;
   constexpr double kTargetTokensPerPiece = 450;
   const int budget_pieces =
