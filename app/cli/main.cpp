@@ -3,6 +3,7 @@
 // Flag names are a contract shared with scripts and the desktop app.
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -729,7 +730,16 @@ int cli_main(int argc, char** argv) {
                    "Size the auto recipe by this training speed of its reference model, in target tokens/s (what a "
                    "run's log gives after \"measured here:\"), instead of timing the machine at the start: the same "
                    "recipe run after run (default: timed)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v <= 0)
+              return "give a positive number of target tokens per second, not " + text +
+                     ", e.g. 3900 (what a run's log says after \"measured here:\")";
+            return {};
+          },
+          "TOKENS/S"));
   train->add_option("--extra-steps", train_args.extra_steps, "With --resume: train this many more steps")
       ->check(CLI::NonNegativeNumber);
   add_train_limits(train, train_args);

@@ -299,9 +299,11 @@ check "--machine-speed is what the recipe says it sized by" contains "$work/give
 "$cli" train --corpus "$work/deu.txt" --direction de-en --preset tiny --machine-speed 4000 > "$work/given-tiny.log" 2>&1
 check "--machine-speed with a preset exits 2" test $? -eq 2
 check "--machine-speed with a preset says why" contains "$work/given-tiny.log" "--machine-speed sizes the auto recipe"
-"$cli" train --corpus "$work/deu.txt" --direction de-en --machine-speed 0 > "$work/given-zero.log" 2>&1
-check "--machine-speed 0 exits non-zero" test $? -ne 0
-check "--machine-speed 0 is named" contains "$work/given-zero.log" "--machine-speed"
+for speed in 0 -3 nan inf 3900x; do
+  "$cli" train --corpus "$work/deu.txt" --direction de-en --machine-speed "$speed" > "$work/given-bad.log" 2>&1
+  check "--machine-speed $speed exits non-zero" test $? -ne 0
+  check "--machine-speed $speed is refused by name" contains "$work/given-bad.log" "--machine-speed: give a positive number"
+done
 
 echo "$passes passed, $failures failed"
 test "$failures" -eq 0
