@@ -29,6 +29,7 @@
 #include "shell/studio_state.h"
 #include "ts/train/data.h"
 #include "widgets/attention_heatmap.h"
+#include "widgets/bidi_delegate.h"
 
 namespace ts::ui {
 
@@ -290,7 +291,9 @@ void AttentionPanel::showResult(const TranslationResult& r) {
   data_ = std::move(data);
 
   const QString model = r.model.isEmpty() ? service_->model().label : r.model;
-  sentence_full_ = tr("%1  →  %2").arg(r.source, r.text.isEmpty() ? tr("(empty translation)") : r.text);
+  // Each side in its own direction, the line left to right: source, then translation.
+  sentence_full_ =
+      tr("%1  →  %2").arg(isolated(r.source), isolated(r.text.isEmpty() ? tr("(empty translation)") : r.text));
   sentence_info_ =
       tr("%1 source tokens, %2 target tokens").arg(data_.sourceTokens().size()).arg(data_.targetTokens().size());
   if (!model.isEmpty()) sentence_info_ += tr(" · %1").arg(model);
@@ -366,7 +369,7 @@ void AttentionPanel::rebuildForKind() {
 void AttentionPanel::updateSentenceLine() {
   const int width = std::max(80, sentence_->contentsRect().width());
   const QFontMetrics fm(sentence_->font());
-  sentence_->setText(fm.elidedText(sentence_full_, Qt::ElideRight, width) + QLatin1Char('\n') +
+  sentence_->setText(left_to_right(fm.elidedText(sentence_full_, Qt::ElideRight, width)) + QLatin1Char('\n') +
                      fm.elidedText(sentence_info_, Qt::ElideRight, width));
 }
 

@@ -12,6 +12,7 @@
 
 #include "attention/attention_export.h"
 #include "widgets/attention_heatmap.h"
+#include "widgets/bidi_delegate.h"
 #include "widgets/plot_style.h"
 
 namespace ts::ui {
@@ -34,7 +35,9 @@ bool AttentionPanel::exportSvg(const QString& path, QString* error) {
   }
   AttentionSvgInput in;
   in.title = viewTitle();
-  in.subtitle = result_.text.isEmpty() ? result_.source : tr("%1  →  %2").arg(result_.source, result_.text);
+  in.subtitle = result_.text.isEmpty()
+                    ? result_.source
+                    : left_to_right(tr("%1  →  %2").arg(isolated(result_.source), isolated(result_.text)));
   in.row_title = AttentionData::rowTitle(kind_);
   in.column_title = AttentionData::columnTitle(kind_);
   in.rows = data_.rowLabels(kind_);

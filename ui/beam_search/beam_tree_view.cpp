@@ -23,6 +23,7 @@
 
 #include "beam_search/beam_format.h"
 #include "beam_search/beam_scene_items.h"
+#include "widgets/bidi_delegate.h"
 
 namespace ts::ui {
 
@@ -268,14 +269,16 @@ void BeamTreeView::updateSummary() {
     best_score = leaf.score;
   }
   // The numbers first: they stay visible however long the sentences are.
-  summary_->setText(tr("%1 candidates scored over %2 steps, %3 pruned, %4 finished · best score %5 · “%6” → “%7”")
-                        .arg(nodes_.size() - 1)
-                        .arg(steps)
-                        .arg(pruned)
-                        .arg(finished)
-                        .arg(format_lp(best_score))
-                        .arg(elide(result_.source), elide(best_text)));
-  summary_->setToolTip(QStringLiteral("%1\n→ %2").arg(result_.source, best_text));
+  summary_->setText(
+      tr("%1 candidates scored over %2 steps, %3 pruned, %4 finished · best score %5 · “%6” → “%7”")
+          .arg(nodes_.size() - 1)
+          .arg(steps)
+          .arg(pruned)
+          .arg(finished)
+          .arg(format_lp(best_score))
+          .arg(isolated(elide(result_.source)), isolated(elide(best_text))));  // each in its own direction
+  summary_->setToolTip(left_to_right(isolated(result_.source)) + QStringLiteral("\n") +
+                       left_to_right(QStringLiteral("→ ") + isolated(best_text)));
 }
 
 bool BeamTreeView::ranked() const { return layout_->currentIndex() == 1; }

@@ -4,6 +4,10 @@
 
 namespace ts::ui {
 
+QString isolated(const QString& text) { return QChar(0x2068) + text + QChar(0x2069); }
+
+QString left_to_right(const QString& line) { return QChar(0x200E) + line; }
+
 Qt::LayoutDirection text_direction(const QString& text) {
   return text.isRightToLeft() ? Qt::RightToLeft : Qt::LeftToRight;
 }

@@ -36,6 +36,7 @@
 #include "widgets/attention_heatmap.h"
 #include "attention/attention_panel.h"
 #include "widgets/attention_thumbnail.h"
+#include "widgets/bidi_delegate.h"
 #include "services/translation_service.h"
 #include "shell/studio_state.h"
 #include "ts/text/split.h"
@@ -245,7 +246,8 @@ class AttentionPanelTest : public QObject {
     QCOMPARE(f.panel.result().id, r.id);
     QVERIFY(f.find<QLabel>("attentionSentence")
                 ->text()
-                .contains(QStringLiteral("Ich sehe <unk> & Katze.  →  I see a cat.")));
+                .contains(ts::ui::isolated(QStringLiteral("Ich sehe <unk> & Katze.")) + QStringLiteral("  →  ") +
+                          ts::ui::isolated(QStringLiteral("I see a cat."))));
     QVERIFY(f.find<QComboBox>("attentionKind")->isEnabled());
 
     struct Expect {
@@ -667,7 +669,10 @@ class AttentionPanelTest : public QObject {
     QVERIFY(ts::ui::test::wait_for_signal(translated));
     QVERIFY2(f.panel.result().error.isEmpty(), qPrintable(f.panel.result().error));
     QCOMPARE(f.panel.result().source, QStringLiteral("Ich sehe den Hund."));
-    QVERIFY(f.find<QLabel>("attentionSentence")->text().startsWith(QStringLiteral("Ich sehe den Hund.  →  ")));
+    QVERIFY(f.find<QLabel>("attentionSentence")
+                ->text()
+                .startsWith(ts::ui::left_to_right(ts::ui::isolated(QStringLiteral("Ich sehe den Hund.")) +
+                                                  QStringLiteral("  →  "))));
     QVERIFY(f.find<QLabel>("attentionStatus")->text().startsWith(QStringLiteral("Translated in")));
 
     const auto& d = f.panel.data();

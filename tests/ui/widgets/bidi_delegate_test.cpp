@@ -2,6 +2,7 @@
 // Right-to-left text in item views: each cell in its own text's direction, aligned to its leading edge.
 #include <QHeaderView>
 #include <QImage>
+#include <QLabel>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QTest>
@@ -47,6 +48,30 @@ class BidiDelegateTest : public QObject {
     QCOMPARE(text_direction(QStringLiteral("Run!")), Qt::LeftToRight);
     QCOMPARE(text_direction(QString::fromUtf8("Tom قال")), Qt::LeftToRight);  // starts Latin
     QCOMPARE(text_direction(QString()), Qt::LeftToRight);
+  }
+
+  // A line holding both an Arabic and an English sentence, each isolated: the line reads left to right
+  // (source, arrow, translation) and each side keeps its own direction and punctuation.
+  void isolatedSidesLeaveTheLineLeftToRight() {
+    const QString arabic = QString::fromUtf8("أين الكتاب؟"), english = QStringLiteral("Where's the book?");
+    QCOMPARE(text_direction(arabic + QStringLiteral("  →  ") + english), Qt::RightToLeft);  // the bug
+    const QString line = isolated(arabic) + QStringLiteral("  →  ") + isolated(english);
+    QCOMPARE(text_direction(line), Qt::LeftToRight);
+    QCOMPARE(line.front(), QChar(0x2068));            // FIRST STRONG ISOLATE
+    QVERIFY(line.contains(english + QChar(0x2069)));  // POP DIRECTIONAL ISOLATE after the question mark
+    // Laid out by a label above another line (as the Attention panel shows it), the line starts at the
+    // left: the Arabic source there, the English after it.
+    QLabel label(left_to_right(line) + QStringLiteral("\n4 source tokens"));
+    label.setTextFormat(Qt::PlainText);
+    label.setTextInteractionFlags(Qt::TextSelectableByMouse);  // a QTextDocument lays it out then
+    label.setFont(QFont(QStringLiteral("DejaVu Sans"), 12));
+    label.adjustSize();
+    label.resize(label.width() + 200, label.height());  // room to the right: left-aligned or not shows
+    QImage image(label.size(), QImage::Format_RGB32);
+    image.fill(Qt::white);
+    label.render(&image);
+    const QRect band(0, 0, image.width(), image.height() / 2);  // the first line
+    QVERIFY2(ink_centre(image, band) < image.width() / 2.0, "the line is not at the left");
   }
 
   void anArabicCellIsLaidOutRightToLeftAndAnEnglishOneLeftToRight() {
