@@ -182,6 +182,7 @@ void EmbeddingsTab::showNoModel(const QString& message) {
 void EmbeddingsTab::showTables(const ModelTables& tables) {
   source_ = tables.source;
   target_ = tables.target;
+  shared_ = tables.shared_embeddings;
   const auto side_name = [&](const EmbeddingProjection& side, const QString& kind) {
     return side.language.isEmpty() ? kind : tr("%1 (%2)").arg(kind, side.language);
   };
@@ -224,14 +225,26 @@ void EmbeddingsTab::updateScatter() {
   const bool any = !side.tokens.isEmpty();
   scatter_->xAxis->setLabel(any ? tr("PC 1 (%1% of the variance)").arg(100 * side.explained_x, 0, 'f', 1) : tr("PC 1"));
   scatter_->yAxis->setLabel(any ? tr("PC 2 (%1% of the variance)").arg(100 * side.explained_y, 0, 'f', 1) : tr("PC 2"));
-  if (any)
-    note_->setText(tr("The %1 most frequent tokens of the %2 vocabulary (of %3 entries, special tokens left out), "
-                      "projected on the two directions along which their embeddings vary most (PCA). Tokens used "
-                      "alike tend to lie close together. Hover a point for its token, click it to list its nearest "
-                      "neighbours; labels are thinned where they would overlap (zoom in to see more).")
+  const QString rest =
+      tr("projected on the two directions along which their embeddings vary most (PCA). Tokens used "
+         "alike tend to lie close together. Hover a point for its token, click it to list its "
+         "nearest neighbours; labels are thinned where they would overlap (zoom in to see more).");
+  if (any && shared_)
+    // One vocabulary and one table for both languages: its most frequent tokens are whichever side's
+    // are commoner, and Source and Target show the same points.
+    note_->setText(tr("The %1 most frequent tokens of the vocabulary %2 and %3 share (of %4 entries, special "
+                      "tokens left out; one embedding table serves both, so Source and Target show the same points), ")
+                       .arg(side.tokens.size())
+                       .arg(source_.language.isEmpty() ? tr("the source") : source_.language,
+                            target_.language.isEmpty() ? tr("the target") : target_.language)
+                       .arg(side.vocab_size) +
+                   rest);
+  else if (any)
+    note_->setText(tr("The %1 most frequent tokens of the %2 vocabulary (of %3 entries, special tokens left out), ")
                        .arg(side.tokens.size())
                        .arg(side.language.isEmpty() ? (targetSide() ? tr("target") : tr("source")) : side.language)
-                       .arg(side.vocab_size));
+                       .arg(side.vocab_size) +
+                   rest);
   else
     note_->clear();
   updateHighlights();

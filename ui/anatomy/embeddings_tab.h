@@ -72,6 +72,7 @@ class EmbeddingsTab : public QWidget {
 
   QPointer<TranslationService> service_;
   EmbeddingProjection source_, target_;  // the projections shown (empty: none)
+  bool shared_ = false;                  // one table for both sides (ModelTables::shared_embeddings)
   TokenNeighbours neighbours_;
   quint64 neighbours_request_ = 0;  // id of the search whose answer is awaited (0: none)
   QComboBox* side_ = nullptr;

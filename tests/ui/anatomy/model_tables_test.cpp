@@ -319,6 +319,41 @@ class ModelTablesTest : public QObject {
                 .contains(QStringLiteral("sinusoidal")));
   }
 
+  // A model whose languages share one vocabulary and one embedding table: the note says so, and
+  // names no single language's vocabulary.
+  void aSharedVocabularyIsNamedAsShared() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    auto config = ts::preset("tiny");
+    config.data.shared_vocab = true;
+    config.model.share_embeddings = true;
+    config.train.max_steps = 5;
+    const auto summary = ts::Trainer(config, ts::test::tiny_data(config, "en-de"),
+                                     {dir.path().toStdString(), "tiny-deu.txt", "", nullptr})
+                             .run();
+    QCOMPARE(summary.status, ts::RunStatus::kFinished);
+    StudioState state;
+    TranslationService service;
+    AnatomyPanel panel(&state);
+    panel.setTranslationService(&service);
+    panel.resize(1100, 800);
+    panel.show();
+    auto* tabs = panel.findChild<QTabWidget*>(QStringLiteral("anatomyTabs"));
+    tabs->setCurrentWidget(panel.findChild<QWidget*>(QStringLiteral("embeddingsTab")));
+    QVERIFY(load(service, dir.filePath(QStringLiteral("last.ckpt"))));
+    QVERIFY(wait_until([&] { return !panel.modelTables().source.tokens.isEmpty(); }));
+    QVERIFY(panel.modelTables().shared_embeddings);
+    auto* note = panel.findChild<QLabel*>(QStringLiteral("embeddingNote"));
+    QVERIFY(note);
+    QVERIFY2(note->text().contains(QStringLiteral("the vocabulary English and German share")),
+             qPrintable(note->text()));
+    QVERIFY2(note->text().contains(QStringLiteral("Source and Target show the same points")), qPrintable(note->text()));
+    // Not shared: the side's own vocabulary, named by its language.
+    QVERIFY(load(service, learned_));
+    QVERIFY(wait_until([&] { return !panel.modelTables().shared_embeddings; }));
+    QVERIFY(wait_until([&] { return note->text().contains(QStringLiteral("of the English vocabulary")); }));
+  }
+
   void embeddingsScatterAndNeighbours() {
     StudioState state;
     TranslationService service;
