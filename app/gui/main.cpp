@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// transformer-studio-app: the desktop app, started by the front transformer-studio (front.cpp). Opens with the built-in demo corpus loaded, so Train works
-// at once. Launch options (ts/ui shell/launch_options.h) open a corpus, a checkpoint, a comparison or
-// a language model, and train or translate at once. Screenshots are taken by a separate tool,
+// transformer-studio-app: the desktop app, started by the front transformer-studio (front.cpp).
+// Opens with the built-in demo corpus loaded, so Train works at once. Launch options (ts/ui
+// shell/launch_options.h) open a corpus, a checkpoint, a comparison or a language model, and train
+// or translate at once. Screenshots are taken by a separate tool,
 // transformer-studio-screenshots (app/screenshots), which drives the same window from outside.
 #include <cstdio>
 
