@@ -75,6 +75,20 @@ TokenNeighbours request_neighbours(TranslationService& service, bool target, con
   return result;
 }
 
+// The Model anatomy panel on its own service, shown at `size` with the tab named `tab` open.
+struct ShownPanel {
+  StudioState state;
+  TranslationService service;
+  AnatomyPanel panel{&state};
+  ShownPanel(const char* tab, QSize size) {
+    panel.setTranslationService(&service);
+    panel.resize(size);
+    panel.show();
+    panel.findChild<QTabWidget*>(QStringLiteral("anatomyTabs"))
+        ->setCurrentWidget(panel.findChild<QWidget*>(QString::fromLatin1(tab)));
+  }
+};
+
 void hover(QWidget* plot, QPointF pos) {
   QMouseEvent move(QEvent::MouseMove, pos, plot->mapToGlobal(pos), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
   QCoreApplication::sendEvent(plot, &move);
@@ -242,14 +256,8 @@ class ModelTablesTest : public QObject {
   }
 
   void panelShowsTheLearnedPositions() {
-    StudioState state;
-    TranslationService service;
-    AnatomyPanel panel(&state);
-    panel.setTranslationService(&service);
-    panel.resize(1000, 800);
-    panel.show();
-    auto* tabs = panel.findChild<QTabWidget*>(QStringLiteral("anatomyTabs"));
-    tabs->setCurrentWidget(panel.findChild<QWidget*>(QStringLiteral("modelPositionsTab")));
+    ShownPanel on_screen("modelPositionsTab", {1000, 800});
+    auto& [state, service, panel] = on_screen;
     auto* message = panel.findChild<QLabel*>(QStringLiteral("modelPositionsMessage"));
     QVERIFY(message->text().contains(QStringLiteral("Load a checkpoint or start training")));
 
@@ -332,14 +340,8 @@ class ModelTablesTest : public QObject {
                                      {dir.path().toStdString(), "tiny-deu.txt", "", nullptr})
                              .run();
     QCOMPARE(summary.status, ts::RunStatus::kFinished);
-    StudioState state;
-    TranslationService service;
-    AnatomyPanel panel(&state);
-    panel.setTranslationService(&service);
-    panel.resize(1100, 800);
-    panel.show();
-    auto* tabs = panel.findChild<QTabWidget*>(QStringLiteral("anatomyTabs"));
-    tabs->setCurrentWidget(panel.findChild<QWidget*>(QStringLiteral("embeddingsTab")));
+    ShownPanel on_screen("embeddingsTab", {1100, 800});
+    auto& [state, service, panel] = on_screen;
     QVERIFY(load(service, dir.filePath(QStringLiteral("last.ckpt"))));
     QVERIFY(wait_until([&] { return !panel.modelTables().source.tokens.isEmpty(); }));
     QVERIFY(panel.modelTables().shared_embeddings);
@@ -355,14 +357,8 @@ class ModelTablesTest : public QObject {
   }
 
   void embeddingsScatterAndNeighbours() {
-    StudioState state;
-    TranslationService service;
-    AnatomyPanel panel(&state);
-    panel.setTranslationService(&service);
-    panel.resize(1100, 800);
-    panel.show();
-    auto* tabs = panel.findChild<QTabWidget*>(QStringLiteral("anatomyTabs"));
-    tabs->setCurrentWidget(panel.findChild<QWidget*>(QStringLiteral("embeddingsTab")));
+    ShownPanel on_screen("embeddingsTab", {1100, 800});
+    auto& [state, service, panel] = on_screen;
     auto* scatter = panel.findChild<QCustomPlot*>(QStringLiteral("embeddingScatter"));
     auto* side = panel.findChild<QComboBox*>(QStringLiteral("embeddingSide"));
     auto* count = panel.findChild<QSpinBox*>(QStringLiteral("embeddingCount"));
