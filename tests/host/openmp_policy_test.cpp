@@ -3,6 +3,8 @@
 #include "ts/host/openmp_policy.h"
 
 #include <cstdlib>
+#include <map>
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -13,17 +15,18 @@ namespace {
 class OpenMpPolicy : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* name : kNames) {
-      if (const char* value = std::getenv(name)) saved_[index(name)] = value, had_[index(name)] = true;
+    for (const char* name : {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "TS_OPENMP_POLICY_SET"}) {
+      const char* value = std::getenv(name);
+      saved_[name] = value ? std::optional<std::string>(value) : std::nullopt;
       ::unsetenv(name);
     }
   }
   void TearDown() override {
-    for (const char* name : kNames) {
-      if (had_[index(name)])
-        ::setenv(name, saved_[index(name)].c_str(), 1);
+    for (const auto& [name, value] : saved_) {
+      if (value)
+        ::setenv(name.c_str(), value->c_str(), 1);
       else
-        ::unsetenv(name);
+        ::unsetenv(name.c_str());
     }
   }
   static std::string value_of(const char* name) {
@@ -32,14 +35,7 @@ class OpenMpPolicy : public ::testing::Test {
   }
 
  private:
-  static constexpr const char* kNames[] = {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "TS_OPENMP_POLICY_SET"};
-  static int index(const char* name) {
-    for (int i = 0; i < 3; ++i)
-      if (std::string(kNames[i]) == name) return i;
-    return 0;
-  }
-  std::string saved_[3];
-  bool had_[3] = {false, false, false};
+  std::map<std::string, std::optional<std::string>> saved_;
 };
 
 TEST_F(OpenMpPolicy, SetsABoundedSpinOnceAndSaysSo) {
