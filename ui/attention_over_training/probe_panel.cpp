@@ -24,6 +24,7 @@
 #include "widgets/attention_heatmap.h"
 #include "shell/studio_state.h"
 #include "services/training_controller.h"
+#include "widgets/bidi_delegate.h"
 
 namespace ts::ui {
 
@@ -274,8 +275,9 @@ void ProbePanel::showFrame() {
     return;
   }
   const Frame& f = frames_[i];
-  step_->setText(tr("step %L1 — %2").arg(f.step).arg(f.text.isEmpty() ? tr("(empty translation)") : f.text));
-  step_->setToolTip(tr("Validation %1 of %2 · probe: %3").arg(i + 1).arg(frames_.size()).arg(f.source));
+  // Sentences isolated: an Arabic one keeps its direction and its final stop inside the English line.
+  step_->setText(tr("step %L1 — %2").arg(f.step).arg(f.text.isEmpty() ? tr("(empty translation)") : isolated(f.text)));
+  step_->setToolTip(tr("Validation %1 of %2 · probe: %3").arg(i + 1).arg(frames_.size()).arg(isolated(f.source)));
   const auto m = matrix(f, layer(), head());
   if (m.isEmpty())
     heatmap_->clear(tr("Layer %1 was not recorded at step %L2.").arg(layer() + 1).arg(f.step));

@@ -14,6 +14,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "ts/store/run_store.h"
+#include "widgets/bidi_delegate.h"
 
 namespace ts::ui {
 
@@ -54,7 +55,7 @@ void ProbePanel::onRunLoaded() {
                      ? QString()
                      : tr("Replaying run %1: “%2”, %Ln validation(s) from step %3 to %4.", nullptr, r.frames.size())
                            .arg(r.run_id)
-                           .arg(r.frames.front().source)
+                           .arg(isolated(r.frames.front().source))
                            .arg(r.frames.front().step)
                            .arg(r.frames.back().step);
   setFrames(r.frames, static_cast<int>(r.frames.size()) - 1);

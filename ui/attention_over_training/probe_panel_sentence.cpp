@@ -12,6 +12,7 @@
 #include "shell/studio_state.h"
 #include "ts/text/probe_sentence.h"
 #include "ts/train/data.h"
+#include "widgets/bidi_delegate.h"
 
 namespace ts::ui {
 
@@ -56,11 +57,11 @@ void ProbePanel::updateStatus() {
     status_->setText(
         running_probe_.isEmpty()
             ? tr("Applies from the next training run: the current run captures a sentence it picked from the dev split.")
-            : tr("Applies from the next training run: the current run captures “%1”.").arg(running_probe_));
+            : tr("Applies from the next training run: the current run captures “%1”.").arg(isolated(running_probe_)));
   } else if (probe.isEmpty() && !running_ && !frames_.isEmpty() && !frames_.last().source.isEmpty()) {
     status_->setText(tr("The last run recorded “%1”, a sentence it picked from the dev split. The next run picks one "
                         "again (the same for the same corpus and split) unless you type another.")
-                         .arg(frames_.last().source));
+                         .arg(isolated(frames_.last().source)));
   } else if (probe.isEmpty()) {
     status_->setText(running_ ? tr("This run translates a sentence picked from the dev split at %1 and records its "
                                    "cross-attention (it shows above from the first validation).")

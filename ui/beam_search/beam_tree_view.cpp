@@ -178,8 +178,9 @@ void BeamTreeView::showMessage(const QString& text) {
 
 void BeamTreeView::updateButtons() {
   run_->setEnabled(!source_.isEmpty());
-  run_->setToolTip(source_.isEmpty() ? tr("Translate a sentence first")
-                                     : tr("Translate “%1” again with beam search of the chosen width").arg(source_));
+  run_->setToolTip(source_.isEmpty()
+                       ? tr("Translate a sentence first")
+                       : tr("Translate “%1” again with beam search of the chosen width").arg(isolated(source_)));
   const bool tree = !nodes_.isEmpty();
   show_pruned_->setEnabled(tree);
   layout_->setEnabled(tree);
@@ -201,7 +202,7 @@ void BeamTreeView::decodeWithBeam() {
   rebuildScene();
   summary_->clear();
   selection_->clear();
-  showMessage(tr("Decoding “%1” with beam search (width %2)…").arg(source_).arg(d.beam));
+  showMessage(tr("Decoding “%1” with beam search (width %2)…").arg(isolated(source_)).arg(d.beam));
   updateButtons();
 }
 
@@ -216,7 +217,7 @@ void BeamTreeView::showResult(const TranslationResult& result) {
   summary_->clear();
   if (!result.error.isEmpty()) {
     rebuildScene();
-    showMessage(tr("Translation of “%1” failed: %2").arg(result.source, result.error));
+    showMessage(tr("Translation of “%1” failed: %2").arg(isolated(result.source), result.error));
     updateButtons();
     return;
   }
@@ -224,10 +225,11 @@ void BeamTreeView::showResult(const TranslationResult& result) {
                         result.beam_tree["nodes"].is_array() && !result.beam_tree["nodes"].empty();
   if (!has_tree) {
     rebuildScene();
-    showMessage(tr("“%1” was translated with greedy decoding or sampling, which follow one hypothesis at a time: "
-                   "the search tree exists only for beam search.\n\nChoose a width and click “Decode with beam "
-                   "search” to see the hypotheses it explores for this sentence.")
-                    .arg(result.source));
+    showMessage(
+        left_to_right(tr("“%1” was translated with greedy decoding or sampling, which follow one hypothesis at a time: "
+                         "the search tree exists only for beam search.\n\nChoose a width and click “Decode with beam "
+                         "search” to see the hypotheses it explores for this sentence.")
+                          .arg(isolated(result.source))));
     updateButtons();
     return;
   }
@@ -237,7 +239,7 @@ void BeamTreeView::showResult(const TranslationResult& result) {
     index_.clear();
     best_path_.clear();
     rebuildScene();
-    showMessage(tr("The beam search tree of “%1” could not be read: %2").arg(result.source, error));
+    showMessage(tr("The beam search tree of “%1” could not be read: %2").arg(isolated(result.source), error));
     updateButtons();
     return;
   }

@@ -22,6 +22,7 @@
 #include "beam_search/beam_format.h"
 #include "beam_search/beam_scene_items.h"
 #include "beam_search/beam_tree_layout.h"
+#include "widgets/bidi_delegate.h"
 
 namespace ts::ui {
 
@@ -35,7 +36,7 @@ QString BeamTreeView::toolTipFor(int i) const {
   if (n.parent < 0) {
     lines << tr("Root: the decoder starts from %1").arg(esc(n.token));
   } else {
-    lines << tr("Token “%1” (id %2) at step %3").arg(esc(n.token)).arg(n.token_id).arg(n.step);
+    lines << tr("Token “%1” (id %2) at step %3").arg(isolated(esc(n.token))).arg(n.token_id).arg(n.step);
     lines << tr("P(token | prefix) = %1 (log %2)")
                  .arg(std::exp(n.token_log_prob), 0, 'f', 3)
                  .arg(format_lp(n.token_log_prob));
@@ -209,7 +210,8 @@ void BeamTreeView::onSelectionChanged() {
                            : tr(" · finished, score %1").arg(format_lp(n.score));
   else if (n.state == BeamNodeState::kPruned)
     details += tr(" · pruned");
-  selection_->setText(tr("Selected hypothesis: “%1” (%2)").arg(n.prefix.isEmpty() ? tr("start") : n.prefix, details));
+  selection_->setText(
+      tr("Selected hypothesis: “%1” (%2)").arg(n.prefix.isEmpty() ? tr("start") : isolated(n.prefix), details));
   Q_EMIT nodeSelected(n.id, n.prefix);
 }
 

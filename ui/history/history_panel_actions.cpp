@@ -30,6 +30,7 @@
 #include "history/run_checkpoint_table.h"
 #include "history/run_table_model.h"
 #include "services/translation_service.h"
+#include "widgets/bidi_delegate.h"
 
 namespace ts::ui {
 
@@ -166,7 +167,7 @@ void HistoryPanel::updateActions() {
   replay_->setToolTip(n != 1 ? tr("Select one run to replay its probe sentence's attention")
                       : probe.isEmpty()
                           ? tr("This run had no probe sentence (set Training ▸ Probe sentence before training)")
-                          : tr("Replay the cross-attention of “%1” at every validation").arg(probe));
+                          : tr("Replay the cross-attention of “%1” at every validation").arg(isolated(probe)));
 }
 
 void HistoryPanel::showContextMenu(const QPoint& pos) {

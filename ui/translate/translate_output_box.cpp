@@ -15,6 +15,7 @@
 #include "services/translation_service.h"
 #include "widgets/attention_heatmap.h"
 #include "widgets/plot_style.h"
+#include "widgets/bidi_delegate.h"
 
 namespace ts::ui {
 
@@ -222,7 +223,7 @@ void TranslateOutputBox::updateTokenTips(const TranslationResult& result, const 
       for (int c = 1; c < heatmap.columnCount(); ++c)
         if (heatmap.value(i, c) > heatmap.value(i, best)) best = c;
       tip += tr("\nattended most to “%1” (%2)")
-                 .arg(heatmap.columnLabels().value(best))
+                 .arg(isolated(heatmap.columnLabels().value(best)))
                  .arg(heatmap.value(i, best), 0, 'f', 2);
     }
     for (int row = 0; row < 2; ++row)
@@ -249,13 +250,14 @@ void TranslateOutputBox::showTokenFocus(int index, const AttentionHeatmap& heatm
   }
   const QString token = tokens_->item(0, focused_) ? tokens_->item(0, focused_)->text() : QString();
   if (focused_ >= heatmap.rowCount() || heatmap.columnCount() == 0) {
-    focus_->setText(tr("“%1”: no cross-attention to show for this token.").arg(token.toHtmlEscaped()));
+    focus_->setText(
+        left_to_right(tr("“%1”: no cross-attention to show for this token.").arg(isolated(token.toHtmlEscaped()))));
     focus_->show();
     return;
   }
   double top = 0;
   for (int c = 0; c < heatmap.columnCount(); ++c) top = std::max(top, heatmap.value(focused_, c));
-  QString line = tr("“%1” read:").arg(token.toHtmlEscaped()) + QLatin1Char(' ');
+  QString line = left_to_right(tr("“%1” read:").arg(isolated(token.toHtmlEscaped()))) + QLatin1Char(' ');
   for (int c = 0; c < heatmap.columnCount(); ++c) {
     const double w = heatmap.value(focused_, c);
     // Blue over white, the stronger the more weight (opaque: rich text has no alpha).
@@ -273,7 +275,7 @@ void TranslateOutputBox::showTokenFocus(int index, const AttentionHeatmap& heatm
   focus_->setToolTip(
       tr("The source tokens output token “%1” attended to in the layer and head shown below: the darker, the "
          "more weight")
-          .arg(token));
+          .arg(isolated(token)));
   focus_->show();
 }
 

@@ -19,6 +19,7 @@
 #include <qcustomplot.h>
 
 #include "widgets/attention_heatmap.h"
+#include "widgets/bidi_delegate.h"
 #include "attention_over_training/probe_panel.h"
 #include "shell/studio_state.h"
 #include "services/training_controller.h"
@@ -220,7 +221,7 @@ class ProbePanelTest : public QObject {
       QVERIFY2(f.shows(step, kLayers - 1, -1, &why), qPrintable(QStringLiteral("step %1: %2").arg(step).arg(why)));
       auto* label = f.find<QLabel>("probeStep");
       QVERIFY2(label->text().startsWith(QStringLiteral("step %1 — ").arg(step)), qPrintable(label->text()));
-      QVERIFY(label->text().endsWith(QString::fromStdString(probe(step)["text"].get<std::string>())));
+      QVERIFY(label->text().endsWith(ts::ui::isolated(QString::fromStdString(probe(step)["text"].get<std::string>()))));
       QCOMPARE(f.panel.markerStep(), double(step));
     }
     // The tokens change with the step: step 100 translates one word, step 400 four.
@@ -417,6 +418,25 @@ class ProbePanelTest : public QObject {
     pick->click();
     QVERIFY(wait_until([&] { return !edit->text().isEmpty() && pick->isEnabled(); }));
     QVERIFY2(edit->text().startsWith(QStringLiteral("Satz Nummer")), qPrintable(edit->text()));
+  }
+
+  // The status line and the step line quote the probe and its translation each in its own direction:
+  // an Arabic sentence inside the English line keeps its final full stop at its own end.
+  void anArabicProbeIsQuotedInItsOwnDirection() {
+    Fixture f;
+    auto v = validation(100);
+    const QString arabic = QString::fromUtf8("إن قطرة واحدة.");
+    v.probe["source"] = arabic.toStdString();
+    v.probe["text"] = arabic.toStdString();
+    f.panel.addValidation(v);
+    QCOMPARE(f.panel.frames().size(), 1);
+    Q_EMIT f.controller.stateChanged(TrainingController::State::Idle);  // the run that recorded it ended
+    const QString status = f.find<QLabel>("probeStatus")->text();
+    QVERIFY2(status.contains(QStringLiteral("\u201C") + ts::ui::isolated(arabic) + QStringLiteral("\u201D")),
+             qPrintable(status));
+    const QString step = f.find<QLabel>("probeStep")->text();
+    QVERIFY2(step.endsWith(ts::ui::isolated(arabic)), qPrintable(step));
+    QVERIFY(f.find<QLabel>("probeStep")->toolTip().endsWith(ts::ui::isolated(arabic)));
   }
 
   void loadsARunFromTheStore() {

@@ -19,6 +19,7 @@
 
 #include "beam_search/beam_tree_view.h"
 #include "services/translation_service.h"
+#include "widgets/bidi_delegate.h"
 #include "ui_test_utils.h"
 
 using namespace ts::ui;
@@ -220,11 +221,12 @@ class BeamTreeViewTest : public QObject {
     QCOMPARE(selected.count(), 1);
     QCOMPARE(selected.first().at(1).toString(), QStringLiteral("Ich mag"));
     auto* label = view.findChild<QLabel*>(QStringLiteral("beamSelection"));
-    QVERIFY2(label->text().contains(QStringLiteral("“Ich mag”")), qPrintable(label->text()));
+    QVERIFY2(label->text().contains(QStringLiteral("“") + isolated(QStringLiteral("Ich mag")) + QStringLiteral("”")),
+             qPrintable(label->text()));
     QVERIFY(label->text().contains(QStringLiteral("#2")));
 
     view.selectNode(6);
-    QVERIFY(label->text().contains(QStringLiteral("“Wir sind”")));
+    QVERIFY(label->text().contains(QStringLiteral("“") + isolated(QStringLiteral("Wir sind")) + QStringLiteral("”")));
     QVERIFY(label->text().contains(QStringLiteral("pruned")));
   }
 

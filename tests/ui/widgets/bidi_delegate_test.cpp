@@ -5,6 +5,8 @@
 #include <QLabel>
 #include <QStandardItemModel>
 #include <QTableView>
+#include <QGlyphRun>
+#include <QTextLayout>
 #include <QTest>
 
 #include "widgets/bidi_delegate.h"
@@ -21,6 +23,22 @@ struct OpenDelegate : BidiItemDelegate {
     return option;
   }
 };
+
+// Where, from the left, the character at `index` of a one-line left-to-right `text` is drawn (-1: not drawn).
+qreal drawn_at(const QString& text, int index) {
+  QTextLayout layout(text, QFont(QStringLiteral("DejaVu Sans"), 12));
+  QTextOption option;
+  option.setTextDirection(Qt::LeftToRight);
+  layout.setTextOption(option);
+  layout.beginLayout();
+  QTextLine line = layout.createLine();
+  line.setLineWidth(10000);
+  layout.endLayout();
+  // The middle of the glyphs the character is drawn with.
+  const auto runs = layout.glyphRuns(index, 1);
+  if (runs.isEmpty()) return -1;
+  return runs.front().boundingRect().center().x();
+}
 
 // The mean x of the dark pixels in a horizontal band of an image (-1 when there are none).
 double ink_centre(const QImage& image, const QRect& band) {
@@ -72,6 +90,20 @@ class BidiDelegateTest : public QObject {
     label.render(&image);
     const QRect band(0, 0, image.width(), image.height() / 2);  // the first line
     QVERIFY2(ink_centre(image, band) < image.width() / 2.0, "the line is not at the left");
+  }
+
+  // An Arabic sentence quoted in an English message: its final full stop stands at its left end, where
+  // Arabic ends, not after its first word at the right, where the message's direction would put it.
+  void aQuotedArabicSentenceKeepsItsFullStopAtItsEnd() {
+    const QString arabic = QString::fromUtf8("إن قطرة واحدة.");
+    const auto ends = [&](const QString& quoted) {
+      const QString message = QStringLiteral("The last run recorded \u201C%1\u201D, a sentence.").arg(quoted);
+      const int start = message.indexOf(QChar(0x0625));  // the first letter, drawn at the right end
+      const int stop = message.indexOf(QLatin1Char('.'));
+      return drawn_at(message, stop) < drawn_at(message, start);
+    };
+    QVERIFY2(!ends(arabic), "without an isolate the full stop should follow the first word (the bug)");
+    QVERIFY(ends(isolated(arabic)));
   }
 
   void anArabicCellIsLaidOutRightToLeftAndAnEnglishOneLeftToRight() {
