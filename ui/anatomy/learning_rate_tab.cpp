@@ -50,7 +50,7 @@ LearningRateTab::LearningRateTab(const StudioState* state, QWidget* parent) : QW
   style_plot(plot_);
   plot_->xAxis->setLabel(tr("Step"));
   plot_->yAxis->setLabel(tr("Learning rate"));
-  plot_->legend->setVisible(true);
+  legend_above_plot(plot_, 2);  // inside, it hid the configuration's curve
   layout->addWidget(plot_, 1);
   layout->addWidget(note(tr("Noam: lr = factor · d_model^-0.5 · min(step^-0.5, step · warmup^-1.5) rises linearly for "
                             "warmup steps, peaks there, then decays as 1/√step. The dashed curves are the "
@@ -108,7 +108,15 @@ void LearningRateTab::redraw() {
       peak = it->value;
       peak_step = it->key;
     }
-  summary_->setText(tr("This configuration peaks at %1 (step %2).").arg(peak, 0, 'g', 4).arg(peak_step));
+  QString summary = tr("This configuration peaks at %1 (step %2).").arg(peak, 0, 'g', 4).arg(peak_step);
+  const bool decays = config.train.schedule == LrSchedule::kLinear || config.train.schedule == LrSchedule::kCosine;
+  if (decays && config.train.budget_minutes > 0 && config.train.max_steps <= 0)
+    summary += QLatin1Char(' ') +
+               tr("With a time budget (%1) it reaches zero at the deadline, however many steps the run makes there: "
+                  "drawn here as if that were step %L2 (Steps shown). The Training panel draws a run's own curve.")
+                   .arg(QString::fromStdString(minutes_text(config.train.budget_minutes)))
+                   .arg(total);
+  summary_->setText(summary);
 }
 
 }  // namespace ts::ui

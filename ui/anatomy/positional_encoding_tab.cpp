@@ -69,7 +69,7 @@ PositionalEncodingTab::PositionalEncodingTab(QWidget* parent) : QWidget(parent) 
   style_plot(curves_);
   curves_->xAxis->setLabel(tr("Position"));
   curves_->yAxis->setLabel(tr("Encoding value"));
-  curves_->legend->setVisible(true);
+  legend_above_plot(curves_, 8);  // inside, it hid the curves' right end
   splitter->addWidget(heatmap_);
   splitter->addWidget(curves_);
   layout->addWidget(splitter, 1);

@@ -119,7 +119,11 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   stats_->setWordWrap(true);
   stats_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-  loss_chart_ = makeChart(QStringLiteral("lossChart"), tr("loss per target token"));
+  // A short axis title: the chart can be under 100 px tall, and a longer one was cut there.
+  loss_chart_ = makeChart(QStringLiteral("lossChart"), tr("loss / token"));
+  loss_chart_->setToolTip(
+      tr("Cross-entropy per target token (nats): the training loss at each step, its moving "
+         "average, and the dev loss at each validation."));
   add_graph(loss_chart_, tr("train loss"), series_color(0).lighter(140), 1)->setAdaptiveSampling(true);
   add_graph(loss_chart_, tr("smoothed"), series_color(0), 2);
   add_graph(loss_chart_, tr("dev loss"), series_color(1), 2, QCPScatterStyle::ssCircle);

@@ -31,12 +31,13 @@ void style_plot(QCustomPlot* plot) {
   plot->setNoAntialiasingOnDrag(true);
 }
 
-void legend_above_plot(QCustomPlot* plot) {
+void legend_above_plot(QCustomPlot* plot, int columns) {
   auto* legend = plot->legend;
   legend->setVisible(true);
   plot->axisRect()->insetLayout()->take(legend);  // where QCustomPlot puts it (false when moved already)
   plot->plotLayout()->insertRow(0);
   plot->plotLayout()->addElement(0, 0, legend);
+  legend->setWrap(columns);  // 0: no wrapping
   legend->setFillOrder(QCPLegend::foColumnsFirst);
   legend->setBorderPen(Qt::NoPen);
   legend->setBrush(Qt::NoBrush);

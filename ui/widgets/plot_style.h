@@ -14,9 +14,9 @@ namespace ts::ui {
 
 /// Applies the palette's colours to axes, grid, legend and background; enables drag and wheel zoom.
 void style_plot(QCustomPlot* plot);
-/// Shows the legend in one row above the plot area, where it never covers a curve (the end of a
-/// training curve is what people look at, and an inset legend sat on it).
-void legend_above_plot(QCustomPlot* plot);
+/// Shows the legend above the plot area, where it never covers a curve (the end of a training curve
+/// is what people look at, and an inset legend sat on it): in one row, or in rows of `columns` entries.
+void legend_above_plot(QCustomPlot* plot, int columns = 0);
 /// The i-th colour of a qualitative palette that reads on light and dark backgrounds.
 QColor series_color(int i);
 /// The colour of something the model gave probability `p`: red when unsure, through amber, to green

@@ -137,6 +137,18 @@ class AnatomyPanelTest : public QObject {
     QCOMPARE(peak_key(plot->graph(0)), 3000.0);
     QVERIFY(plot->graph(0)->name().contains(QStringLiteral("warmup 3000")));
     QVERIFY(panel.findChild<QLabel*>(QStringLiteral("lrSummary"))->text().contains(QStringLiteral("3000")));
+    QVERIFY(!panel.findChild<QLabel*>(QStringLiteral("lrSummary"))->text().contains(QStringLiteral("deadline")));
+
+    // A linear decay with a time budget ends at the deadline, not at the steps drawn: the summary says so.
+    QVERIFY2(state.applySetting(QStringLiteral("train.schedule=linear"), &error), qPrintable(error));
+    QVERIFY2(state.applySetting(QStringLiteral("train.budget_minutes=3"), &error), qPrintable(error));
+    QVERIFY2(state.applySetting(QStringLiteral("train.max_steps=0"), &error), qPrintable(error));
+    const QString budgeted = panel.findChild<QLabel*>(QStringLiteral("lrSummary"))->text();
+    QVERIFY2(budgeted.contains(QStringLiteral("deadline")) && budgeted.contains(QStringLiteral("3 min")),
+             qPrintable(budgeted));
+    // The legend sits above the curves, not on them.
+    QVERIFY(plot->legend->visible());
+    QVERIFY(plot->legend->layout() != plot->axisRect()->insetLayout());
   }
 
   void smoothingRowsSumToOne() {
