@@ -31,6 +31,7 @@ AttentionMapView::AttentionMapView(QWidget* parent) : QWidget(parent) {
   hover_ = new QLabel(this);
   hover_->setObjectName(QStringLiteral("attentionHover"));
   hover_->setTextFormat(Qt::PlainText);
+  hover_->setWordWrap(true);  // on one line the causal-mask hint widened a 1280-pixel window
   hover_->setForegroundRole(QPalette::PlaceholderText);
   layout->addWidget(hover_);
   connect(heatmap_, &AttentionHeatmap::cellHovered, this, &AttentionMapView::onHover);

@@ -391,6 +391,12 @@ class AttentionPanelTest : public QObject {
     const QImage img = f.panel.thumbnail(0, 2)->image();
     QCOMPARE(qAlpha(img.pixel(4, 1)), 0);
     QCOMPARE(qAlpha(img.pixel(1, 4)), 255);
+    // The hint under the map names the mask, and wraps rather than widening the window: on one line,
+    // with a desktop's fonts, it made a 1280-pixel window 1332 wide.
+    auto* hint = f.panel.findChild<QLabel*>(QStringLiteral("attentionHover"));
+    QVERIFY(hint && hint->text().contains(QStringLiteral("causal mask")));
+    QVERIFY2(hint->minimumSizeHint().width() < hint->fontMetrics().horizontalAdvance(hint->text()) / 2,
+             qPrintable(QStringLiteral("the hint asks for %1 px").arg(hint->minimumSizeHint().width())));
 
     // Hovering a masked cell says so under the map.
     auto* plot = large->findChild<QWidget*>(QStringLiteral("heatmapPlot"));
