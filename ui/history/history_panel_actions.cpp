@@ -205,7 +205,8 @@ bool HistoryPanel::loadSelectedCheckpoint() {
   }
   const auto c = preferred_checkpoint(store_.get(), runs.front().id);
   if (!c) {
-    setMessage(tr("Run #%1 \"%2\" has no checkpoint yet.").arg(runs.front().id).arg(q(runs.front().name)), true);
+    setMessage(tr("Run #%1 \"%2\" has no checkpoint yet.").arg(runs.front().id).arg(isolated(q(runs.front().name))),
+               true);
     return false;
   }
   return loadCheckpointFile(q(c->path), runs.front().kind);
@@ -248,7 +249,7 @@ void HistoryPanel::rename(qint64 id, const QString& name) {
     setMessage(tr("Cannot rename run #%1: %2").arg(id).arg(QString::fromUtf8(e.what())), true);
     return;
   }
-  setMessage(tr("Run #%1 renamed to \"%2\".").arg(id).arg(trimmed));
+  setMessage(tr("Run #%1 renamed to \"%2\".").arg(id).arg(isolated(trimmed)));
   QTimer::singleShot(0, this, &HistoryPanel::refresh);  // not inside the view's commit of the edit
 }
 
@@ -269,7 +270,7 @@ bool HistoryPanel::renameSelected(const QString& name) {
     setMessage(tr("Cannot rename run #%1: %2").arg(runs.front().id).arg(QString::fromUtf8(e.what())), true);
     return false;
   }
-  setMessage(tr("Run #%1 renamed to \"%2\".").arg(runs.front().id).arg(trimmed));
+  setMessage(tr("Run #%1 renamed to \"%2\".").arg(runs.front().id).arg(isolated(trimmed)));
   refresh();
   return true;
 }
@@ -293,7 +294,7 @@ bool HistoryPanel::tagSelected(const QString& tag) {
     refresh();
     return false;
   }
-  setMessage(tr("Tagged %1 with \"%2\".").arg(ids_text(runs), t));
+  setMessage(tr("Tagged %1 with \"%2\".").arg(ids_text(runs), isolated(t)));
   refresh();
   return true;
 }
@@ -313,7 +314,7 @@ bool HistoryPanel::untagSelected(const QString& tag) {
     refresh();
     return false;
   }
-  setMessage(tr("Removed the tag \"%1\" from %2.").arg(t, ids_text(runs)));
+  setMessage(tr("Removed the tag \"%1\" from %2.").arg(isolated(t), ids_text(runs)));
   refresh();
   return true;
 }
@@ -326,7 +327,7 @@ bool HistoryPanel::deleteSelected(bool confirm) {
   }
   QStringList running;
   for (const auto& r : runs)
-    if (r.status == RunStatus::kRunning) running << QStringLiteral("#%1 \"%2\"").arg(r.id).arg(q(r.name));
+    if (r.status == RunStatus::kRunning) running << QStringLiteral("#%1 \"%2\"").arg(r.id).arg(isolated(q(r.name)));
   if (!running.isEmpty()) {
     const QString text =
         tr("%1 still running: stop the training before deleting it.").arg(running.join(QStringLiteral(", ")));
@@ -339,7 +340,7 @@ bool HistoryPanel::deleteSelected(bool confirm) {
     for (std::size_t i = 0; i < runs.size() && i < 12; ++i)
       names << QStringLiteral("#%1 \"%2\" (%3, %4 steps)")
                    .arg(runs[i].id)
-                   .arg(q(runs[i].name), QString::fromLatin1(run_status_name(runs[i].status)))
+                   .arg(isolated(q(runs[i].name)), QString::fromLatin1(run_status_name(runs[i].status)))
                    .arg(runs[i].steps);
     if (runs.size() > 12) names << tr("… and %1 more").arg(runs.size() - 12);
     QMessageBox box(

@@ -11,6 +11,7 @@
 
 #include "shell/studio_state.h"
 #include "widgets/qt_text.h"
+#include "widgets/bidi_delegate.h"
 
 namespace ts::ui {
 
@@ -200,7 +201,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole) {
     switch (col) {
       case Name:
-        return tr("Run #%1 \"%2\" (double-click to rename)").arg(r.id).arg(q(r.name));
+        return tr("Run #%1 \"%2\" (double-click to rename)").arg(r.id).arg(isolated(q(r.name)));
       case Status: {
         QString tip = statusTip(r.status);
         if (!r.message.empty()) tip += (tip.isEmpty() ? QString() : QStringLiteral("\n")) + q(r.message);
