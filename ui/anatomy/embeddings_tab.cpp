@@ -21,6 +21,7 @@
 
 #include "anatomy/anatomy_util.h"
 #include "widgets/plot_style.h"
+#include "widgets/bidi_delegate.h"
 
 namespace ts::ui {
 
@@ -30,7 +31,8 @@ using anatomy::note;
 namespace {
 
 // Quotes a token for messages, showing subword marks as they are.
-QString quoted(const QString& token) { return QStringLiteral("\u201c") + token + QStringLiteral("\u201d"); }
+// In quotes, in its own direction (an Arabic token inside an English line).
+QString quoted(const QString& token) { return QStringLiteral("\u201c") + isolated(token) + QStringLiteral("\u201d"); }
 
 }  // namespace
 
@@ -274,12 +276,19 @@ void EmbeddingsTab::showNeighbours(const TokenNeighbours& result) {
     message_->setText(result.error);
   } else {
     const EmbeddingProjection& side = result.target ? target_ : source_;
-    message_->setText(
-        tr("The %1 tokens nearest to %2 (id %3) in the %4 embedding space, by cosine similarity.")
-            .arg(result.tokens.size())
-            .arg(quoted(result.token))
-            .arg(result.token_id)
-            .arg(side.language.isEmpty() ? (result.target ? tr("target") : tr("source")) : side.language));
+    const auto language = [](const EmbeddingProjection& p, const QString& kind) {
+      return p.language.isEmpty() ? kind : p.language;
+    };
+    // A shared table is both languages' space: naming one of them said the German space of English tokens.
+    const QString space =
+        shared_ ? tr("the embedding space %1 and %2 share")
+                      .arg(language(source_, tr("the source")), language(target_, tr("the target")))
+                : tr("the %1 embedding space").arg(language(side, result.target ? tr("target") : tr("source")));
+    message_->setText(tr("The %1 tokens nearest to %2 (id %3) in %4, by cosine similarity.")
+                          .arg(result.tokens.size())
+                          .arg(quoted(result.token))
+                          .arg(result.token_id)
+                          .arg(space));
     table_->setRowCount(result.tokens.size());
     for (int i = 0; i < result.tokens.size(); ++i) {
       auto* token = new QTableWidgetItem(result.tokens[i]);

@@ -350,6 +350,16 @@ class ModelTablesTest : public QObject {
     QVERIFY2(note->text().contains(QStringLiteral("the vocabulary English and German share")),
              qPrintable(note->text()));
     QVERIFY2(note->text().contains(QStringLiteral("Source and Target show the same points")), qPrintable(note->text()));
+    // A token's neighbours are found in the space both languages share, not in "the English space".
+    const QString word = panel.modelTables().source.tokens[2];
+    auto* search = panel.findChild<QLineEdit*>(QStringLiteral("embeddingSearch"));
+    auto* message = panel.findChild<QLabel*>(QStringLiteral("embeddingMessage"));
+    QVERIFY(search && message);
+    search->setText(word);
+    QTest::keyClick(search, Qt::Key_Return);
+    QVERIFY(wait_until([&] { return message->text().contains(QStringLiteral("nearest")); }));
+    QVERIFY2(message->text().contains(QStringLiteral("in the embedding space English and German share")),
+             qPrintable(message->text()));
     // Not shared: the side's own vocabulary, named by its language.
     QVERIFY(load(service, learned_));
     QVERIFY(wait_until([&] { return !panel.modelTables().shared_embeddings; }));
