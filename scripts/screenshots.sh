@@ -38,7 +38,7 @@ mkdir -p "$work"
 shoot() {
   local db=$1
   shift
-  xvfb-run -a -s "-screen 0 1600x1000x24" "$shots" --db "$db" "$@"
+  xvfb-run -a -s "-screen 0 1600x1000x24" "$shots" --db "$db" --window-size 1440x900 "$@"
 }
 
 deu=$(realpath ../shared/data/deu.txt)
