@@ -12,6 +12,8 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QImage>
+#include <QRect>
 #include <QMessageBox>
 #include <QSignalSpy>
 #include <QString>
@@ -97,6 +99,20 @@ inline void answer_next_message_box(QMessageBox::StandardButton button) {
       }
     answer_next_message_box(button);  // not shown yet
   });
+}
+
+/// The mean x of the dark pixels in a rectangle of a painted image (-1 when there are none): where
+/// a cell's text stands, to tell left-aligned from right-aligned.
+inline double ink_centre(const QImage& image, const QRect& band) {
+  double sum = 0;
+  int count = 0;
+  for (int y = band.top(); y <= band.bottom(); ++y)
+    for (int x = band.left(); x <= band.right(); ++x)
+      if (qGray(image.pixel(x, y)) < 128) {
+        sum += x;
+        ++count;
+      }
+  return count > 0 ? sum / count : -1;
 }
 
 }  // namespace ts::ui::test

@@ -7,6 +7,8 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileInfo>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
@@ -203,6 +205,51 @@ class DatasetPanelTest : public QObject {
              qPrintable(title->text()));
     QVERIFY(!plot->xAxis->label().isEmpty());
     QVERIFY(!plot->yAxis->label().isEmpty());
+  }
+
+  // ara.txt as it is, painted: the Arabic sources of the preview stand against their cells' right edge
+  // and the English targets against the left (both had been left-aligned, the final "!" at the right
+  // end, "اركض!" where Arabic shows "!اركض").
+  void theArabicOfAraTxtIsPaintedRightToLeft() {
+    const QString path = QStringLiteral(TS_SHARED_DATA_DIR "/ara.txt");
+    if (!QFileInfo::exists(path)) QSKIP("../shared/data/ara.txt is not here");
+    StudioState state;
+    DatasetPanel panel(&state);
+    panel.resize(1000, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy changed(&state, &StudioState::corpusChanged);
+    state.loadCorpus(path);
+    QVERIFY(ts::ui::test::wait_for_signal(changed));
+    QVERIFY(test::wait_until([&] { return !panel.isAnalysing(); }));
+    auto* table = panel.findChild<QTableView*>(QStringLiteral("datasetPreview"));
+    QVERIFY(table);
+    QCOMPARE(table->model()->headerData(DatasetPreviewModel::kSource, Qt::Horizontal).toString(),
+             QStringLiteral("Arabic (source)"));  // a Tatoeba file opens into English
+    table->setColumnWidth(DatasetPreviewModel::kSource, 320);
+    table->setColumnWidth(DatasetPreviewModel::kTarget, 320);
+    QPalette palette = table->palette();
+    palette.setColor(QPalette::Base, Qt::white);
+    palette.setColor(QPalette::AlternateBase, Qt::white);
+    palette.setColor(QPalette::Text, Qt::black);
+    table->setPalette(palette);
+    QApplication::processEvents();
+    const QImage image = table->viewport()->grab().toImage();
+    for (int row = 0; row < 5; ++row) {
+      const QRect arabic = table->visualRect(table->model()->index(row, DatasetPreviewModel::kSource));
+      const QRect english = table->visualRect(table->model()->index(row, DatasetPreviewModel::kTarget));
+      QVERIFY(!arabic.isEmpty() && !english.isEmpty());
+      const double arabic_ink = test::ink_centre(image, arabic.adjusted(1, 1, -1, -1));
+      const double english_ink = test::ink_centre(image, english.adjusted(1, 1, -1, -1));
+      QVERIFY2(arabic_ink > arabic.center().x(),
+               qPrintable(QStringLiteral("row %1: \"%2\" painted at %3, cell middle %4")
+                              .arg(row + 1)
+                              .arg(cell(table, row, DatasetPreviewModel::kSource))
+                              .arg(arabic_ink)
+                              .arg(arabic.center().x())));
+      QVERIFY2(english_ink >= 0 && english_ink < english.center().x(),
+               qPrintable(QStringLiteral("row %1: English painted at %2").arg(row + 1).arg(english_ink)));
+    }
   }
 
   void aFileOpensIntoEnglish() {

@@ -9,6 +9,7 @@
 #include <QTextLayout>
 #include <QTest>
 
+#include "ui_test_utils.h"
 #include "widgets/bidi_delegate.h"
 
 using namespace ts::ui;
@@ -38,19 +39,6 @@ qreal drawn_at(const QString& text, int index) {
   const auto runs = layout.glyphRuns(index, 1);
   if (runs.isEmpty()) return -1;
   return runs.front().boundingRect().center().x();
-}
-
-// The mean x of the dark pixels in a horizontal band of an image (-1 when there are none).
-double ink_centre(const QImage& image, const QRect& band) {
-  double sum = 0;
-  int count = 0;
-  for (int y = band.top(); y <= band.bottom(); ++y)
-    for (int x = band.left(); x <= band.right(); ++x)
-      if (qGray(image.pixel(x, y)) < 128) {
-        sum += x;
-        ++count;
-      }
-  return count > 0 ? sum / count : -1;
 }
 
 }  // namespace
@@ -89,7 +77,7 @@ class BidiDelegateTest : public QObject {
     image.fill(Qt::white);
     label.render(&image);
     const QRect band(0, 0, image.width(), image.height() / 2);  // the first line
-    QVERIFY2(ink_centre(image, band) < image.width() / 2.0, "the line is not at the left");
+    QVERIFY2(ts::ui::test::ink_centre(image, band) < image.width() / 2.0, "the line is not at the left");
   }
 
   // An Arabic sentence quoted in an English message: its final full stop stands at its left end, where
@@ -143,8 +131,8 @@ class BidiDelegateTest : public QObject {
     const QRect arabic = view.visualRect(model.index(0, 0));
     const QRect english = view.visualRect(model.index(1, 0));
     const double middle = arabic.center().x();
-    const double arabic_ink = ink_centre(image, arabic.adjusted(1, 1, -1, -1));
-    const double english_ink = ink_centre(image, english.adjusted(1, 1, -1, -1));
+    const double arabic_ink = ts::ui::test::ink_centre(image, arabic.adjusted(1, 1, -1, -1));
+    const double english_ink = ts::ui::test::ink_centre(image, english.adjusted(1, 1, -1, -1));
     QVERIFY2(arabic_ink > middle,
              qPrintable(QStringLiteral("Arabic ink at %1, cell middle %2").arg(arabic_ink).arg(middle)));
     QVERIFY2(english_ink >= 0 && english_ink < middle,
