@@ -59,11 +59,12 @@ HistoryChart::HistoryChart(QWidget* parent) : QWidget(parent) {
   plot_->setToolTip(tr("Drag to pan, wheel to zoom, double-click to fit"));
   style_plot(plot_);
   plot_->xAxis->setLabel(tr("step"));
-  plot_->legend->setVisible(false);
   QFont legend_font = plot_->font();
   legend_font.setPointSizeF(legend_font.pointSizeF() * 0.9);
   plot_->legend->setFont(legend_font);
-  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  // Above the curves, three runs a row: inside, at the top right, it sat on a rising BLEU curve's end.
+  legend_above_plot(plot_, 3);
+  plot_->legend->setVisible(false);
   hint_ = new QCPItemText(plot_);
   hint_->position->setType(QCPItemPosition::ptAxisRectRatio);
   hint_->position->setCoords(0.5, 0.5);

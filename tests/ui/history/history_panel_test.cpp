@@ -233,6 +233,7 @@ class HistoryPanelTest : public QObject {
     QCOMPARE(points.value(QStringLiteral("#1 small")), 10);
     QCOMPARE(points.value(QStringLiteral("#2 large")), 100);
     QVERIFY(chart->legend->visible());
+    QVERIFY(chart->legend->layout() != chart->axisRect()->insetLayout());  // above the curves, not on them
     QVERIFY(chart->graph(0)->pen().color() != chart->graph(1)->pen().color());
 
     // The metric combo lists what was recorded; choosing BLEU redraws.
