@@ -67,4 +67,10 @@ check "--rank beyond --world-size refused" contains "$work/bad2.log" "--rank 2 m
 check "--master-port out of range refused" contains "$work/bad3.log" "master-port"
 
 echo "$passes passed, $failures failed"
+if [ "$failures" -ne 0 ]; then  # what the ranks said, to tell a race from a bug
+  for log in "$work"/*.log; do
+    echo "== $(basename "$log")"
+    tail -n 25 "$log"
+  done
+fi
 test "$failures" -eq 0
