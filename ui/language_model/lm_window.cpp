@@ -17,6 +17,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
@@ -36,6 +37,10 @@
 #include "shell/studio_state.h"
 
 namespace ts::ui {
+
+namespace {
+const QSize kDefaultSize(1320, 860);  // the chart and the setup side by side
+}  // namespace
 
 using lm_util::number;
 using lm_util::q;
@@ -82,7 +87,7 @@ LmWindow::LmWindow(const QString& database, const QString& runs_directory, QWidg
   setCentralWidget(split);
   buildMenus();
   statusBar()->showMessage(tr("Open a UTF-8 text file to train a language model on (File ▸ Open text…)."));
-  resize(1320, 860);
+  resize(kDefaultSize);  // until the first show fits it to its screen
 
   connect(service_, &LmService::textInspected, this, &LmWindow::showText);
   connect(service_, &LmService::textFailed, this, &LmWindow::showTextError);
@@ -396,6 +401,15 @@ void LmWindow::updateButtons() {
 
 void LmWindow::log(const QString& line) {
   log_->appendPlainText(QStringLiteral("%1  %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), line));
+}
+
+void LmWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (sized_) return;
+  sized_ = true;
+  // A 1280 x 800 laptop gets its whole screen, not a window past its edges.
+  const QRect room = screen() ? screen()->availableGeometry() : QRect(QPoint(0, 0), kDefaultSize);
+  resize(std::min(kDefaultSize.width(), room.width()), std::min(kDefaultSize.height(), room.height()));
 }
 
 void LmWindow::closeEvent(QCloseEvent* event) {

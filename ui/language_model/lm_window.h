@@ -100,6 +100,8 @@ class LmWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  /// The first show sizes the window: 1320 x 860 where the screen has room, else the screen's room.
+  void showEvent(QShowEvent* event) override;
 
  private:
   // lm_window.cpp: layout, menus, the text, the configuration, generation, the window's state.
@@ -139,6 +141,7 @@ class LmWindow : public QMainWindow {
   QString resume_text_;        // the text that checkpoint was trained on
   bool generate_on_snapshot_ = false;
   bool close_when_stopped_ = false;
+  bool sized_ = false;  // sized for its screen at the first show
   int run_counter_ = 0;
 
   LmTextPane* text_pane_ = nullptr;

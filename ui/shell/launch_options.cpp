@@ -281,6 +281,11 @@ bool LaunchOptions::applyLanguageModel(MainWindow& window, QString* error) {
     QObject::connect(lm->controller(), &TrainingController::stateChanged, once, try_generate);
   }
   window.showLanguageModelWindow();
+  // --window-size applies to this window too (after show(): the first show fits it to the screen).
+  if (parser_.isSet(window_size_)) {
+    const QSize size = parse_window_size(parser_.value(window_size_));
+    if (size.isValid()) lm->resize(size);
+  }
   return true;
 }
 

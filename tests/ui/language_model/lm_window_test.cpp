@@ -23,6 +23,7 @@
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QScreen>
 #include <QTest>
 
 #include "widgets/attention_heatmap.h"
@@ -95,6 +96,7 @@ class LmWindowTest : public QObject {
   void closingMidRunStopsWithACheckpoint();
   void exportsAModelFolderThatGeneratesTheSameText();
   void fileMenuOpensTheWindow();
+  void theWindowFitsItsScreen();
 };
 
 void LmWindowTest::opensATextAndShowsItsSizeAndVocabulary() {
@@ -452,6 +454,27 @@ void LmWindowTest::fileMenuOpensTheWindow() {
   QCOMPARE(lm->service()->model().step, 10);
   QVERIFY(!main.translation()->hasModel());
   lm->close();
+}
+
+// At its first show the window takes 1320 x 860 only where the screen has room: on a smaller one (a
+// 1280 x 800 laptop; the offscreen platform's screen is smaller still) it reached past the edges.
+void LmWindowTest::theWindowFitsItsScreen() {
+  QTemporaryDir dir;
+  LmWindow w(dir.filePath(QStringLiteral("runs.db")), dir.filePath(QStringLiteral("runs")));
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  // 1320 x 860 cut to the screen's room, but never below what the window needs.
+  const QRect room = w.screen()->availableGeometry();
+  const QSize minimum = w.minimumSizeHint().expandedTo(w.minimumSize());
+  const QSize expected = QSize(std::min(1320, room.width()), std::min(860, room.height())).expandedTo(minimum);
+  QVERIFY2(w.size() == expected, qPrintable(QStringLiteral("window %1x%2 on a screen with room for %3x%4")
+                                                .arg(w.width())
+                                                .arg(w.height())
+                                                .arg(room.width())
+                                                .arg(room.height())));
+  // What it needs fits a 1280 x 800 screen.
+  QVERIFY2(minimum.width() <= 1280 && minimum.height() <= 800,
+           qPrintable(QStringLiteral("minimum %1x%2").arg(minimum.width()).arg(minimum.height())));
 }
 
 QTEST_MAIN(LmWindowTest)
