@@ -17,7 +17,6 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
-#include <QScreen>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
@@ -35,6 +34,7 @@
 #include "services/lm_service.h"
 #include "services/training_controller.h"
 #include "shell/studio_state.h"
+#include "widgets/screen_fit.h"
 
 namespace ts::ui {
 
@@ -407,9 +407,7 @@ void LmWindow::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
   if (sized_) return;
   sized_ = true;
-  // A 1280 x 800 laptop gets its whole screen, not a window past its edges.
-  const QRect room = screen() ? screen()->availableGeometry() : QRect(QPoint(0, 0), kDefaultSize);
-  resize(std::min(kDefaultSize.width(), room.width()), std::min(kDefaultSize.height(), room.height()));
+  resize(size_for_screen(*this, kDefaultSize));
 }
 
 void LmWindow::closeEvent(QCloseEvent* event) {

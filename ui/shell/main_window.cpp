@@ -7,7 +7,6 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
-#include <QScreen>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -39,6 +38,7 @@
 #include "translate/translate_panel.h"
 #include "services/translation_service.h"
 #include "ts/licence.h"
+#include "widgets/screen_fit.h"
 
 namespace ts::ui {
 
@@ -416,8 +416,7 @@ void MainWindow::showEvent(QShowEvent* event) {
   // Last time's size and place, or 1440 x 900 where the screen has room for it (a 1280 x 800
   // laptop gets its whole screen, not a window past its edges).
   if (!saved_geometry_.isEmpty() && restoreGeometry(saved_geometry_)) return;
-  const QRect room = screen() ? screen()->availableGeometry() : QRect(0, 0, 1440, 900);
-  resize(std::min(1440, room.width()), std::min(900, room.height()));
+  resize(size_for_screen(*this, QSize(1440, 900)));
   if (restored_state_.isEmpty()) applyDefaultDockWidths();  // a saved layout keeps its own widths
 }
 
