@@ -9,14 +9,24 @@
 # training log (deprecated calls warn on every use in 2.x).
 #
 #   bash scripts/check-libtorch2.sh            # needs root (or sudo) for debootstrap and chroot
+#   TS_DEBIAN_SUITE=sid bash scripts/check-libtorch2.sh   # the newest LibTorch Debian has (unstable)
 #
-# The root is kept between runs (TS_TRIXIE_ROOT, default ~/.cache/transformer-studio/trixie-root,
-# about 2 GB) with a ccache inside it, so a second run rebuilds only what changed.
-# Environment: TS_TRIXIE_ROOT, DEBIAN_MIRROR (default http://deb.debian.org/debian), JOBS.
+# The root is kept between runs (TS_TRIXIE_ROOT, default ~/.cache/transformer-studio/trixie-root, or
+# <suite>-root for another suite; about 2 GB) with a ccache inside it, so a second run rebuilds only
+# what changed. Environment: TS_DEBIAN_SUITE (default trixie, what CI checks), TS_TRIXIE_ROOT,
+# DEBIAN_MIRROR (default http://deb.debian.org/debian), JOBS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SOURCE=$PWD
-ROOT=${TS_TRIXIE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/transformer-studio/trixie-root}
+SUITE=${TS_DEBIAN_SUITE:-trixie}
+case "$SUITE" in
+  trixie | forky | sid | unstable | testing) ;;
+  *)
+    echo "check-libtorch2: TS_DEBIAN_SUITE=$SUITE: expected trixie, forky, testing, sid or unstable" >&2
+    exit 2
+    ;;
+esac
+ROOT=${TS_TRIXIE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/transformer-studio/$SUITE-root}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 JOBS=${JOBS:-$(nproc)}
 # debootstrap, chroot and mount need root.
@@ -24,6 +34,9 @@ if [ "$(id -u)" -ne 0 ]; then exec sudo -E bash "$0" "$@"; fi
 # What core and the CLI build and test with, from trixie.
 source "$SOURCE/scripts/packages.sh"
 PACKAGES=("${HEADLESS_PACKAGES[@]}")
+# SentencePiece 0.2.2 (sid, 2026; not 0.2.0 in Debian 13) includes abseil's headers from its own,
+# and Debian's libsentencepiece-dev does not depend on them.
+if [ "$SUITE" != trixie ]; then PACKAGES+=(libabsl-dev); fi
 step() { printf '\n== check-libtorch2: %s\n' "$*"; }
 
 if ! command -v debootstrap > /dev/null; then
@@ -31,17 +44,20 @@ if ! command -v debootstrap > /dev/null; then
   exit 1
 fi
 
-# 1. The trixie root, made once; the package list is re-applied when it changes.
+# 1. The root, made once; the package list is re-applied when it changes.
 if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
-  step "debootstrap trixie into $ROOT"
+  step "debootstrap $SUITE into $ROOT"
   rm -rf "$ROOT"
   mkdir -p "$ROOT"
-  debootstrap --variant=minbase trixie "$ROOT" "$MIRROR"
+  debootstrap --variant=minbase "$SUITE" "$ROOT" "$MIRROR"
 fi
 wanted="${PACKAGES[*]}"
 if [ "$(cat "$ROOT/.ts-packages" 2> /dev/null || true)" != "$wanted" ]; then
   step "install the build dependencies in the root"
   cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+  # sid's and testing's Release files expire within days; a mirror that lags (or a clock ahead of it)
+  # would then refuse them. This root only builds and tests, so an expired date is not a reason to stop.
+  echo 'Acquire::Check-Valid-Until "false";' > "$ROOT/etc/apt/apt.conf.d/99ts-valid-until"
   chroot "$ROOT" apt-get update -qq
   chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}" > /dev/null
@@ -90,7 +106,9 @@ in_root() {
     LANG=C.UTF-8 CCACHE_DIR=/root/.ccache TERM=dumb CI="${CI:-}" bash -c "$1"
 }
 
-step "LibTorch $(in_root "sed -n 's/^#define TORCH_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' /usr/include/torch/csrc/api/include/torch/version.h | paste -sd.")"
+# The version macros: torch/version.h up to 2.x, torch/headeronly/version.h (which it includes) later.
+step "LibTorch $(in_root "cat /usr/include/torch/csrc/api/include/torch/version.h /usr/include/torch/headeronly/version.h 2> /dev/null |
+  sed -n 's/^#define TORCH_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' | paste -sd.")"
 step "configure and build (headless)"
 in_root "cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON -DBUILD_GUI=OFF \
            -DTS_BUILD_BENCH=OFF > /build-configure.log 2>&1 || { cat /build-configure.log; exit 1; }"

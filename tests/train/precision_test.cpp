@@ -18,9 +18,10 @@ namespace {
 using LossObserver = test::RecordingObserver;
 
 std::vector<double> train_losses(Precision precision, DeviceChoice device, int steps,
-                                 Transformer* weights_out = nullptr, int threads = 0) {
+                                 Transformer* weights_out = nullptr, int threads = 0, bool shard_batch = true) {
   auto config = test::tiny_config();
   if (threads > 0) config.train.threads = threads;
+  config.train.shard_batch = shard_batch;
   config.train.max_steps = steps;
   config.train.precision = precision;
   config.train.device = device;
@@ -86,6 +87,23 @@ TEST(Precision, Bf16TrainingTracksFp32OnATinyModel) {
   ASSERT_EQ(bf16.size(), static_cast<std::size_t>(steps));
   expect_tracks(bf16, fp32, "bf16");
   // Master weights stay fp32: autocast only lowers the products.
+  for (const auto& p : bf16_model->parameters()) EXPECT_EQ(p.scalar_type(), at::kFloat);
+  EXPECT_FALSE(torch_compat::autocast_enabled(at::kCPU));
+}
+
+// The path a CPU with AMX takes (or one with bf16 emulated): the whole batch under bf16 autocast on
+// LibTorch's own kernels (oneDNN's), on LibTorch's threads, here forced on whatever this CPU is. The GPU
+// machine's LibTorch 2.11 with AMX died inside the test above, which takes this path there.
+TEST(Precision, Bf16UnderAutocastTheWayACpuWithAmxTrainsTracksFp32) {
+  const int steps = 150;
+  // fp32 as one share too: shares draw their dropout masks from their own seeds.
+  const auto fp32 = train_losses(Precision::kFp32, DeviceChoice::kCpu, steps, nullptr, 2, false);
+  Bf16ProductsPreferenceScope autocast_path(false);
+  EXPECT_EQ(batch_shares(true, at::Device(at::kCPU), Precision::kBf16, 2), 1);  // one share: LibTorch's threads
+  EXPECT_FALSE(uses_bf16_products(at::Device(at::kCPU), Precision::kBf16, 1));
+  Transformer bf16_model{nullptr};
+  const auto bf16 = train_losses(Precision::kBf16, DeviceChoice::kCpu, steps, &bf16_model, 2, false);
+  expect_tracks(bf16, fp32, "bf16 under autocast");
   for (const auto& p : bf16_model->parameters()) EXPECT_EQ(p.scalar_type(), at::kFloat);
   EXPECT_FALSE(torch_compat::autocast_enabled(at::kCPU));
 }

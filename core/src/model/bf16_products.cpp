@@ -13,6 +13,7 @@
 #include "ts/infer/bf16.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -39,7 +40,20 @@ bool bf16_dot_products_available() {
 #endif
 }
 
-bool bf16_products_preferred() { return bf16_dot_products_available() && !cpu_info().has("amx_bf16"); }
+namespace {
+std::atomic<int> g_preference_override{-1};  // -1: the CPU decides; 0 or 1: a test's scope
+}  // namespace
+
+bool bf16_products_preferred() {
+  const int given = g_preference_override.load(std::memory_order_relaxed);
+  if (given >= 0) return given == 1;
+  return bf16_dot_products_available() && !cpu_info().has("amx_bf16");
+}
+
+Bf16ProductsPreferenceScope::Bf16ProductsPreferenceScope(bool preferred)
+    : previous_(g_preference_override.exchange(preferred ? 1 : 0)) {}
+
+Bf16ProductsPreferenceScope::~Bf16ProductsPreferenceScope() { g_preference_override.store(previous_); }
 
 namespace {
 

@@ -51,7 +51,7 @@ std::string human_bytes(double bytes) {
   const char* units[] = {"bytes", "KB", "MB", "GB", "TB", "PB", "EB"};
   int u = 0;
   while (bytes >= 1000 && u < 6) bytes /= 1000, ++u;
-  return fmt::format(u == 0 ? "{:.0f} {}" : "{:.1f} {}", bytes, units[u]);
+  return u == 0 ? fmt::format("{:.0f} {}", bytes, units[u]) : fmt::format("{:.1f} {}", bytes, units[u]);
 }
 
 }  // namespace

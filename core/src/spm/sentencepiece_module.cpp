@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 struct TsSpmModel {
@@ -23,6 +24,10 @@ struct TsSpmModel {
 };
 
 namespace {
+
+/// SentencePiece's status: its own `sentencepiece::util::Status` up to 0.2.0 (Debian 12, 13), abseil's
+/// `absl::Status` in 0.2.2 (Debian sid, 2026). Named by what the processor returns, so both build.
+using SpmStatus = decltype(std::declval<const sentencepiece::SentencePieceProcessor&>().status());
 
 /// malloc()ed copy of `size` bytes plus a terminating NUL (so text can be used as a C string).
 char* copy_bytes(const char* data, size_t size) {
@@ -58,10 +63,10 @@ int guarded(char** error, Body&& body) noexcept {
 
 /// A SentencePiece failure, carrying only its message (what callers match on).
 struct StatusError : std::runtime_error {
-  explicit StatusError(const sentencepiece::util::Status& status) : std::runtime_error(status.message()) {}
+  explicit StatusError(const SpmStatus& status) : std::runtime_error(std::string(status.message())) {}
 };
 
-void check(const sentencepiece::util::Status& status) {
+void check(const SpmStatus& status) {
   if (!status.ok()) throw StatusError(status);
 }
 
@@ -72,7 +77,7 @@ class CallbackSentences final : public sentencepiece::SentenceIterator {
   bool done() const override { return done_; }
   void Next() override { advance(); }
   const std::string& value() const override { return current_; }
-  sentencepiece::util::Status status() const override { return {}; }
+  SpmStatus status() const override { return {}; }
 
  private:
   void advance() {
@@ -162,7 +167,12 @@ int ts_spm_decode(const TsSpmModel* model, const char* const* pieces, const size
     input.reserve(piece_count);
     for (size_t i = 0; i < piece_count; ++i) input.emplace_back(pieces[i], piece_sizes[i]);
     std::string decoded;
+#ifdef ABSL_TYPES_SPAN_H_
+    // SentencePiece 0.2.2 includes abseil's span and deprecates its std::vector overloads.
+    check(model->processor.Decode(absl::MakeConstSpan(input), &decoded));
+#else
     check(model->processor.Decode(input, &decoded));
+#endif
     *text = copy_bytes(decoded.data(), decoded.size());
     *text_size = decoded.size();
   });

@@ -16,6 +16,20 @@ bool bf16_dot_products_available();
 /// rather than autocast: AVX-512 BF16 without AMX (with AMX, oneDNN's tile kernels are faster).
 bool bf16_products_preferred();
 
+/// For tests: while one is alive, bf16_products_preferred() answers `preferred` whatever the CPU. With
+/// false, bf16 trains the whole batch under autocast on LibTorch's kernels, as on a CPU with AMX, so
+/// that path is tested on any CPU. Process-wide; nests; restores the previous answer.
+class Bf16ProductsPreferenceScope {
+ public:
+  explicit Bf16ProductsPreferenceScope(bool preferred);
+  ~Bf16ProductsPreferenceScope();
+  Bf16ProductsPreferenceScope(const Bf16ProductsPreferenceScope&) = delete;
+  Bf16ProductsPreferenceScope& operator=(const Bf16ProductsPreferenceScope&) = delete;
+
+ private:
+  int previous_;
+};
+
 /// a [M, K] · b [K, N] (+ bias [N]) for fp32 CPU tensors of any strides: each element rounded to bf16
 /// (to nearest even), the products summed in fp32; a contiguous fp32 [M, N]. Throws
 /// std::invalid_argument on other shapes or types and std::runtime_error where the CPU lacks
