@@ -45,6 +45,16 @@ check "resumed ranks identical at step 30" same_weights "$work/check2.txt" 30
 "$cli" runs list > "$work/runs.txt" 2>&1
 check "resume appends to the same history row" test "$(grep -c "deu.txt" "$work/runs.txt")" -eq 1
 
+# The auto recipe: the ranks time their data-parallel steps together and all size it by rank 0's figure
+# for the whole group, so both train the same model.
+"$cli" train --corpus "$work/deu.txt" --direction de-en --budget 1 --nproc 2 --threads 1 --max-steps 3 --no-history \
+  --out "$work/runs/auto" --parallel-check "$work/check3.txt" > "$work/auto.log" 2>&1
+check "auto recipe with --nproc 2 exits 0" test $? -eq 0
+check "the recipe's speed is measured across both ranks" contains "$work/auto.log" \
+  "measured across the 2 data-parallel ranks together"
+check "the recipe names the ranks" contains "$work/auto.log" "2 data-parallel ranks of 1 core each"
+check "auto-recipe ranks identical at step 3" same_weights "$work/check3.txt" 3
+
 # A rank that dies fails the run clearly instead of hanging.
 start_logged "$work/kill.log" "${train[@]}" --nproc 2 --max-steps 1000000 --no-history --out "$work/killed"
 # Once both ranks train: a step is reported only after every rank has taken part in it.

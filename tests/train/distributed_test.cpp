@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "test_utils.h"
+#include "ts/train/calibration.h"
 #include "ts/train/trainer.h"
 
 // Two ranks run as two threads of this process, each with its own TCPStore client and Gloo
@@ -218,6 +219,36 @@ TEST(DataParallel, AStopRequestOnAnyRankStopsEveryRankAtTheSameStep) {
   }
   EXPECT_TRUE(std::filesystem::exists(dir0.file("last.ckpt")));  // rank 0 saves when stopped
   EXPECT_TRUE(dir_empty(dir1.str()));
+}
+
+// The auto recipe's measurement on a data-parallel group: every rank takes the same timed steps (rank 0's
+// clock ends them, or the collectives would hang) and gets rank 0's figure for the whole batch, so every
+// rank fits the same recipe.
+TEST(DataParallel, RanksTimeTheirStepsTogetherAndAllGetRankZerosFigure) {
+  SKIP_WITHOUT_C10D();
+  auto ranks = connect_ranks(2);
+  ASSERT_EQ(ranks.size(), 2u);
+  SpeedSettings settings;
+  settings.device = DeviceChoice::kCpu;
+  settings.threads = 1;
+  std::vector<ThroughputMeasurement> measured(2);
+  std::vector<MachineProfile> machines(2);
+  on_ranks(2, [&](int r) {
+    measured[r] = measure_data_parallel_throughput(settings, 60, *ranks[r], /*seconds=*/0.2);
+    machines[r] = measure_data_parallel_machine(settings, *ranks[r]);
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_GT(measured[r].tokens_per_second, 0) << "rank " << r;
+    EXPECT_GE(measured[r].steps, 3) << "rank " << r;
+    EXPECT_EQ(measured[r].target_tokens, 60) << "rank " << r;  // the whole batch: 6 sentences of 10
+    EXPECT_EQ(machines[r].data_parallel_ranks, 2);
+    EXPECT_NE(machines[r].describe().find("2 data-parallel ranks of 1 core each"), std::string::npos)
+        << machines[r].describe();
+  }
+  EXPECT_EQ(measured[1].steps, measured[0].steps);
+  EXPECT_EQ(measured[1].tokens_per_second, measured[0].tokens_per_second);  // rank 0's, exactly
+  EXPECT_EQ(machines[1].measured_tokens_per_second, machines[0].measured_tokens_per_second);
+  EXPECT_GT(machines[0].measured_tokens_per_second, 0);
 }
 
 TEST(DataParallel, RanksWithDifferentConfigurationsRefuseToTrain) {

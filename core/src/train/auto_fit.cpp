@@ -65,7 +65,7 @@ std::string auto_fit_key(const Corpus& corpus, const Direction& direction, const
 }
 
 AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config, bool measure,
-                 double given_speed) {
+                 double given_speed, DataParallel* parallel) {
   AutoFit out;
   out.key = auto_fit_key(corpus, direction, config);
   const double budget = config.train.budget_minutes;
@@ -74,6 +74,8 @@ AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const Experim
     MachineProfile machine;
     if (given_speed > 0) {
       machine = given_machine(speed, given_speed);
+    } else if (parallel) {
+      machine = measure_data_parallel_machine(speed, *parallel);
     } else if (measure) {
       machine = measure_machine(speed);
     } else {

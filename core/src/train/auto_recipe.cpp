@@ -150,10 +150,17 @@ bool MachineProfile::auto_trains_bf16() const {
 }
 
 std::string MachineProfile::describe() const {
-  if (cuda) return "a CUDA GPU";
+  if (cuda)
+    return data_parallel_ranks > 1 ? fmt::format("{} data-parallel ranks, each on a CUDA GPU", data_parallel_ranks)
+                                   : std::string("a CUDA GPU");
   std::string flags = avx512 ? "AVX-512" : "AVX2 or less";
   if (native_bf16) flags += ", native bf16";
-  return fmt::format("{}{} core{}, {}", cpu_model.empty() ? "" : cpu_model + ", ", cores, cores == 1 ? "" : "s", flags);
+  const std::string cores_text = fmt::format("{} core{}", cores, cores == 1 ? "" : "s");
+  return fmt::format("{}{}, {}", cpu_model.empty() ? "" : cpu_model + ", ",
+                     data_parallel_ranks > 1
+                         ? fmt::format("{} data-parallel ranks of {} each", data_parallel_ranks, cores_text)
+                         : cores_text,
+                     flags);
 }
 
 CorpusShape measure_corpus(const Corpus& corpus, const Direction& direction) {
@@ -325,6 +332,14 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
                                 "{:.0f}% of that",
                                 thousands(machine.measured_tokens_per_second),
                                 thousands(machine.estimated_tokens_per_second()), kRealBatchShare * 100)
+      : measured && machine.data_parallel_ranks > 1
+          ? fmt::format(
+                "measured across the {} data-parallel ranks together: the reference model's steps, each rank its "
+                "share of every batch and the gradients summed over the ranks, trained {} target tokens/s on random "
+                "sentences in a {:.1f} s test, where constants from another machine predicted {} for one process; a "
+                "real run's batches reach about {:.0f}% of that",
+                machine.data_parallel_ranks, thousands(machine.measured_tokens_per_second), machine.measured_seconds,
+                thousands(machine.estimated_tokens_per_second()), kRealBatchShare * 100)
       : measured ? fmt::format(
                        "measured here: the reference model trained {} target tokens/s on random sentences in a "
                        "{:.1f} s test, where constants from another machine predicted {}; a real run's batches "

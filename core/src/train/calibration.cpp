@@ -16,6 +16,7 @@
 #include "ts/model/transformer.h"
 #include "ts/text/pipeline.h"
 #include "ts/text/vocab.h"
+#include "ts/train/distributed.h"
 #include "ts/train/optimizer.h"
 #include "ts/train/config.h"
 #include "ts/train/trainer.h"
@@ -47,10 +48,14 @@ double median(std::vector<double> values) {
 
 }  // namespace
 
-ThroughputMeasurement measure_reference_throughput(const SpeedSettings& settings, int batch_tokens, double seconds) {
+namespace {
+
+// measure_reference_throughput, or with `parallel` its data-parallel form.
+ThroughputMeasurement measure_throughput(const SpeedSettings& settings, int batch_tokens, double seconds,
+                                         DataParallel* parallel) {
   const auto t0 = std::chrono::steady_clock::now();
   ThroughputMeasurement m;
-  const auto device = resolve_device(settings.device);
+  const auto device = parallel ? parallel->device() : resolve_device(settings.device);  // a rank's own GPU
   m.threads = configure_threads(settings.threads);
   m.precision = resolve_precision(settings.precision, device);
   check_precision(m.precision, device);
@@ -84,21 +89,35 @@ ThroughputMeasurement measure_reference_throughput(const SpeedSettings& settings
   std::int64_t tokens = 0;
   for (const auto& e : examples) tokens += static_cast<std::int64_t>(e.tgt.size() + 1);
   m.target_tokens = static_cast<int>(tokens);
+  // Data-parallel: this rank's share, as the trainer shards a batch (every world_size-th sentence).
+  std::vector<std::size_t> rows;
+  for (std::size_t i = parallel ? static_cast<std::size_t>(parallel->rank()) : 0; i < indices.size();
+       i += parallel ? static_cast<std::size_t>(parallel->world_size()) : 1)
+    rows.push_back(indices[i]);
   // The training step's own forward and backward, threads sharing the batch as training does.
   const auto parameters = model->parameters();
   const int shares = batch_shares(settings.shard_batch, device, m.precision, m.threads);
   m.shares = shares;
   const auto step = [&] {
     clear_gradients(parameters);
-    const double loss =
-        forward_backward_batch(model, examples, indices, device, m.precision, config.train.label_smoothing,
-                               static_cast<double>(tokens), 1.0, shares, parameters);
+    double loss = 0;
+    if (!rows.empty())
+      loss = forward_backward_batch(model, examples, rows, device, m.precision, config.train.label_smoothing,
+                                    static_cast<double>(tokens), 1.0, shares, parameters);
+    if (parallel) parallel->all_reduce_gradients(model, 1.0);
     if (!clipped_fused_adam_step(optimizer, 1.0)) optimizer.step();
     return loss;  // item() inside waited for a GPU to finish the step
   };
+  // Rank 0's clock ends the timed steps for every rank: all take the same steps, collectives included.
+  const auto more = [&](bool mine) {
+    if (!parallel) return mine;
+    std::vector<double> flag{mine ? 1.0 : 0.0};
+    parallel->broadcast(flag);
+    return flag[0] > 0;
+  };
   step();  // warm-up: allocations, kernel selection
   const auto timed = std::chrono::steady_clock::now();
-  while (m.steps < 3 || seconds_since(timed) < seconds) {
+  while (more(m.steps < 3 || seconds_since(timed) < seconds)) {
     const auto started = std::chrono::steady_clock::now();
     step();
     m.step_seconds.push_back(seconds_since(started));
@@ -106,8 +125,24 @@ ThroughputMeasurement measure_reference_throughput(const SpeedSettings& settings
   }
   m.timed_seconds = seconds_since(timed);
   m.tokens_per_second = static_cast<double>(tokens) / median(m.step_seconds);
+  if (parallel) {  // rank 0's figure for every rank
+    std::vector<double> rate{m.tokens_per_second};
+    parallel->broadcast(rate);
+    m.tokens_per_second = rate[0];
+  }
   m.seconds = seconds_since(t0);
   return m;
+}
+
+}  // namespace
+
+ThroughputMeasurement measure_reference_throughput(const SpeedSettings& settings, int batch_tokens, double seconds) {
+  return measure_throughput(settings, batch_tokens, seconds, nullptr);
+}
+
+ThroughputMeasurement measure_data_parallel_throughput(const SpeedSettings& settings, int batch_tokens,
+                                                       DataParallel& parallel, double seconds) {
+  return measure_throughput(settings, batch_tokens, seconds, &parallel);
 }
 
 namespace {
@@ -148,6 +183,16 @@ MachineProfile measure_machine(const SpeedSettings& settings, const ThroughputPr
   auto machine = MachineProfile::detect(settings.device, settings.threads);
   machine.measured_tokens_per_second = m.tokens_per_second;
   machine.measured_seconds = m.seconds;
+  return machine;
+}
+
+MachineProfile measure_data_parallel_machine(const SpeedSettings& settings, DataParallel& parallel) {
+  const auto m = measure_data_parallel_throughput(
+      settings, auto_batch_tokens(MachineProfile::detect(settings.device, settings.threads)), parallel);
+  auto machine = MachineProfile::detect(settings.device, settings.threads);
+  machine.measured_tokens_per_second = m.tokens_per_second;
+  machine.measured_seconds = m.seconds;
+  machine.data_parallel_ranks = parallel.world_size();
   return machine;
 }
 

@@ -148,24 +148,25 @@ struct TrainingSession::State {
   bool root() const { return !request.distributed || request.distributed->rank == 0; }
   void log(const std::string& line) { events.on_log(line); }
 
-  void fit_recipe();
+  void fit_recipe(DataParallel* parallel);
   std::shared_ptr<DataParallel> connect();
 };
 
 // The `auto` preset fitted to this corpus, direction, budget and machine, with the person's own
-// settings kept. Data-parallel ranks fit without timing the machine (or by a given --machine-speed):
-// every rank must train the same model, and timings differ from process to process.
-void TrainingSession::State::fit_recipe() {
+// settings kept. Data-parallel ranks (`parallel`, connected) time their data-parallel steps together and
+// all fit to rank 0's figure for the whole group (or to a given --machine-speed): every rank must train
+// the same model, and timings differ from process to process.
+void TrainingSession::State::fit_recipe(DataParallel* parallel) {
   auto& r = request;
   events.on_phase(SessionPhase::kFittingRecipe);
   const bool given = r.machine_speed > 0;
-  const bool measure = !r.distributed && !given;
+  const bool measure = !given;
   AutoFit fit;
-  if (!given && r.fitted && r.fitted->ok() && r.fitted->measured == measure &&
+  if (!given && !parallel && r.fitted && r.fitted->ok() && r.fitted->measured == measure &&
       r.fitted->key == auto_fit_key(*r.corpus, r.direction, r.config))
     fit = *r.fitted;
   else
-    fit = fit_auto(*r.corpus, r.direction, r.config, measure, r.machine_speed);
+    fit = fit_auto(*r.corpus, r.direction, r.config, measure, r.machine_speed, given ? nullptr : parallel);
   if (!fit.ok()) throw std::runtime_error("the auto preset could not be fitted to this corpus: " + fit.error);
   r.config = r.keep_own_settings ? r.keep_own_settings(fit) : fit.config;
   this->fit = fit;
@@ -175,8 +176,6 @@ void TrainingSession::State::fit_recipe() {
       "recipe auto, fitted for {}{}{}:", budget > 0 ? minutes_text(budget) : std::string("a run until stopped"),
       fit.machine.empty() ? std::string() : " on " + fit.machine,
       r.recipe_note.empty() ? std::string() : " (" + r.recipe_note + ")"));
-  if (r.distributed && !given)
-    log("  data-parallel: fitted without timing the machine, so that every rank trains the same model");
   for (const auto& reason : fit.reasons) log("  " + reason);
   r.config.validate();
   events.on_recipe_fitted(fit);  // a fit that trains: its configuration is valid
@@ -212,10 +211,13 @@ TrainingSummary TrainingSession::run() {
   auto& r = s_->request;
   const auto log = [this](const std::string& line) { s_->log(line); };
   log(describe(*r.corpus));
+  // Data-parallel ranks connect first where the recipe is measured: they time their steps together.
+  std::shared_ptr<DataParallel> parallel;
+  if (r.distributed && r.fit_recipe && r.resume_checkpoint.empty() && !(r.machine_speed > 0)) parallel = s_->connect();
   if (r.fit_recipe) {
     if (!r.resume_checkpoint.empty())
       throw std::invalid_argument("a resumed run keeps its recipe: it is not fitted again");
-    s_->fit_recipe();
+    s_->fit_recipe(parallel.get());
   }
   r.config.validate();
 
@@ -239,8 +241,7 @@ TrainingSummary TrainingSession::run() {
                       r.config.train.probe, data.text.dev.empty() ? "training" : "dev"));
   }
 
-  std::shared_ptr<DataParallel> parallel;
-  if (r.distributed) parallel = s_->connect();
+  if (r.distributed && !parallel) parallel = s_->connect();
   if (s_->root()) write_run_config(r.out_dir, r.config.to_json());
   log(fmt::format("run directory: {} (preset {})", r.out_dir, r.config.preset));
 

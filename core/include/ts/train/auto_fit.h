@@ -11,6 +11,8 @@
 
 namespace ts {
 
+class DataParallel;
+
 /// The budget the recipe is sized for when a run has none ("until I stop it").
 inline constexpr double kFitMinutesWithoutBudget = 20;
 
@@ -40,8 +42,11 @@ std::string auto_fit_key(const Corpus& corpus, const Direction& direction, const
 /// for 170k pairs): call it off a GUI thread. Never throws; a failure is in AutoFit::error.
 /// `given_speed` > 0 (train --machine-speed): the reference model's target tokens/s to size the
 /// recipe by instead of any timing (MachineProfile::speed_given); precision auto still times its products.
+/// `parallel` (a connected data-parallel group; every rank calls it): the whole group's throughput is
+/// measured instead (ts::measure_data_parallel_machine), so that every rank fits the same recipe to what the
+/// ranks train together; `given_speed` still wins.
 AutoFit fit_auto(const Corpus& corpus, const Direction& direction, const ExperimentConfig& config, bool measure = false,
-                 double given_speed = 0);
+                 double given_speed = 0, DataParallel* parallel = nullptr);
 
 /// True when `config` is the plain `auto` preset as StudioState::applyPreset gives it (just chosen
 /// or reset, not fitted yet).

@@ -31,6 +31,9 @@ struct MachineProfile {
   /// measured_tokens_per_second was given (train --machine-speed), not timed by this process: the
   /// same recipe run after run, where a timing of a few seconds moves with the machine's load.
   bool speed_given = false;
+  /// > 1: measured_tokens_per_second is a data-parallel group's, all its ranks together (each its share
+  /// of every batch, the gradients summed over them: ts::measure_data_parallel_throughput).
+  int data_parallel_ranks = 1;
   /// The precision the person chose (train.precision, --precision); kAuto: the recipe's for this machine.
   Precision precision = Precision::kAuto;
   /// One thread's products in fp32 and in bf16 where precision auto timed them on this CPU
@@ -47,7 +50,8 @@ struct MachineProfile {
   /// The estimate from constants (docs/benchmarks.md: one AMD EPYC type's figures, scaled by cores,
   /// vector width and bf16; a guess for a GPU). VMs of one type already differ from it by a third.
   double estimated_tokens_per_second() const;
-  /// "AMD EPYC, 2 cores, AVX-512 BF16" (or "CUDA GPU").
+  /// "AMD EPYC, 2 cores, AVX-512, native bf16" (or "a CUDA GPU"); for a data-parallel group "AMD EPYC,
+  /// 2 data-parallel ranks of 1 core each, …".
   std::string describe() const;
 };
 

@@ -12,6 +12,8 @@
 
 namespace ts {
 
+class DataParallel;
+
 /// What a throughput measurement depends on besides the batch: train.device, train.threads,
 /// train.precision ("auto" included) and train.shard_batch, as a run's config has them.
 struct SpeedSettings {
@@ -49,6 +51,14 @@ struct ThroughputMeasurement {
 ThroughputMeasurement measure_reference_throughput(const SpeedSettings& settings, int batch_tokens,
                                                    double seconds = 2.0);
 
+/// The same measurement made by every rank of a data-parallel group at once, as data-parallel
+/// training steps: each rank its share of the `batch_tokens` batch (every world_size-th sentence), the
+/// gradients summed over the ranks, then the optimizer's step. Rank 0's clock decides when the timed
+/// steps end, and its throughput, the whole batch's target tokens over its median step, is every
+/// rank's result, so that all size the same recipe. Every rank of `parallel` must call it.
+ThroughputMeasurement measure_data_parallel_throughput(const SpeedSettings& settings, int batch_tokens,
+                                                       DataParallel& parallel, double seconds = 2.0);
+
 /// measure_reference_throughput once per process for each setting and batch: later calls return
 /// the first measurement (the app refits its recipe often). `measure` replaces the measurement in
 /// tests.
@@ -66,5 +76,9 @@ MachineProfile measure_machine(const SpeedSettings& settings, const ThroughputPr
 /// --machine-speed, MachineProfile::speed_given), after what a measurement resolves first: precision
 /// auto's timing of its products on this CPU.
 MachineProfile given_machine(const SpeedSettings& settings, double tokens_per_second);
+/// MachineProfile::detect with the whole data-parallel group's throughput measured
+/// (measure_data_parallel_throughput, MachineProfile::data_parallel_ranks): what `auto` is fitted to
+/// when the ranks of a run start. Every rank of `parallel` must call it.
+MachineProfile measure_data_parallel_machine(const SpeedSettings& settings, DataParallel& parallel);
 
 }  // namespace ts
