@@ -31,7 +31,7 @@ MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 JOBS=${JOBS:-$(nproc)}
 # debootstrap, chroot and mount need root.
 if [ "$(id -u)" -ne 0 ]; then exec sudo -E bash "$0" "$@"; fi
-# What core and the CLI build and test with, from trixie.
+# What core and the CLI build and test with, from the suite (the names are the same in trixie and sid).
 source "$SOURCE/scripts/packages.sh"
 PACKAGES=("${HEADLESS_PACKAGES[@]}")
 # SentencePiece 0.2.2 (sid, 2026; not 0.2.0 in Debian 13) includes abseil's headers from its own,
