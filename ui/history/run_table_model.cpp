@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QDateTime>
+#include <QTimeZone>
 #include <QFileInfo>
 #include <QFont>
 #include <QPalette>
@@ -26,7 +27,11 @@ QString tagsText(const RunInfo& r) {
 QDateTime parseUtc(const std::string& iso) {
   if (iso.empty()) return {};
   QDateTime t = QDateTime::fromString(q(iso), Qt::ISODate);
+#if QT_VERSION >= QT_VERSION_CHECK(6, 5, 0)  // setTimeSpec is deprecated from 6.9
+  if (t.isValid() && t.timeSpec() != Qt::UTC) t.setTimeZone(QTimeZone::UTC);
+#else
   if (t.isValid() && t.timeSpec() != Qt::UTC) t.setTimeSpec(Qt::UTC);
+#endif
   return t;
 }
 

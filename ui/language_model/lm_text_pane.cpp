@@ -27,7 +27,7 @@ QString visible_token(const QString& token) {
     else if (c == QLatin1Char('\t'))
       out += QStringLiteral("⇥");
     else if (c.category() == QChar::Other_Control)
-      out += QStringLiteral("U+%1").arg(c.unicode(), 4, 16, QLatin1Char('0')).toUpper();
+      out += QStringLiteral("U+%1").arg(uint{c.unicode()}, 4, 16, QLatin1Char('0')).toUpper();
     else
       out += c;
   }
@@ -85,7 +85,7 @@ void LmTextPane::showText(const LmTextInfo& info) {
     const auto& [token, count] = info.tokens[i];
     auto* t = new QTableWidgetItem(visible_token(token));
     t->setToolTip(token.size() == 1
-                      ? QStringLiteral("U+%1").arg(token.at(0).unicode(), 4, 16, QLatin1Char('0')).toUpper()
+                      ? QStringLiteral("U+%1").arg(uint{token.at(0).unicode()}, 4, 16, QLatin1Char('0')).toUpper()
                       : token);
     auto* c = new QTableWidgetItem(number(count));
     c->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);

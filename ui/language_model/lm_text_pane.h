@@ -14,6 +14,10 @@ class QTableWidget;
 
 namespace ts::ui {
 
+/// A token as the vocabulary table shows it: ⏎, ␣ and ⇥ for a newline, a space and a tab, U+XXXX for
+/// another control character, the character itself otherwise.
+QString visible_token(const QString& token);
+
 class LmTextPane : public QGroupBox {
   Q_OBJECT
  public:

@@ -280,7 +280,7 @@ void MainWindow::createMenus() {
   pause->setShortcut(QKeySequence(Qt::Key_F6));
   auto* stop = train->addAction(tr("S&top"), controller_, &TrainingController::stop);
   stop->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
-  const auto update_actions = [=] {
+  const auto update_actions = [this, start, pause, stop] {
     const auto s = controller_->state();
     start->setEnabled(s == TrainingController::State::Idle);
     pause->setEnabled(s == TrainingController::State::Training || s == TrainingController::State::Paused);

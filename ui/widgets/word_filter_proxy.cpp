@@ -14,8 +14,14 @@ WordFilterProxy::WordFilterProxy(int sort_role, int tie_role, std::function<QStr
 }
 
 void WordFilterProxy::setSearch(const QString& text) {
+#if QT_VERSION >= QT_VERSION_CHECK(6, 10, 0)  // invalidateFilter() is deprecated there
+  beginFilterChange();
+  words_ = text.toLower().split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+  endFilterChange(QSortFilterProxyModel::Direction::Rows);
+#else
   words_ = text.toLower().split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
   invalidateFilter();
+#endif
 }
 
 bool WordFilterProxy::filterAcceptsRow(int source_row, const QModelIndex& source_parent) const {

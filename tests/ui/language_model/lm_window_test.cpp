@@ -28,6 +28,7 @@
 
 #include "widgets/attention_heatmap.h"
 #include "services/lm_service.h"
+#include "language_model/lm_text_pane.h"
 #include "language_model/lm_window.h"
 #include "history/history_panel.h"
 #include "shell/main_window.h"
@@ -97,6 +98,7 @@ class LmWindowTest : public QObject {
   void exportsAModelFolderThatGeneratesTheSameText();
   void fileMenuOpensTheWindow();
   void theWindowFitsItsScreen();
+  void aControlCharacterTokenShowsItsCodePoint();
 };
 
 void LmWindowTest::opensATextAndShowsItsSizeAndVocabulary() {
@@ -475,6 +477,15 @@ void LmWindowTest::theWindowFitsItsScreen() {
   // What it needs fits a 1280 x 800 screen.
   QVERIFY2(minimum.width() <= 1280 && minimum.height() <= 800,
            qPrintable(QStringLiteral("minimum %1x%2").arg(minimum.width()).arg(minimum.height())));
+}
+
+// The vocabulary table's tokens: whitespace as symbols, other control characters by their code point
+// (Qt 6.11 no longer formats a char16_t as a number, so the code point is passed as one).
+void LmWindowTest::aControlCharacterTokenShowsItsCodePoint() {
+  QCOMPARE(visible_token(QStringLiteral("a\n b\t")), QStringLiteral("a⏎␣b⇥"));
+  QCOMPARE(visible_token(QString(QChar(0x1B))), QStringLiteral("U+001B"));
+  QCOMPARE(visible_token(QString(QChar(0x7F))), QStringLiteral("U+007F"));
+  QCOMPARE(visible_token(QStringLiteral("Buch")), QStringLiteral("Buch"));
 }
 
 QTEST_MAIN(LmWindowTest)
