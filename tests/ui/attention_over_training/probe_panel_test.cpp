@@ -40,7 +40,7 @@ const QStringList kSource = {QStringLiteral("▁I"), QStringLiteral("▁see"), Q
 // The weight the synthetic probe of `step` gives to (layer, head, row, column): rows sum to 1, and
 // later steps are sharper (more weight on the diagonal).
 double weight(qint64 step, int layer, int head, int row, int column, int columns) {
-  double raw[16];
+  double raw[16] = {};
   double sum = 0;
   for (int c = 0; c < columns; ++c) {
     raw[c] = (c == (row + head) % columns ? 1.0 + step / 100.0 : 1.0) + 0.1 * layer + 0.01 * c;

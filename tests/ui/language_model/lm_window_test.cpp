@@ -63,7 +63,7 @@ QString markov_text(int length) {
 QString write_file(const QTemporaryDir& dir, const QString& name, const QByteArray& bytes) {
   const QString path = dir.filePath(name);
   QFile f(path);
-  f.open(QIODevice::WriteOnly);
+  if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
   f.write(bytes);
   return path;
 }
