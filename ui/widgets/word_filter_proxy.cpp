@@ -2,6 +2,8 @@
 // Sort and word search for tables (see word_filter_proxy.h).
 #include "widgets/word_filter_proxy.h"
 
+#include <utility>
+
 #include <QRegularExpression>
 
 namespace ts::ui {
@@ -14,12 +16,13 @@ WordFilterProxy::WordFilterProxy(int sort_role, int tie_role, std::function<QStr
 }
 
 void WordFilterProxy::setSearch(const QString& text) {
+  auto words = text.toLower().split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
 #if QT_VERSION >= QT_VERSION_CHECK(6, 10, 0)  // invalidateFilter() is deprecated there
   beginFilterChange();
-  words_ = text.toLower().split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+  words_ = std::move(words);
   endFilterChange(QSortFilterProxyModel::Direction::Rows);
 #else
-  words_ = text.toLower().split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+  words_ = std::move(words);
   invalidateFilter();
 #endif
 }

@@ -90,10 +90,7 @@ ThroughputMeasurement measure_throughput(const SpeedSettings& settings, int batc
   for (const auto& e : examples) tokens += static_cast<std::int64_t>(e.tgt.size() + 1);
   m.target_tokens = static_cast<int>(tokens);
   // Data-parallel: this rank's share, as the trainer shards a batch (every world_size-th sentence).
-  std::vector<std::size_t> rows;
-  for (std::size_t i = parallel ? static_cast<std::size_t>(parallel->rank()) : 0; i < indices.size();
-       i += parallel ? static_cast<std::size_t>(parallel->world_size()) : 1)
-    rows.push_back(indices[i]);
+  const auto rows = parallel ? shard_of(indices, parallel->rank(), parallel->world_size()) : indices;
   // The training step's own forward and backward, threads sharing the batch as training does.
   const auto parameters = model->parameters();
   const int shares = batch_shares(settings.shard_batch, device, m.precision, m.threads);

@@ -134,15 +134,6 @@ at::Tensor loss_sum(Transformer& model, const Batch& batch, double smoothing) {
                                     Vocab::kPad, smoothing);
 }
 
-// Data-parallel: this rank's share of a batch, every world_size-th sentence from `rank`. The
-// batcher sorts a batch's sentences by length, so the shares get similar lengths.
-std::vector<std::size_t> shard_of(const std::vector<std::size_t>& indices, int rank, int world_size) {
-  std::vector<std::size_t> mine;
-  for (std::size_t i = static_cast<std::size_t>(rank); i < indices.size(); i += static_cast<std::size_t>(world_size))
-    mine.push_back(indices[i]);
-  return mine;
-}
-
 // Target tokens of a whole batch (what make_batch counts), known to every rank without talking.
 std::int64_t target_tokens(const std::vector<Example>& examples, const std::vector<std::size_t>& indices) {
   std::int64_t n = 0;
@@ -162,6 +153,13 @@ double training_flops(const ModelConfig& model, double tgt_vocab, const std::vec
 }
 
 }  // namespace
+
+std::vector<std::size_t> shard_of(const std::vector<std::size_t>& indices, int rank, int world_size) {
+  std::vector<std::size_t> mine;
+  for (std::size_t i = static_cast<std::size_t>(rank); i < indices.size(); i += static_cast<std::size_t>(world_size))
+    mine.push_back(indices[i]);
+  return mine;
+}
 
 int batch_shares(bool shard_batch, const at::Device& device, Precision precision, int threads) {
   // Not under bf16 autocast: oneDNN, which LibTorch 1.13 runs its bf16 products on, failed with

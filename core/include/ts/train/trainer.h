@@ -77,6 +77,10 @@ at::Device resolve_device(DeviceChoice choice);
 /// Sets LibTorch's intra-op threads (0 = all cores) and flushes subnormal floats to zero;
 /// returns the number of threads in use.
 int configure_threads(int threads);
+/// Data-parallel: rank `rank`'s share of a batch, every `world_size`-th sentence from `rank`. The
+/// batcher sorts a batch's sentences by length, so the shares get similar lengths.
+std::vector<std::size_t> shard_of(const std::vector<std::size_t>& indices, int rank, int world_size);
+
 /// How many shares forward_backward_batch splits a batch into: the threads, on a CPU with
 /// train.shard_batch on, in fp32, or in bf16 where bf16_products_preferred() (ts/model/bf16_products.h);
 /// otherwise 1 (bf16 autocast: oneDNN failed when two threads created its kernels at once, see
