@@ -172,7 +172,10 @@ TEST(Precision, TheProductTimingRunsOnTheCpuAndAutoSaysWhatItChose) {
 
   std::string why = "stale";
   EXPECT_EQ(resolve_precision(Precision::kFp32, at::Device(at::kCPU), &why), Precision::kFp32);
-  EXPECT_TRUE(why.empty());
+  // Asked for: trained as asked; the log speaks only where auto would train bf16 on this CPU.
+  EXPECT_EQ(why, cpu_has_native_bf16() ? describe_cpu_precision_request(Precision::kFp32, cpu_precision_timings())
+                                       : std::string())
+      << why;
   const auto chosen = resolve_precision(Precision::kAuto, at::Device(at::kCPU), &why);
   EXPECT_EQ(chosen, cpu_has_native_bf16() ? choose_cpu_precision(cpu_precision_timings()) : Precision::kFp32);
   EXPECT_EQ(why.rfind(std::string("precision auto: ") + precision_name(chosen), 0), 0u) << why;
@@ -199,6 +202,23 @@ TEST(Precision, OnACpuAutoTrainsBf16OnlyWhereItsProductsAreFaster) {
   EXPECT_EQ(line.rfind("precision auto: fp32 (", 0), 0u) << line;
   EXPECT_NE(line.find("fp32 9.5 ms, bf16 on this CPU's AVX-512 BF16 dot products 12.4 ms"), std::string::npos) << line;
   EXPECT_EQ(describe_cpu_precision(timings(10.0, 5.0)).rfind("precision auto: bf16 on this CPU's AVX-512 BF16", 0), 0u);
+  // A precision asked for where auto would train the other: it trains, and the log says which is faster here.
+  const auto asked = describe_cpu_precision_request(Precision::kBf16, timings(9.5, 12.4));
+  EXPECT_EQ(asked.rfind("precision bf16, as asked, though precision auto would train fp32 on this CPU (", 0), 0u)
+      << asked;
+  EXPECT_NE(asked.find("fp32 9.5 ms, bf16 on this CPU's AVX-512 BF16 dot products 12.4 ms"), std::string::npos)
+      << asked;
+  EXPECT_EQ(describe_cpu_precision_request(Precision::kFp32, timings(10.0, 5.0))
+                .rfind("precision fp32, as asked, though precision auto would train bf16 on this CPU (", 0),
+            0u);
+  EXPECT_TRUE(describe_cpu_precision_request(Precision::kBf16, timings(10.0, 5.0)).empty());  // they agree
+  EXPECT_TRUE(describe_cpu_precision_request(Precision::kFp32, timings(9.5, 12.4)).empty());
+  EXPECT_TRUE(describe_cpu_precision_request(Precision::kFp32, timings(0.0, 0.0)).empty());  // not timed
+  std::string why = "stale";
+  EXPECT_EQ(resolve_precision(Precision::kBf16, at::Device(at::kCPU), &why), Precision::kBf16);
+  EXPECT_EQ(why, cpu_has_native_bf16() ? describe_cpu_precision_request(Precision::kBf16, cpu_precision_timings())
+                                       : std::string())
+      << why;
 
   // The real timing: both precisions ran here; measured once, then the same figures at once; the global
   // random stream a run is seeded from does not move.

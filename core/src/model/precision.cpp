@@ -156,15 +156,31 @@ Precision choose_cpu_precision(const CpuPrecisionTimings& t) {
   return bf16_products_pay(t) ? Precision::kBf16 : Precision::kFp32;
 }
 
-std::string describe_cpu_precision(const CpuPrecisionTimings& t) {
+namespace {
+// "(one thread's products of …: fp32 9.4 ms, bf16 on this CPU's … 13.0 ms; bf16 trains when …)"
+std::string cpu_timings_clause(const CpuPrecisionTimings& t) {
   const auto ms = [](double s) { return s > 0 ? fmt::format("{:.1f} ms", 1000 * s) : std::string("failed"); };
-  const bool bf16 = choose_cpu_precision(t) == Precision::kBf16;
   const std::string how = t.dot_products ? "AVX-512 BF16 dot products" : "bf16 autocast";
   return fmt::format(
-      "precision auto: {} (one thread's products of a {}-token share through a {}->{} layer, forward and backward: "
-      "fp32 {}, bf16 on this CPU's {} {}; bf16 trains when it is at least {:.1f}x as fast)",
-      bf16 ? (t.dot_products ? "bf16 on this CPU's AVX-512 BF16 dot products" : "bf16 autocast") : "fp32", kShareRows,
-      kLayerIn, kLayerOut, ms(t.fp32), how, ms(t.bf16), kCpuBf16MinimumSpeedup);
+      "(one thread's products of a {}-token share through a {}->{} layer, forward and backward: fp32 {}, bf16 on "
+      "this CPU's {} {}; bf16 trains when it is at least {:.1f}x as fast)",
+      kShareRows, kLayerIn, kLayerOut, ms(t.fp32), how, ms(t.bf16), kCpuBf16MinimumSpeedup);
+}
+}  // namespace
+
+std::string describe_cpu_precision(const CpuPrecisionTimings& t) {
+  const bool bf16 = choose_cpu_precision(t) == Precision::kBf16;
+  return fmt::format(
+      "precision auto: {} {}",
+      bf16 ? (t.dot_products ? "bf16 on this CPU's AVX-512 BF16 dot products" : "bf16 autocast") : "fp32",
+      cpu_timings_clause(t));
+}
+
+std::string describe_cpu_precision_request(Precision asked, const CpuPrecisionTimings& t) {
+  const auto chosen = choose_cpu_precision(t);
+  if ((asked != Precision::kFp32 && asked != Precision::kBf16) || asked == chosen || !(t.fp32 > 0)) return {};
+  return fmt::format("precision {}, as asked, though precision auto would train {} on this CPU {}",
+                     precision_name(asked), precision_name(chosen), cpu_timings_clause(t));
 }
 
 void check_precision(Precision precision, const c10::Device& device) {

@@ -58,6 +58,12 @@ bool bf16_products_pay(const CpuPrecisionTimings& timings);
 Precision choose_cpu_precision(const CpuPrecisionTimings& timings);
 /// One line for the training log: the timings and what they chose.
 std::string describe_cpu_precision(const CpuPrecisionTimings& timings);
+/// The line for the training log where fp32 or bf16 was asked for on a CPU with native bf16 and
+/// those timings would choose the other one: the run trains as asked, and the person sees which
+/// precision is the faster one here (bf16 on an Intel Xeon model 207, whose AVX-512 BF16 dot products
+/// do half the flops of its fp32 multiply-adds, is the slower one). Empty where the two agree or fp32
+/// was not timed.
+std::string describe_cpu_precision_request(Precision asked, const CpuPrecisionTimings& timings);
 /// Throws std::invalid_argument with a clear message when `precision` cannot run on `device` (fp16 on a
 /// CPU) or is still the request kAuto.
 void check_precision(Precision precision, const c10::Device& device);
