@@ -83,6 +83,9 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   budget_minutes_->setSuffix(tr(" min"));
   budget_minutes_->setKeyboardTracking(false);  // applied when typing is done, not at every digit
   budget_minutes_->hide();
+  budget_cap_ = new QLabel(this);
+  budget_cap_->setObjectName(QStringLiteral("trainBudgetCap"));
+  budget_cap_->hide();
   const QString budget_tip =
       tr("How long the run may take. The learning rate (linear and cosine schedules) decays to zero exactly at the "
          "deadline, validations are spread over the budget, and the run ends on time with a final validation. "
@@ -98,6 +101,7 @@ TrainingPanel::TrainingPanel(StudioState* state, TrainingController* controller,
   buttons->addWidget(budget_label);
   buttons->addWidget(budget_);
   buttons->addWidget(budget_minutes_);
+  buttons->addWidget(budget_cap_);
   buttons->addWidget(pause_);
   buttons->addWidget(stop_);
   buttons->addWidget(name_, 1);
@@ -226,6 +230,20 @@ double TrainingPanel::budgetMinutes() const {
 // Configuration panel may change it). A value not in the list shows as a custom number of minutes.
 void TrainingPanel::showBudget() {
   const double minutes = state_->budgetMinutes();
+  // The configuration's own time limit (the demo preset's 2 minutes) ends the run before the budget
+  // does: said beside the control, so that "Train for: 20 min" does not promise what the run won't do.
+  const double cap = state_->config().train.max_minutes;
+  const bool capped = cap > 0 && (minutes <= 0 || cap < minutes);
+  if (capped) {
+    const QString limit = QString::fromStdString(ts::minutes_text(cap));
+    budget_cap_->setText(tr("ends at %1 (time limit)").arg(limit));
+    budget_cap_->setToolTip(
+        tr("This configuration's own time limit, train.max_minutes = %1, ends the run before \u201cTrain for\u201d "
+           "does%2. Change or clear it in the Configuration panel.")
+            .arg(cap)
+            .arg(minutes > 0 ? tr(", and the learning rate decays to zero at %1").arg(limit) : QString()));
+  }
+  budget_cap_->setVisible(capped);
   if (std::abs(budgetMinutes() - minutes) < 1e-9) return;
   const QSignalBlocker block_choice(budget_), block_minutes(budget_minutes_);
   int index = -1;

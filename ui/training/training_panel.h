@@ -69,6 +69,7 @@ class TrainingPanel : public QWidget {
   QLineEdit* name_;
   QComboBox* budget_;               // "Train for": minutes as item data; -1 = custom, 0 = until stopped
   QDoubleSpinBox* budget_minutes_;  // the custom number of minutes, shown with "custom"
+  QLabel* budget_cap_;              // where train.max_minutes ends the run before "Train for" does
   QLabel* status_;
   QLabel* stats_;
   QProgressBar* progress_;

@@ -127,6 +127,35 @@ class TrainingPanelTest : public QObject {
     QVERIFY(!minutes->isHidden());
   }
 
+  // The demo preset (what the app starts with) stops at 2 minutes whatever "Train for" says: the panel
+  // says so beside the control, and only while that limit comes first.
+  void aTimeLimitShorterThanTheBudgetIsShownBesideIt() {
+    QSettings().remove(kBudgetSetting);
+    Fixture f;
+    auto* budget = test::find_child<QComboBox>(&f.panel, "trainBudget");
+    auto* cap = test::find_child<QLabel>(&f.panel, "trainBudgetCap");
+    QVERIFY(budget && cap);
+    QCOMPARE(f.state.config().train.max_minutes, 2.0);
+    QCOMPARE(budget->currentText(), QStringLiteral("20 min"));
+    QVERIFY(!cap->isHidden());
+    QCOMPARE(cap->text(), QStringLiteral("ends at 2 min (time limit)"));
+    QVERIFY2(cap->toolTip().contains(QStringLiteral("train.max_minutes = 2")) &&
+                 cap->toolTip().contains(QStringLiteral("decays to zero at 2 min")),
+             qPrintable(cap->toolTip()));
+    budget->setCurrentIndex(budget->findText(QStringLiteral("1 min")));  // the budget comes first
+    QVERIFY(cap->isHidden());
+    budget->setCurrentIndex(budget->findData(0.0));  // "until I stop it": the limit ends the run
+    QVERIFY(!cap->isHidden());
+    QVERIFY2(!cap->toolTip().contains(QStringLiteral("decays")), qPrintable(cap->toolTip()));
+    QVERIFY(f.state.applySetting(QStringLiteral("train.max_minutes=0")));  // no limit
+    QVERIFY(cap->isHidden());
+    QVERIFY(f.state.applySetting(QStringLiteral("train.max_minutes=90")));
+    QVERIFY(!cap->isHidden());
+    QCOMPARE(cap->text(), QStringLiteral("ends at 1 h 30 min (time limit)"));
+    budget->setCurrentIndex(budget->findText(QStringLiteral("1 h")));
+    QVERIFY(cap->isHidden());
+  }
+
   // The panel alone (no Configuration panel): Start fits `auto` on the training thread, keeps the
   // fields the person changed, writes that config and logs the recipe's reasons.
   void anAutoRunTrainsAsFittedAndSaysWhy() {
