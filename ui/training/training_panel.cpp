@@ -241,7 +241,10 @@ void TrainingPanel::showBudget() {
         tr("This configuration's own time limit, train.max_minutes = %1, ends the run before \u201cTrain for\u201d "
            "does%2. Change or clear it in the Configuration panel.")
             .arg(cap)
-            .arg(minutes > 0 ? tr(", and the learning rate decays to zero at %1").arg(limit) : QString()));
+            .arg(minutes > 0 ? tr(": the budget's deadline moves to %1 (its validations, and a linear or cosine "
+                                  "learning rate's decay to zero)")
+                                   .arg(limit)
+                             : QString()));
   }
   budget_cap_->setVisible(capped);
   if (std::abs(budgetMinutes() - minutes) < 1e-9) return;

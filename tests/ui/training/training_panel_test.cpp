@@ -140,13 +140,13 @@ class TrainingPanelTest : public QObject {
     QVERIFY(!cap->isHidden());
     QCOMPARE(cap->text(), QStringLiteral("ends at 2 min (time limit)"));
     QVERIFY2(cap->toolTip().contains(QStringLiteral("train.max_minutes = 2")) &&
-                 cap->toolTip().contains(QStringLiteral("decays to zero at 2 min")),
+                 cap->toolTip().contains(QStringLiteral("deadline moves to 2 min")),
              qPrintable(cap->toolTip()));
     budget->setCurrentIndex(budget->findText(QStringLiteral("1 min")));  // the budget comes first
     QVERIFY(cap->isHidden());
     budget->setCurrentIndex(budget->findData(0.0));  // "until I stop it": the limit ends the run
     QVERIFY(!cap->isHidden());
-    QVERIFY2(!cap->toolTip().contains(QStringLiteral("decays")), qPrintable(cap->toolTip()));
+    QVERIFY2(!cap->toolTip().contains(QStringLiteral("deadline")), qPrintable(cap->toolTip()));
     QVERIFY(f.state.applySetting(QStringLiteral("train.max_minutes=0")));  // no limit
     QVERIFY(cap->isHidden());
     QVERIFY(f.state.applySetting(QStringLiteral("train.max_minutes=90")));
