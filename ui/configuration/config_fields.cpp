@@ -383,13 +383,12 @@ std::vector<ConfigField> build_fields() {
   add_row(Row("train.precision", "Precision", FieldKind::Choice)
               .values({QStringLiteral("fp32"), QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("auto")})
               .help("Arithmetic of the matrix products. fp32: full precision. bf16: mixed precision with fp32 "
-                    "weights; faster on recent GPUs and on some CPUs (an AMD EPYC's AVX-512 BF16 products ran twice "
-                    "as fast as fp32's), slower on others (an Intel Xeon model 207 "
-                    "without AMX trained at about 0.8 of fp32). fp16: GPU only, with loss scaling. auto: on a "
-                    "CPU with native bf16, bf16 where a timing of its products at the start finds them at least "
-                    "1.2 times as fast as fp32's, else fp32; on a GPU, bf16 or fp16 as a timing finds faster. "
-                    "A precision chosen here trains as chosen; on a CPU with native bf16 the log says where auto would "
-                    "choose the other."));
+                    "weights; faster on recent GPUs and on some CPUs (an AMD EPYC's AVX-512 BF16 products ran "
+                    "twice as fast as fp32's), slower on others (an Intel Xeon model 207 without AMX trained at "
+                    "about 0.8 of fp32). fp16: GPU only, with loss scaling. auto: on a CPU with native bf16, bf16 "
+                    "where a timing of its products at the start finds them at least 1.2 times as fast as fp32's, "
+                    "else fp32; on a GPU, bf16 or fp16 as a timing finds faster. A precision chosen here trains "
+                    "as chosen; on a CPU with native bf16 the log says where auto would choose the other."));
 
   // ---------------------------------------------------------------- decoding
   group = QStringLiteral("decode");

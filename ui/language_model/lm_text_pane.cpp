@@ -17,6 +17,13 @@ namespace ts::ui {
 
 using lm_util::number;
 
+namespace {
+// "U+001B": a character's code point, as the vocabulary table names it.
+QString code_point_text(QChar c) {
+  return QStringLiteral("U+%1").arg(uint{c.unicode()}, 4, 16, QLatin1Char('0')).toUpper();
+}
+}  // namespace
+
 QString visible_token(const QString& token) {
   QString out;
   for (const QChar c : token) {
@@ -27,7 +34,7 @@ QString visible_token(const QString& token) {
     else if (c == QLatin1Char('\t'))
       out += QStringLiteral("⇥");
     else if (c.category() == QChar::Other_Control)
-      out += QStringLiteral("U+%1").arg(uint{c.unicode()}, 4, 16, QLatin1Char('0')).toUpper();
+      out += code_point_text(c);
     else
       out += c;
   }
@@ -84,9 +91,7 @@ void LmTextPane::showText(const LmTextInfo& info) {
   for (int i = 0; i < info.tokens.size(); ++i) {
     const auto& [token, count] = info.tokens[i];
     auto* t = new QTableWidgetItem(visible_token(token));
-    t->setToolTip(token.size() == 1
-                      ? QStringLiteral("U+%1").arg(uint{token.at(0).unicode()}, 4, 16, QLatin1Char('0')).toUpper()
-                      : token);
+    t->setToolTip(token.size() == 1 ? code_point_text(token.at(0)) : token);
     auto* c = new QTableWidgetItem(number(count));
     c->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     auto* s = new QTableWidgetItem(
