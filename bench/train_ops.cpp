@@ -2,8 +2,8 @@
 // Two parts of a training step timed alone, old way against new: the hash dropout's one-element loop
 // against its AVX-512 pass (fp32 and bf16), and LibTorch's label-smoothed cross-entropy against ours
 // (forward and backward), and the attention's products through at::matmul against attention_matmul
-// (forward and backward, fp32), and a linear layer in fp32, under bf16 autocast and as bf16_linear
-// (forward and backward). Prints the median of 20 repetitions in milliseconds.
+// (forward and backward, fp32), and a linear layer in fp32, under bf16 autocast, as bf16_linear and
+// as fp16_linear (forward and backward). Prints the median of 20 repetitions in milliseconds.
 //   ts_bench_train_ops [TOKENS] [WIDTH] [VOCAB]     (defaults 1000 1024 8000: a 1,000-token batch of the
 //                                                   default recipe's base model)
 #include <algorithm>
@@ -17,6 +17,7 @@
 #include <torch/csrc/autograd/autograd.h>
 
 #include "ts/model/attention.h"
+#include "ts/model/fp16_products.h"
 #include "ts/host/blas.h"
 #include "ts/model/bf16_products.h"
 #include "ts/model/precision.h"
@@ -92,12 +93,22 @@ int main(int argc, char** argv) {
         theirs, ours, theirs / ours);
     (void)s;
   }
-  // A linear layer's forward and its two backward products at the default recipe's shapes, for one
+  // A linear layer's forward and its two backward products at the default recipe's shapes ("mini",
+  // "small" and "base": d 128, 192 and 256), for one
   // thread's share of a 1,000-token batch (500 rows): LibTorch in fp32, LibTorch under bf16 autocast
-  // (oneDNN), and bf16_linear (AVX-512 BF16 dot products), with the GFLOP/s of the three products.
-  const bool dots = ts::bf16_dot_products_available();
-  for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{
-           {192, 576}, {192, 768}, {768, 192}, {256, 1024}, {1024, 256}, {256, 8000}}) {
+  // (oneDNN), bf16_linear (AVX-512 BF16 dot products) and fp16_linear (AVX-512 FP16 multiply-adds),
+  // with the GFLOP/s of the three products.
+  const bool dots = ts::bf16_dot_products_available(), halves = ts::fp16_products_available();
+  for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{128, 384},
+                                                                              {128, 512},
+                                                                              {512, 128},
+                                                                              {128, 8000},
+                                                                              {192, 576},
+                                                                              {192, 768},
+                                                                              {768, 192},
+                                                                              {256, 1024},
+                                                                              {1024, 256},
+                                                                              {256, 8000}}) {
     const std::int64_t rows = tokens / 2, in = shape.first, out = shape.second;
     const auto x0 = at::randn({rows, in});
     const auto w0 = at::randn({out, in}) * 0.05;
@@ -108,6 +119,8 @@ int main(int argc, char** argv) {
       at::Tensor y;
       if (how == 2) {
         y = ts::bf16_linear(x, w, b);
+      } else if (how == 3) {
+        y = ts::fp16_linear(x, w, b);
       } else {
         ts::AutocastScope autocast(how == 1 ? ts::Precision::kBf16 : ts::Precision::kFp32, at::kCPU);
         y = at::linear(x, w, b);
@@ -118,11 +131,12 @@ int main(int argc, char** argv) {
     const double fp32 = median_ms([&] { run(0); });
     const double bf16 = median_ms([&] { run(1); });
     const double ours = dots ? median_ms([&] { run(2); }) : 0.0;
+    const double half = halves ? median_ms([&] { run(3); }) : 0.0;
     std::printf(
         "linear %lld rows, %lld -> %lld, forward and backward  fp32 %7.3f ms (%.0f GFLOP/s)   autocast bf16 %7.3f ms "
-        "(%.0f)   bf16_linear %7.3f ms (%.0f)\n",
+        "(%.0f)   bf16_linear %7.3f ms (%.0f)   fp16_linear %7.3f ms (%.0f)\n",
         static_cast<long long>(rows), static_cast<long long>(in), static_cast<long long>(out), fp32, flops / fp32 / 1e6,
-        bf16, flops / bf16 / 1e6, ours, dots ? flops / ours / 1e6 : 0.0);
+        bf16, flops / bf16 / 1e6, ours, dots ? flops / ours / 1e6 : 0.0, half, halves ? flops / half / 1e6 : 0.0);
   }
   return 0;
 }

@@ -660,10 +660,11 @@ void add_train_limits(CLI::App* cmd, TrainArgs& a) {
                   "where it stood, another one starts a new schedule over it");
   cmd->add_option("--device", a.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_option("--threads", a.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--precision", a.precision,
-                  "auto (on a CPU with AMX or AVX-512 BF16, bf16 where a timing of its products finds them at least "
-                  "1.2x as fast as fp32's, else fp32; on a GPU bf16 or fp16 as a timing of products finds faster), "
-                  "fp32, bf16 (mixed precision) or fp16 (GPU)")
+  cmd->add_option(
+         "--precision", a.precision,
+         "auto (on a CPU with AMX, AVX-512 BF16 or AVX-512 FP16, bf16 or fp16 where a timing of their products "
+         "finds them at least 1.2x as fast as fp32's, else fp32; on a GPU bf16 or fp16 as a timing of products "
+         "finds faster), fp32, bf16 (mixed precision) or fp16 (a GPU, or a CPU with AVX-512 FP16)")
       ->check(CLI::IsMember({"auto", "fp32", "bf16", "fp16"}));
   cmd->add_option("--out", a.out, "Run directory for checkpoints (default runs/<corpus>-<direction>-<time>)");
   cmd->add_option("--db", a.db, "Run history database (default: " + RunStore::default_path() + ")");

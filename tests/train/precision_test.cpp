@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Mixed precision: autocast scopes, and bf16 training tracking fp32 training on a tiny model.
 #include "ts/model/bf16_products.h"
+#include "ts/model/fp16_products.h"
 #include "ts/model/precision.h"
 
 #include <gtest/gtest.h>
@@ -122,18 +123,88 @@ TEST(Precision, Bf16OnTwoThreadsTracksFp32AndRepeatsExactly) {
   EXPECT_FALSE(torch_compat::autocast_enabled(at::kCPU));
 }
 
-TEST(Precision, Fp16OnTheCpuIsRefusedWithAClearMessage) {
+// fp16 on a CPU with AVX-512 FP16: every linear layer's products are fp16_linear's, on each thread's share
+// of the batch (two threads) and on LibTorch's threads (one share); no loss scaling, fp32 weights.
+// On a CPU with AVX-512 FP16 (an Intel Xeon model 207: fp16 multiply-adds at twice fp32's flops, bf16
+// dot products at half), auto trains fp16 where its products are at least 1.2 times as fast as fp32's,
+// and of bf16 and fp16 the faster where both are.
+TEST(Precision, OnACpuAutoTrainsFp16WhereItsProductsAreTheFastest) {
+  const auto timings = [](double fp32_ms, double bf16_ms, double fp16_ms) {
+    CpuPrecisionTimings t;
+    t.fp32 = fp32_ms / 1000;
+    t.bf16 = bf16_ms / 1000;
+    t.fp16 = fp16_ms / 1000;
+    t.dot_products = true;
+    return t;
+  };
+  EXPECT_EQ(choose_cpu_precision(timings(9.5, 12.4, 6.3)), Precision::kFp16);   // the Intel Xeon's
+  EXPECT_EQ(choose_cpu_precision(timings(10.0, 5.0, 6.0)), Precision::kBf16);   // both pay: bf16 is faster
+  EXPECT_EQ(choose_cpu_precision(timings(10.0, 6.0, 5.0)), Precision::kFp16);   // both pay: fp16 is faster
+  EXPECT_EQ(choose_cpu_precision(timings(10.0, 12.0, 9.0)), Precision::kFp32);  // 1.1 times: not worth it
+  EXPECT_EQ(choose_cpu_precision(timings(10.0, 12.0, 0.0)), Precision::kFp32);  // fp16 not run (no AVX-512 FP16)
+  EXPECT_TRUE(fp16_products_pay(timings(9.5, 12.4, 6.3)));
+  EXPECT_FALSE(fp16_products_pay(timings(0.0, 12.4, 6.3)));  // nothing to compare with
+  const auto line = describe_cpu_precision(timings(9.5, 12.4, 6.3));
+  EXPECT_EQ(line.rfind("precision auto: fp16 on this CPU's AVX-512 FP16 multiply-adds (", 0), 0u) << line;
+  EXPECT_NE(line.find("bf16 on this CPU's AVX-512 BF16 dot products 12.4 ms, fp16 on its AVX-512 FP16 multiply-adds "
+                      "6.3 ms"),
+            std::string::npos)
+      << line;
+  const auto asked = describe_cpu_precision_request(Precision::kBf16, timings(9.5, 12.4, 6.3));
+  EXPECT_EQ(asked.rfind("precision bf16, as asked, though precision auto would train fp16 on this CPU (", 0), 0u)
+      << asked;
+  EXPECT_TRUE(describe_cpu_precision_request(Precision::kFp16, timings(9.5, 12.4, 6.3)).empty());  // they agree
+  EXPECT_EQ(describe_cpu_precision_request(Precision::kFp16, timings(9.5, 12.4, 9.0))
+                .rfind("precision fp16, as asked, though precision auto would train fp32", 0),
+            0u);
+}
+
+TEST(Precision, Fp16OnACpuWithAvx512Fp16TracksFp32AndRepeatsExactly) {
+  if (!fp16_products_available()) GTEST_SKIP() << "this CPU has no AVX-512 FP16 multiply-adds";
+  const int steps = 150;
+  EXPECT_EQ(batch_shares(true, at::Device(at::kCPU), Precision::kFp16, 2), 2);
+  EXPECT_TRUE(uses_fp16_products(at::Device(at::kCPU), Precision::kFp16));
+  EXPECT_FALSE(uses_fp16_products(at::Device(at::kCPU), Precision::kBf16));
+  EXPECT_FALSE(uses_fp16_products(at::Device(at::kCUDA, 0), Precision::kFp16));
+  const auto fp32 = train_losses(Precision::kFp32, DeviceChoice::kCpu, steps, nullptr, 2);
+  Transformer fp16_model{nullptr};
+  const auto first = train_losses(Precision::kFp16, DeviceChoice::kCpu, steps, &fp16_model, 2);
+  const auto second = train_losses(Precision::kFp16, DeviceChoice::kCpu, steps, nullptr, 2);
+  expect_tracks(first, fp32, "fp16, 2 threads");
+  ASSERT_EQ(second.size(), first.size());
+  for (std::size_t i = 0; i < first.size(); ++i) EXPECT_DOUBLE_EQ(first[i], second[i]) << "step " << i + 1;
+  bool differs = false;  // the products really were fp16's: not one loss equal to fp32's after the first steps
+  for (std::size_t i = 10; i < first.size(); ++i) differs = differs || first[i] != fp32[i];
+  EXPECT_TRUE(differs);
+  for (const auto& p : fp16_model->parameters()) EXPECT_EQ(p.scalar_type(), at::kFloat);
+  // One share on LibTorch's two threads: fp16_matmul splits its columns over them.
+  const auto fp32_one = train_losses(Precision::kFp32, DeviceChoice::kCpu, steps, nullptr, 2, false);
+  const auto one_share = train_losses(Precision::kFp16, DeviceChoice::kCpu, steps, nullptr, 2, false);
+  expect_tracks(one_share, fp32_one, "fp16, one share");
+  EXPECT_FALSE(torch_compat::autocast_enabled(at::kCPU));
+}
+
+TEST(Precision, Fp16OnACpuWithoutAvx512Fp16IsRefusedWithAClearMessage) {
   auto config = test::tiny_config();
   config.train.precision = Precision::kFp16;
   config.train.device = DeviceChoice::kCpu;
   const auto problems = config.problems();
-  ASSERT_EQ(problems.size(), 1u);
-  EXPECT_NE(problems[0].find("train.precision fp16 needs a CUDA GPU"), std::string::npos) << problems[0];
-  EXPECT_THROW(check_precision(Precision::kFp16, at::Device(at::kCPU)), std::invalid_argument);
+  if (fp16_products_available()) {
+    // fp16 trains on this CPU's own multiply-adds (fp16_linear), never under autocast.
+    EXPECT_TRUE(problems.empty()) << problems[0];
+    EXPECT_NO_THROW(check_precision(Precision::kFp16, at::Device(at::kCPU)));
+    EXPECT_NO_THROW(config.validate());
+  } else {
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("train.precision fp16 needs a CUDA GPU or a CPU with AVX-512 FP16"), std::string::npos)
+        << problems[0];
+    EXPECT_THROW(check_precision(Precision::kFp16, at::Device(at::kCPU)), std::invalid_argument);
+    EXPECT_THROW(config.validate(), ConfigError);
+  }
+  EXPECT_THROW({ AutocastScope scope(Precision::kFp16, at::Device(at::kCPU)); }, std::invalid_argument);
   EXPECT_THROW(check_precision(Precision::kAuto, at::Device(at::kCPU)), std::invalid_argument);  // resolve first
   EXPECT_THROW({ AutocastScope scope(Precision::kAuto, at::Device(at::kCPU)); }, std::invalid_argument);
   EXPECT_NO_THROW(check_precision(Precision::kBf16, at::Device(at::kCPU)));
-  EXPECT_THROW(config.validate(), ConfigError);
   EXPECT_THROW(config.set("train.precision=half"), ConfigError);  // not a precision at all
   EXPECT_THROW(parse_precision("int4"), std::invalid_argument);
 }
@@ -172,12 +243,12 @@ TEST(Precision, TheProductTimingRunsOnTheCpuAndAutoSaysWhatItChose) {
 
   std::string why = "stale";
   EXPECT_EQ(resolve_precision(Precision::kFp32, at::Device(at::kCPU), &why), Precision::kFp32);
-  // Asked for: trained as asked; the log speaks only where auto would train bf16 on this CPU.
-  EXPECT_EQ(why, cpu_has_native_bf16() ? describe_cpu_precision_request(Precision::kFp32, cpu_precision_timings())
-                                       : std::string())
+  // Asked for: trained as asked; the log speaks only where auto would train another precision on this CPU.
+  const bool timed_here = cpu_has_native_bf16() || fp16_products_available();
+  EXPECT_EQ(why, timed_here ? describe_cpu_precision_request(Precision::kFp32, cpu_precision_timings()) : std::string())
       << why;
   const auto chosen = resolve_precision(Precision::kAuto, at::Device(at::kCPU), &why);
-  EXPECT_EQ(chosen, cpu_has_native_bf16() ? choose_cpu_precision(cpu_precision_timings()) : Precision::kFp32);
+  EXPECT_EQ(chosen, timed_here ? choose_cpu_precision(cpu_precision_timings()) : Precision::kFp32);
   EXPECT_EQ(why.rfind(std::string("precision auto: ") + precision_name(chosen), 0), 0u) << why;
 }
 
@@ -216,8 +287,9 @@ TEST(Precision, OnACpuAutoTrainsBf16OnlyWhereItsProductsAreFaster) {
   EXPECT_TRUE(describe_cpu_precision_request(Precision::kFp32, timings(0.0, 0.0)).empty());  // not timed
   std::string why = "stale";
   EXPECT_EQ(resolve_precision(Precision::kBf16, at::Device(at::kCPU), &why), Precision::kBf16);
-  EXPECT_EQ(why, cpu_has_native_bf16() ? describe_cpu_precision_request(Precision::kBf16, cpu_precision_timings())
-                                       : std::string())
+  EXPECT_EQ(why, cpu_has_native_bf16() || fp16_products_available()
+                     ? describe_cpu_precision_request(Precision::kBf16, cpu_precision_timings())
+                     : std::string())
       << why;
 
   // The real timing: both precisions ran here; measured once, then the same figures at once; the global
@@ -232,6 +304,7 @@ TEST(Precision, OnACpuAutoTrainsBf16OnlyWhereItsProductsAreFaster) {
   EXPECT_GT(measured.fp32, 0.0);
   EXPECT_GT(measured.bf16, 0.0);  // autocast's kernels where the CPU lacks the dot products
   EXPECT_EQ(measured.dot_products, bf16_products_preferred());
+  EXPECT_EQ(measured.fp16 > 0, fp16_products_available());  // fp16 timed only where the CPU has AVX-512 FP16
   ASSERT_NE(measured_cpu_precisions(), nullptr);
   EXPECT_EQ(measured_cpu_precisions(), &cpu_precision_timings());
 }

@@ -3,6 +3,7 @@
 #include "ts/model/attention.h"
 
 #include "ts/model/bf16_products.h"
+#include "ts/model/fp16_products.h"
 #include "ts/model/float_mode.h"
 #include "ts/model/torch_compat.h"
 
@@ -44,9 +45,10 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
     const auto row = x.reshape({-1});
     return (bias.defined() ? at::addmv(bias, weight, row) : at::mv(weight, row)).view(sizes);
   }
-  if (bf16_products_enabled() && x.device().is_cpu() && x.scalar_type() == at::kFloat &&
-      weight.scalar_type() == at::kFloat)
-    return bf16_linear(x, weight, bias);
+  if (x.device().is_cpu() && x.scalar_type() == at::kFloat && weight.scalar_type() == at::kFloat) {
+    if (fp16_products_enabled()) return fp16_linear(x, weight, bias);
+    if (bf16_products_enabled()) return bf16_linear(x, weight, bias);
+  }
   return at::linear(x, weight, bias);
 }
 

@@ -19,11 +19,14 @@
 #include <vector>
 
 #include <ATen/ATen.h>
-#include <torch/csrc/autograd/custom_function.h>
+
+#include "products_linear.h"
 
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #define TS_BF16_X86 1
 #include <immintrin.h>
+
+#include "avx512_transpose.h"
 #else
 #define TS_BF16_X86 0
 #endif
@@ -95,28 +98,10 @@ inline __m512i pair_words(__m512 low, __m512 high) {
 
 // Sixteen rows of 16 words in, their transpose out: v[j] holds what was word j of every row.
 inline void transpose16(__m512i v[16]) {
-  __m512 r[16], t[16];
+  __m512 r[16];
   for (int i = 0; i < 16; ++i) r[i] = _mm512_castsi512_ps(v[i]);
-  for (int i = 0; i < 16; i += 2) {
-    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int i = 0; i < 16; i += 4) {
-    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
-  for (int i = 0; i < 4; ++i) {
-    t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
-    t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
-    t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
-    t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
-  }
-  for (int i = 0; i < 8; ++i) {
-    v[i] = _mm512_castps_si512(_mm512_shuffle_f32x4(t[i], t[i + 8], 0x88));
-    v[i + 8] = _mm512_castps_si512(_mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd));
-  }
+  detail::transpose16(r);
+  for (int i = 0; i < 16; ++i) v[i] = _mm512_castps_si512(r[i]);
 }
 
 inline __mmask16 first(std::int64_t n) {
@@ -292,38 +277,12 @@ at::Tensor bf16_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tenso
 
 namespace {
 
-struct Bf16Linear : public torch::autograd::Function<Bf16Linear> {
-  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, const at::Tensor& weight,
-                            const at::Tensor& bias) {
-    ctx->save_for_backward({x, weight});
-    const bool has_bias = bias.numel() > 0;  // no bias: an empty tensor (LibTorch 1.13 refuses undefined inputs)
-    ctx->saved_data["bias"] = has_bias;
-    const auto in = weight.size(1);
-    auto sizes = x.sizes().vec();
-    sizes.back() = weight.size(0);
-    return bf16_matmul(x.reshape({-1, in}), weight.t(), has_bias ? bias : at::Tensor()).view(sizes);
-  }
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
-                                                 torch::autograd::variable_list grads) {
-    const auto saved = ctx->get_saved_variables();
-    const auto& x = saved[0];
-    const auto& weight = saved[1];
-    const auto out = weight.size(0), in = weight.size(1);
-    const auto g = grads[0].reshape({-1, out});
-    at::Tensor grad_x, grad_weight, grad_bias;
-    if (ctx->needs_input_grad(0)) grad_x = bf16_matmul(g, weight).view(x.sizes());        // dX = G W
-    if (ctx->needs_input_grad(1)) grad_weight = bf16_matmul(g.t(), x.reshape({-1, in}));  // dW = Gᵀ X
-    if (ctx->saved_data["bias"].toBool() && ctx->needs_input_grad(2)) grad_bias = g.sum(0);
-    return {grad_x, grad_weight, grad_bias};
-  }
-};
-
 thread_local bool products_enabled = false;
 
 }  // namespace
 
 at::Tensor bf16_linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
-  return Bf16Linear::apply(x, weight, bias.defined() ? bias : at::empty({0}, weight.options()));
+  return detail::products_linear<bf16_matmul>(x, weight, bias);
 }
 
 Bf16ProductsScope::Bf16ProductsScope(bool enable) : previous_(products_enabled) { products_enabled = enable; }

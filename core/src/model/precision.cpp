@@ -4,6 +4,7 @@
 #include "ts/model/torch_compat.h"
 #include "ts/host/cpu.h"
 #include "ts/model/bf16_products.h"
+#include "ts/model/fp16_products.h"
 
 #include <algorithm>
 #include <atomic>
@@ -133,6 +134,16 @@ CpuPrecisionTimings time_cpu_precisions() {
   } catch (const std::exception&) {
     t.bf16 = 0;
   }
+  try {
+    if (fp16_products_available())
+      t.fp16 = median_seconds([&] {
+        fp16_matmul(x, w.t());
+        fp16_matmul(dy, w);
+        fp16_matmul(dy.t(), x);
+      });
+  } catch (const std::exception&) {
+    t.fp16 = 0;
+  }
   return t;
 }
 
@@ -152,8 +163,14 @@ bool bf16_products_pay(const CpuPrecisionTimings& t) {
   return t.bf16 > 0 && t.fp32 > 0 && t.fp32 >= kCpuBf16MinimumSpeedup * t.bf16;
 }
 
+bool fp16_products_pay(const CpuPrecisionTimings& t) {
+  return t.fp16 > 0 && t.fp32 > 0 && t.fp32 >= kCpuBf16MinimumSpeedup * t.fp16;
+}
+
 Precision choose_cpu_precision(const CpuPrecisionTimings& t) {
-  return bf16_products_pay(t) ? Precision::kBf16 : Precision::kFp32;
+  const bool bf16 = bf16_products_pay(t), fp16 = fp16_products_pay(t);
+  if (fp16 && (!bf16 || t.fp16 < t.bf16)) return Precision::kFp16;
+  return bf16 ? Precision::kBf16 : Precision::kFp32;
 }
 
 namespace {
@@ -161,24 +178,26 @@ namespace {
 std::string cpu_timings_clause(const CpuPrecisionTimings& t) {
   const auto ms = [](double s) { return s > 0 ? fmt::format("{:.1f} ms", 1000 * s) : std::string("failed"); };
   const std::string how = t.dot_products ? "AVX-512 BF16 dot products" : "bf16 autocast";
+  const std::string fp16 = t.fp16 > 0 ? fmt::format(", fp16 on its AVX-512 FP16 multiply-adds {}", ms(t.fp16)) : "";
   return fmt::format(
       "(one thread's products of a {}-token share through a {}->{} layer, forward and backward: fp32 {}, bf16 on "
-      "this CPU's {} {}; bf16 trains when it is at least {:.1f}x as fast)",
-      kShareRows, kLayerIn, kLayerOut, ms(t.fp32), how, ms(t.bf16), kCpuBf16MinimumSpeedup);
+      "this CPU's {} {}{}; a half precision trains when it is at least {:.1f}x as fast)",
+      kShareRows, kLayerIn, kLayerOut, ms(t.fp32), how, ms(t.bf16), fp16, kCpuBf16MinimumSpeedup);
 }
 }  // namespace
 
 std::string describe_cpu_precision(const CpuPrecisionTimings& t) {
-  const bool bf16 = choose_cpu_precision(t) == Precision::kBf16;
-  return fmt::format(
-      "precision auto: {} {}",
-      bf16 ? (t.dot_products ? "bf16 on this CPU's AVX-512 BF16 dot products" : "bf16 autocast") : "fp32",
-      cpu_timings_clause(t));
+  const auto chosen = choose_cpu_precision(t);
+  const std::string what = chosen == Precision::kFp16 ? "fp16 on this CPU's AVX-512 FP16 multiply-adds"
+                           : chosen == Precision::kBf16
+                               ? (t.dot_products ? "bf16 on this CPU's AVX-512 BF16 dot products" : "bf16 autocast")
+                               : "fp32";
+  return fmt::format("precision auto: {} {}", what, cpu_timings_clause(t));
 }
 
 std::string describe_cpu_precision_request(Precision asked, const CpuPrecisionTimings& t) {
   const auto chosen = choose_cpu_precision(t);
-  if ((asked != Precision::kFp32 && asked != Precision::kBf16) || asked == chosen || !(t.fp32 > 0)) return {};
+  if (asked == Precision::kAuto || asked == chosen || !(t.fp32 > 0)) return {};
   return fmt::format("precision {}, as asked, though precision auto would train {} on this CPU {}",
                      precision_name(asked), precision_name(chosen), cpu_timings_clause(t));
 }
@@ -186,13 +205,17 @@ std::string describe_cpu_precision_request(Precision asked, const CpuPrecisionTi
 void check_precision(Precision precision, const c10::Device& device) {
   if (precision == Precision::kAuto)
     throw std::invalid_argument("precision auto is a request: resolve it for the device first (resolve_precision)");
-  if (precision == Precision::kFp16 && !device.is_cuda())
-    throw std::invalid_argument("precision fp16 needs a CUDA GPU; on the CPU use bf16 (or fp32)");
+  if (precision == Precision::kFp16 && !device.is_cuda() && !(device.is_cpu() && fp16_products_available()))
+    throw std::invalid_argument(
+        "precision fp16 needs a CUDA GPU or a CPU with AVX-512 FP16, which this one lacks; use bf16 or fp32");
 }
 
 AutocastScope::AutocastScope(Precision precision, const c10::Device& device) {
   if (precision == Precision::kFp32) return;
   check_precision(precision, device);
+  // fp16 on a CPU is fp16_linear's products (ts/model/fp16_products.h): LibTorch has no fp16 autocast there.
+  if (precision == Precision::kFp16 && device.is_cpu())
+    throw std::invalid_argument("precision fp16 on a CPU trains with fp16_linear, not under autocast");
   const auto dtype = precision == Precision::kFp16 ? at::kHalf : at::kBFloat16;
   active_ = true;
   device_type_ = device.type();

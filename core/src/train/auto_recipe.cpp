@@ -15,6 +15,7 @@
 
 #include "ts/host/cpu.h"
 #include "ts/model/bf16_products.h"
+#include "ts/model/fp16_products.h"
 #include "ts/model/precision.h"
 #include "ts/text/numbers.h"
 #include "ts/text/utf8.h"
@@ -28,7 +29,10 @@ namespace {
 // there on 2 cores, ten processes each (docs/benchmarks.md, "Measuring the machine: ten
 // measurements back to back"): fp32 2,953, bf16 on the dot products 4,794, median of the ten.
 constexpr double kReferenceTokensPerCore = 1640;
-constexpr double kBf16Speedup = 1.62;          // measured on that EPYC (AVX-512 BF16, no AMX)
+constexpr double kBf16Speedup = 1.62;  // measured on that EPYC (AVX-512 BF16, no AMX)
+// fp16 on AVX-512 FP16 against fp32, the reference model's shape on an Intel Xeon model 207
+// (docs/benchmarks.md, "fp16 products on AVX-512 FP16"): 1.17 and 1.19 in two alternating pairs of runs.
+constexpr double kFp16Speedup = 1.17;
 constexpr double kAvx2Factor = 0.6;            // half the vector width, some of it hidden by memory
 constexpr double kGpuTokensPerSecond = 40000;  // an estimate for one recent GPU; measure with bench/
 
@@ -115,9 +119,11 @@ MachineProfile MachineProfile::detect(DeviceChoice device, int threads) {
   m.avx512 = cpu_info().has("avx512f");
   m.native_bf16 = cpu_has_native_bf16();
   m.bf16_products = bf16_products_preferred();
+  m.fp16_products = fp16_products_available();
   if (const auto* timed = measured_cpu_precisions()) {
     m.fp32_product_seconds = timed->fp32;
     m.bf16_product_seconds = timed->bf16;
+    m.fp16_product_seconds = timed->fp16;
   }
   // The GPU the trainer will pick: cuda, or auto where LibTorch sees one (resolve_device).
   m.cuda = device == DeviceChoice::kCuda || (device == DeviceChoice::kAuto && torch::cuda::is_available());
@@ -135,18 +141,20 @@ double MachineProfile::estimated_tokens_per_second() const {
   // Threads scale less than linearly (memory bandwidth, the serial parts of a step).
   double tps = kReferenceTokensPerCore * std::pow(std::max(cores, 1), 0.85);
   if (!avx512) tps *= kAvx2Factor;
-  if (native_bf16 && (precision == Precision::kBf16 || (precision == Precision::kAuto && auto_trains_bf16())))
-    tps *= kBf16Speedup;
+  const auto trains = precision == Precision::kAuto ? auto_precision() : precision;
+  if (native_bf16 && trains == Precision::kBf16) tps *= kBf16Speedup;
+  if (fp16_products && trains == Precision::kFp16) tps *= kFp16Speedup;
   return tps;
 }
 
-bool MachineProfile::auto_trains_bf16() const {
-  if (cuda) return true;
-  if (!native_bf16) return false;
+Precision MachineProfile::auto_precision() const {
+  if (cuda) return Precision::kBf16;
+  if (!(fp32_product_seconds > 0)) return native_bf16 ? Precision::kBf16 : Precision::kFp32;
   CpuPrecisionTimings timed;
   timed.fp32 = fp32_product_seconds;
-  timed.bf16 = bf16_product_seconds;
-  return !(fp32_product_seconds > 0) || bf16_products_pay(timed);
+  timed.bf16 = native_bf16 ? bf16_product_seconds : 0;
+  timed.fp16 = fp16_products ? fp16_product_seconds : 0;
+  return choose_cpu_precision(timed);
 }
 
 std::string MachineProfile::describe() const {
@@ -427,27 +435,39 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
       "models: 1.3 BLEU above greedy on average, docs/benchmarks.md \"Beam or greedy\"); validation during "
       "training decodes greedily.");
   // A precision the person chose is trained (and was measured) as chosen; the log says so.
-  const auto product_times = [&] {
-    return fmt::format(
-        "one thread's products of a training-sized layer took {:.1f} ms in bf16 against {:.1f} ms in fp32",
-        1000 * machine.bf16_product_seconds, 1000 * machine.fp32_product_seconds);
+  const auto product_times = [&](Precision half) {
+    return fmt::format("one thread's products of a training-sized layer took {:.1f} ms in {} against {:.1f} ms in fp32",
+                       1000 * (half == Precision::kFp16 ? machine.fp16_product_seconds : machine.bf16_product_seconds),
+                       precision_name(half), 1000 * machine.fp32_product_seconds);
   };
-  // bf16 is said to be faster for fp32 chosen on a CPU only where its products were timed faster here.
-  const bool bf16_faster =
-      machine.cuda || (machine.native_bf16 && machine.fp32_product_seconds > 0 && machine.auto_trains_bf16());
+  const auto automatic = machine.auto_precision();
+  // Another precision is said to be faster on a CPU only where the products were timed here.
+  const bool other_faster = machine.cuda ? machine.precision == Precision::kFp32
+                                         : machine.fp32_product_seconds > 0 && automatic != machine.precision &&
+                                               automatic != Precision::kFp32;
   if (machine.precision != Precision::kAuto)
-    r.reasons.push_back(
-        fmt::format("Precision: {}, as chosen (train.precision){}.", precision_name(machine.precision),
-                    machine.precision == Precision::kFp32 && bf16_faster
-                        ? fmt::format("; bf16 would train faster on {}", machine.cuda ? "the GPU" : "this CPU")
-                        : std::string()));
+    r.reasons.push_back(fmt::format("Precision: {}, as chosen (train.precision){}.", precision_name(machine.precision),
+                                    other_faster
+                                        ? fmt::format("; {} would train faster on {}", precision_name(automatic),
+                                                      machine.cuda ? "the GPU" : "this CPU")
+                                        : std::string()));
   else if (machine.cuda)
     r.reasons.push_back("Precision: bf16 autocast on the GPU.");
-  else if (machine.native_bf16 && !machine.auto_trains_bf16())
+  else if (automatic == Precision::kFp16)
     r.reasons.push_back(fmt::format(
-        "Precision: fp32. This CPU has {} but is not faster in bf16: {} here, and bf16 trains only where it is "
-        "at least {} times as fast.",
-        machine.bf16_products ? "AVX-512 BF16" : "native bf16", product_times(), kCpuBf16MinimumSpeedup));
+        "Precision: fp16 (this CPU has AVX-512 FP16: its fp16 multiply-adds do twice the flops of fp32's; each "
+        "operand is scaled by powers of two 64 values at a time, so no loss scaling; one share of each batch per "
+        "thread); {}.",
+        product_times(Precision::kFp16)));
+  else if (machine.native_bf16 && automatic == Precision::kFp32)
+    r.reasons.push_back(fmt::format(
+        "Precision: fp32. This CPU has {} but is not faster in bf16{}: {} here, and a half precision trains only "
+        "where it is at least {} times as fast.",
+        machine.bf16_products ? "AVX-512 BF16" : "native bf16", machine.fp16_product_seconds > 0 ? " or fp16" : "",
+        product_times(Precision::kBf16) +
+            (machine.fp16_product_seconds > 0 ? fmt::format(" ({:.1f} ms in fp16)", 1000 * machine.fp16_product_seconds)
+                                              : std::string()),
+        kCpuBf16MinimumSpeedup));
   else if (machine.native_bf16)
     r.reasons.push_back(fmt::format(
         "Precision: {}{}.",
@@ -455,7 +475,7 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
                                 "into fp32 sums, one share of each batch per thread)"
                               : "bf16 autocast (this CPU computes bf16 natively: AVX-512 BF16 or AMX)",
         machine.fp32_product_seconds > 0
-            ? "; " + product_times()
+            ? "; " + product_times(Precision::kBf16)
             : fmt::format("; its products are timed against fp32's when training starts, and fp32 trains instead "
                           "where bf16 is not at least {} times as fast",
                           kCpuBf16MinimumSpeedup)));

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "ts/model/fp16_products.h"
 #include "ts/text/utf8.h"
 
 namespace ts {
@@ -370,8 +371,10 @@ std::vector<std::string> ExperimentConfig::problems() const {
                 ") with learned positions");
 
   const auto& t = train;
-  if (t.precision == Precision::kFp16 && t.device == DeviceChoice::kCpu)
-    p.push_back("train.precision fp16 needs a CUDA GPU; on the CPU use bf16 (or fp32)");
+  if (t.precision == Precision::kFp16 && t.device == DeviceChoice::kCpu && !fp16_products_available())
+    p.push_back(
+        "train.precision fp16 needs a CUDA GPU or a CPU with AVX-512 FP16, which this one lacks; use bf16 "
+        "or fp32");
   check_positive(p, "train.lr", t.lr);
   check_positive(p, "train.accumulate", t.accumulate);
   if (t.schedule == LrSchedule::kNoam && t.warmup <= 0)

@@ -26,6 +26,7 @@
 #include "ts/model/errors.h"
 #include "ts/model/mode_guard.h"
 #include "ts/model/bf16_products.h"
+#include "ts/model/fp16_products.h"
 #include "ts/model/precision.h"
 #include "ts/model/size.h"
 #include "ts/text/language.h"
@@ -52,9 +53,9 @@ using Clock = std::chrono::steady_clock;
 Precision resolve_precision(Precision precision, const at::Device& device, std::string* why) {
   if (why) why->clear();
   if (precision != Precision::kAuto) {
-    // As asked; on a CPU with native bf16 the log says where the other precision is the faster one
-    // here (timed once per process, as for auto; the recipe's log reads the same timing).
-    if (why && device.is_cpu() && cpu_has_native_bf16())
+    // As asked; on a CPU with native bf16 or AVX-512 FP16 the log says where another precision is the
+    // faster one here (timed once per process, as for auto; the recipe's log reads the same timing).
+    if (why && device.is_cpu() && (cpu_has_native_bf16() || fp16_products_available()))
       *why = describe_cpu_precision_request(precision, cpu_precision_timings());
     return precision;
   }
@@ -63,11 +64,11 @@ Precision resolve_precision(Precision precision, const at::Device& device, std::
     if (why) *why = describe_gpu_precision(timings);
     return choose_gpu_precision(timings);
   }
-  if (!cpu_has_native_bf16()) {
+  if (!cpu_has_native_bf16() && !fp16_products_available()) {
     if (why) *why = "precision auto: fp32 (this CPU has neither AMX nor AVX-512 BF16)";
     return Precision::kFp32;
   }
-  // Native bf16 is not always faster: timed once per process (ts/model/precision.h).
+  // Native bf16 is not always faster, nor fp16: timed once per process (ts/model/precision.h).
   const auto& timings = cpu_precision_timings();
   if (why) *why = describe_cpu_precision(timings);
   return choose_cpu_precision(timings);
@@ -174,7 +175,9 @@ int batch_shares(bool shard_batch, const at::Device& device, Precision precision
   // four tries out of four). fp32 goes to OpenBLAS and ran 600 such steps cleanly, twice; bf16 on a
   // CPU with AVX-512 BF16 and no AMX goes to bf16_linear, whose kernels keep nothing between calls
   // but each thread's own buffers.
-  const bool shareable = precision == Precision::kFp32 || (precision == Precision::kBf16 && bf16_products_preferred());
+  // fp16 on a CPU is always fp16_linear, whose kernels keep nothing between calls either.
+  const bool shareable = precision == Precision::kFp32 || precision == Precision::kFp16 ||
+                         (precision == Precision::kBf16 && bf16_products_preferred());
   return shard_batch && device.is_cpu() && shareable ? std::max(1, threads) : 1;
 }
 
@@ -183,16 +186,22 @@ bool uses_bf16_products(const at::Device& device, Precision precision, int share
          (shares > 1 || at::get_num_threads() == 1);
 }
 
+bool uses_fp16_products(const at::Device& device, Precision precision) {
+  return device.is_cpu() && precision == Precision::kFp16;
+}
+
 double forward_backward_batch(Transformer& model, const std::vector<Example>& examples,
                               const std::vector<std::size_t>& rows, const at::Device& device, Precision precision,
                               double label_smoothing, double denominator, double scale, int shares,
                               const std::vector<at::Tensor>& parameters) {
-  const bool products = uses_bf16_products(device, precision, shares);
+  const bool bf16 = uses_bf16_products(device, precision, shares), fp16 = uses_fp16_products(device, precision);
   auto share_loss = [&](const std::vector<std::size_t>& share_rows) {
     auto batch = make_batch(examples, share_rows, device);
-    // forward only: backward follows the forward's dtypes (autocast) or autograd functions (bf16_linear)
-    Bf16ProductsScope bf16_products(products);
-    AutocastScope autocast(products ? Precision::kFp32 : precision, device);
+    // forward only: backward follows the forward's dtypes (autocast) or autograd functions
+    // (bf16_linear, fp16_linear)
+    Bf16ProductsScope bf16_products(bf16);
+    Fp16ProductsScope fp16_products(fp16);
+    AutocastScope autocast(bf16 || fp16 ? Precision::kFp32 : precision, device);
     return loss_sum(model, batch, label_smoothing) / denominator;
   };
   const int n = std::max(1, std::min(shares, static_cast<int>(rows.size())));
@@ -446,7 +455,8 @@ Trainer::Trainer(ExperimentConfig config, PreparedData data, TrainerOptions opti
   s_->precision = resolve_precision(c.train.precision, s_->device, &s_->precision_reason);
   check_precision(s_->precision, s_->device);
   s_->shares = batch_shares(c.train.shard_batch, s_->device, s_->precision, s_->threads);
-  if (s_->precision == Precision::kFp16) s_->scaling.loss_scale = 65536.0;
+  // fp16 autocast on a GPU; fp16_linear on a CPU scales its operands itself (ts/model/fp16_products.h).
+  if (s_->precision == Precision::kFp16 && s_->device.is_cuda()) s_->scaling.loss_scale = 65536.0;
   at::manual_seed(c.train.seed);
   const auto& p = s_->data.pipeline;
   if (s_->device.is_cpu()) {

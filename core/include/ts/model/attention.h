@@ -20,7 +20,8 @@ at::Tensor causal_mask(std::int64_t length, const at::TensorOptions& options);
 /// `layer`'s affine map of x [..., in]. A single row (one token of incremental decoding) goes
 /// through a matrix-vector product: OpenBLAS's matrix-matrix path would first copy the whole weight
 /// matrix into its packed layout, which costs more than the product itself for one row.
-/// Without gradients only; otherwise (training) it is at::linear.
+/// Without gradients only; otherwise (training) it is at::linear, or, for fp32 CPU tensors, fp16_linear
+/// or bf16_linear while an Fp16ProductsScope or a Bf16ProductsScope is enabled on the thread.
 at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias);
 inline at::Tensor linear(const torch::nn::Linear& layer, const at::Tensor& x) {
   return linear(x, layer->weight, layer->bias);

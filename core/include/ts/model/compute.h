@@ -16,8 +16,9 @@ const char* device_choice_name(DeviceChoice device);
 /// The inverse of device_choice_name; throws std::invalid_argument naming the accepted values.
 DeviceChoice parse_device_choice(const std::string& name);
 
-/// The arithmetic of the matrix products: fp32; bf16 or fp16 under autocast (fp16 on a GPU only, with
-/// loss scaling). `kAuto` is a request that resolve_precision (ts/train/trainer.h) turns into one of
+/// The arithmetic of the matrix products: fp32; bf16 or fp16 under autocast on a GPU (fp16 with loss
+/// scaling); on a CPU, bf16 under autocast or on our AVX-512 BF16 products (ts/model/bf16_products.h),
+/// fp16 on our AVX-512 FP16 products (ts/model/fp16_products.h). `kAuto` is a request that resolve_precision (ts/train/trainer.h) turns into one of
 /// the other three for the machine; nothing computes in "auto".
 enum class Precision { kFp32, kBf16, kFp16, kAuto };
 /// "fp32", "bf16", "fp16", "auto".

@@ -22,6 +22,7 @@ struct MachineProfile {
   bool cuda = false;           // a CUDA GPU will train
   bool native_bf16 = false;    // the CPU computes bf16 products natively (AMX or AVX-512 BF16)
   bool bf16_products = false;  // bf16 trains on AVX-512 BF16 dot products (ts/model/bf16_products.h), no AMX
+  bool fp16_products = false;  // the CPU has AVX-512 FP16: fp16 trains on it (ts/model/fp16_products.h)
   bool avx512 = false;         // AVX-512F (twice AVX2's fp32 width)
   std::string cpu_model;       // for the log
   /// Measured training throughput of the reference model (ts/train/calibration.h) in target tokens
@@ -36,12 +37,15 @@ struct MachineProfile {
   int data_parallel_ranks = 1;
   /// The precision the person chose (train.precision, --precision); kAuto: the recipe's for this machine.
   Precision precision = Precision::kAuto;
-  /// One thread's products in fp32 and in bf16 where precision auto timed them on this CPU
+  /// One thread's products in fp32, bf16 and fp16 where precision auto timed them on this CPU
   /// (ts/model/precision.h, cpu_precision_timings); 0: not timed.
-  double fp32_product_seconds = 0, bf16_product_seconds = 0;
-  /// True when precision auto trains bf16 here: on a GPU, or on a CPU with native bf16 whose products
-  /// were not timed or were timed fast enough (bf16_products_pay).
-  bool auto_trains_bf16() const;
+  double fp32_product_seconds = 0, bf16_product_seconds = 0, fp16_product_seconds = 0;
+  /// What precision auto trains in here: bf16 on a GPU (what the recipe assumes there); on a CPU whose
+  /// products were timed, choose_cpu_precision's answer; not timed yet, bf16 where the CPU has native
+  /// bf16, else fp32.
+  Precision auto_precision() const;
+  /// auto_precision() is bf16.
+  bool auto_trains_bf16() const { return auto_precision() == Precision::kBf16; }
   /// This machine (LibTorch's device and threads as train.device/threads would pick them, /proc/cpuinfo).
   static MachineProfile detect(DeviceChoice device = DeviceChoice::kAuto, int threads = 0);
   /// Training throughput of the reference model (3+3 layers, d 256, an 8,000-token vocabulary) in

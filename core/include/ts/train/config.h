@@ -98,8 +98,8 @@ struct TrainConfig {
   /// at a time, each shared among the threads. Not under bf16 autocast (batch_shares in
   /// ts/train/trainer.h says why). The machine's measured speed (ts/train/calibration.h) follows it.
   bool shard_batch = true;
-  // bf16: autocast (a CPU with AMX or AVX-512 BF16, or a GPU); fp16: GPU only; auto: bf16 where the
-  // CPU or GPU computes it natively, else fp32.
+  // bf16: autocast (a CPU with AMX or AVX-512 BF16, or a GPU); fp16: a GPU, or a CPU with AVX-512
+  // FP16 (ts/model/fp16_products.h); auto: ts/train/trainer.h resolve_precision.
   Precision precision = Precision::kFp32;
 };
 

@@ -82,14 +82,17 @@ int configure_threads(int threads);
 std::vector<std::size_t> shard_of(const std::vector<std::size_t>& indices, int rank, int world_size);
 
 /// How many shares forward_backward_batch splits a batch into: the threads, on a CPU with
-/// train.shard_batch on, in fp32, or in bf16 where bf16_products_preferred() (ts/model/bf16_products.h);
-/// otherwise 1 (bf16 autocast: oneDNN failed when two threads created its kernels at once, see
+/// train.shard_batch on, in fp32, in fp16 (fp16_linear), or in bf16 where bf16_products_preferred()
+/// (ts/model/bf16_products.h); otherwise 1 (bf16 autocast: oneDNN failed when two threads created its kernels at once, see
 /// trainer.cpp).
 int batch_shares(bool shard_batch, const at::Device& device, Precision precision, int threads);
 /// Whether forward_backward_batch computes bf16 with bf16_linear rather than autocast: on a CPU with
 /// AVX-512 BF16 and no AMX, when each thread has a share (`shares` > 1) or there is one thread
 /// (bf16_linear runs on the calling thread).
 bool uses_bf16_products(const at::Device& device, Precision precision, int shares);
+/// Whether forward_backward_batch computes fp16 with fp16_linear (ts/model/fp16_products.h): always on
+/// a CPU (check_precision has refused fp16 on one without AVX-512 FP16); never on a GPU (autocast).
+bool uses_fp16_products(const at::Device& device, Precision precision);
 /// One batch's forward and backward, as a training step runs it: the teacher-forced loss of the
 /// batch made of `rows` of `examples` (label-smoothed, summed over target tokens) divided by
 /// `denominator`, times `scale`, back-propagated and added to the gradients of `parameters` (the
@@ -104,8 +107,8 @@ double forward_backward_batch(Transformer& model, const std::vector<Example>& ex
 /// Teacher-forced mean negative log-likelihood per target token (no label smoothing) over `examples`.
 double evaluate_loss(Transformer& model, const std::vector<Example>& examples, const at::Device& device);
 /// train.precision for this device: on a CPU kAuto becomes fp32 without native bf16 (AMX or AVX-512
-/// BF16), and with it what a short timing of both precisions' products picks (choose_cpu_precision:
-/// bf16 only where it is faster); on a GPU, what a short timing of fp32/bf16/fp16 products picks
+/// BF16) or AVX-512 FP16, and with either what a short timing of the precisions' products picks
+/// (choose_cpu_precision: bf16 or fp16 only where it is faster); on a GPU, what a short timing of fp32/bf16/fp16 products picks
 /// (choose_gpu_precision). Other values are returned as they are. `why`, when given, receives one
 /// line for the log saying what "auto" chose and why (empty for other values).
 Precision resolve_precision(Precision precision, const at::Device& device, std::string* why = nullptr);
