@@ -14,7 +14,9 @@
 # default recipe's "2 192 768 4" and "3 256 1024 4"; layers on each side, batches still 64 sentences),
 # OURS_ARGS (more options for ours alone, e.g. "--set train.shard_batch=false"), ROUNDS=N (N rounds of
 # peer fp32, ours fp32, peer bf16, ours bf16 back to back, each printed, then the medians and the
-# median of the rounds' ratios: the VM's speed drifts by 10-20% within minutes),
+# median of the rounds' ratios: the VM's speed drifts by 10-20% within minutes), HALF=fp16 (ours trains its
+# half-precision rounds in fp16, on a CPU with AVX-512 FP16, instead of bf16; the peer's bf16 rounds are then
+# skipped: the peer has no fp16 on a CPU, and the comparison is with its fp32; MFU against the fp32 limit),
 # DEVICE=cuda (both programs train on the GPU, the limit is the GPU's 4096^3 product; the peer's bf16
 # is CPU autocast only, so on a GPU it runs fp32 alone).
 # Ours reports the average over all its steps (start-up included); the peer times STEPS steps after 5
@@ -86,6 +88,9 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) 
 all_p32=() all_o32=() all_p16=() all_o16=() r32=() r16=() r16p=() all_m32=() all_m16=()
 bf16_cpu=0
 [ "${SKIP_BF16:-0}" != 1 ] && [ "$device" != cuda ] && bf16_cpu=1
+half=${HALF:-bf16}
+fp16_cpu=0
+[ "$half" = fp16 ] && [ "$device" != cuda ] && fp16_cpu=1 && bf16_cpu=0
 for round in $(seq 1 "$rounds"); do
   [ "$rounds" -gt 1 ] && echo "round $round of $rounds"
   p32=$(peer peer-fp32); o32=$(ours ours-fp32 --threads "$threads" --precision fp32)
@@ -104,6 +109,12 @@ for round in $(seq 1 "$rounds"); do
     all_p16+=("$p16"); all_o16+=("$o16"); all_m16+=("$(gflops ours-bf16)")
     r16+=("$(awk -v a="$o16" -v b="$p32" 'BEGIN { print a / b }')")
     r16p+=("$(awk -v a="$o16" -v b="$p16" 'BEGIN { print a / b }')")
+  elif [ "$fp16_cpu" = 1 ]; then
+    o16=$(ours ours-fp16 --threads "$threads" --precision fp16)
+    printf '%-34s %8s tok/s  %s of peer fp32, MFU %s of fp32 limit\n' "ours fp16" "$o16" "$(ratio "$o16" "$p32")" \
+      "$(mfu "$(gflops ours-fp16)" "$lim32")"
+    all_o16+=("$o16"); all_m16+=("$(gflops ours-fp16)")
+    r16+=("$(awk -v a="$o16" -v b="$p32" 'BEGIN { print a / b }')")
   fi
 done
 if [ "$rounds" -gt 1 ]; then
@@ -117,6 +128,10 @@ if [ "$rounds" -gt 1 ]; then
     printf '%-34s %8s tok/s  median ratio %.2fx of peer fp32 (rounds: %s), %.2fx of peer bf16\n' "ours bf16" \
       "$(median "${all_o16[@]}")" "$(median "${r16[@]}")" "$(printf '%.2f ' "${r16[@]}")" "$(median "${r16p[@]}")"
     printf '%-34s MFU %s of the bf16 limit (median)\n' "ours bf16" "$(mfu "$(median "${all_m16[@]}")" "$lim16")"
+  elif [ "$fp16_cpu" = 1 ]; then
+    printf '%-34s %8s tok/s  median ratio %.2fx of peer fp32 (rounds: %s)\n' "ours fp16" "$(median "${all_o16[@]}")" \
+      "$(median "${r16[@]}")" "$(printf '%.2f ' "${r16[@]}")"
+    printf '%-34s MFU %s of the fp32 limit (median)\n' "ours fp16" "$(mfu "$(median "${all_m16[@]}")" "$lim32")"
   fi
 fi
 if [ "${SKIP_NPROC:-0}" != 1 ] && [ "$threads" -ge 2 ] && [ "$device" = cpu ]; then
