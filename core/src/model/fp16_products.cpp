@@ -434,16 +434,10 @@ thread_local bool products_enabled = false;
 }  // namespace
 
 at::Tensor fp16_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
-  if (a.dim() != 2 || b.dim() != 2 || a.size(1) != b.size(0))
-    throw std::invalid_argument("fp16_matmul: expected a [M, K] and b [K, N]");
-  if (a.scalar_type() != at::kFloat || b.scalar_type() != at::kFloat || !a.device().is_cpu() || !b.device().is_cpu())
-    throw std::invalid_argument("fp16_matmul: expected fp32 CPU tensors");
-  if (bias.defined() && (bias.dim() != 1 || bias.size(0) != b.size(1) || bias.scalar_type() != at::kFloat))
-    throw std::invalid_argument("fp16_matmul: expected an fp32 bias [N]");
-  if (!fp16_products_available()) throw std::runtime_error("fp16_matmul: this CPU has no AVX-512 FP16 multiply-adds");
-  auto c = at::empty({a.size(0), b.size(1)}, a.options());
-  if (c.numel() == 0) return c;
-  if (a.size(1) == 0) return bias.defined() ? c.copy_(bias.expand_as(c)) : c.zero_();
+  bool done = false;
+  auto c =
+      detail::start_product("fp16_matmul", a, b, bias, fp16_products_available(), "AVX-512 FP16 multiply-adds", done);
+  if (done) return c;
 #if TS_FP16_X86
   const auto contiguous_bias = bias.defined() ? bias.contiguous() : bias;
   multiply(view_of(a), view_of(b), contiguous_bias.defined() ? contiguous_bias.data_ptr<float>() : nullptr,

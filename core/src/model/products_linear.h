@@ -1,13 +1,41 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The linear layer of the training products (bf16_products.cpp, fp16_products.cpp) as an autograd
-// function over one of their matrix products: forward x · Wᵀ (+ b), backward dX = G · W and
-// dW = Gᵀ · X through the same product, the bias gradient an fp32 sum.
+// What the training products (bf16_products.cpp, fp16_products.cpp) share: the checks of their
+// operands, and their linear layer as an autograd function over one of their matrix products: forward
+// x · Wᵀ (+ b), backward dX = G · W and dW = Gᵀ · X through the same product, the bias gradient an
+// fp32 sum.
 #pragma once
+
+#include <stdexcept>
+#include <string>
 
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/custom_function.h>
 
 namespace ts::detail {
+
+/// The result of `name`(a [M, K], b [K, N], bias [N] or undefined) for fp32 CPU tensors: throws
+/// std::invalid_argument on other shapes or types and std::runtime_error ("`name`: this CPU has no
+/// `missing`") where `available` is false. Returns C [M, N] uninitialised, with `done` false, or, where
+/// C is empty or K is 0, already computed with `done` true.
+inline at::Tensor start_product(const std::string& name, const at::Tensor& a, const at::Tensor& b,
+                                const at::Tensor& bias, bool available, const char* missing, bool& done) {
+  if (a.dim() != 2 || b.dim() != 2 || a.size(1) != b.size(0))
+    throw std::invalid_argument(name + ": expected a [M, K] and b [K, N]");
+  if (a.scalar_type() != at::kFloat || b.scalar_type() != at::kFloat || !a.device().is_cpu() || !b.device().is_cpu())
+    throw std::invalid_argument(name + ": expected fp32 CPU tensors");
+  if (bias.defined() && (bias.dim() != 1 || bias.size(0) != b.size(1) || bias.scalar_type() != at::kFloat))
+    throw std::invalid_argument(name + ": expected an fp32 bias [N]");
+  if (!available) throw std::runtime_error(name + ": this CPU has no " + missing);
+  auto c = at::empty({a.size(0), b.size(1)}, a.options());
+  done = c.numel() == 0 || a.size(1) == 0;
+  if (done && c.numel() > 0) {  // K = 0: every sum is empty
+    if (bias.defined())
+      c.copy_(bias.expand_as(c));
+    else
+      c.zero_();
+  }
+  return c;
+}
 
 using MatrixProduct = at::Tensor (*)(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias);
 
