@@ -144,80 +144,78 @@ inline __m512i doubled(__m256i halves) {
 // Row block rb of A: out [K][kRows] words, inverse [chunks][kRows].
 void pack_a_block(const View& a, std::int64_t rb, std::uint32_t* out, float* inverse) {
   const std::int64_t k_count = a.cols, chunks = (k_count + kChunk - 1) / kChunk;
-  {
-    const std::int64_t rows = std::min(kRows, a.rows - rb * kRows);
-    const auto row_mask = static_cast<__mmask16>(first16(rows) & 0xFF);
-    for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
-      const std::int64_t k0 = chunk * kChunk, k1 = std::min(k_count, k0 + kChunk);
-      std::uint32_t* lines = out + k0 * kRows;
-      // The chunk's largest magnitude in each row.
-      __m512 largest = _mm512_setzero_ps();
-      if (a.si == 1) {  // each k holds a run of rows (A = Sᵀ)
-        for (std::int64_t k = k0; k < k1; ++k)
-          largest =
-              _mm512_max_ps(largest, _mm512_abs_ps(_mm512_maskz_loadu_ps(row_mask, a.data + k * a.sk + rb * kRows)));
-      } else {
-        alignas(64) float each[16] = {};
-        for (std::int64_t r = 0; r < rows; ++r) {
+  const std::int64_t rows = std::min(kRows, a.rows - rb * kRows);
+  const auto row_mask = static_cast<__mmask16>(first16(rows) & 0xFF);
+  for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
+    const std::int64_t k0 = chunk * kChunk, k1 = std::min(k_count, k0 + kChunk);
+    std::uint32_t* lines = out + k0 * kRows;
+    // The chunk's largest magnitude in each row.
+    __m512 largest = _mm512_setzero_ps();
+    if (a.si == 1) {  // each k holds a run of rows (A = Sᵀ)
+      for (std::int64_t k = k0; k < k1; ++k)
+        largest =
+            _mm512_max_ps(largest, _mm512_abs_ps(_mm512_maskz_loadu_ps(row_mask, a.data + k * a.sk + rb * kRows)));
+    } else {
+      alignas(64) float each[16] = {};
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const std::int64_t i = rb * kRows + r;
+        if (a.sk == 1) {
+          each[r] = largest_of(a.data + i * a.si + k0, k1 - k0);
+        } else {
+          for (std::int64_t k = k0; k < k1; ++k) each[r] = std::max(each[r], std::fabs(a.at(i, k)));
+        }
+      }
+      largest = _mm512_load_ps(each);
+    }
+    __m512 scale, inv;
+    scales_for(largest, scale, inv);
+    _mm256_storeu_ps(inverse + chunk * kRows, _mm512_castps512_ps256(inv));
+    alignas(64) float scales[16];
+    _mm512_store_ps(scales, scale);
+    if (a.si == 1) {  // one line per k
+      const __m256 s = _mm512_castps512_ps256(scale);
+      for (std::int64_t k = k0; k < k1; ++k) {
+        const __m256 x = _mm256_maskz_loadu_ps(static_cast<__mmask8>(row_mask), a.data + k * a.sk + rb * kRows);
+        const __m128i h = _mm256_cvtps_ph(_mm256_mul_ps(x, s), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m256i words = _mm256_cvtepu16_epi32(h);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k * kRows),
+                            _mm256_or_si256(words, _mm256_slli_epi32(words, 16)));
+      }
+    } else if (a.sk == 1) {  // rows contiguous: 8 rows × 16 k converted, then interleaved by k
+      static const Interleave p;
+      for (std::int64_t g = k0; g < k1; g += 16) {
+        const __mmask16 mask = first16(k1 - g);
+        __m256i half[kRows];
+        for (std::int64_t r = 0; r < kRows; ++r) {
           const std::int64_t i = rb * kRows + r;
-          if (a.sk == 1) {
-            each[r] = largest_of(a.data + i * a.si + k0, k1 - k0);
-          } else {
-            for (std::int64_t k = k0; k < k1; ++k) each[r] = std::max(each[r], std::fabs(a.at(i, k)));
-          }
+          half[r] = r < rows ? to_half(_mm512_mul_ps(_mm512_maskz_loadu_ps(mask, a.data + i * a.si + g),
+                                                     _mm512_set1_ps(scales[r])))
+                             : _mm256_setzero_si256();
         }
-        largest = _mm512_load_ps(each);
+        const __m512i z0 = join(half[0], half[1]), z1 = join(half[2], half[3]);
+        const __m512i z2 = join(half[4], half[5]), z3 = join(half[6], half[7]);
+        const __m512i top_low = _mm512_permutex2var_epi16(z0, p.low_k, z1);  // rows 0-3, k 0-7
+        const __m512i top_high = _mm512_permutex2var_epi16(z0, p.high_k, z1);
+        const __m512i bottom_low = _mm512_permutex2var_epi16(z2, p.low_k, z3);  // rows 4-7
+        const __m512i bottom_high = _mm512_permutex2var_epi16(z2, p.high_k, z3);
+        const __m512i four[4] = {_mm512_permutex2var_epi16(top_low, p.first_half, bottom_low),
+                                 _mm512_permutex2var_epi16(top_low, p.second_half, bottom_low),
+                                 _mm512_permutex2var_epi16(top_high, p.first_half, bottom_high),
+                                 _mm512_permutex2var_epi16(top_high, p.second_half, bottom_high)};
+        for (std::int64_t q = 0; q < 8; ++q) {  // two k (16 words) at a time
+          const std::int64_t valid = std::clamp<std::int64_t>(k1 - g - 2 * q, 0, 2);
+          if (valid == 0) break;
+          const __m512i line = four[q / 2];
+          const __m256i halves = q % 2 == 0 ? _mm512_castsi512_si256(line) : _mm512_extracti64x4_epi64(line, 1);
+          _mm512_mask_storeu_epi32(lines + (g - k0 + 2 * q) * kRows, first16(valid * kRows), doubled(halves));
+        }
       }
-      __m512 scale, inv;
-      scales_for(largest, scale, inv);
-      _mm256_storeu_ps(inverse + chunk * kRows, _mm512_castps512_ps256(inv));
-      alignas(64) float scales[16];
-      _mm512_store_ps(scales, scale);
-      if (a.si == 1) {  // one line per k
-        const __m256 s = _mm512_castps512_ps256(scale);
-        for (std::int64_t k = k0; k < k1; ++k) {
-          const __m256 x = _mm256_maskz_loadu_ps(static_cast<__mmask8>(row_mask), a.data + k * a.sk + rb * kRows);
-          const __m128i h = _mm256_cvtps_ph(_mm256_mul_ps(x, s), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-          const __m256i words = _mm256_cvtepu16_epi32(h);
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k * kRows),
-                              _mm256_or_si256(words, _mm256_slli_epi32(words, 16)));
+    } else {
+      for (std::int64_t k = k0; k < k1; ++k)
+        for (std::int64_t r = 0; r < kRows; ++r) {
+          const std::uint32_t h = r < rows ? to_half(a.at(rb * kRows + r, k) * scales[r]) : 0;
+          lines[(k - k0) * kRows + r] = h | (h << 16);
         }
-      } else if (a.sk == 1) {  // rows contiguous: 8 rows × 16 k converted, then interleaved by k
-        static const Interleave p;
-        for (std::int64_t g = k0; g < k1; g += 16) {
-          const __mmask16 mask = first16(k1 - g);
-          __m256i half[kRows];
-          for (std::int64_t r = 0; r < kRows; ++r) {
-            const std::int64_t i = rb * kRows + r;
-            half[r] = r < rows ? to_half(_mm512_mul_ps(_mm512_maskz_loadu_ps(mask, a.data + i * a.si + g),
-                                                       _mm512_set1_ps(scales[r])))
-                               : _mm256_setzero_si256();
-          }
-          const __m512i z0 = join(half[0], half[1]), z1 = join(half[2], half[3]);
-          const __m512i z2 = join(half[4], half[5]), z3 = join(half[6], half[7]);
-          const __m512i top_low = _mm512_permutex2var_epi16(z0, p.low_k, z1);  // rows 0-3, k 0-7
-          const __m512i top_high = _mm512_permutex2var_epi16(z0, p.high_k, z1);
-          const __m512i bottom_low = _mm512_permutex2var_epi16(z2, p.low_k, z3);  // rows 4-7
-          const __m512i bottom_high = _mm512_permutex2var_epi16(z2, p.high_k, z3);
-          const __m512i four[4] = {_mm512_permutex2var_epi16(top_low, p.first_half, bottom_low),
-                                   _mm512_permutex2var_epi16(top_low, p.second_half, bottom_low),
-                                   _mm512_permutex2var_epi16(top_high, p.first_half, bottom_high),
-                                   _mm512_permutex2var_epi16(top_high, p.second_half, bottom_high)};
-          for (std::int64_t q = 0; q < 8; ++q) {  // two k (16 words) at a time
-            const std::int64_t valid = std::clamp<std::int64_t>(k1 - g - 2 * q, 0, 2);
-            if (valid == 0) break;
-            const __m512i line = four[q / 2];
-            const __m256i halves = q % 2 == 0 ? _mm512_castsi512_si256(line) : _mm512_extracti64x4_epi64(line, 1);
-            _mm512_mask_storeu_epi32(lines + (g - k0 + 2 * q) * kRows, first16(valid * kRows), doubled(halves));
-          }
-        }
-      } else {
-        for (std::int64_t k = k0; k < k1; ++k)
-          for (std::int64_t r = 0; r < kRows; ++r) {
-            const std::uint32_t h = r < rows ? to_half(a.at(rb * kRows + r, k) * scales[r]) : 0;
-            lines[(k - k0) * kRows + r] = h | (h << 16);
-          }
-      }
     }
   }
 }
