@@ -96,9 +96,10 @@ int main(int argc, char** argv) {
   // A linear layer's forward and its two backward products at the default recipe's shapes ("mini",
   // "small" and "base": d 128, 192 and 256), for one
   // thread's share of a 1,000-token batch (500 rows): LibTorch in fp32, LibTorch under bf16 autocast
-  // (oneDNN), bf16_linear (AVX-512 BF16 dot products) and fp16_linear (AVX-512 FP16 multiply-adds),
-  // with the GFLOP/s of the three products.
+  // (oneDNN), bf16_linear on AVX-512 BF16 dot products, fp16_linear (AVX-512 FP16 multiply-adds) and
+  // bf16_linear on AMX tiles, with the GFLOP/s of the three products.
   const bool dots = ts::bf16_dot_products_available(), halves = ts::fp16_products_available();
+  const bool tiles = ts::bf16_kernel_available(ts::Bf16Kernel::kTiles);
   for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{128, 384},
                                                                               {128, 512},
                                                                               {512, 128},
@@ -117,7 +118,9 @@ int main(int argc, char** argv) {
       auto x = x0.detach().requires_grad_(true), w = w0.detach().requires_grad_(true);
       auto b = b0.detach().requires_grad_(true);
       at::Tensor y;
-      if (how == 2) {
+      // forward and backward on this thread's kernel (LibTorch runs a CPU backward on the calling thread)
+      ts::Bf16KernelScope kernel(how == 4 ? ts::Bf16Kernel::kTiles : ts::Bf16Kernel::kDotProducts);
+      if (how == 2 || how == 4) {
         y = ts::bf16_linear(x, w, b);
       } else if (how == 3) {
         y = ts::fp16_linear(x, w, b);
@@ -132,11 +135,13 @@ int main(int argc, char** argv) {
     const double bf16 = median_ms([&] { run(1); });
     const double ours = dots ? median_ms([&] { run(2); }) : 0.0;
     const double half = halves ? median_ms([&] { run(3); }) : 0.0;
+    const double tile = tiles ? median_ms([&] { run(4); }) : 0.0;
     std::printf(
         "linear %lld rows, %lld -> %lld, forward and backward  fp32 %7.3f ms (%.0f GFLOP/s)   autocast bf16 %7.3f ms "
-        "(%.0f)   bf16_linear %7.3f ms (%.0f)   fp16_linear %7.3f ms (%.0f)\n",
+        "(%.0f)   bf16_linear dots %7.3f ms (%.0f)   fp16_linear %7.3f ms (%.0f)   bf16_linear AMX %7.3f ms (%.0f)\n",
         static_cast<long long>(rows), static_cast<long long>(in), static_cast<long long>(out), fp32, flops / fp32 / 1e6,
-        bf16, flops / bf16 / 1e6, ours, dots ? flops / ours / 1e6 : 0.0, half, halves ? flops / half / 1e6 : 0.0);
+        bf16, flops / bf16 / 1e6, ours, dots ? flops / ours / 1e6 : 0.0, half, halves ? flops / half / 1e6 : 0.0, tile,
+        tiles ? flops / tile / 1e6 : 0.0);
   }
   return 0;
 }

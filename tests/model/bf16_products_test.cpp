@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/autograd.h>
@@ -29,29 +31,81 @@ void expect_close(const at::Tensor& got, const at::Tensor& want, const std::stri
 #define SKIP_WITHOUT_DOT_PRODUCTS() \
   if (!bf16_dot_products_available()) GTEST_SKIP() << "this CPU has no AVX-512 BF16 dot products"
 
-TEST(Bf16Products, TheProductIsLibTorchsOnOperandsRoundedToBf16InEveryLayout) {
+// The kernels this CPU can run bf16_matmul on.
+std::vector<Bf16Kernel> kernels() {
+  std::vector<Bf16Kernel> found;
+  for (const auto kernel : {Bf16Kernel::kDotProducts, Bf16Kernel::kTiles})
+    if (bf16_kernel_available(kernel)) found.push_back(kernel);
+  return found;
+}
+
+TEST(Bf16Products, TheProductIsLibTorchsOnOperandsRoundedToBf16InEveryLayoutOnEveryKernel) {
   SKIP_WITHOUT_DOT_PRODUCTS();
   at::manual_seed(3);
-  // Edges of every block: rows around 8 and 16, columns around 16 and 48, odd and even inner sizes.
-  for (const std::int64_t m : {1, 7, 8, 9, 17, 40})
-    for (const std::int64_t k : {1, 2, 3, 31, 64, 67})
-      for (const std::int64_t n : {1, 15, 16, 17, 48, 50}) {
-        const auto a = at::randn({m, k}), b = at::randn({k, n}), bias = at::randn({n});
-        const auto want = at::matmul(rounded(a), rounded(b));
-        const std::string shape = std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
-        expect_close(bf16_matmul(a, b), want, shape + " row-major");
-        expect_close(bf16_matmul(a, b, bias), want + bias, shape + " with bias");
-        // a = Sᵀ and b = Wᵀ: the backward's dYᵀ and the forward's weights
-        const auto at_ = a.t().contiguous().t(), bt = b.t().contiguous().t();
-        expect_close(bf16_matmul(at_, b), want, shape + " a transposed");
-        expect_close(bf16_matmul(a, bt), want, shape + " b transposed");
-        expect_close(bf16_matmul(at_, bt), want, shape + " both transposed");
-        // neither dimension contiguous: every second element of a wider matrix
-        const auto as = at::randn({m, 2 * k}).slice(1, 0, 2 * k, 2),
-                   bs = at::randn({2 * k, 2 * n}).slice(0, 0, 2 * k, 2);
-        const auto bs2 = bs.slice(1, 0, 2 * n, 2);
-        expect_close(bf16_matmul(as, bs2), at::matmul(rounded(as), rounded(bs2)), shape + " strided");
-      }
+  for (const auto kernel : kernels()) {
+    const auto product = [kernel](const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias = {}) {
+      return bf16_matmul_on(kernel, a, b, bias);
+    };
+    // Edges of every block: rows around 8, 16 and 32, columns around 16, 32 and 48, inner sizes odd and
+    // even, around the 32 values of a tile's row.
+    for (const std::int64_t m : {1, 7, 8, 9, 17, 32, 40, 65})
+      for (const std::int64_t k : {1, 2, 3, 31, 33, 64, 67})
+        for (const std::int64_t n : {1, 15, 16, 17, 32, 48, 50}) {
+          const auto a = at::randn({m, k}), b = at::randn({k, n}), bias = at::randn({n});
+          const auto want = at::matmul(rounded(a), rounded(b));
+          const std::string shape = std::string(bf16_kernel_name(kernel)) + " " + std::to_string(m) + "x" +
+                                    std::to_string(k) + "x" + std::to_string(n);
+          expect_close(product(a, b), want, shape + " row-major");
+          expect_close(product(a, b, bias), want + bias, shape + " with bias");
+          // a = Sᵀ and b = Wᵀ: the backward's dYᵀ and the forward's weights
+          const auto at_ = a.t().contiguous().t(), bt = b.t().contiguous().t();
+          expect_close(product(at_, b), want, shape + " a transposed");
+          expect_close(product(a, bt), want, shape + " b transposed");
+          expect_close(product(at_, bt, bias), want + bias, shape + " both transposed, with bias");
+          // neither dimension contiguous: every second element of a wider matrix
+          const auto as = at::randn({m, 2 * k}).slice(1, 0, 2 * k, 2),
+                     bs = at::randn({2 * k, 2 * n}).slice(0, 0, 2 * k, 2);
+          const auto bs2 = bs.slice(1, 0, 2 * n, 2);
+          expect_close(product(as, bs2), at::matmul(rounded(as), rounded(bs2)), shape + " strided");
+        }
+  }
+}
+
+// bf16_matmul runs on AMX's tiles where the CPU and the operating system allow them; a scope picks a
+// kernel on its thread; a kernel the CPU lacks is refused with its name.
+TEST(Bf16Products, TilesWhereAvailableAndAScopePicksTheKernelOnItsThread) {
+  SKIP_WITHOUT_DOT_PRODUCTS();
+  const bool tiles = bf16_kernel_available(Bf16Kernel::kTiles);
+  EXPECT_EQ(bf16_kernel(), tiles ? Bf16Kernel::kTiles : Bf16Kernel::kDotProducts);
+  {
+    Bf16KernelScope dots(Bf16Kernel::kDotProducts);
+    EXPECT_EQ(bf16_kernel(), Bf16Kernel::kDotProducts);
+    Bf16Kernel other = Bf16Kernel::kDotProducts;
+    std::thread([&] { other = bf16_kernel(); }).join();
+    EXPECT_EQ(other, tiles ? Bf16Kernel::kTiles : Bf16Kernel::kDotProducts);
+  }
+  EXPECT_EQ(bf16_kernel(), tiles ? Bf16Kernel::kTiles : Bf16Kernel::kDotProducts);
+  if (!tiles) {
+    try {
+      bf16_matmul_on(Bf16Kernel::kTiles, at::randn({2, 2}), at::randn({2, 2}));
+      ADD_FAILURE() << "tiles ran on a CPU without them";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("AMX tiles"), std::string::npos) << e.what();
+    }
+    return;
+  }
+  // Both kernels on the training's shapes: the same sums up to fp32 rounding, on two threads at once
+  // (each thread configures its own tiles).
+  at::manual_seed(11);
+  const auto a = at::randn({500, 256}), b = at::randn({256, 1024}), bias = at::randn({1024});
+  const auto dots = bf16_matmul_on(Bf16Kernel::kDotProducts, a, b, bias);
+  at::Tensor first, second;
+  std::thread one([&] { first = bf16_matmul_on(Bf16Kernel::kTiles, a, b, bias); });
+  std::thread two([&] { second = bf16_matmul_on(Bf16Kernel::kTiles, a.t().contiguous().t(), b, bias); });
+  one.join();
+  two.join();
+  expect_close(first, dots, "tiles against dot products");
+  EXPECT_TRUE(at::equal(first, second)) << "the tiles' sums depend only on the values, not on the layout";
 }
 
 TEST(Bf16Products, RoundingIsToNearestEvenAndNonFiniteValuesGoThrough) {

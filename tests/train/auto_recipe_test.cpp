@@ -260,7 +260,11 @@ TEST(AutoRecipe, PrecisionIsSaidForTheMachine) {
   EXPECT_TRUE(says(auto_recipe(corpus, direction, 20, two_cores(true)), "bf16 autocast"));
   auto dots = two_cores(true);
   dots.bf16_products = true;
-  EXPECT_TRUE(says(auto_recipe(corpus, direction, 20, dots), "Precision: bf16 (this CPU has AVX-512 BF16 and no AMX"));
+  EXPECT_TRUE(
+      says(auto_recipe(corpus, direction, 20, dots), "Precision: bf16 (this CPU has AVX-512 BF16: its dot products"));
+  auto tiles = dots;
+  tiles.bf16_tiles = true;
+  EXPECT_TRUE(says(auto_recipe(corpus, direction, 20, tiles), "Precision: bf16 (this CPU has AMX: its tiles"));
   // Not timed yet (the app's preview before a run): the reason says the run will time it.
   EXPECT_TRUE(says(auto_recipe(corpus, direction, 20, dots), "timed against fp32's when training starts"));
   EXPECT_TRUE(says(auto_recipe(corpus, direction, 20, two_cores(false)), "Precision: fp32"));

@@ -92,10 +92,10 @@ TEST(Precision, Bf16TrainingTracksFp32OnATinyModel) {
   EXPECT_FALSE(torch_compat::autocast_enabled(at::kCPU));
 }
 
-// The path a CPU with AMX takes (or one with bf16 emulated): the whole batch under bf16 autocast on
-// LibTorch's own kernels (oneDNN's), on LibTorch's threads, here forced on whatever this CPU is. The GPU
-// machine's LibTorch 2.11 with AMX died inside the test above, which takes this path there.
-TEST(Precision, Bf16UnderAutocastTheWayACpuWithAmxTrainsTracksFp32) {
+// The path a CPU with bf16 emulated takes (and, before 2026-11-29, one with AMX): the whole batch under
+// bf16 autocast on LibTorch's own kernels (oneDNN's), on LibTorch's threads, here forced on whatever
+// this CPU is. The GPU machine's LibTorch 2.11 with AMX died inside the test above when it took this path.
+TEST(Precision, Bf16UnderAutocastOnTheWholeBatchTracksFp32) {
   const int steps = 150;
   // fp32 as one share too: shares draw their dropout masks from their own seeds.
   const auto fp32 = train_losses(Precision::kFp32, DeviceChoice::kCpu, steps, nullptr, 2, false);

@@ -31,6 +31,11 @@
 #define TS_BF16_X86 0
 #endif
 
+#if TS_BF16_X86 && defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace ts {
 
 bool bf16_dot_products_available() {
@@ -43,6 +48,40 @@ bool bf16_dot_products_available() {
 #endif
 }
 
+bool bf16_kernel_available(Bf16Kernel kernel) {
+  if (kernel == Bf16Kernel::kDotProducts) return bf16_dot_products_available();
+  static const bool tiles = [] {
+#if TS_BF16_X86 && defined(__linux__)
+    if (!bf16_dot_products_available() || !cpu_info().has("amx_bf16") || !cpu_info().has("amx_tile")) return false;
+    // Linux lets a process use AMX's tile data only once it has asked (ARCH_REQ_XCOMP_PERM for
+    // XFEATURE_XTILEDATA); the answer holds for all its threads.
+    constexpr long kRequestPermission = 0x1023, kTileData = 18;
+    return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
+#else
+    return false;
+#endif
+  }();
+  return tiles;
+}
+
+namespace {
+thread_local int kernel_override = -1;  // -1: the CPU decides; else a Bf16KernelScope's kernel
+}  // namespace
+
+Bf16Kernel bf16_kernel() {
+  if (kernel_override >= 0) return static_cast<Bf16Kernel>(kernel_override);
+  return bf16_kernel_available(Bf16Kernel::kTiles) ? Bf16Kernel::kTiles : Bf16Kernel::kDotProducts;
+}
+
+Bf16KernelScope::Bf16KernelScope(Bf16Kernel kernel) : previous_(kernel_override) {
+  kernel_override = static_cast<int>(kernel);
+}
+Bf16KernelScope::~Bf16KernelScope() { kernel_override = previous_; }
+
+const char* bf16_kernel_name(Bf16Kernel kernel) {
+  return kernel == Bf16Kernel::kTiles ? "AMX tiles" : "AVX-512 BF16 dot products";
+}
+
 namespace {
 std::atomic<int> g_preference_override{-1};  // -1: the CPU decides; 0 or 1: a test's scope
 }  // namespace
@@ -50,7 +89,7 @@ std::atomic<int> g_preference_override{-1};  // -1: the CPU decides; 0 or 1: a t
 bool bf16_products_preferred() {
   const int given = g_preference_override.load(std::memory_order_relaxed);
   if (given >= 0) return given == 1;
-  return bf16_dot_products_available() && !cpu_info().has("amx_bf16");
+  return bf16_dot_products_available();
 }
 
 Bf16ProductsPreferenceScope::Bf16ProductsPreferenceScope(bool preferred)
@@ -115,9 +154,10 @@ inline __m512i row_words(const float* src, std::int64_t count) {
   return reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo));
 }
 
-// A [rows, cols] into rows of pair words [row blocks × kRows][pairs]; the rows past the end are 0.
-void pack_a(const View& a, std::int64_t pairs, std::uint32_t* out) {
-  const std::int64_t padded = (a.rows + kRows - 1) / kRows * kRows;
+// A [rows, cols] into rows of pair words [rows rounded up to `row_multiple`][pairs]; the rows past the
+// end are 0, and so are the pairs past the end of a row where `pairs` is more than the columns need.
+void pack_a(const View& a, std::int64_t pairs, std::int64_t row_multiple, std::uint32_t* out) {
+  const std::int64_t padded = (a.rows + row_multiple - 1) / row_multiple * row_multiple;
   std::fill(out + a.rows * pairs, out + padded * pairs, 0u);
   if (a.sk == 1) {  // rows contiguous: round each row into its words
     for (std::int64_t i = 0; i < a.rows; ++i) {
@@ -148,15 +188,21 @@ void pack_a(const View& a, std::int64_t pairs, std::uint32_t* out) {
   for (std::int64_t i = 0; i < a.rows; ++i)
     for (std::int64_t p = 0; p < pairs; ++p) {
       const std::int64_t k = 2 * p;
-      out[i * pairs + p] = pair_word(a.at(i, k), k + 1 < a.cols ? a.at(i, k + 1) : 0.0f);
+      out[i * pairs + p] = k < a.cols ? pair_word(a.at(i, k), k + 1 < a.cols ? a.at(i, k + 1) : 0.0f) : 0u;
     }
 }
 
-// B [rows = K, cols = N] into [column blocks][pairs][kColumns] words; padding 0.
+// B [rows = K, cols = N] into [column blocks][pairs][kColumns] words; padding 0 (columns past N, and
+// pairs past K where `pairs` is more than K needs).
 void pack_b(const View& b, std::int64_t pairs, std::uint32_t* out) {
   const std::int64_t blocks = (b.cols + kColumns - 1) / kColumns;
   if (b.sk == 1) {  // columns along a row contiguous (B = S with S row-major [K, N])
     for (std::int64_t p = 0; p < pairs; ++p) {
+      if (2 * p >= b.rows) {
+        for (std::int64_t c = 0; c < blocks; ++c)
+          _mm512_storeu_si512(out + (c * pairs + p) * kColumns, _mm512_setzero_si512());
+        continue;
+      }
       const float* r0 = b.data + 2 * p * b.si;
       const bool odd = 2 * p + 1 >= b.rows;
       const float* r1 = r0 + b.si;
@@ -188,7 +234,7 @@ void pack_b(const View& b, std::int64_t pairs, std::uint32_t* out) {
     for (std::int64_t p = 0; p < pairs; ++p) {
       const std::int64_t k = 2 * p;
       out[((n / kColumns) * pairs + p) * kColumns + n % kColumns] =
-          n < b.cols ? pair_word(b.at(k, n), k + 1 < b.rows ? b.at(k + 1, n) : 0.0f) : 0u;
+          n < b.cols && k < b.rows ? pair_word(b.at(k, n), k + 1 < b.rows ? b.at(k + 1, n) : 0.0f) : 0u;
     }
 }
 
@@ -223,7 +269,7 @@ void multiply(const View& a, const View& b, const float* bias, float* c) {
   thread_local std::vector<std::uint32_t> a_buffer, b_buffer;
   std::uint32_t* ap = scratch(a_buffer, row_blocks * kRows * pairs);
   std::uint32_t* bp = scratch(b_buffer, column_blocks * pairs * kColumns);
-  pack_a(a, pairs, ap);
+  pack_a(a, pairs, kRows, ap);
   pack_b(b, pairs, bp);
   // Three column blocks at a time over every row block: their packed B (3 × pairs × 64 bytes) stays in
   // the core's cache while the rows stream past.
@@ -251,21 +297,146 @@ void multiply(const View& a, const View& b, const float* bias, float* c) {
 #endif
 #endif  // TS_BF16_X86
 
+#if TS_BF16_X86
+// AMX: eight tile registers of 16 rows × 64 bytes. One tdpbf16ps adds a 16 × 32 block of A (16 rows of
+// 16 pair words: exactly pack_a's rows) times a 32 × 16 block of B (16 pairs of 16 column words:
+// exactly pack_b's blocks) into 16 × 16 fp32 sums. The kernel keeps a 32 × 32 block of C in tiles 0-3
+// (0: rows 0-15 × columns 0-15, 1: rows 0-15 × 16-31, 2 and 3 the same for rows 16-31), A in 4 and 5,
+// B in 6 and 7; A is padded to 32 rows and the pairs to a multiple of 16 with zeros.
+constexpr std::int64_t kTileRows = 16;   // rows of a tile of A or C
+constexpr std::int64_t kTilePairs = 16;  // pair words in a row of a tile of A (64 bytes)
+
+// The tile configuration's memory layout (palette 1), 64 bytes.
+struct alignas(64) TileConfig {
+  std::uint8_t palette = 1;
+  std::uint8_t start_row = 0;
+  std::uint8_t reserved[14] = {};
+  std::uint16_t bytes_per_row[16] = {};
+  std::uint8_t rows[16] = {};
+};
+
+#if defined(__clang__)
+#pragma clang attribute push( \
+    __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,amx-tile,amx-bf16"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,amx-tile,amx-bf16")
+#endif
+
+// 32 rows × (Two ? 32 : 16) columns of C starting at row r0 and column block cb: the sums start at the
+// bias (each row of a tile loaded from the same 16 floats: stride 0), then every 16 pairs add four (or
+// two) tile products. Full blocks are stored straight into C, edges through `edge`.
+template <bool Two>
+void tile_block(const std::uint32_t* a_rows, const std::uint32_t* b_blocks, std::int64_t pairs, const float* bias_row,
+                float* c, std::int64_t m, std::int64_t n, std::int64_t r0, std::int64_t n0, float* edge) {
+  constexpr std::int64_t width = Two ? 2 * kColumns : kColumns;
+  _tile_loadd(0, bias_row, 0);
+  _tile_loadd(2, bias_row, 0);
+  if (Two) {
+    _tile_loadd(1, bias_row + kColumns, 0);
+    _tile_loadd(3, bias_row + kColumns, 0);
+  }
+  const std::uint32_t* a0 = a_rows;
+  const std::uint32_t* a1 = a_rows + kTileRows * pairs;
+  const std::uint32_t* b0 = b_blocks;
+  const std::uint32_t* b1 = b_blocks + pairs * kColumns;
+  const std::int64_t a_stride = pairs * 4;
+  for (std::int64_t p = 0; p < pairs; p += kTilePairs) {
+    _tile_loadd(4, a0 + p, a_stride);
+    _tile_loadd(6, b0 + p * kColumns, 64);
+    _tile_loadd(5, a1 + p, a_stride);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(2, 5, 6);
+    if (Two) {
+      _tile_loadd(7, b1 + p * kColumns, 64);
+      _tile_dpbf16ps(1, 4, 7);
+      _tile_dpbf16ps(3, 5, 7);
+    }
+  }
+  const std::int64_t rows = std::min<std::int64_t>(2 * kTileRows, m - r0);
+  const std::int64_t cols = std::min<std::int64_t>(width, n - n0);
+  float* out = c + r0 * n + n0;
+  std::int64_t ld = n;
+  if (rows < 2 * kTileRows || cols < width) {
+    out = edge;
+    ld = 2 * kColumns;
+  }
+  _tile_stored(0, out, ld * 4);
+  _tile_stored(2, out + kTileRows * ld, ld * 4);
+  if (Two) {
+    _tile_stored(1, out + kColumns, ld * 4);
+    _tile_stored(3, out + kTileRows * ld + kColumns, ld * 4);
+  }
+  if (out == edge)
+    for (std::int64_t r = 0; r < rows; ++r) std::copy(edge + r * ld, edge + r * ld + cols, c + (r0 + r) * n + n0);
+}
+
+void multiply_tiles(const View& a, const View& b, const float* bias, float* c) {
+  const std::int64_t m = a.rows, n = b.cols;
+  const std::int64_t pairs = ((a.cols + 1) / 2 + kTilePairs - 1) / kTilePairs * kTilePairs;
+  const std::int64_t row_blocks = (m + 2 * kTileRows - 1) / (2 * kTileRows);
+  const std::int64_t column_blocks = (n + kColumns - 1) / kColumns;
+  thread_local std::vector<std::uint32_t> a_buffer, b_buffer;
+  thread_local std::vector<float> bias_buffer;
+  std::uint32_t* ap = scratch(a_buffer, row_blocks * 2 * kTileRows * pairs);
+  std::uint32_t* bp = scratch(b_buffer, column_blocks * pairs * kColumns);
+  pack_a(a, pairs, 2 * kTileRows, ap);
+  pack_b(b, pairs, bp);
+  // The bias padded with zeros to whole column blocks (tile loads read 16 floats).
+  bias_buffer.assign(static_cast<std::size_t>((column_blocks + 1) * kColumns), 0.0f);
+  if (bias) std::copy(bias, bias + n, bias_buffer.begin());
+  TileConfig config;
+  for (int t = 0; t < 8; ++t) {
+    config.rows[t] = kTileRows;
+    config.bytes_per_row[t] = 64;
+  }
+  _tile_loadconfig(&config);
+  alignas(64) float edge[2 * kTileRows * 2 * kColumns];
+  // Two column blocks at a time over every row block: their packed B stays in the core's cache while
+  // the rows of A stream past.
+  for (std::int64_t cb = 0; cb < column_blocks; cb += 2) {
+    const std::uint32_t* b_blocks = bp + cb * pairs * kColumns;
+    const float* bias_row = bias_buffer.data() + cb * kColumns;
+    for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
+      const std::uint32_t* a_rows = ap + rb * 2 * kTileRows * pairs;
+      if (cb + 1 < column_blocks)
+        tile_block<true>(a_rows, b_blocks, pairs, bias_row, c, m, n, rb * 2 * kTileRows, cb * kColumns, edge);
+      else
+        tile_block<false>(a_rows, b_blocks, pairs, bias_row, c, m, n, rb * 2 * kTileRows, cb * kColumns, edge);
+    }
+  }
+  _tile_release();
+}
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif  // TS_BF16_X86
+
 View view_of(const at::Tensor& t) { return View{t.data_ptr<float>(), t.size(0), t.size(1), t.stride(0), t.stride(1)}; }
 
 }  // namespace
 
-at::Tensor bf16_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
+at::Tensor bf16_matmul_on(Bf16Kernel kernel, const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
   bool done = false;
-  auto c = detail::start_product("bf16_matmul", a, b, bias, bf16_dot_products_available(), "AVX-512 BF16 dot products",
-                                 done);
+  auto c =
+      detail::start_product("bf16_matmul", a, b, bias, bf16_kernel_available(kernel), bf16_kernel_name(kernel), done);
   if (done) return c;
 #if TS_BF16_X86
   const auto contiguous_bias = bias.defined() ? bias.contiguous() : bias;
-  multiply(view_of(a), view_of(b), contiguous_bias.defined() ? contiguous_bias.data_ptr<float>() : nullptr,
-           c.data_ptr<float>());
+  const float* bias_data = contiguous_bias.defined() ? contiguous_bias.data_ptr<float>() : nullptr;
+  if (kernel == Bf16Kernel::kTiles)
+    multiply_tiles(view_of(a), view_of(b), bias_data, c.data_ptr<float>());
+  else
+    multiply(view_of(a), view_of(b), bias_data, c.data_ptr<float>());
 #endif
   return c;
+}
+
+at::Tensor bf16_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
+  return bf16_matmul_on(bf16_kernel(), a, b, bias);
 }
 
 namespace {

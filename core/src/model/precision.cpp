@@ -116,6 +116,7 @@ CpuPrecisionTimings time_cpu_precisions() {
   }
   try {
     t.dot_products = bf16_products_preferred();
+    t.tiles = t.dot_products && bf16_kernel() == Bf16Kernel::kTiles;
     if (t.dot_products) {
       t.bf16 = median_seconds([&] {
         bf16_matmul(x, w.t());
@@ -123,7 +124,7 @@ CpuPrecisionTimings time_cpu_precisions() {
         bf16_matmul(dy.t(), x);
       });
     } else {
-      // Autocast's products: the fp32 operands cast to bf16, then bf16 kernels (oneDNN's, with AMX).
+      // Autocast's products: the fp32 operands cast to bf16, then bf16 kernels (oneDNN's).
       t.bf16 = median_seconds([&] {
         const auto xb = x.to(at::kBFloat16), wb = w.to(at::kBFloat16), dyb = dy.to(at::kBFloat16);
         at::mm(xb, wb.t());
@@ -177,7 +178,7 @@ namespace {
 // "(one thread's products of …: fp32 9.4 ms, bf16 on this CPU's … 13.0 ms; bf16 trains when …)"
 std::string cpu_timings_clause(const CpuPrecisionTimings& t) {
   const auto ms = [](double s) { return s > 0 ? fmt::format("{:.1f} ms", 1000 * s) : std::string("failed"); };
-  const std::string how = t.dot_products ? "AVX-512 BF16 dot products" : "bf16 autocast";
+  const std::string how = !t.dot_products ? "bf16 autocast" : t.tiles ? "AMX tiles" : "AVX-512 BF16 dot products";
   const std::string fp16 = t.fp16 > 0 ? fmt::format(", fp16 on its AVX-512 FP16 multiply-adds {}", ms(t.fp16)) : "";
   return fmt::format(
       "(one thread's products of a {}-token share through a {}->{} layer, forward and backward: fp32 {}, bf16 on "
@@ -188,10 +189,11 @@ std::string cpu_timings_clause(const CpuPrecisionTimings& t) {
 
 std::string describe_cpu_precision(const CpuPrecisionTimings& t) {
   const auto chosen = choose_cpu_precision(t);
-  const std::string what = chosen == Precision::kFp16 ? "fp16 on this CPU's AVX-512 FP16 multiply-adds"
-                           : chosen == Precision::kBf16
-                               ? (t.dot_products ? "bf16 on this CPU's AVX-512 BF16 dot products" : "bf16 autocast")
-                               : "fp32";
+  const std::string what = chosen == Precision::kFp16   ? "fp16 on this CPU's AVX-512 FP16 multiply-adds"
+                           : chosen == Precision::kBf16 ? (!t.dot_products ? "bf16 autocast"
+                                                           : t.tiles       ? "bf16 on this CPU's AMX tiles"
+                                                                     : "bf16 on this CPU's AVX-512 BF16 dot products")
+                                                        : "fp32";
   return fmt::format("precision auto: {} {}", what, cpu_timings_clause(t));
 }
 

@@ -119,6 +119,7 @@ MachineProfile MachineProfile::detect(DeviceChoice device, int threads) {
   m.avx512 = cpu_info().has("avx512f");
   m.native_bf16 = cpu_has_native_bf16();
   m.bf16_products = bf16_products_preferred();
+  m.bf16_tiles = m.bf16_products && bf16_kernel() == Bf16Kernel::kTiles;
   m.fp16_products = fp16_products_available();
   if (const auto* timed = measured_cpu_precisions()) {
     m.fp32_product_seconds = timed->fp32;
@@ -463,7 +464,10 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
     r.reasons.push_back(fmt::format(
         "Precision: fp32. This CPU has {} but is not faster in bf16{}: {} here, and a half precision trains only "
         "where it is at least {} times as fast.",
-        machine.bf16_products ? "AVX-512 BF16" : "native bf16", machine.fp16_product_seconds > 0 ? " or fp16" : "",
+        machine.bf16_tiles      ? "AMX"
+        : machine.bf16_products ? "AVX-512 BF16"
+                                : "native bf16",
+        machine.fp16_product_seconds > 0 ? " or fp16" : "",
         product_times(Precision::kBf16) +
             (machine.fp16_product_seconds > 0 ? fmt::format(" ({:.1f} ms in fp16)", 1000 * machine.fp16_product_seconds)
                                               : std::string()),
@@ -471,9 +475,11 @@ RecipeChoice auto_recipe(const Corpus& corpus, const Direction& direction, doubl
   else if (machine.native_bf16)
     r.reasons.push_back(fmt::format(
         "Precision: {}{}.",
-        machine.bf16_products ? "bf16 (this CPU has AVX-512 BF16 and no AMX: its dot products multiply bf16 operands "
-                                "into fp32 sums, one share of each batch per thread)"
-                              : "bf16 autocast (this CPU computes bf16 natively: AVX-512 BF16 or AMX)",
+        machine.bf16_tiles ? "bf16 (this CPU has AMX: its tiles multiply bf16 operands into fp32 sums, 16 x 16 x 32 "
+                             "products an instruction, one share of each batch per thread)"
+        : machine.bf16_products ? "bf16 (this CPU has AVX-512 BF16: its dot products multiply bf16 operands into fp32 "
+                                  "sums, one share of each batch per thread)"
+                                : "bf16 autocast (this CPU computes bf16 natively: AVX-512 BF16 or AMX)",
         machine.fp32_product_seconds > 0
             ? "; " + product_times(Precision::kBf16)
             : fmt::format("; its products are timed against fp32's when training starts, and fp32 trains instead "

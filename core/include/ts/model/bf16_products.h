@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// bf16 matrix products for training on a CPU with AVX-512 BF16 and no AMX, on the calling thread:
-// fp32 operands rounded to bf16 as they are packed, products summed in fp32, fp32 results. The
+// bf16 matrix products for training on a CPU with AVX-512 BF16, on its AMX tiles where it has them,
+// on the calling thread: fp32 operands rounded to bf16 as they are packed, products summed in fp32,
+// fp32 results. The
 // training step's shares of a batch (ts/train/thread_shards.h) run one on each thread; LibTorch
 // 1.13's bf16 products (oneDNN) failed when two threads created their kernels at once, so bf16 used
 // to train the whole batch on LibTorch's threads, waiting at the end of every small operation.
@@ -12,13 +13,38 @@ namespace ts {
 
 /// True when this CPU has AVX-512 BF16's dot products, which bf16_matmul needs.
 bool bf16_dot_products_available();
+/// The kernels bf16_matmul runs on: AVX-512 BF16's dot products (8 rows × 48 columns of fp32 sums in
+/// vector registers, 16 × 2 products an instruction) or AMX's tiles (32 × 32 sums in tile registers,
+/// 16 × 16 × 32 products an instruction).
+enum class Bf16Kernel { kDotProducts, kTiles };
+/// True when this CPU (and, for tiles, the operating system) lets bf16_matmul run on `kernel`.
+bool bf16_kernel_available(Bf16Kernel kernel);
+/// The kernel bf16_matmul runs on: tiles where they are available, else dot products.
+Bf16Kernel bf16_kernel();
+/// "AMX tiles" or "AVX-512 BF16 dot products".
+const char* bf16_kernel_name(Bf16Kernel kernel);
+
+/// While one is alive on a thread, bf16_kernel() there answers `kernel` (for benchmarks and tests that
+/// compare the two on one CPU). Nests; restores the previous answer.
+class Bf16KernelScope {
+ public:
+  explicit Bf16KernelScope(Bf16Kernel kernel);
+  ~Bf16KernelScope();
+  Bf16KernelScope(const Bf16KernelScope&) = delete;
+  Bf16KernelScope& operator=(const Bf16KernelScope&) = delete;
+
+ private:
+  int previous_;
+};
+
 /// True when training in bf16 on this CPU should use bf16_linear with a share of the batch per thread
-/// rather than autocast: AVX-512 BF16 without AMX (with AMX, oneDNN's tile kernels are faster).
+/// rather than autocast on the whole batch: wherever bf16_matmul runs (AVX-512 BF16; with AMX on its
+/// tiles, which ran 1.5 times as many training tokens a second as autocast on oneDNN's AMX kernels).
 bool bf16_products_preferred();
 
 /// For tests: while one is alive, bf16_products_preferred() answers `preferred` whatever the CPU. With
-/// false, bf16 trains the whole batch under autocast on LibTorch's kernels, as on a CPU with AMX, so
-/// that path is tested on any CPU. Process-wide; nests; restores the previous answer.
+/// false, bf16 trains the whole batch under autocast on LibTorch's kernels, so that path is tested on
+/// any CPU. Process-wide; nests; restores the previous answer.
 class Bf16ProductsPreferenceScope {
  public:
   explicit Bf16ProductsPreferenceScope(bool preferred);
@@ -35,6 +61,9 @@ class Bf16ProductsPreferenceScope {
 /// std::invalid_argument on other shapes or types and std::runtime_error where the CPU lacks
 /// AVX-512 BF16. Runs on the calling thread.
 at::Tensor bf16_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias = {});
+/// bf16_matmul on the given kernel (the same sums up to fp32 rounding); throws std::runtime_error where
+/// `kernel` is not available.
+at::Tensor bf16_matmul_on(Bf16Kernel kernel, const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias = {});
 
 /// x · weightᵀ + bias as autocast's bf16 linear layer computes it, with fp32 outputs and gradients:
 /// forward and the two backward products are bf16_matmul, the bias gradient an fp32 sum. x [..., in].

@@ -36,12 +36,13 @@ std::string describe_gpu_precision(const PrecisionTimings& timings);
 
 /// Seconds one thread took for the three products of a training-sized linear layer (a 512-token share
 /// of a batch through 256 -> 1024: forward and both backward products), in fp32 (LibTorch's BLAS), in
-/// bf16 as training on this CPU runs them (AVX-512 BF16 dot products, ts/model/bf16_products.h, or
-/// with AMX autocast's kernels) and in fp16 where the CPU has AVX-512 FP16 (ts/model/fp16_products.h);
+/// bf16 as training on this CPU runs them (bf16_matmul on AMX tiles or AVX-512 BF16 dot products,
+/// ts/model/bf16_products.h, or autocast's kernels) and in fp16 where the CPU has AVX-512 FP16 (ts/model/fp16_products.h);
 /// the median of five after a warm-up. 0 where not run.
 struct CpuPrecisionTimings {
   double fp32 = 0, bf16 = 0, fp16 = 0;
-  bool dot_products = false;  // bf16 ran on the AVX-512 BF16 dot products (else autocast's kernels)
+  bool dot_products = false;  // bf16 ran on bf16_matmul (else autocast's kernels)
+  bool tiles = false;         // ... on AMX tiles (else on AVX-512 BF16 dot products)
 };
 /// Times them (about 0.1-0.2 s on two cores; never throws: a failed bf16 reads 0).
 CpuPrecisionTimings time_cpu_precisions();
@@ -55,7 +56,8 @@ const CpuPrecisionTimings* measured_cpu_precisions();
 inline constexpr double kCpuBf16MinimumSpeedup = 1.2;
 /// True when bf16's products are fast enough to train in: at least kCpuBf16MinimumSpeedup times fp32's
 /// speed (the step's other work, fp32 in both, dilutes the gain). On an AMD EPYC with AVX-512 BF16 they ran at about
-/// twice fp32's; on an Intel Xeon model 207 (Emerald Rapids) without AMX at 0.7 times.
+/// twice fp32's; on an Intel Xeon model 207 (Emerald Rapids) at 0.7 times without AMX, at about 3 times
+/// on its AMX tiles.
 bool bf16_products_pay(const CpuPrecisionTimings& timings);
 /// The same for fp16's products (AVX-512 FP16; on that Intel Xeon about 1.5 times fp32's).
 bool fp16_products_pay(const CpuPrecisionTimings& timings);

@@ -21,7 +21,8 @@ struct MachineProfile {
   int cores = 1;               // threads training will use
   bool cuda = false;           // a CUDA GPU will train
   bool native_bf16 = false;    // the CPU computes bf16 products natively (AMX or AVX-512 BF16)
-  bool bf16_products = false;  // bf16 trains on AVX-512 BF16 dot products (ts/model/bf16_products.h), no AMX
+  bool bf16_products = false;  // bf16 trains on bf16_matmul (ts/model/bf16_products.h), a share per thread
+  bool bf16_tiles = false;     // ... on AMX tiles (else on AVX-512 BF16 dot products)
   bool fp16_products = false;  // the CPU has AVX-512 FP16: fp16 trains on it (ts/model/fp16_products.h)
   bool avx512 = false;         // AVX-512F (twice AVX2's fp32 width)
   std::string cpu_model;       // for the log

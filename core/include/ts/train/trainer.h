@@ -87,7 +87,7 @@ std::vector<std::size_t> shard_of(const std::vector<std::size_t>& indices, int r
 /// trainer.cpp).
 int batch_shares(bool shard_batch, const at::Device& device, Precision precision, int threads);
 /// Whether forward_backward_batch computes bf16 with bf16_linear rather than autocast: on a CPU with
-/// AVX-512 BF16 and no AMX, when each thread has a share (`shares` > 1) or there is one thread
+/// AVX-512 BF16 (on its AMX tiles where it has them), when each thread has a share (`shares` > 1) or there is one thread
 /// (bf16_linear runs on the calling thread).
 bool uses_bf16_products(const at::Device& device, Precision precision, int shares);
 /// Whether forward_backward_batch computes fp16 with fp16_linear (ts/model/fp16_products.h): always on
