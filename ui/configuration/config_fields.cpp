@@ -378,20 +378,23 @@ std::vector<ConfigField> build_fields() {
               .help("On a CPU with several threads, in fp32: each thread runs forward and backward on its own "
                     "share of every batch and the gradients are added, rather than every operation of the whole "
                     "batch being shared among the threads. Faster for the small models trained here; the result "
-                    "is the same up to float rounding. With bf16, only on a CPU with AVX-512 BF16 and no AMX "
-                    "(its bf16 products run on each thread); with AMX or on a GPU the whole batch trains at once."));
-  add_row(Row("train.precision", "Precision", FieldKind::Choice)
-              .values({QStringLiteral("fp32"), QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("auto")})
-              .help("Arithmetic of the matrix products. fp32: full precision. bf16: mixed precision with fp32 "
-                    "weights; faster on recent GPUs and on some CPUs (an AMD EPYC's AVX-512 BF16 products ran "
-                    "twice as fast as fp32's), slower on others (an Intel Xeon model 207 without AMX trained at "
-                    "about 0.8 of fp32). fp16: on a GPU with loss scaling; on a CPU with AVX-512 FP16 (Intel Xeon "
-                    "since Sapphire Rapids) on its fp16 multiply-adds, each operand scaled by powers of two 64 "
-                    "values at a time, so no loss scaling (that Xeon trained 3+3 layers of d 256 about 1.2 times "
-                    "as fast as in fp32). auto: on a CPU, bf16 or fp16 where a timing of their products at the "
-                    "start finds them at least 1.2 times as fast as fp32's (the faster of the two), else fp32; on "
-                    "a GPU, bf16 or fp16 as a timing finds faster. A precision chosen here trains as chosen; the "
-                    "log says where auto would choose another."));
+                    "is the same up to float rounding. With bf16, only on a CPU with AVX-512 BF16 (our bf16 "
+                    "products, on AMX tiles where it has them, run on each thread); elsewhere and on a GPU the "
+                    "whole batch trains at once."));
+  add_row(
+      Row("train.precision", "Precision", FieldKind::Choice)
+          .values({QStringLiteral("fp32"), QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("auto")})
+          .help(
+              "Arithmetic of the matrix products. fp32: full precision. bf16: mixed precision with fp32 "
+              "weights; faster on recent GPUs and on some CPUs (an AMD EPYC's AVX-512 BF16 products ran "
+              "twice as fast as fp32's, an Intel Xeon's AMX tiles trained 1.8 times as fast), slower on others "
+              "(an Intel Xeon model 207 without AMX trained at about 0.8 of fp32). fp16: on a GPU with loss scaling; on a CPU with AVX-512 FP16 (Intel Xeon "
+              "since Sapphire Rapids) on its fp16 multiply-adds, each operand scaled by powers of two 64 "
+              "values at a time, so no loss scaling (that Xeon trained 3+3 layers of d 256 about 1.2 times "
+              "as fast as in fp32). auto: on a CPU, bf16 or fp16 where a timing of their products at the "
+              "start finds them at least 1.2 times as fast as fp32's (the faster of the two), else fp32; on "
+              "a GPU, bf16 or fp16 as a timing finds faster. A precision chosen here trains as chosen; the "
+              "log says where auto would choose another."));
 
   // ---------------------------------------------------------------- decoding
   group = QStringLiteral("decode");

@@ -7,6 +7,9 @@
 // word and multiplies it into three blocks with vdpbf16ps (16 columns × 2 products added to fp32
 // sums). Both packings read the operands in whatever layout the linear layer's three products hand
 // over (x, Wᵀ; dY, W; dYᵀ, x), turning 16 × 16 tiles in registers where the layout is transposed.
+// On AMX the same words feed tdpbf16ps: B's blocks are already tiles (16 pairs × 16 columns), A is
+// packed in bands of 16 rows cut into 16 × 16 blocks so each tile loads from 1 KB of contiguous memory,
+// and the larger operand is read once (see multiply_tiles).
 #include "ts/model/bf16_products.h"
 
 #include "ts/host/cpu.h"
@@ -154,16 +157,30 @@ inline __m512i row_words(const float* src, std::int64_t count) {
   return reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo));
 }
 
-// A [rows, cols] into rows of pair words [rows rounded up to `row_multiple`][pairs]; the rows past the
-// end are 0, and so are the pairs past the end of a row where `pairs` is more than the columns need.
-void pack_a(const View& a, std::int64_t pairs, std::int64_t row_multiple, std::uint32_t* out) {
+// Where packed A keeps the words of row i from pair p0 on (p0 a multiple of 16): in rows of `pairs`
+// words one after the other, or, for tiles, in bands of 16 rows, each band a run of 16 × 16 blocks (1 KB,
+// one tile) along the pairs, so that a tile loads from contiguous memory (`pairs` a multiple of 16).
+struct ALayout {
+  std::int64_t pairs;
+  bool tiles;
+  std::int64_t at(std::int64_t i, std::int64_t p0) const {
+    return tiles ? ((i / 16) * pairs + p0) * 16 + (i % 16) * 16 : i * pairs + p0;
+  }
+};
+
+// A [rows, cols] into pair words, rows rounded up to `row_multiple` (a multiple of 16 for tiles); the
+// rows past the end are 0, and so are the pairs past the end of a row where `pairs` is more than the
+// columns need.
+void pack_a(const View& a, std::int64_t pairs, std::int64_t row_multiple, std::uint32_t* out, bool tiles = false) {
+  const ALayout layout{pairs, tiles};
   const std::int64_t padded = (a.rows + row_multiple - 1) / row_multiple * row_multiple;
-  std::fill(out + a.rows * pairs, out + padded * pairs, 0u);
+  const std::int64_t first_padded = tiles ? a.rows / 16 * 16 : a.rows;  // tiles: the whole band is cleared
+  std::fill(out + first_padded * pairs, out + padded * pairs, 0u);
   if (a.sk == 1) {  // rows contiguous: round each row into its words
     for (std::int64_t i = 0; i < a.rows; ++i) {
       const float* src = a.data + i * a.si;
       for (std::int64_t p = 0; p < pairs; p += 16)
-        _mm512_mask_storeu_epi32(out + i * pairs + p, first(pairs - p), row_words(src + 2 * p, a.cols - 2 * p));
+        _mm512_mask_storeu_epi32(out + layout.at(i, p), first(pairs - p), row_words(src + 2 * p, a.cols - 2 * p));
     }
     return;
   }
@@ -181,14 +198,15 @@ void pack_a(const View& a, std::int64_t pairs, std::int64_t row_multiple, std::u
         }
         transpose16(v);
         for (std::int64_t j = 0; j < 16 && i0 + j < a.rows; ++j)
-          _mm512_mask_storeu_epi32(out + (i0 + j) * pairs + p0, first(pairs - p0), v[j]);
+          _mm512_mask_storeu_epi32(out + layout.at(i0 + j, p0), first(pairs - p0), v[j]);
       }
     return;
   }
   for (std::int64_t i = 0; i < a.rows; ++i)
     for (std::int64_t p = 0; p < pairs; ++p) {
       const std::int64_t k = 2 * p;
-      out[i * pairs + p] = k < a.cols ? pair_word(a.at(i, k), k + 1 < a.cols ? a.at(i, k + 1) : 0.0f) : 0u;
+      out[layout.at(i, p & ~std::int64_t{15}) + (p & 15)] =
+          k < a.cols ? pair_word(a.at(i, k), k + 1 < a.cols ? a.at(i, k + 1) : 0.0f) : 0u;
     }
 }
 
@@ -336,15 +354,14 @@ void tile_block(const std::uint32_t* a_rows, const std::uint32_t* b_blocks, std:
     _tile_loadd(1, bias_row + kColumns, 0);
     _tile_loadd(3, bias_row + kColumns, 0);
   }
-  const std::uint32_t* a0 = a_rows;
+  const std::uint32_t* a0 = a_rows;  // two bands of 16 rows, each a run of 1 KB tiles along the pairs
   const std::uint32_t* a1 = a_rows + kTileRows * pairs;
   const std::uint32_t* b0 = b_blocks;
   const std::uint32_t* b1 = b_blocks + pairs * kColumns;
-  const std::int64_t a_stride = pairs * 4;
   for (std::int64_t p = 0; p < pairs; p += kTilePairs) {
-    _tile_loadd(4, a0 + p, a_stride);
+    _tile_loadd(4, a0 + p * kTileRows, 64);
     _tile_loadd(6, b0 + p * kColumns, 64);
-    _tile_loadd(5, a1 + p, a_stride);
+    _tile_loadd(5, a1 + p * kTileRows, 64);
     _tile_dpbf16ps(0, 4, 6);
     _tile_dpbf16ps(2, 5, 6);
     if (Two) {
@@ -380,7 +397,7 @@ void multiply_tiles(const View& a, const View& b, const float* bias, float* c) {
   thread_local std::vector<float> bias_buffer;
   std::uint32_t* ap = scratch(a_buffer, row_blocks * 2 * kTileRows * pairs);
   std::uint32_t* bp = scratch(b_buffer, column_blocks * pairs * kColumns);
-  pack_a(a, pairs, 2 * kTileRows, ap);
+  pack_a(a, pairs, 2 * kTileRows, ap, /*tiles=*/true);
   pack_b(b, pairs, bp);
   // The bias padded with zeros to whole column blocks (tile loads read 16 floats).
   bias_buffer.assign(static_cast<std::size_t>((column_blocks + 1) * kColumns), 0.0f);
@@ -392,18 +409,23 @@ void multiply_tiles(const View& a, const View& b, const float* bias, float* c) {
   }
   _tile_loadconfig(&config);
   alignas(64) float edge[2 * kTileRows * 2 * kColumns];
-  // Two column blocks at a time over every row block: their packed B stays in the core's cache while
-  // the rows of A stream past.
-  for (std::int64_t cb = 0; cb < column_blocks; cb += 2) {
+  const auto block = [&](std::int64_t rb, std::int64_t cb) {
+    const std::uint32_t* a_rows = ap + rb * 2 * kTileRows * pairs;
     const std::uint32_t* b_blocks = bp + cb * pairs * kColumns;
     const float* bias_row = bias_buffer.data() + cb * kColumns;
-    for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
-      const std::uint32_t* a_rows = ap + rb * 2 * kTileRows * pairs;
-      if (cb + 1 < column_blocks)
-        tile_block<true>(a_rows, b_blocks, pairs, bias_row, c, m, n, rb * 2 * kTileRows, cb * kColumns, edge);
-      else
-        tile_block<false>(a_rows, b_blocks, pairs, bias_row, c, m, n, rb * 2 * kTileRows, cb * kColumns, edge);
-    }
+    if (cb + 1 < column_blocks)
+      tile_block<true>(a_rows, b_blocks, pairs, bias_row, c, m, n, rb * 2 * kTileRows, cb * kColumns, edge);
+    else
+      tile_block<false>(a_rows, b_blocks, pairs, bias_row, c, m, n, rb * 2 * kTileRows, cb * kColumns, edge);
+  };
+  // The larger packed operand is read once: its panel (32 rows of A, or 32 columns of B) stays in the
+  // core's cache while the whole of the smaller one passes it.
+  if (row_blocks * 2 * kTileRows > column_blocks * kColumns) {
+    for (std::int64_t rb = 0; rb < row_blocks; ++rb)
+      for (std::int64_t cb = 0; cb < column_blocks; cb += 2) block(rb, cb);
+  } else {
+    for (std::int64_t cb = 0; cb < column_blocks; cb += 2)
+      for (std::int64_t rb = 0; rb < row_blocks; ++rb) block(rb, cb);
   }
   _tile_release();
 }
