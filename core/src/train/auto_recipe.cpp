@@ -29,7 +29,9 @@ namespace {
 // there on 2 cores, ten processes each (docs/benchmarks.md, "Measuring the machine: ten
 // measurements back to back"): fp32 2,953, bf16 on the dot products 4,794, median of the ten.
 constexpr double kReferenceTokensPerCore = 1640;
-constexpr double kBf16Speedup = 1.62;  // measured on that EPYC (AVX-512 BF16, no AMX)
+// Measured on that EPYC (AVX-512 BF16, no AMX); an Intel Xeon model 207's AMX tiles trained 3+3 layers of
+// d 256 at 1.56-1.63 times fp32 (docs/benchmarks.md, "bf16 on AMX tiles").
+constexpr double kBf16Speedup = 1.62;
 // fp16 on AVX-512 FP16 against fp32, the reference model's shape on an Intel Xeon model 207
 // (docs/benchmarks.md, "fp16 products on AVX-512 FP16"): 1.17 and 1.19 in two alternating pairs of runs.
 constexpr double kFp16Speedup = 1.17;

@@ -18,6 +18,7 @@
 #include "ts/host/cpu.h"
 #include "ts/infer/packed_linear.h"
 #include "ts/git_commit.h"  // TS_GIT_COMMIT, written at every build (cmake/git_commit.cmake)
+#include "ts/model/bf16_products.h"
 #include "ts/model/precision.h"
 
 #ifndef TS_VERSION
@@ -110,7 +111,9 @@ std::vector<std::pair<std::string, std::string>> environment_report() {
   rows.emplace_back("LibTorch", TORCH_VERSION);
   rows.emplace_back(
       "CPU", fmt::format("{} cores; bf16 {}", cores,
-                         cpu_has_native_bf16() ? "native (AMX or AVX-512 BF16)" : "emulated (slower than fp32)"));
+                         !cpu_has_native_bf16()      ? "emulated (slower than fp32)"
+                         : bf16_products_preferred() ? fmt::format("native, trained on {}", bf16_kernel_name(bf16_kernel()))
+                                                     : "native (AMX or AVX-512 BF16)"));
   const auto gpus = torch::cuda::is_available() ? torch::cuda::device_count() : 0;
   std::string cuda = "not available";
   if (gpus > 0) {
