@@ -109,11 +109,11 @@ std::vector<std::pair<std::string, std::string>> environment_report() {
   const int cores = cpu_cores();
   std::vector<std::pair<std::string, std::string>> rows;
   rows.emplace_back("LibTorch", TORCH_VERSION);
-  rows.emplace_back(
-      "CPU", fmt::format("{} cores; bf16 {}", cores,
-                         !cpu_has_native_bf16()      ? "emulated (slower than fp32)"
-                         : bf16_products_preferred() ? fmt::format("native, trained on {}", bf16_kernel_name(bf16_kernel()))
-                                                     : "native (AMX or AVX-512 BF16)"));
+  rows.emplace_back("CPU", fmt::format("{} cores; bf16 {}", cores,
+                                       !cpu_has_native_bf16() ? "emulated (slower than fp32)"
+                                       : bf16_products_preferred()
+                                           ? fmt::format("native, trained on {}", bf16_kernel_name(bf16_kernel()))
+                                           : "native (AMX or AVX-512 BF16)"));
   const auto gpus = torch::cuda::is_available() ? torch::cuda::device_count() : 0;
   std::string cuda = "not available";
   if (gpus > 0) {
