@@ -317,8 +317,8 @@ void multiply(const View& a, const View& b, const float* bias, float* c) {
 
 #if TS_BF16_X86
 // AMX: eight tile registers of 16 rows × 64 bytes. One tdpbf16ps adds a 16 × 32 block of A (16 rows of
-// 16 pair words: exactly pack_a's rows) times a 32 × 16 block of B (16 pairs of 16 column words:
-// exactly pack_b's blocks) into 16 × 16 fp32 sums. The kernel keeps a 32 × 32 block of C in tiles 0-3
+// 16 pair words: one 1 KB block of pack_a's tile layout) times a 32 × 16 block of B (16 pairs of 16
+// column words: 1 KB of pack_b's blocks) into 16 × 16 fp32 sums. The kernel keeps a 32 × 32 block of C in tiles 0-3
 // (0: rows 0-15 × columns 0-15, 1: rows 0-15 × 16-31, 2 and 3 the same for rows 16-31), A in 4 and 5,
 // B in 6 and 7; A is padded to 32 rows and the pairs to a multiple of 16 with zeros.
 constexpr std::int64_t kTileRows = 16;   // rows of a tile of A or C
