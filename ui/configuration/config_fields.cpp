@@ -387,7 +387,7 @@ std::vector<ConfigField> build_fields() {
           .help(
               "Arithmetic of the matrix products. fp32: full precision. bf16: mixed precision with fp32 "
               "weights; faster on recent GPUs and on some CPUs (an AMD EPYC's AVX-512 BF16 products ran "
-              "twice as fast as fp32's, an Intel Xeon's AMX tiles trained 1.8 times as fast), slower on others "
+              "twice as fast as fp32's, an Intel Xeon's AMX tiles trained 1.6-1.8 times as fast), slower on others "
               "(an Intel Xeon model 207 without AMX trained at about 0.8 of fp32). fp16: on a GPU with loss scaling; on a CPU with AVX-512 FP16 (Intel Xeon "
               "since Sapphire Rapids) on its fp16 multiply-adds, each operand scaled by powers of two 64 "
               "values at a time, so no loss scaling (that Xeon trained 3+3 layers of d 256 about 1.2 times "
