@@ -14,6 +14,7 @@
 
 #include "ts/host/cpu.h"
 #include "ts/infer/bf16.h"
+#include "ts/model/packed_weights.h"
 
 #include <algorithm>
 #include <atomic>
@@ -102,8 +103,16 @@ Bf16ProductsPreferenceScope::~Bf16ProductsPreferenceScope() { g_preference_overr
 
 namespace {
 
-constexpr std::int64_t kRows = 8;      // rows of A per block
-constexpr std::int64_t kColumns = 16;  // columns of B per block (one register)
+constexpr std::int64_t kRows = 8;        // rows of A per block
+constexpr std::int64_t kColumns = 16;    // columns of B per block (one register)
+constexpr std::int64_t kTilePairs = 16;  // pair words in a row of a tile of A (64 bytes)
+
+// The pair words each column of packed B holds (and each row of packed A) for K rows of B: the tiles
+// pad them to whole tiles.
+std::int64_t pairs_for(Bf16Kernel kernel, std::int64_t k) {
+  const std::int64_t pairs = (k + 1) / 2;
+  return kernel == Bf16Kernel::kTiles ? (pairs + kTilePairs - 1) / kTilePairs * kTilePairs : pairs;
+}
 
 inline std::uint32_t pair_word(float low, float high) {
   return static_cast<std::uint32_t>(float_to_bf16(low)) | (static_cast<std::uint32_t>(float_to_bf16(high)) << 16);
@@ -210,21 +219,25 @@ void pack_a(const View& a, std::int64_t pairs, std::int64_t row_multiple, std::u
     }
 }
 
+std::int64_t column_blocks_of(std::int64_t cols) { return (cols + kColumns - 1) / kColumns; }
+
 // B [rows = K, cols = N] into [column blocks][pairs][kColumns] words; padding 0 (columns past N, and
-// pairs past K where `pairs` is more than K needs).
-void pack_b(const View& b, std::int64_t pairs, std::uint32_t* out) {
-  const std::int64_t blocks = (b.cols + kColumns - 1) / kColumns;
+// pairs past K where `pairs` is more than K needs). Only the column blocks [first, last) where given
+// (last -1: to the end); each block's words are where the whole packing keeps them.
+void pack_b(const View& b, std::int64_t pairs, std::uint32_t* out, std::int64_t first_block = 0,
+            std::int64_t last_block = -1) {
+  const std::int64_t blocks = last_block < 0 ? column_blocks_of(b.cols) : last_block;
   if (b.sk == 1) {  // columns along a row contiguous (B = S with S row-major [K, N])
     for (std::int64_t p = 0; p < pairs; ++p) {
       if (2 * p >= b.rows) {
-        for (std::int64_t c = 0; c < blocks; ++c)
+        for (std::int64_t c = first_block; c < blocks; ++c)
           _mm512_storeu_si512(out + (c * pairs + p) * kColumns, _mm512_setzero_si512());
         continue;
       }
       const float* r0 = b.data + 2 * p * b.si;
       const bool odd = 2 * p + 1 >= b.rows;
       const float* r1 = r0 + b.si;
-      for (std::int64_t c = 0; c < blocks; ++c) {
+      for (std::int64_t c = first_block; c < blocks; ++c) {
         const std::int64_t n0 = c * kColumns;
         const __mmask16 mask = first(b.cols - n0);
         const __m512 low = _mm512_maskz_loadu_ps(mask, r0 + n0);
@@ -236,7 +249,7 @@ void pack_b(const View& b, std::int64_t pairs, std::uint32_t* out) {
   }
   if (b.si == 1) {  // K contiguous for each column (B = Wᵀ with W row-major [N, K]): 16 columns × 16 pairs
     __m512i v[16];
-    for (std::int64_t c = 0; c < blocks; ++c)
+    for (std::int64_t c = first_block; c < blocks; ++c)
       for (std::int64_t p0 = 0; p0 < pairs; p0 += 16) {
         for (std::int64_t j = 0; j < 16; ++j) {
           const std::int64_t n = c * kColumns + j;
@@ -248,7 +261,7 @@ void pack_b(const View& b, std::int64_t pairs, std::uint32_t* out) {
       }
     return;
   }
-  for (std::int64_t n = 0; n < blocks * kColumns; ++n)
+  for (std::int64_t n = first_block * kColumns; n < blocks * kColumns; ++n)
     for (std::int64_t p = 0; p < pairs; ++p) {
       const std::int64_t k = 2 * p;
       out[((n / kColumns) * pairs + p) * kColumns + n % kColumns] =
@@ -281,14 +294,22 @@ void kernel(const std::uint32_t* a_rows, const std::uint32_t* b_block, std::int6
   }
 }
 
-void multiply(const View& a, const View& b, const float* bias, float* c) {
-  const std::int64_t m = a.rows, n = b.cols, pairs = (a.cols + 1) / 2;
-  const std::int64_t row_blocks = (m + kRows - 1) / kRows, column_blocks = (n + kColumns - 1) / kColumns;
-  thread_local std::vector<std::uint32_t> a_buffer, b_buffer;
-  std::uint32_t* ap = scratch(a_buffer, row_blocks * kRows * pairs);
-  std::uint32_t* bp = scratch(b_buffer, column_blocks * pairs * kColumns);
-  pack_a(a, pairs, kRows, ap);
+// B packed as pack_b does with `pairs` pair words a column (`packed`, or packed here where nullptr).
+const std::uint32_t* packed_b(const View& b, std::int64_t pairs, const std::uint32_t* packed) {
+  if (packed) return packed;
+  thread_local std::vector<std::uint32_t> b_buffer;
+  std::uint32_t* bp = scratch(b_buffer, column_blocks_of(b.cols) * pairs * kColumns);
   pack_b(b, pairs, bp);
+  return bp;
+}
+
+void multiply(const View& a, const View& b, const float* bias, float* c, const std::uint32_t* packed) {
+  const std::int64_t m = a.rows, n = b.cols, pairs = pairs_for(Bf16Kernel::kDotProducts, a.cols);
+  const std::int64_t row_blocks = (m + kRows - 1) / kRows, column_blocks = column_blocks_of(n);
+  thread_local std::vector<std::uint32_t> a_buffer;
+  std::uint32_t* ap = scratch(a_buffer, row_blocks * kRows * pairs);
+  pack_a(a, pairs, kRows, ap);
+  const std::uint32_t* bp = packed_b(b, pairs, packed);
   // Three column blocks at a time over every row block: their packed B (3 × pairs × 64 bytes) stays in
   // the core's cache while the rows stream past.
   for (std::int64_t cb = 0; cb < column_blocks; cb += 3) {
@@ -321,8 +342,7 @@ void multiply(const View& a, const View& b, const float* bias, float* c) {
 // column words: 1 KB of pack_b's blocks) into 16 × 16 fp32 sums. The kernel keeps a 32 × 32 block of C in tiles 0-3
 // (0: rows 0-15 × columns 0-15, 1: rows 0-15 × 16-31, 2 and 3 the same for rows 16-31), A in 4 and 5,
 // B in 6 and 7; A is padded to 32 rows and the pairs to a multiple of 16 with zeros.
-constexpr std::int64_t kTileRows = 16;   // rows of a tile of A or C
-constexpr std::int64_t kTilePairs = 16;  // pair words in a row of a tile of A (64 bytes)
+constexpr std::int64_t kTileRows = 16;  // rows of a tile of A or C
 
 // The tile configuration's memory layout (palette 1), 64 bytes.
 struct alignas(64) TileConfig {
@@ -388,17 +408,16 @@ void tile_block(const std::uint32_t* a_rows, const std::uint32_t* b_blocks, std:
     for (std::int64_t r = 0; r < rows; ++r) std::copy(edge + r * ld, edge + r * ld + cols, c + (r0 + r) * n + n0);
 }
 
-void multiply_tiles(const View& a, const View& b, const float* bias, float* c) {
+void multiply_tiles(const View& a, const View& b, const float* bias, float* c, const std::uint32_t* packed) {
   const std::int64_t m = a.rows, n = b.cols;
-  const std::int64_t pairs = ((a.cols + 1) / 2 + kTilePairs - 1) / kTilePairs * kTilePairs;
+  const std::int64_t pairs = pairs_for(Bf16Kernel::kTiles, a.cols);
   const std::int64_t row_blocks = (m + 2 * kTileRows - 1) / (2 * kTileRows);
-  const std::int64_t column_blocks = (n + kColumns - 1) / kColumns;
-  thread_local std::vector<std::uint32_t> a_buffer, b_buffer;
+  const std::int64_t column_blocks = column_blocks_of(n);
+  thread_local std::vector<std::uint32_t> a_buffer;
   thread_local std::vector<float> bias_buffer;
   std::uint32_t* ap = scratch(a_buffer, row_blocks * 2 * kTileRows * pairs);
-  std::uint32_t* bp = scratch(b_buffer, column_blocks * pairs * kColumns);
   pack_a(a, pairs, 2 * kTileRows, ap, /*tiles=*/true);
-  pack_b(b, pairs, bp);
+  const std::uint32_t* bp = packed_b(b, pairs, packed);
   // The bias padded with zeros to whole column blocks (tile loads read 16 floats).
   bias_buffer.assign(static_cast<std::size_t>((column_blocks + 1) * kColumns), 0.0f);
   if (bias) std::copy(bias, bias + n, bias_buffer.begin());
@@ -441,7 +460,11 @@ View view_of(const at::Tensor& t) { return View{t.data_ptr<float>(), t.size(0), 
 
 }  // namespace
 
-at::Tensor bf16_matmul_on(Bf16Kernel kernel, const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
+namespace {
+
+// bf16_matmul_on; `weight`: b is (a view of) a layer's weight, packed through this thread's
+// PackedWeights where it has one.
+at::Tensor product(Bf16Kernel kernel, const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias, bool weight) {
   bool done = false;
   auto c =
       detail::start_product("bf16_matmul", a, b, bias, bf16_kernel_available(kernel), bf16_kernel_name(kernel), done);
@@ -449,16 +472,39 @@ at::Tensor bf16_matmul_on(Bf16Kernel kernel, const at::Tensor& a, const at::Tens
 #if TS_BF16_X86
   const auto contiguous_bias = bias.defined() ? bias.contiguous() : bias;
   const float* bias_data = contiguous_bias.defined() ? contiguous_bias.data_ptr<float>() : nullptr;
+  const View bv = view_of(b);
+  const std::uint32_t* packed = nullptr;
+  if (PackedWeights* weights = weight ? current_packed_weights() : nullptr) {
+    const std::int64_t pairs = pairs_for(kernel, bv.rows), blocks = column_blocks_of(bv.cols);
+    constexpr std::int64_t kChunk = 8;  // column blocks a chunk: 128 columns
+    packed = weights->get({b.data_ptr(), bv.rows, bv.cols, bv.si, bv.sk, pairs},
+                          static_cast<std::uint32_t>(b._version()), blocks * pairs * kColumns,
+                          (blocks + kChunk - 1) / kChunk, [&](std::int64_t chunk, std::uint32_t* out) {
+                            pack_b(bv, pairs, out, chunk * kChunk, std::min(blocks, (chunk + 1) * kChunk));
+                          });
+  }
   if (kernel == Bf16Kernel::kTiles)
-    multiply_tiles(view_of(a), view_of(b), bias_data, c.data_ptr<float>());
+    multiply_tiles(view_of(a), bv, bias_data, c.data_ptr<float>(), packed);
   else
-    multiply(view_of(a), view_of(b), bias_data, c.data_ptr<float>());
+    multiply(view_of(a), bv, bias_data, c.data_ptr<float>(), packed);
+#else
+  (void)weight;
 #endif
   return c;
 }
 
+}  // namespace
+
+at::Tensor bf16_matmul_on(Bf16Kernel kernel, const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
+  return product(kernel, a, b, bias, /*weight=*/false);
+}
+
 at::Tensor bf16_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
-  return bf16_matmul_on(bf16_kernel(), a, b, bias);
+  return product(bf16_kernel(), a, b, bias, /*weight=*/false);
+}
+
+at::Tensor bf16_weight_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
+  return product(bf16_kernel(), a, b, bias, /*weight=*/true);
 }
 
 namespace {
@@ -468,7 +514,7 @@ thread_local bool products_enabled = false;
 }  // namespace
 
 at::Tensor bf16_linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
-  return detail::products_linear<bf16_matmul>(x, weight, bias);
+  return detail::products_linear<bf16_matmul, bf16_weight_matmul>(x, weight, bias);
 }
 
 Bf16ProductsScope::Bf16ProductsScope(bool enable) : previous_(products_enabled) { products_enabled = enable; }

@@ -39,8 +39,10 @@ inline at::Tensor start_product(const std::string& name, const at::Tensor& a, co
 
 using MatrixProduct = at::Tensor (*)(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias);
 
-template <MatrixProduct Product>
-struct ProductsLinear : public torch::autograd::Function<ProductsLinear<Product>> {
+/// `WeightProduct`: Product where b is (a view of) the layer's weight, which may be packed once for
+/// every share of a step (ts/model/packed_weights.h).
+template <MatrixProduct Product, MatrixProduct WeightProduct = Product>
+struct ProductsLinear : public torch::autograd::Function<ProductsLinear<Product, WeightProduct>> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, const at::Tensor& weight,
                             const at::Tensor& bias) {
     ctx->save_for_backward({x, weight});
@@ -49,7 +51,7 @@ struct ProductsLinear : public torch::autograd::Function<ProductsLinear<Product>
     const auto in = weight.size(1);
     auto sizes = x.sizes().vec();
     sizes.back() = weight.size(0);
-    return Product(x.reshape({-1, in}), weight.t(), has_bias ? bias : at::Tensor()).view(sizes);
+    return WeightProduct(x.reshape({-1, in}), weight.t(), has_bias ? bias : at::Tensor()).view(sizes);
   }
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grads) {
@@ -59,17 +61,18 @@ struct ProductsLinear : public torch::autograd::Function<ProductsLinear<Product>
     const auto out = weight.size(0), in = weight.size(1);
     const auto g = grads[0].reshape({-1, out});
     at::Tensor grad_x, grad_weight, grad_bias;
-    if (ctx->needs_input_grad(0)) grad_x = Product(g, weight, at::Tensor()).view(x.sizes());        // dX = G W
+    if (ctx->needs_input_grad(0)) grad_x = WeightProduct(g, weight, at::Tensor()).view(x.sizes());  // dX = G W
     if (ctx->needs_input_grad(1)) grad_weight = Product(g.t(), x.reshape({-1, in}), at::Tensor());  // dW = Gᵀ X
     if (ctx->saved_data["bias"].toBool() && ctx->needs_input_grad(2)) grad_bias = g.sum(0);
     return {grad_x, grad_weight, grad_bias};
   }
 };
 
-/// x · weightᵀ + bias through ProductsLinear<Product>; an undefined bias is none.
-template <MatrixProduct Product>
+/// x · weightᵀ + bias through ProductsLinear<Product, WeightProduct>; an undefined bias is none.
+template <MatrixProduct Product, MatrixProduct WeightProduct = Product>
 at::Tensor products_linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
-  return ProductsLinear<Product>::apply(x, weight, bias.defined() ? bias : at::empty({0}, weight.options()));
+  return ProductsLinear<Product, WeightProduct>::apply(x, weight,
+                                                       bias.defined() ? bias : at::empty({0}, weight.options()));
 }
 
 }  // namespace ts::detail

@@ -12,6 +12,7 @@
 #include <torch/optim/adamw.h>
 
 #include "ts/model/batch.h"
+#include "ts/model/packed_weights.h"
 #include "ts/model/precision.h"
 #include "ts/model/transformer.h"
 #include "ts/text/pipeline.h"
@@ -95,12 +96,13 @@ ThroughputMeasurement measure_throughput(const SpeedSettings& settings, int batc
   const auto parameters = model->parameters();
   const int shares = batch_shares(settings.shard_batch, device, m.precision, m.threads);
   m.shares = shares;
+  PackedWeights packed_weights;  // as the trainer keeps it from step to step
   const auto step = [&] {
     clear_gradients(parameters);
     double loss = 0;
     if (!rows.empty())
       loss = forward_backward_batch(model, examples, rows, device, m.precision, config.train.label_smoothing,
-                                    static_cast<double>(tokens), 1.0, shares, parameters);
+                                    static_cast<double>(tokens), 1.0, shares, parameters, &packed_weights);
     if (parallel) parallel->all_reduce_gradients(model, 1.0);
     if (!clipped_fused_adam_step(optimizer, 1.0)) optimizer.step();
     return loss;  // item() inside waited for a GPU to finish the step

@@ -27,6 +27,7 @@
 #include "ts/model/mode_guard.h"
 #include "ts/model/bf16_products.h"
 #include "ts/model/fp16_products.h"
+#include "ts/model/packed_weights.h"
 #include "ts/model/precision.h"
 #include "ts/model/size.h"
 #include "ts/text/language.h"
@@ -194,7 +195,7 @@ bool uses_fp16_products(const at::Device& device, Precision precision) {
 double forward_backward_batch(Transformer& model, const std::vector<Example>& examples,
                               const std::vector<std::size_t>& rows, const at::Device& device, Precision precision,
                               double label_smoothing, double denominator, double scale, int shares,
-                              const std::vector<at::Tensor>& parameters) {
+                              const std::vector<at::Tensor>& parameters, PackedWeights* packed_weights) {
   const bool bf16 = uses_bf16_products(device, precision, shares), fp16 = uses_fp16_products(device, precision);
   auto share_loss = [&](const std::vector<std::size_t>& share_rows) {
     auto batch = make_batch(examples, share_rows, device);
@@ -215,9 +216,15 @@ double forward_backward_batch(Transformer& model, const std::vector<Example>& ex
   for (auto& seed : seeds) seed = DropoutSeeds::draw_base();
   std::vector<double> losses(static_cast<std::size_t>(n), 0.0);
   std::vector<std::vector<at::Tensor>> grads(static_cast<std::size_t>(n));
+  // The weights, packed for bf16's products once for all the shares (their values are the same for the
+  // whole call).
+  PackedWeights own_weights;
+  PackedWeights* weights = packed_weights ? packed_weights : &own_weights;
+  weights->next_step();
   run_shares_on_threads(n, [&](int k) {
     const auto i = static_cast<std::size_t>(k);
     DropoutSeeds share_seeds(seeds[i]);
+    PackedWeightsScope packed(bf16 ? weights : nullptr);
     const auto loss = share_loss(shard_of(rows, k, n));
     grads[i] = torch::autograd::grad({loss * scale}, parameters, {}, /*retain_graph=*/false, /*create_graph=*/false,
                                      /*allow_unused=*/true);
@@ -309,6 +316,7 @@ struct Trainer::State final : LoopBody {
   Precision precision = Precision::kFp32;  // train.precision with "auto" resolved for this machine
   std::string precision_reason;            // what "auto" chose and why, for the log
   std::vector<at::Tensor> parameters;      // model->parameters(), in order
+  PackedWeights packed_weights;            // bf16 products: the weights packed once a step for every share
 
   // The current session (one call of run()).
   TrainingSummary summary;
@@ -797,7 +805,7 @@ double Trainer::State::train_step(std::int64_t& tokens) {
     }
     const auto& rows = ranks.group ? shard : indices;
     step_loss += forward_backward_batch(model, data.train, rows, device, precision, tc.label_smoothing,
-                                        static_cast<double>(batch_tokens), scale, shares, parameters) /
+                                        static_cast<double>(batch_tokens), scale, shares, parameters, &packed_weights) /
                  tc.accumulate;
   }
   return step_loss;

@@ -65,8 +65,14 @@ at::Tensor bf16_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tenso
 /// `kernel` is not available.
 at::Tensor bf16_matmul_on(Bf16Kernel kernel, const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias = {});
 
+/// bf16_matmul where b is (a view of) a linear layer's weight: while a PackedWeightsScope
+/// (ts/model/packed_weights.h) is alive on this thread, b is packed through its PackedWeights, once a
+/// step for all the threads that share it. The same sums as bf16_matmul.
+at::Tensor bf16_weight_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias = {});
+
 /// x · weightᵀ + bias as autocast's bf16 linear layer computes it, with fp32 outputs and gradients:
-/// forward and the two backward products are bf16_matmul, the bias gradient an fp32 sum. x [..., in].
+/// forward and the two backward products are bf16_matmul (bf16_weight_matmul where the weight is an
+/// operand), the bias gradient an fp32 sum. x [..., in].
 at::Tensor bf16_linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias);
 
 /// While one is alive on a thread, ts::linear (ts/model/attention.h) of fp32 CPU tensors with

@@ -20,6 +20,7 @@ namespace ts {
 
 class Trainer;
 class DataParallel;
+class PackedWeights;
 
 struct TrainerOptions {
   std::string out_dir = "runs/latest";
@@ -100,10 +101,13 @@ bool uses_fp16_products(const at::Device& device, Precision precision);
 /// runs forward and backward on every shares-th row (ts/train/thread_shards.h), its gradients in
 /// tensors of its own added in share order afterwards, and its dropout seeds drawn beforehand in
 /// share order, so a run repeats exactly. Returns the loss divided by `denominator` (before `scale`).
+/// With bf16 products and shares, the shares pack each weight once through `packed_weights` (kept from
+/// call to call by the caller so its memory is reused; one of the call's own where nullptr); the
+/// weights must not change while the call runs.
 double forward_backward_batch(Transformer& model, const std::vector<Example>& examples,
                               const std::vector<std::size_t>& rows, const at::Device& device, Precision precision,
                               double label_smoothing, double denominator, double scale, int shares,
-                              const std::vector<at::Tensor>& parameters);
+                              const std::vector<at::Tensor>& parameters, PackedWeights* packed_weights = nullptr);
 /// Teacher-forced mean negative log-likelihood per target token (no label smoothing) over `examples`.
 double evaluate_loss(Transformer& model, const std::vector<Example>& examples, const at::Device& device);
 /// train.precision for this device: on a CPU kAuto becomes fp32 without native bf16 (AMX or AVX-512
