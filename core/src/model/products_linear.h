@@ -5,6 +5,7 @@
 // fp32 sum.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +38,20 @@ inline at::Tensor start_product(const std::string& name, const at::Tensor& a, co
   return c;
 }
 
+/// g [M, N] (fp32, contiguous) summed over its rows: [N], each column's sum in row order, in fp32 (the
+/// bias gradient). LibTorch's sum(0) took about 1.4% of a bf16 training step; this is one pass over g.
+inline at::Tensor column_sums(const at::Tensor& g) {
+  const std::int64_t rows = g.size(0), cols = g.size(1);
+  auto sums = at::zeros({cols}, g.options());
+  float* out = sums.data_ptr<float>();
+  const float* in = g.data_ptr<float>();
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const float* row = in + i * cols;
+    for (std::int64_t j = 0; j < cols; ++j) out[j] += row[j];
+  }
+  return sums;
+}
+
 using MatrixProduct = at::Tensor (*)(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias);
 
 /// `WeightProduct`: Product where b is (a view of) the layer's weight, which may be packed once for
@@ -63,7 +78,7 @@ struct ProductsLinear : public torch::autograd::Function<ProductsLinear<Product,
     at::Tensor grad_x, grad_weight, grad_bias;
     if (ctx->needs_input_grad(0)) grad_x = WeightProduct(g, weight, at::Tensor()).view(x.sizes());  // dX = G W
     if (ctx->needs_input_grad(1)) grad_weight = Product(g.t(), x.reshape({-1, in}), at::Tensor());  // dW = Gᵀ X
-    if (ctx->saved_data["bias"].toBool() && ctx->needs_input_grad(2)) grad_bias = g.sum(0);
+    if (ctx->saved_data["bias"].toBool() && ctx->needs_input_grad(2)) grad_bias = column_sums(g.contiguous());
     return {grad_x, grad_weight, grad_bias};
   }
 };
