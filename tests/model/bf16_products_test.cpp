@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -14,7 +15,7 @@
 #include <torch/csrc/autograd/autograd.h>
 
 #include "ts/model/attention.h"
-#include "ts/model/packed_weights.h"
+#include "weights_packed_once.h"
 
 namespace ts {
 namespace {
@@ -159,67 +160,13 @@ TEST(Bf16Products, TheLinearLayersGradientsAreProductsOfTheRoundedOperands) {
 
 TEST(Bf16Products, WeightsPackedOnceAStepForTwoThreadsGiveTheSameBitsAsEachPackingItsOwn) {
   SKIP_WITHOUT_DOT_PRODUCTS();
-  at::manual_seed(9);
   for (const auto kernel : kernels()) {
-    const std::string name = bf16_kernel_name(kernel);
-    // A vocabulary-sized layer (many chunks of columns) with odd sizes, and each thread's own share.
-    const auto w = at::randn({1003, 75}).requires_grad_(true);
-    const auto b = at::randn({1003}).requires_grad_(true);
-    const std::vector<at::Tensor> xs = {at::randn({37, 75}), at::randn({51, 75})};
-    const std::vector<at::Tensor> gs = {at::randn({37, 1003}), at::randn({51, 1003})};
-    struct Result {
-      at::Tensor y, dx, dw, db;
+    // Each thread's products on `kernel`: the scope lives as long as the thread's layer.
+    const auto make_linear = [kernel]() -> test::Linear {
+      auto on = std::make_shared<Bf16KernelScope>(kernel);
+      return [on](const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) { return bf16_linear(x, w, b); };
     };
-    const auto run = [&](std::size_t i) {  // forward and backward of share i, as a training share runs them
-      Bf16KernelScope on(kernel);
-      const auto x = xs[i].clone().requires_grad_(true);
-      const auto y = bf16_linear(x, w, b);
-      const auto grads = torch::autograd::grad({y}, {x, w, b}, {gs[i]});
-      return Result{y.detach(), grads[0], grads[1], grads[2]};
-    };
-    const auto expect_same = [&](const std::vector<Result>& got, const std::vector<Result>& want,
-                                 const std::string& what) {
-      for (std::size_t i = 0; i < want.size(); ++i) {
-        EXPECT_TRUE(at::equal(got[i].y, want[i].y)) << name << " " << what << " y, share " << i;
-        EXPECT_TRUE(at::equal(got[i].dx, want[i].dx)) << name << " " << what << " dX, share " << i;
-        EXPECT_TRUE(at::equal(got[i].dw, want[i].dw)) << name << " " << what << " dW, share " << i;
-        EXPECT_TRUE(at::equal(got[i].db, want[i].db)) << name << " " << what << " db, share " << i;
-      }
-    };
-    const auto on_two_threads = [&](PackedWeights* weights) {
-      std::vector<Result> results(2);
-      std::vector<std::thread> threads;
-      for (std::size_t i = 0; i < 2; ++i)
-        threads.emplace_back([&, i] {
-          PackedWeightsScope packed(weights);
-          results[i] = run(i);
-        });
-      for (auto& thread : threads) thread.join();
-      return results;
-    };
-    const auto alone = on_two_threads(nullptr);
-    expect_close(alone[0].y, at::matmul(rounded(xs[0]), rounded(w.detach()).t()) + b.detach(), name + " forward");
-    PackedWeights weights;
-    weights.next_step();
-    expect_same(on_two_threads(&weights), alone, "packed once");
-    EXPECT_EQ(weights.packings(), 2) << name;  // Wᵀ for the forward, W for dX; once for both threads
-    // The optimizer changes the weight between steps: the next step packs it again.
-    {
-      at::NoGradGuard no_grad;
-      w.mul_(0.5).add_(0.25);
-    }
-    weights.next_step();
-    const auto changed = on_two_threads(&weights);
-    EXPECT_EQ(weights.packings(), 4) << name;
-    expect_same(changed, on_two_threads(nullptr), "after a change");
-    EXPECT_FALSE(at::equal(changed[0].y, alone[0].y)) << name;
-    // Changed within a step (no next_step): each product packs its own, from the new values.
-    {
-      at::NoGradGuard no_grad;
-      w.add_(1.0);
-    }
-    expect_same(on_two_threads(&weights), on_two_threads(nullptr), "changed within a step");
-    EXPECT_EQ(weights.packings(), 4) << name;
+    test::expect_weights_packed_once_a_step(make_linear, bf16_kernel_name(kernel));
   }
 }
 

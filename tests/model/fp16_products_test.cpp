@@ -13,6 +13,7 @@
 #include <torch/csrc/autograd/autograd.h>
 
 #include "ts/model/attention.h"
+#include "weights_packed_once.h"
 
 namespace ts {
 namespace {
@@ -127,6 +128,14 @@ TEST(Fp16Products, TheLinearLayersGradientsAreFp16Products) {
   const auto frozen = w.detach();
   torch::autograd::backward({fp16_linear(x2, frozen, at::Tensor()).sum()});
   expect_close(x2.grad(), at::ones({5, 21}), frozen, "dX, no bias");
+}
+
+TEST(Fp16Products, WeightsPackedOnceAStepForTwoThreadsGiveTheSameBitsAsEachPackingItsOwn) {
+  SKIP_WITHOUT_FP16();
+  const auto make_linear = []() -> test::Linear {
+    return [](const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) { return fp16_linear(x, w, b); };
+  };
+  test::expect_weights_packed_once_a_step(make_linear, "fp16");
 }
 
 TEST(Fp16Products, TheScopeTurnsTheModelsLinearLayersIntoFp16ProductsOnItsThreadOnly) {

@@ -21,6 +21,7 @@
 #include <ATen/Parallel.h>
 
 #include "products_linear.h"
+#include "ts/model/packed_weights.h"
 
 // GCC 12 and Clang 14 are the first with AVX-512 FP16's intrinsics and _Float16 on x86-64.
 #if (defined(__x86_64__) || defined(_M_X64)) && \
@@ -229,10 +230,13 @@ void pack_a(const View& a, std::uint32_t* out, float* inverse) {
 
 // B [K, N] into [column blocks][K][kColumns] fp16, every 64 k of a column scaled by its own power of
 // two, whose inverses go to inverse [column blocks][chunks][kColumns]; the columns past the end are 0.
-void pack_b(const View& b, std::uint16_t* out, float* inverse) {
-  const std::int64_t k_count = b.rows, blocks = (b.cols + kColumns - 1) / kColumns;
+// Only the column blocks [first_block, last_block) where given (last_block -1: to the end), each where
+// the whole packing keeps it.
+void pack_b(const View& b, std::uint16_t* out, float* inverse, std::int64_t first_block = 0,
+            std::int64_t last_block = -1) {
+  const std::int64_t k_count = b.rows, blocks = last_block < 0 ? (b.cols + kColumns - 1) / kColumns : last_block;
   const std::int64_t chunks = (k_count + kChunk - 1) / kChunk;
-  for (std::int64_t cb = 0; cb < blocks; ++cb) {
+  for (std::int64_t cb = first_block; cb < blocks; ++cb) {
     const std::int64_t n0 = cb * kColumns;
     const __mmask16 low = first16(b.cols - n0), high = first16(b.cols - n0 - 16);
     for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
@@ -359,16 +363,44 @@ void kernel(const std::uint32_t* a_block, const float* a_inverse, const std::uin
   }
 }
 
-void multiply(const View& a, const View& b, const float* bias, float* c) {
+// B packed as pack_b does: its fp16 values, then the inverses of their scales.
+struct PackedB {
+  const std::uint16_t* values;
+  const float* inverses;
+};
+
+// The 32-bit words a packed B [K, N] takes: its fp16 values (two a word), then its inverse scales.
+std::int64_t value_words(std::int64_t k_count, std::int64_t n) {
+  return ((n + kColumns - 1) / kColumns * kColumns * k_count + 1) / 2;
+}
+std::int64_t packed_b_words(std::int64_t k_count, std::int64_t n) {
+  return value_words(k_count, n) + (n + kColumns - 1) / kColumns * ((k_count + kChunk - 1) / kChunk) * kColumns;
+}
+PackedB packed_b_in(const std::uint32_t* words, std::int64_t k_count, std::int64_t n) {
+  return {reinterpret_cast<const std::uint16_t*>(words),
+          reinterpret_cast<const float*>(words + value_words(k_count, n))};
+}
+// pack_b of B [K, N] (its columns blocks [first_block, last_block)) into `words` as packed_b_in reads them.
+void pack_b_into(const View& b, std::uint32_t* words, std::int64_t first_block = 0, std::int64_t last_block = -1) {
+  pack_b(b, reinterpret_cast<std::uint16_t*>(words), reinterpret_cast<float*>(words + value_words(b.rows, b.cols)),
+         first_block, last_block);
+}
+
+// `packed`: B packed already (a weight packed once a step), or nullptr to pack it here.
+void multiply(const View& a, const View& b, const float* bias, float* c, const std::uint32_t* packed) {
   const std::int64_t m = a.rows, k_count = a.cols, n = b.cols;
   const std::int64_t row_blocks = (m + kRows - 1) / kRows, column_blocks = (n + kColumns - 1) / kColumns;
   const std::int64_t chunks = (k_count + kChunk - 1) / kChunk;
   const std::int64_t pairs = (column_blocks + 1) / 2, b_stride = k_count * kColumns, inverse_stride = chunks * kColumns;
-  thread_local std::vector<std::uint16_t> b_buffer;
-  thread_local std::vector<float> b_inverse_buffer;
-  std::uint16_t* bp = scratch(b_buffer, column_blocks * kColumns * k_count);
-  float* b_inverse = scratch(b_inverse_buffer, column_blocks * chunks * kColumns);
-  pack_b(b, bp, b_inverse);
+  if (!packed) {
+    thread_local std::vector<std::uint32_t> b_buffer;
+    std::uint32_t* words = scratch(b_buffer, packed_b_words(k_count, n));
+    pack_b_into(b, words);
+    packed = words;
+  }
+  const PackedB packed_b = packed_b_in(packed, k_count, n);
+  const std::uint16_t* bp = packed_b.values;
+  const float* b_inverse = packed_b.inverses;
   // One row block against the column pairs [begin, end).
   const auto block = [&](const std::uint32_t* a_block, const float* a_inv, std::int64_t rb, std::int64_t begin,
                          std::int64_t end) {
@@ -431,21 +463,49 @@ thread_local bool products_enabled = false;
 
 }  // namespace
 
-at::Tensor fp16_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
+namespace {
+
+// fp16_matmul; `weight`: b is (a view of) a layer's weight, packed through this thread's PackedWeights
+// where it has one.
+at::Tensor product(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias, bool weight) {
   bool done = false;
   auto c =
       detail::start_product("fp16_matmul", a, b, bias, fp16_products_available(), "AVX-512 FP16 multiply-adds", done);
   if (done) return c;
 #if TS_FP16_X86
   const auto contiguous_bias = bias.defined() ? bias.contiguous() : bias;
-  multiply(view_of(a), view_of(b), contiguous_bias.defined() ? contiguous_bias.data_ptr<float>() : nullptr,
-           c.data_ptr<float>());
+  const View bv = view_of(b);
+  const std::uint32_t* packed = nullptr;
+  if (PackedWeights* weights = weight ? current_packed_weights() : nullptr) {
+    const std::int64_t blocks = (bv.cols + kColumns - 1) / kColumns;
+    constexpr std::int64_t kBlocksAChunk = 4;  // 128 columns
+    constexpr std::int64_t kFp16Layout = -1;   // bf16's layouts are their pair counts
+    packed = weights->get({b.data_ptr(), bv.rows, bv.cols, bv.si, bv.sk, kFp16Layout},
+                          static_cast<std::uint32_t>(b._version()), packed_b_words(bv.rows, bv.cols),
+                          (blocks + kBlocksAChunk - 1) / kBlocksAChunk, [&](std::int64_t chunk, std::uint32_t* out) {
+                            pack_b_into(bv, out, chunk * kBlocksAChunk, std::min(blocks, (chunk + 1) * kBlocksAChunk));
+                          });
+  }
+  multiply(view_of(a), bv, contiguous_bias.defined() ? contiguous_bias.data_ptr<float>() : nullptr, c.data_ptr<float>(),
+           packed);
+#else
+  (void)weight;
 #endif
   return c;
 }
 
+}  // namespace
+
+at::Tensor fp16_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
+  return product(a, b, bias, /*weight=*/false);
+}
+
+at::Tensor fp16_weight_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias) {
+  return product(a, b, bias, /*weight=*/true);
+}
+
 at::Tensor fp16_linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
-  return detail::products_linear<fp16_matmul>(x, weight, bias);
+  return detail::products_linear<fp16_matmul, fp16_weight_matmul>(x, weight, bias);
 }
 
 Fp16ProductsScope::Fp16ProductsScope(bool enable) : previous_(products_enabled) { products_enabled = enable; }

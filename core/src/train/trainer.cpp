@@ -216,15 +216,15 @@ double forward_backward_batch(Transformer& model, const std::vector<Example>& ex
   for (auto& seed : seeds) seed = DropoutSeeds::draw_base();
   std::vector<double> losses(static_cast<std::size_t>(n), 0.0);
   std::vector<std::vector<at::Tensor>> grads(static_cast<std::size_t>(n));
-  // The weights, packed for bf16's products once for all the shares (their values are the same for the
-  // whole call).
+  // The weights, packed for bf16's or fp16's products once for all the shares (their values are the
+  // same for the whole call).
   PackedWeights own_weights;
   PackedWeights* weights = packed_weights ? packed_weights : &own_weights;
   weights->next_step();
   run_shares_on_threads(n, [&](int k) {
     const auto i = static_cast<std::size_t>(k);
     DropoutSeeds share_seeds(seeds[i]);
-    PackedWeightsScope packed(bf16 ? weights : nullptr);
+    PackedWeightsScope packed(bf16 || fp16 ? weights : nullptr);
     const auto loss = share_loss(shard_of(rows, k, n));
     grads[i] = torch::autograd::grad({loss * scale}, parameters, {}, /*retain_graph=*/false, /*create_graph=*/false,
                                      /*allow_unused=*/true);

@@ -27,8 +27,14 @@ bool fp16_products_available();
 /// where the caller is not on one share's thread already.
 at::Tensor fp16_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias = {});
 
+/// fp16_matmul where b is (a view of) a linear layer's weight: while a PackedWeightsScope
+/// (ts/model/packed_weights.h) is alive on this thread, b is packed through its PackedWeights, once a
+/// step for all the threads that share it. The same sums as fp16_matmul.
+at::Tensor fp16_weight_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias = {});
+
 /// x · weightᵀ + bias with fp32 outputs and gradients: forward and the two backward products are
-/// fp16_matmul, the bias gradient an fp32 sum. x [..., in].
+/// fp16_matmul (fp16_weight_matmul where the weight is an operand), the bias gradient an fp32 sum.
+/// x [..., in].
 at::Tensor fp16_linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias);
 
 /// While one is alive on a thread, ts::linear (ts/model/attention.h) of fp32 CPU tensors with
