@@ -101,7 +101,7 @@ bool uses_fp16_products(const at::Device& device, Precision precision);
 /// runs forward and backward on every shares-th row (ts/train/thread_shards.h), its gradients in
 /// tensors of its own added in share order afterwards, and its dropout seeds drawn beforehand in
 /// share order, so a run repeats exactly. Returns the loss divided by `denominator` (before `scale`).
-/// With bf16 products and shares, the shares pack each weight once through `packed_weights` (kept from
+/// With bf16 or fp16 products and shares, the shares pack each weight once through `packed_weights` (kept from
 /// call to call by the caller so its memory is reused; one of the call's own where nullptr); the
 /// weights must not change while the call runs.
 double forward_backward_batch(Transformer& model, const std::vector<Example>& examples,
