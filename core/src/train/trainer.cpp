@@ -316,7 +316,7 @@ struct Trainer::State final : LoopBody {
   Precision precision = Precision::kFp32;  // train.precision with "auto" resolved for this machine
   std::string precision_reason;            // what "auto" chose and why, for the log
   std::vector<at::Tensor> parameters;      // model->parameters(), in order
-  PackedWeights packed_weights;            // bf16 products: the weights packed once a step for every share
+  PackedWeights packed_weights;            // bf16/fp16 products: the weights packed once a step for the shares
 
   // The current session (one call of run()).
   TrainingSummary summary;
