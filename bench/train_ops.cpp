@@ -6,22 +6,31 @@
 // as fp16_linear (forward and backward). Prints the median of 20 repetitions in milliseconds.
 //   ts_bench_train_ops [TOKENS] [WIDTH] [VOCAB]     (defaults 1000 1024 8000: a 1,000-token batch of the
 //                                                   default recipe's base model)
+//   ts_bench_train_ops --step-tail [VOCAB]          (the step's tail alone, below; vocabulary 8000)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/autograd.h>
+#include <torch/optim/adam.h>
 
 #include "ts/model/attention.h"
 #include "ts/model/fp16_products.h"
 #include "ts/host/blas.h"
 #include "ts/model/bf16_products.h"
 #include "ts/model/precision.h"
+#include "ts/train/config.h"
 #include "ts/train/loss.h"
+#include "ts/train/optimizer.h"
+#include "ts/train/trainer.h"
+#include "ts/model/transformer.h"
+#include "ts/text/vocab.h"
 
 namespace {
 double median_ms(const std::function<void()>& f) {
@@ -35,10 +44,68 @@ double median_ms(const std::function<void()>& f) {
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
+
+// The step's tail after the shares' forward and backward, for the parameters of the default recipe's
+// "small" and "base" models (2+2 d 192, 3+3 d 256) with VOCAB tokens a side: two shares' gradients added
+// up (add_share_gradients), then the clipping factor and the Adam update (clipped_fused_adam_step).
+// Each is printed with the rate at which it moves memory (the sum reads two gradients and writes one,
+// 12 bytes a parameter; the norm reads one, 4; Adam reads four and writes three, 28), next to LibTorch's
+// add of two 16 M-float tensors on all threads, a measure of the memory's rate.
+void step_tail(std::int64_t vocab) {
+  const std::int64_t n = 16 << 20;
+  const auto a = at::randn({n}), b = at::randn({n});
+  auto c = at::empty({n});
+  const double add_ms = median_ms([&] { at::add_out(c, a, b); });
+  std::printf("memory: LibTorch's add of two %lld-float tensors %7.3f ms (%.1f GB/s)\n", static_cast<long long>(n),
+              add_ms, 12.0 * static_cast<double>(n) / add_ms / 1e6);
+  for (const auto& [layers, d] : std::vector<std::pair<int, int>>{{2, 192}, {3, 256}}) {
+    auto config = ts::preset("auto");
+    config.model.encoder_layers = config.model.decoder_layers = layers;
+    config.model.d_model = d;
+    config.model.d_ff = 4 * d;
+    config.model.heads = 4;
+    config.model.share_embeddings = false;  // a vocabulary for each side, as en-zh trains
+    at::manual_seed(0);
+    auto model = ts::build_model(config.model, vocab, vocab, ts::Vocab::kPad, /*shared_vocab=*/false);
+    const auto parameters = model->parameters();
+    torch::optim::Adam optimizer(parameters, torch::optim::AdamOptions(1e-4).betas({0.9, 0.98}).eps(1e-9));
+    std::vector<std::vector<at::Tensor>> shares(2);
+    double numel = 0;
+    for (const auto& p : parameters) numel += static_cast<double>(p.numel());
+    std::vector<double> sum_ms, update_ms;
+    for (int i = 0; i < 23; ++i) {
+      ts::clear_gradients(parameters);
+      for (auto& share : shares) {  // new tensors each time, as autograd hands them over
+        share.clear();
+        for (const auto& p : parameters) share.push_back(at::randn_like(p));
+      }
+      auto t = std::chrono::steady_clock::now();
+      ts::add_share_gradients(shares, parameters);
+      const auto t1 = std::chrono::steady_clock::now();
+      ts::clipped_fused_adam_step(optimizer, 1.0);
+      const auto t2 = std::chrono::steady_clock::now();
+      if (i < 3) continue;
+      sum_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t).count());
+      update_ms.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
+    }
+    std::sort(sum_ms.begin(), sum_ms.end());
+    std::sort(update_ms.begin(), update_ms.end());
+    const double s = sum_ms[sum_ms.size() / 2], u = update_ms[update_ms.size() / 2];
+    std::printf(
+        "step tail, %d+%d d %d, %.2f M parameters in %zu tensors: two shares' gradients summed %7.3f ms (%.1f GB/s)   "
+        "clipping and Adam %7.3f ms (%.1f GB/s)\n",
+        layers, layers, d, numel / 1e6, parameters.size(), s, 12 * numel / s / 1e6, u, 32 * numel / u / 1e6);
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   ts::use_the_right_blas_kernels(argv);  // OpenBLAS kernels for this CPU, as the app gets them
+  if (argc > 1 && std::string(argv[1]) == "--step-tail") {
+    std::printf("threads %d (all cores, as training uses them)\n", ts::configure_threads(0));
+    step_tail(argc > 2 ? std::atoll(argv[2]) : 8000);
+    return 0;
+  }
   const std::int64_t tokens = argc > 1 ? std::atoll(argv[1]) : 1000;
   const std::int64_t width = argc > 2 ? std::atoll(argv[2]) : 1024;
   const std::int64_t vocab = argc > 3 ? std::atoll(argv[3]) : 8000;
@@ -143,5 +210,6 @@ int main(int argc, char** argv) {
         bf16, flops / bf16 / 1e6, ours, dots ? flops / ours / 1e6 : 0.0, half, halves ? flops / half / 1e6 : 0.0, tile,
         tiles ? flops / tile / 1e6 : 0.0);
   }
+  step_tail(vocab);
   return 0;
 }

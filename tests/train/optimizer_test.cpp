@@ -221,5 +221,42 @@ TEST(ClipGradientNorm, OnTheDeviceItScalesAsLibTorchsClipGradNorm) {
   }
 }
 
+// The shares' gradients of a step add up into the parameters' gradients: the first share's tensor
+// becomes the sum where nothing else holds it; a share without a gradient for a parameter adds
+// nothing; a gradient the parameter already had is added to; a storage that holds two parameters'
+// gradients (views of one tensor) is copied, not written into.
+TEST(ShareGradients, AddUpIntoTheParametersGradients) {
+  auto params = make_params(11);
+  at::manual_seed(12);
+  const auto a0 = at::randn_like(params[0]), a1 = at::randn_like(params[0]);
+  const auto b1 = at::randn_like(params[1]);
+  const auto c0 = at::randn_like(params[2]), c1 = at::randn_like(params[2]);
+  const auto earlier = at::randn_like(params[2]);
+  params[2].mutable_grad() = earlier.clone();
+  std::vector<std::vector<at::Tensor>> grads(2);
+  grads[0] = {a0.clone(), at::Tensor(), c0.clone()};
+  grads[1] = {a1.clone(), b1.clone(), c1.clone()};
+  const void* first_share = grads[0][0].data_ptr();
+  add_share_gradients(grads, params);
+  EXPECT_TRUE(at::equal(params[0].grad(), a0 + a1));
+  EXPECT_EQ(params[0].grad().data_ptr(), first_share) << "the first share's tensor holds the sum";
+  EXPECT_TRUE(at::equal(params[1].grad(), b1)) << "only share 1 had a gradient";
+  EXPECT_TRUE(at::equal(params[2].grad(), earlier + (c0 + c1)));
+
+  // A view of a storage that also holds another parameter's gradient is copied before adding.
+  auto views = make_params(13);
+  const auto shared = at::randn({2, 17});
+  std::vector<std::vector<at::Tensor>> two(2);
+  two[0] = {at::Tensor(), shared[0], shared[1]};
+  two[1] = {at::Tensor(), at::ones({17}), at::Tensor()};
+  std::vector<at::Tensor> ps{views[0], views[1], at::randn({17}).requires_grad_(true)};
+  const auto untouched = shared.clone();
+  add_share_gradients(two, ps);
+  EXPECT_TRUE(at::equal(shared, untouched)) << "the shared storage is not written into";
+  EXPECT_TRUE(at::equal(ps[1].grad(), untouched[0] + 1));
+  EXPECT_TRUE(at::equal(ps[2].grad(), untouched[1]));
+  EXPECT_FALSE(ps[0].grad().defined());
+}
+
 }  // namespace
 }  // namespace ts

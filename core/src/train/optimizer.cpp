@@ -336,6 +336,33 @@ void clip_gradient_norm(const std::vector<at::Tensor>& parameters, double max_no
   torch::nn::utils::clip_grad_norm_(parameters, max_norm);
 }
 
+void add_share_gradients(std::vector<std::vector<at::Tensor>>& grads, const std::vector<at::Tensor>& parameters) {
+  // A share's tensor becomes the sum only where nothing else holds it and no other parameter's
+  // gradient shares its memory (autograd may hand one tensor, or views of one, to two parameters).
+  std::vector<std::map<const void*, int>> holders(grads.size());  // per share: storage -> gradients in it
+  for (std::size_t k = 0; k < grads.size(); ++k)
+    for (const auto& g : grads[k])
+      if (g.defined()) ++holders[k][g.storage().unsafeGetStorageImpl()];
+  at::NoGradGuard no_grad;
+  for (std::size_t p = 0; p < parameters.size(); ++p) {
+    at::Tensor sum;
+    for (std::size_t k = 0; k < grads.size(); ++k) {
+      auto& g = grads[k][p];
+      if (!g.defined()) continue;
+      if (sum.defined()) {
+        sum.add_(g);
+      } else {
+        const bool owned =
+            g.is_contiguous() && g.use_count() == 1 && holders[k][g.storage().unsafeGetStorageImpl()] == 1;
+        sum = owned ? std::move(g) : g.clone(at::MemoryFormat::Contiguous);
+      }
+    }
+    if (!sum.defined()) continue;
+    auto& grad = parameters[p].mutable_grad();
+    grad = grad.defined() ? grad.add_(sum) : std::move(sum);
+  }
+}
+
 void clear_gradients(const std::vector<at::Tensor>& parameters) {
   for (const auto& p : parameters) p.mutable_grad().reset();
 }

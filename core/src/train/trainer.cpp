@@ -231,30 +231,8 @@ double forward_backward_batch(Transformer& model, const std::vector<Example>& ex
     losses[i] = loss.item<double>();
   });
   // The shares' gradients add up in the first share's tensor, which then becomes the parameter's
-  // gradient: no new tensor of a parameter's size. Only where no other parameter's gradient shares
-  // that tensor's memory (autograd may hand one tensor, or views of one, to two parameters).
-  std::vector<std::map<const void*, int>> holders(grads.size());  // per share: storage -> gradients in it
-  for (std::size_t k = 0; k < grads.size(); ++k)
-    for (const auto& g : grads[k])
-      if (g.defined()) ++holders[k][g.storage().unsafeGetStorageImpl()];
-  torch::NoGradGuard no_grad;
-  for (std::size_t p = 0; p < parameters.size(); ++p) {
-    at::Tensor sum;
-    for (std::size_t k = 0; k < grads.size(); ++k) {
-      auto& g = grads[k][p];
-      if (!g.defined()) continue;
-      if (sum.defined()) {
-        sum.add_(g);
-      } else {
-        const bool owned =
-            g.is_contiguous() && g.use_count() == 1 && holders[k][g.storage().unsafeGetStorageImpl()] == 1;
-        sum = owned ? std::move(g) : g.clone(at::MemoryFormat::Contiguous);
-      }
-    }
-    if (!sum.defined()) continue;
-    auto& grad = parameters[p].mutable_grad();
-    grad = grad.defined() ? grad.add_(sum) : std::move(sum);
-  }
+  // gradient: no new tensor of a parameter's size.
+  add_share_gradients(grads, parameters);
   double total = 0;
   for (double l : losses) total += l;
   return total;
