@@ -13,7 +13,6 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <optional>
 #include <filesystem>
 
