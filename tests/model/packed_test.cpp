@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "test_utils.h"
+#include "ts/host/amx_tiles.h"
 #include "ts/host/vector_rates.h"
 #include "ts/model/transformer.h"
 #include "ts/text/vocab.h"
@@ -62,16 +63,21 @@ at::Tensor rounded_to_int8_rows(const at::Tensor& x) {
 
 // Whether apply(isa) multiplies int8 weights by int8 inputs (a layer packed for an AVX-512 kernel).
 bool rounds_to_int8(const PackedLinear& layer, Isa isa) {
-  return layer.format() == WeightFormat::kInt8 && (isa == Isa::kAvx512 || isa == Isa::kAvx512Bf16) &&
-         int8_dot_products_available();
+  return layer.format() == WeightFormat::kInt8 &&
+         (isa == Isa::kAvx512 || isa == Isa::kAvx512Bf16 || isa == Isa::kAmx) && int8_dot_products_available();
 }
 
-// What `isa` computes: Isa::kAvx512Bf16 multiplies bf16 weights by the inputs rounded to bf16 (to
-// nearest even, as LibTorch converts); the AVX-512 kernels on a CPU with VNNI multiply int8 weights by
-// the inputs rounded to int8.
+// Whether apply(isa) multiplies bf16 weights by the inputs rounded to bf16 (dot products or tiles).
+bool rounds_to_bf16(const PackedLinear& layer, Isa isa) {
+  return layer.format() == WeightFormat::kBFloat16 && (isa == Isa::kAvx512Bf16 || isa == Isa::kAmx);
+}
+
+// What `isa` computes: Isa::kAvx512Bf16 and Isa::kAmx multiply bf16 weights by the inputs rounded to
+// bf16 (to nearest even, as LibTorch converts); the AVX-512 kernels on a CPU with VNNI multiply int8
+// weights by the inputs rounded to int8.
 at::Tensor reference(const PackedLinear& layer, const at::Tensor& x, const at::Tensor& bias, Isa isa) {
   if (rounds_to_int8(layer, isa)) return reference(layer, rounded_to_int8_rows(x), bias);
-  const bool rounds_inputs = isa == Isa::kAvx512Bf16 && layer.format() == WeightFormat::kBFloat16;
+  const bool rounds_inputs = rounds_to_bf16(layer, isa);
   return reference(layer, rounds_inputs ? x.to(at::kBFloat16).to(at::kFloat) : x, bias);
 }
 
@@ -87,15 +93,16 @@ TEST(PackedLinear, EveryKernelEqualsTheReferenceForEveryFormatRowCountAndOddSize
   for (auto [out, in] : {std::pair<std::int64_t, std::int64_t>{37, 45}, {70, 64}, {5, 16}}) {
     const auto w = at::randn({out, in}), b = at::randn({out});
     for (const auto format : kFormats) {
-      // Packed for every kernel this CPU has, whether or not best_isa() chose it.
-      const auto layer = pack(w, b, format, supported_isas().back());
-      for (std::int64_t rows = 1; rows <= 11; ++rows) {  // 1..8 in one group, then a second group
+      // 1..8 in one group, then a second group; past 32 a second band of AMX tiles.
+      for (const std::int64_t rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 33, 40}) {
         const auto x = at::randn({rows, in});
+        // Every kernel this CPU has, whether or not best_isa() chose it, each on a layer packed for it.
         for (const auto isa : supported_isas()) {
+          const auto layer = pack(w, b, format, isa);
           const auto y = apply(layer, x, isa);
           EXPECT_TRUE(test::tensors_near(y, reference(layer, x, b, isa), 1e-4))
               << weight_format_name(format) << " " << isa_name(isa) << " " << out << "x" << in << " rows " << rows;
-          if ((isa == Isa::kAvx512Bf16 && format == WeightFormat::kBFloat16) || rounds_to_int8(layer, isa)) {
+          if (rounds_to_bf16(layer, isa) || rounds_to_int8(layer, isa)) {
             // the inputs really were rounded
             EXPECT_FALSE(test::tensors_near(y, reference(layer, x, b), 1e-5)) << out << "x" << in << " rows " << rows;
           }
@@ -103,6 +110,29 @@ TEST(PackedLinear, EveryKernelEqualsTheReferenceForEveryFormatRowCountAndOddSize
       }
     }
   }
+}
+
+// AMX tiles: a row's outputs are the same bits whatever rows share the call (batched translation gives
+// what one sentence at a time gives), a shortlist's layer keeps them, and a layer packed without the
+// tiles refuses them.
+TEST(PackedLinear, AmxTilesGiveEachRowItsOwnBitsWhateverTheOtherRows) {
+  if (!amx::available()) GTEST_SKIP() << "this CPU has no AMX tiles (or Linux did not let this process use them)";
+  EXPECT_EQ(best_isa(), Isa::kAmx);
+  at::manual_seed(9);
+  const std::int64_t out = 53, in = 70;  // neither a multiple of 16 nor of 32
+  const auto w = at::randn({out, in}), b = at::randn({out}), x = at::randn({45, in});
+  const auto layer = pack(w, b, WeightFormat::kBFloat16, Isa::kAmx);
+  const auto all = apply(layer, x, Isa::kAmx);
+  EXPECT_TRUE(test::tensors_near(all, reference(layer, x, b, Isa::kAmx), 1e-4));
+  for (const std::int64_t r : {0, 15, 16, 31, 32, 44}) {
+    EXPECT_TRUE(at::equal(apply(layer, x.slice(0, r, r + 1), Isa::kAmx), all.slice(0, r, r + 1))) << "row " << r;
+    EXPECT_TRUE(at::equal(apply(layer, x.slice(0, 0, r + 1), Isa::kAmx), all.slice(0, 0, r + 1))) << "rows " << r + 1;
+  }
+  const std::vector<std::int64_t> kept{52, 0, 17, 16};
+  const auto ys = apply(layer.select_outputs(kept), x, Isa::kAmx);
+  for (std::size_t k = 0; k < kept.size(); ++k)
+    EXPECT_TRUE(at::equal(ys.select(1, static_cast<std::int64_t>(k)), all.select(1, kept[k]))) << kept[k];
+  EXPECT_THROW(apply(pack(w, b, WeightFormat::kBFloat16, Isa::kAvx512), x, Isa::kAmx), std::invalid_argument);
 }
 
 TEST(PackedLinear, UsesBf16DotProductsOnlyWhereTheyOutrunFp32MultiplyAdds) {

@@ -74,11 +74,15 @@ TEST(Environment, TheBlasRowNamesTheLibraryAndItsKernels) {
 }
 
 // The decoding row names the packed weights' kernels best_isa() chose and, where the CPU has bf16 dot
-// products, the rates that chose between them.
+// products, the rates that chose between them; AMX tiles, chosen without timing, say so.
 TEST(Environment, TheDecodingRowNamesTheKernelsTranslationUses) {
   std::string row;
   for (const auto& [what, value] : environment_report())
     if (what == "decoding") row = value;
+  if (best_isa() == Isa::kAmx) {
+    EXPECT_EQ(row, "amx-bf16 (bf16 weights on AMX tiles)");
+    return;
+  }
   EXPECT_EQ(row.rfind(isa_name(best_isa()) + (vector_rates().measured() ? " (" : ""), 0), 0u) << row;
   EXPECT_EQ(row.find("GFLOP/s") != std::string::npos, vector_rates().measured()) << row;
 }

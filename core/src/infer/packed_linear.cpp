@@ -2,13 +2,17 @@
 // Packed linear layers for few-row products on the CPU (see ts/infer/packed_linear.h).
 #include "ts/infer/packed_linear.h"
 
+#include "ts/host/amx_tiles.h"
 #include "ts/host/vector_rates.h"
 #include "ts/infer/bf16.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
@@ -49,6 +53,8 @@ std::string isa_name(Isa isa) {
       return "avx512";
     case Isa::kAvx512Bf16:
       return "avx512-bf16";
+    case Isa::kAmx:
+      return "amx-bf16";
   }
   return "?";
 }
@@ -61,14 +67,37 @@ std::vector<Isa> supported_isas() {
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
     out.push_back(Isa::kAvx512);
     if (__builtin_cpu_supports("avx512bf16")) out.push_back(Isa::kAvx512Bf16);
+    if (amx::available()) out.push_back(Isa::kAmx);
   }
 #endif
   return out;
 }
 
+namespace {
+
+// TS_DECODING_ISA names one of supported_isas() (isa_name's names) to use instead of the choice below:
+// for comparing kernels on one machine, or to leave one out. Anything else is reported once and ignored.
+std::optional<Isa> isa_asked_for() {
+  static const std::optional<Isa> asked_isa = []() -> std::optional<Isa> {
+    const char* asked = std::getenv("TS_DECODING_ISA");
+    if (!asked || !*asked) return std::nullopt;
+    const auto isas = supported_isas();
+    for (const auto isa : isas)
+      if (isa_name(isa) == asked) return isa;
+    std::string names;
+    for (const auto isa : isas) names += (names.empty() ? "" : ", ") + isa_name(isa);
+    std::fprintf(stderr, "TS_DECODING_ISA=%s ignored: this CPU runs %s\n", asked, names.c_str());
+    return std::nullopt;
+  }();
+  return asked_isa;
+}
+
+}  // namespace
+
 Isa best_isa() {
   static const Isa best = [] {
     const auto isas = supported_isas();
+    if (const auto asked = isa_asked_for()) return *asked;
     // bf16 dot products only where they outrun fp32 multiply-adds (not so on every CPU that has them).
     if (isas.back() == Isa::kAvx512Bf16 && !bf16_dot_products_pay(vector_rates())) return Isa::kAvx512;
     return isas.back();
@@ -91,6 +120,8 @@ bool int8_dot_products_available() {
 
 std::string describe_best_isa() {
   const auto rates = describe_vector_rates(vector_rates());
+  if (isa_asked_for()) return isa_name(best_isa()) + " (set by TS_DECODING_ISA)";
+  if (best_isa() == Isa::kAmx) return isa_name(best_isa()) + " (bf16 weights on AMX tiles)";
   if (rates.empty()) return isa_name(best_isa());
   return isa_name(best_isa()) +
          (best_isa() == Isa::kAvx512Bf16 ? " (" + rates + ")" : " (bf16 weights widened to fp32: " + rates + ")");
@@ -124,6 +155,12 @@ inline std::size_t packed_index(std::int64_t o, std::int64_t i, std::int64_t in)
 // Where weight (o, i) sits among the VNNI kernel's groups of four inputs: [blocks][quads][kBlock][4].
 inline std::size_t quad_index(std::int64_t o, std::int64_t i, std::int64_t quads) {
   return static_cast<std::size_t>((((o / kBlock) * quads + i / 4) * kBlock + o % kBlock) * 4 + i % 4);
+}
+
+// Where the word holding weight (o, i) sits among kAmx's tiles: [blocks][pairs][kBlock], input i in its
+// low half when even.
+inline std::size_t amx_index(std::int64_t o, std::int64_t i, std::int64_t pairs) {
+  return static_cast<std::size_t>(((o / kBlock) * pairs + i / 2) * kBlock + o % kBlock);
 }
 
 // Calls body.group<R>(r0) for the rows in groups of eight, the last R = rows % 8 (each group reads the weights
@@ -465,7 +502,8 @@ void run(const QuadJob& j, std::int64_t block_begin, std::int64_t block_end) {
 void run(const Job& j, std::int64_t block_begin, std::int64_t block_end, Isa isa) {
   switch (isa) {
 #if TS_PACKED_X86
-    case Isa::kAvx512Bf16:  // other formats than bf16 have no dot-product kernel
+    case Isa::kAmx:         // other formats than bf16 have no tile kernel
+    case Isa::kAvx512Bf16:  // nor a dot-product kernel
     case Isa::kAvx512:
       avx512::run(j, block_begin, block_end);
       return;
@@ -508,6 +546,16 @@ PackedLinear::PackedLinear(const float* weight, std::int64_t out, std::int64_t i
             bf16_pairs_[static_cast<std::size_t>((((o / kBlock) * pairs + i / 2) * kBlock + o % kBlock) * 2 + i % 2)] =
                 bf16_[packed_index(o, i, in_)];
       }
+      if (isa == Isa::kAmx) {
+        const std::int64_t pairs = amx::padded_pairs(in_);
+        amx_.assign(static_cast<std::size_t>(blocks * pairs * kBlock), 0u);
+        for (std::int64_t o = 0; o < out_; ++o)
+          for (std::int64_t i = 0; i < in_; ++i)
+            amx_[amx_index(o, i, pairs)] |= static_cast<std::uint32_t>(bf16_[packed_index(o, i, in_)])
+                                            << (16 * (i % 2));
+        amx_bias_.assign(static_cast<std::size_t>((blocks + 1) * kBlock), 0.0F);
+        std::copy(bias_.begin(), bias_.end(), amx_bias_.begin());
+      }
       break;
     case WeightFormat::kInt8:
       i8_.assign(n, 0);
@@ -525,7 +573,7 @@ PackedLinear::PackedLinear(const float* weight, std::int64_t out, std::int64_t i
         for (std::int64_t i = 0; i < in_; ++i)
           i8_[packed_index(o, i, in_)] = static_cast<std::int8_t>(std::clamp(std::lround(row[i] / scale), -127L, 127L));
       }
-      if ((isa == Isa::kAvx512 || isa == Isa::kAvx512Bf16) && int8_dot_products_available()) {
+      if ((isa == Isa::kAvx512 || isa == Isa::kAvx512Bf16 || isa == Isa::kAmx) && int8_dot_products_available()) {
         const std::int64_t quads = (in_ + 3) / 4;
         i8_quads_.assign(static_cast<std::size_t>(blocks * quads * kBlock * 4), 0);
         i8_sums_.assign(static_cast<std::size_t>(blocks * kBlock), 0);
@@ -551,6 +599,11 @@ PackedLinear PackedLinear::select_outputs(const std::vector<std::int64_t>& rows)
   if (!bf16_.empty()) out.bf16_.assign(n, 0);
   if (!i8_.empty()) out.i8_.assign(n, 0);
   if (!bf16_pairs_.empty()) out.bf16_pairs_.assign(static_cast<std::size_t>(blocks * pairs * kBlock * 2), 0);
+  const std::int64_t tile_pairs = amx::padded_pairs(in_);
+  if (!amx_.empty()) {
+    out.amx_.assign(static_cast<std::size_t>(blocks * tile_pairs * kBlock), 0u);
+    out.amx_bias_.assign(static_cast<std::size_t>((blocks + 1) * kBlock), 0.0F);
+  }
   const std::int64_t quads = (in_ + 3) / 4;
   if (!i8_quads_.empty()) {
     out.i8_quads_.assign(static_cast<std::size_t>(blocks * quads * kBlock * 4), 0);
@@ -573,6 +626,9 @@ PackedLinear PackedLinear::select_outputs(const std::vector<std::int64_t>& rows)
       if (!bf16_pairs_.empty()) out.bf16_pairs_[pair_index(r, i, pairs)] = bf16_pairs_[pair_index(o, i, pairs)];
       if (!i8_quads_.empty()) out.i8_quads_[quad_index(r, i, quads)] = i8_quads_[quad_index(o, i, quads)];
     }
+    for (std::int64_t p = 0; p < tile_pairs && !amx_.empty(); ++p)
+      out.amx_[amx_index(r, 2 * p, tile_pairs)] = amx_[amx_index(o, 2 * p, tile_pairs)];
+    if (!amx_.empty()) out.amx_bias_[static_cast<std::size_t>(r)] = bias_[static_cast<std::size_t>(o)];
     if (!i8_sums_.empty()) out.i8_sums_[static_cast<std::size_t>(r)] = i8_sums_[static_cast<std::size_t>(o)];
   }
   return out;
@@ -627,7 +683,18 @@ void PackedLinear::apply(const float* x, std::int64_t rows, float* y, Isa isa) c
     avx512bf16::run(dot, 0, blocks);
     return;
   }
-  if ((isa == Isa::kAvx512 || isa == Isa::kAvx512Bf16) && format_ == WeightFormat::kInt8 && !i8_quads_.empty()) {
+  if (isa == Isa::kAmx && format_ == WeightFormat::kBFloat16) {
+    if (amx_.empty()) throw std::invalid_argument("PackedLinear: packed without AMX tiles (the CPU has none)");
+    // The activations rounded to bf16 into bands of tiles, once per call (per thread).
+    const std::int64_t pairs = amx::padded_pairs(in_);
+    thread_local std::vector<std::uint32_t> xa;
+    xa.resize(static_cast<std::size_t>(amx::packed_a_words(rows, pairs)));
+    amx::pack_rows(x, rows, in_, in_, pairs, xa.data());
+    amx::multiply(xa.data(), rows, amx_.data(), out_, pairs, amx_bias_.data(), y);
+    return;
+  }
+  if ((isa == Isa::kAvx512 || isa == Isa::kAvx512Bf16 || isa == Isa::kAmx) && format_ == WeightFormat::kInt8 &&
+      !i8_quads_.empty()) {
     // The activations rounded to int8, each row in its own scale, once per call (per thread).
     const std::int64_t quads = (in_ + 3) / 4;
     thread_local std::vector<std::uint8_t> xq;

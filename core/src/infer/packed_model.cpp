@@ -193,7 +193,7 @@ void log_softmax_scalar(float* x, std::int64_t n) {
 }
 
 bool has_avx512() {
-  static const bool yes = best_isa() == Isa::kAvx512 || best_isa() == Isa::kAvx512Bf16;
+  static const bool yes = best_isa() == Isa::kAvx512 || best_isa() == Isa::kAvx512Bf16 || best_isa() == Isa::kAmx;
   return yes;
 }
 

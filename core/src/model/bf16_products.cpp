@@ -12,6 +12,7 @@
 // and the larger operand is read once (see multiply_tiles).
 #include "ts/model/bf16_products.h"
 
+#include "ts/host/amx_tiles.h"
 #include "ts/host/cpu.h"
 #include "ts/infer/bf16.h"
 #include "ts/model/packed_weights.h"
@@ -35,11 +36,6 @@
 #define TS_BF16_X86 0
 #endif
 
-#if TS_BF16_X86 && defined(__linux__)
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
 namespace ts {
 
 bool bf16_dot_products_available() {
@@ -54,17 +50,7 @@ bool bf16_dot_products_available() {
 
 bool bf16_kernel_available(Bf16Kernel kernel) {
   if (kernel == Bf16Kernel::kDotProducts) return bf16_dot_products_available();
-  static const bool tiles = [] {
-#if TS_BF16_X86 && defined(__linux__)
-    if (!bf16_dot_products_available() || !cpu_info().has("amx_bf16") || !cpu_info().has("amx_tile")) return false;
-    // Linux lets a process use AMX's tile data only once it has asked (ARCH_REQ_XCOMP_PERM for
-    // XFEATURE_XTILEDATA); the answer holds for all its threads.
-    constexpr long kRequestPermission = 0x1023, kTileData = 18;
-    return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
-#else
-    return false;
-#endif
-  }();
+  static const bool tiles = amx::available();
   return tiles;
 }
 
@@ -103,15 +89,13 @@ Bf16ProductsPreferenceScope::~Bf16ProductsPreferenceScope() { g_preference_overr
 
 namespace {
 
-constexpr std::int64_t kRows = 8;        // rows of A per block
-constexpr std::int64_t kColumns = 16;    // columns of B per block (one register)
-constexpr std::int64_t kTilePairs = 16;  // pair words in a row of a tile of A (64 bytes)
+constexpr std::int64_t kRows = 8;      // rows of A per block
+constexpr std::int64_t kColumns = 16;  // columns of B per block (one register)
 
 // The pair words each column of packed B holds (and each row of packed A) for K rows of B: the tiles
 // pad them to whole tiles.
 std::int64_t pairs_for(Bf16Kernel kernel, std::int64_t k) {
-  const std::int64_t pairs = (k + 1) / 2;
-  return kernel == Bf16Kernel::kTiles ? (pairs + kTilePairs - 1) / kTilePairs * kTilePairs : pairs;
+  return kernel == Bf16Kernel::kTiles ? amx::padded_pairs(k) : (k + 1) / 2;
 }
 
 inline std::uint32_t pair_word(float low, float high) {
@@ -337,123 +321,20 @@ void multiply(const View& a, const View& b, const float* bias, float* c, const s
 #endif  // TS_BF16_X86
 
 #if TS_BF16_X86
-// AMX: eight tile registers of 16 rows × 64 bytes. One tdpbf16ps adds a 16 × 32 block of A (16 rows of
-// 16 pair words: one 1 KB block of pack_a's tile layout) times a 32 × 16 block of B (16 pairs of 16
-// column words: 1 KB of pack_b's blocks) into 16 × 16 fp32 sums. The kernel keeps a 32 × 32 block of C in tiles 0-3
-// (0: rows 0-15 × columns 0-15, 1: rows 0-15 × 16-31, 2 and 3 the same for rows 16-31), A in 4 and 5,
-// B in 6 and 7; A is padded to 32 rows and the pairs to a multiple of 16 with zeros.
-constexpr std::int64_t kTileRows = 16;  // rows of a tile of A or C
-
-// The tile configuration's memory layout (palette 1), 64 bytes.
-struct alignas(64) TileConfig {
-  std::uint8_t palette = 1;
-  std::uint8_t start_row = 0;
-  std::uint8_t reserved[14] = {};
-  std::uint16_t bytes_per_row[16] = {};
-  std::uint8_t rows[16] = {};
-};
-
-#if defined(__clang__)
-#pragma clang attribute push( \
-    __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,amx-tile,amx-bf16"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,amx-tile,amx-bf16")
-#endif
-
-// 32 rows × (Two ? 32 : 16) columns of C starting at row r0 and column block cb: the sums start at the
-// bias (each row of a tile loaded from the same 16 floats: stride 0), then every 16 pairs add four (or
-// two) tile products. Full blocks are stored straight into C, edges through `edge`.
-template <bool Two>
-void tile_block(const std::uint32_t* a_rows, const std::uint32_t* b_blocks, std::int64_t pairs, const float* bias_row,
-                float* c, std::int64_t m, std::int64_t n, std::int64_t r0, std::int64_t n0, float* edge) {
-  constexpr std::int64_t width = Two ? 2 * kColumns : kColumns;
-  _tile_loadd(0, bias_row, 0);
-  _tile_loadd(2, bias_row, 0);
-  if (Two) {
-    _tile_loadd(1, bias_row + kColumns, 0);
-    _tile_loadd(3, bias_row + kColumns, 0);
-  }
-  const std::uint32_t* a0 = a_rows;  // two bands of 16 rows, each a run of 1 KB tiles along the pairs
-  const std::uint32_t* a1 = a_rows + kTileRows * pairs;
-  const std::uint32_t* b0 = b_blocks;
-  const std::uint32_t* b1 = b_blocks + pairs * kColumns;
-  for (std::int64_t p = 0; p < pairs; p += kTilePairs) {
-    _tile_loadd(4, a0 + p * kTileRows, 64);
-    _tile_loadd(6, b0 + p * kColumns, 64);
-    _tile_loadd(5, a1 + p * kTileRows, 64);
-    _tile_dpbf16ps(0, 4, 6);
-    _tile_dpbf16ps(2, 5, 6);
-    if (Two) {
-      _tile_loadd(7, b1 + p * kColumns, 64);
-      _tile_dpbf16ps(1, 4, 7);
-      _tile_dpbf16ps(3, 5, 7);
-    }
-  }
-  const std::int64_t rows = std::min<std::int64_t>(2 * kTileRows, m - r0);
-  const std::int64_t cols = std::min<std::int64_t>(width, n - n0);
-  float* out = c + r0 * n + n0;
-  std::int64_t ld = n;
-  if (rows < 2 * kTileRows || cols < width) {
-    out = edge;
-    ld = 2 * kColumns;
-  }
-  _tile_stored(0, out, ld * 4);
-  _tile_stored(2, out + kTileRows * ld, ld * 4);
-  if (Two) {
-    _tile_stored(1, out + kColumns, ld * 4);
-    _tile_stored(3, out + kTileRows * ld + kColumns, ld * 4);
-  }
-  if (out == edge)
-    for (std::int64_t r = 0; r < rows; ++r) std::copy(edge + r * ld, edge + r * ld + cols, c + (r0 + r) * n + n0);
-}
-
+// AMX (ts/host/amx_tiles.h): A packed in its bands of tiles, B's blocks are already tiles, the bias
+// padded to whole column blocks (tile loads read 16 floats).
 void multiply_tiles(const View& a, const View& b, const float* bias, float* c, const std::uint32_t* packed) {
   const std::int64_t m = a.rows, n = b.cols;
   const std::int64_t pairs = pairs_for(Bf16Kernel::kTiles, a.cols);
-  const std::int64_t row_blocks = (m + 2 * kTileRows - 1) / (2 * kTileRows);
-  const std::int64_t column_blocks = column_blocks_of(n);
   thread_local std::vector<std::uint32_t> a_buffer;
   thread_local std::vector<float> bias_buffer;
-  std::uint32_t* ap = scratch(a_buffer, row_blocks * 2 * kTileRows * pairs);
-  pack_a(a, pairs, 2 * kTileRows, ap, /*tiles=*/true);
+  std::uint32_t* ap = scratch(a_buffer, amx::packed_a_words(m, pairs));
+  pack_a(a, pairs, amx::kRowMultiple, ap, /*tiles=*/true);
   const std::uint32_t* bp = packed_b(b, pairs, packed);
-  // The bias padded with zeros to whole column blocks (tile loads read 16 floats).
-  bias_buffer.assign(static_cast<std::size_t>((column_blocks + 1) * kColumns), 0.0f);
+  bias_buffer.assign(static_cast<std::size_t>((column_blocks_of(n) + 1) * kColumns), 0.0f);
   if (bias) std::copy(bias, bias + n, bias_buffer.begin());
-  TileConfig config;
-  for (int t = 0; t < 8; ++t) {
-    config.rows[t] = kTileRows;
-    config.bytes_per_row[t] = 64;
-  }
-  _tile_loadconfig(&config);
-  alignas(64) float edge[2 * kTileRows * 2 * kColumns];
-  const auto block = [&](std::int64_t rb, std::int64_t cb) {
-    const std::uint32_t* a_rows = ap + rb * 2 * kTileRows * pairs;
-    const std::uint32_t* b_blocks = bp + cb * pairs * kColumns;
-    const float* bias_row = bias_buffer.data() + cb * kColumns;
-    if (cb + 1 < column_blocks)
-      tile_block<true>(a_rows, b_blocks, pairs, bias_row, c, m, n, rb * 2 * kTileRows, cb * kColumns, edge);
-    else
-      tile_block<false>(a_rows, b_blocks, pairs, bias_row, c, m, n, rb * 2 * kTileRows, cb * kColumns, edge);
-  };
-  // The larger packed operand is read once: its panel (32 rows of A, or 32 columns of B) stays in the
-  // core's cache while the whole of the smaller one passes it.
-  if (row_blocks * 2 * kTileRows > column_blocks * kColumns) {
-    for (std::int64_t rb = 0; rb < row_blocks; ++rb)
-      for (std::int64_t cb = 0; cb < column_blocks; cb += 2) block(rb, cb);
-  } else {
-    for (std::int64_t cb = 0; cb < column_blocks; cb += 2)
-      for (std::int64_t rb = 0; rb < row_blocks; ++rb) block(rb, cb);
-  }
-  _tile_release();
+  amx::multiply(ap, m, bp, n, pairs, bias_buffer.data(), c);
 }
-
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
 #endif  // TS_BF16_X86
 
 View view_of(const at::Tensor& t) { return View{t.data_ptr<float>(), t.size(0), t.size(1), t.stride(0), t.stride(1)}; }

@@ -30,18 +30,25 @@ std::string weight_format_name(WeightFormat format);
 /// Instruction sets the kernels are written for. kAvx512Bf16 differs from kAvx512 for bf16 weights
 /// only: it multiplies them with the activations rounded to bf16 too, by the CPU's bf16 dot products
 /// (twice the multiply-adds per instruction; the sums stay fp32), so its results are those of inputs
-/// rounded to 8 significant bits. Other formats run as on kAvx512 (int8 on the byte dot products of
-/// AVX-512 VNNI on both, where the CPU has them).
-enum class Isa { kScalar, kAvx2, kAvx512, kAvx512Bf16 };
+/// rounded to 8 significant bits. kAmx does the same on AMX tiles (ts/host/amx_tiles.h: a tile
+/// instruction does 16 × 16 × 32 multiply-adds), in 16-row tiles padded with zeros, each row's result
+/// independent of the others'. Other formats run as on kAvx512 (int8 on the byte dot products of
+/// AVX-512 VNNI on all three, where the CPU has them).
+enum class Isa { kScalar, kAvx2, kAvx512, kAvx512Bf16, kAmx };
 /// The fastest one this CPU runs (kScalar off x86-64): the last of supported_isas(), except that
 /// kAvx512Bf16 gives way to kAvx512 where the bf16 dot products do not outrun fp32 multiply-adds by
-/// kBf16DotMinimumSpeedup (timed once per process, ts/host/vector_rates.h).
+/// kBf16DotMinimumSpeedup (timed once per process, ts/host/vector_rates.h). kAmx, where the CPU has
+/// it, is chosen without timing: the slowest rate its tiles were measured at on a VM whose AMX unit
+/// moved (611 GFLOP/s a core, docs/benchmarks.md) is over three times fp32 multiply-adds' there.
+/// The environment variable TS_DECODING_ISA, set to one of supported_isas()' names ("avx512"…), is used
+/// instead (to compare kernels on one machine); another value is reported on stderr and ignored.
 Isa best_isa();
 /// Every one this CPU runs, best last (tests compare them against each other).
 std::vector<Isa> supported_isas();
 std::string isa_name(Isa isa);
 /// best_isa() for a person: "avx512 (bf16 weights widened to fp32: bf16 dot products 89 GFLOP/s
-/// against fp32 multiply-adds' 179 (one thread))", "avx512-bf16 (…)", "avx2"…
+/// against fp32 multiply-adds' 179 (one thread))", "avx512-bf16 (…)", "amx-bf16 (bf16 weights on AMX
+/// tiles)", "avx2"…
 std::string describe_best_isa();
 /// True when the CPU has AVX-512 VNNI. There, int8 weights packed for kAvx512 or kAvx512Bf16 are
 /// multiplied by the activations rounded to int8 too (each row in its own scale, max |x| / 127, to
@@ -53,8 +60,8 @@ class PackedLinear {
  public:
   PackedLinear() = default;
   /// weight [out, in] row-major fp32 and bias [out] (null: none), packed for apply() with `isa`: a second
-  /// copy in the dot products' order for bf16 weights on kAvx512Bf16, and for int8 weights on kAvx512 or
-  /// kAvx512Bf16 where the CPU has AVX-512 VNNI; otherwise one layout.
+  /// copy in the dot products' order for bf16 weights on kAvx512Bf16, in the tiles' order on kAmx, and
+  /// for int8 weights on kAvx512, kAvx512Bf16 or kAmx where the CPU has AVX-512 VNNI; otherwise one layout.
   /// Throws std::invalid_argument for a negative size and, for int8, a weight that is not finite.
   PackedLinear(const float* weight, std::int64_t out, std::int64_t in, const float* bias, WeightFormat format,
                Isa isa = best_isa());
@@ -62,8 +69,8 @@ class PackedLinear {
   /// y[r * out + o] = sum_i W[o][i] * x[r * in + i] + b[o] for r < rows. x and y must not overlap.
   /// Runs on the calling thread (callers share whole batches out among threads).
   void apply(const float* x, std::int64_t rows, float* y) const { apply(x, rows, y, best_isa()); }
-  /// The same with a given instruction set (one of supported_isas(); kAvx512Bf16 with bf16 weights
-  /// only if the layer was packed for it).
+  /// The same with a given instruction set (one of supported_isas(); kAvx512Bf16 or kAmx with bf16
+  /// weights only if the layer was packed for it).
   void apply(const float* x, std::int64_t rows, float* y, Isa isa) const;
 
   /// A layer of outputs `rows` of this one (each in [0, out_features())), in that order: the same
@@ -88,6 +95,11 @@ class PackedLinear {
   // bf16 weights again, for kAvx512Bf16's dot products (only where the CPU has them): blocks of 16
   // outputs by pairs of inputs, [blocks][(in + 1) / 2][16][2], an odd input count padded with zeros.
   std::vector<std::uint16_t> bf16_pairs_;
+  // bf16 weights again, for kAmx's tiles: words of two bf16 (input 2p low, 2p + 1 high), blocks of 16
+  // outputs, [blocks][pairs padded to whole tiles][16] (ts/host/amx_tiles.h's packed B), padded with
+  // zeros; and the bias padded to (blocks + 1) × 16 floats (the tiles load 16 at a time).
+  std::vector<std::uint32_t> amx_;
+  std::vector<float> amx_bias_;
   std::vector<std::int8_t> i8_;  // w / scale rounded
   // int8 weights again, for the VNNI kernel (packed for kAvx512 or kAvx512Bf16 where the CPU has it):
   // blocks of 16 outputs by groups of four inputs, [blocks][(in + 3) / 4][16][4], padded with zeros, and
