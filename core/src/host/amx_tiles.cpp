@@ -119,6 +119,38 @@ void tile_block(const std::uint32_t* a_rows, const std::uint32_t* b_blocks, std:
     for (std::int64_t r = 0; r < rows; ++r) std::copy(edge + r * ld, edge + r * ld + cols, c + (r0 + r) * n + n0);
 }
 
+// Up to 16 rows (a single band, as a sentence or a few take in translation): the tiles of A and C
+// configured to `m` rows, so no padded row is multiplied. C's tile 0 (and 1) hold the sums of columns
+// n0..n0 + 15 (and n0 + 16..31), A is tile 4, B tiles 6 and 7.
+template <bool Two>
+void tile_band(const std::uint32_t* a_rows, const std::uint32_t* b_blocks, std::int64_t pairs, const float* bias_row,
+               float* c, std::int64_t m, std::int64_t n, std::int64_t n0, float* edge) {
+  constexpr std::int64_t width = Two ? 2 * kColumns : kColumns;
+  _tile_loadd(0, bias_row, 0);
+  if (Two) _tile_loadd(1, bias_row + kColumns, 0);
+  const std::uint32_t* b0 = b_blocks;
+  const std::uint32_t* b1 = b_blocks + pairs * kColumns;
+  for (std::int64_t p = 0; p < pairs; p += kTilePairs) {
+    _tile_loadd(4, a_rows + p * kTileRows, 64);
+    _tile_loadd(6, b0 + p * kColumns, 64);
+    _tile_dpbf16ps(0, 4, 6);
+    if (Two) {
+      _tile_loadd(7, b1 + p * kColumns, 64);
+      _tile_dpbf16ps(1, 4, 7);
+    }
+  }
+  const std::int64_t cols = std::min<std::int64_t>(width, n - n0);
+  if (cols == width) {
+    _tile_stored(0, c + n0, n * 4);
+    if (Two) _tile_stored(1, c + n0 + kColumns, n * 4);
+    return;
+  }
+  _tile_stored(0, edge, 2 * kColumns * 4);
+  if (Two) _tile_stored(1, edge + kColumns, 2 * kColumns * 4);
+  for (std::int64_t r = 0; r < m; ++r)
+    std::copy(edge + r * 2 * kColumns, edge + r * 2 * kColumns + cols, c + r * n + n0);
+}
+
 }  // namespace
 
 void pack_rows(const float* x, std::int64_t m, std::int64_t k, std::int64_t ld, std::int64_t pairs, std::uint32_t* a) {
@@ -138,15 +170,30 @@ void pack_rows(const float* x, std::int64_t m, std::int64_t k, std::int64_t ld, 
 
 void multiply(const std::uint32_t* a, std::int64_t m, const std::uint32_t* b, std::int64_t n, std::int64_t pairs,
               const float* bias, float* c) {
+  if (m <= 0 || n <= 0) return;
   const std::int64_t row_blocks = (m + 2 * kTileRows - 1) / (2 * kTileRows);
   const std::int64_t blocks = column_blocks(n);
+  const bool one_band = m <= kTileRows;
   TileConfig config;
   for (int t = 0; t < 8; ++t) {
-    config.rows[t] = kTileRows;
+    // One band: A's tile and C's as many rows as there are (each row's sums are computed alike however
+    // many rows a tile has).
+    config.rows[t] = static_cast<std::uint8_t>(one_band && t != 6 && t != 7 ? m : kTileRows);
     config.bytes_per_row[t] = 64;
   }
   _tile_loadconfig(&config);
   alignas(64) float edge[2 * kTileRows * 2 * kColumns];
+  if (one_band) {
+    for (std::int64_t cb = 0; cb < blocks; cb += 2) {
+      const std::uint32_t* b_blocks = b + cb * pairs * kColumns;
+      if (cb + 1 < blocks)
+        tile_band<true>(a, b_blocks, pairs, bias + cb * kColumns, c, m, n, cb * kColumns, edge);
+      else
+        tile_band<false>(a, b_blocks, pairs, bias + cb * kColumns, c, m, n, cb * kColumns, edge);
+    }
+    _tile_release();
+    return;
+  }
   const auto block = [&](std::int64_t rb, std::int64_t cb) {
     const std::uint32_t* a_rows = a + rb * 2 * kTileRows * pairs;
     const std::uint32_t* b_blocks = b + cb * pairs * kColumns;

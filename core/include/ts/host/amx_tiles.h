@@ -41,8 +41,10 @@ void pack_rows(const float* x, std::int64_t m, std::int64_t k, std::int64_t ld, 
 
 /// c[i * n + j] = bias[j] + sum over the pairs of A's row i times B's column j, for i < m, j < n.
 /// `a`: packed A (m rows); `b`: packed B (n columns); both with `pairs` words a row/column, a multiple
-/// of kTilePairs; `bias`: column_blocks(n) * 16 + 16 floats (zeros past n), never null. Runs on the
-/// calling thread (it loads the tile configuration and releases the tiles). Needs available().
+/// of kTilePairs; `bias`: column_blocks(n) * 16 + 16 floats (zeros past n), never null. Up to 16 rows
+/// run in one band of tiles configured to m rows (a sentence or a few in translation: no padded row is
+/// multiplied); more in blocks of 32. Runs on the calling thread (it loads the tile configuration and
+/// releases the tiles). Needs available().
 void multiply(const std::uint32_t* a, std::int64_t m, const std::uint32_t* b, std::int64_t n, std::int64_t pairs,
               const float* bias, float* c);
 
