@@ -31,9 +31,9 @@ std::string weight_format_name(WeightFormat format);
 /// only: it multiplies them with the activations rounded to bf16 too, by the CPU's bf16 dot products
 /// (twice the multiply-adds per instruction; the sums stay fp32), so its results are those of inputs
 /// rounded to 8 significant bits. kAmx does the same on AMX tiles (ts/host/amx_tiles.h: a tile
-/// instruction does 16 × 16 × 32 multiply-adds), in 16-row tiles padded with zeros, each row's result
-/// independent of the others'. Other formats run as on kAvx512 (int8 on the byte dot products of
-/// AVX-512 VNNI on all three, where the CPU has them).
+/// instruction does 16 × 16 × 32 multiply-adds), each row's result independent of the others'. Other
+/// formats run as on kAvx512 (int8 on the byte dot products of AVX-512 VNNI on all three, where the CPU
+/// has them).
 enum class Isa { kScalar, kAvx2, kAvx512, kAvx512Bf16, kAmx };
 /// The fastest one this CPU runs (kScalar off x86-64): the last of supported_isas(), except that
 /// kAvx512Bf16 gives way to kAvx512 where the bf16 dot products do not outrun fp32 multiply-adds by
