@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Shared by the training benchmarks (time_to_quality.sh, recipe_grid.sh): the machine's description,
-# the independent scorer, CPU steal, the split a run used, and one timed `train` command. Source it
+# Shared by the benchmarks (time_to_quality.sh, recipe_grid.sh, translate_speed.sh, translate_kernels.sh…):
+# the machine's description, the independent scorer, CPU steal, the split a run used and its dev pairs,
+# and one timed `train` command. Source it
 # after setting `cli` (the CLI binary) and `shared` (../shared).
 
 # "AMD EPYC, 2 threads, avx2 avx512_bf16 avx512f": the CPU and the flags every figure names, and the
@@ -34,6 +35,19 @@ bench_chrf_of() { sed -n 's/.*chrF[^0-9]*\([0-9.]*\).*/\1/p' <<< "$1" | head -1;
 bench_steal() {
   awk '$1 ~ /^[0-9]+$/ { n++; if (n > 1) { s += $17; m = ($17 > m ? $17 : m); k++ } }
        END { if (k) printf "%.1f (max %d)", s / k, m; else printf "n/a" }' "$1"
+}
+
+# run-directory src ref: the dev pairs as the run dealt them (its split.json), sources into src and
+# references into ref, one a line.
+bench_dev_pairs() {
+  /usr/bin/python3 - "$1/split.json" "$2" "$3" << 'EOF'
+import json, sys
+pairs = json.load(open(sys.argv[1]))["dev"]
+with open(sys.argv[2], "w") as s, open(sys.argv[3], "w") as r:
+    for src, tgt in pairs:
+        s.write(src.replace("\n", " ") + "\n")
+        r.write(tgt.replace("\n", " ") + "\n")
+EOF
 }
 
 # run-directory -> "grouped a79c90b3cd31 seed 1234" from its split.json ("old split" without one).

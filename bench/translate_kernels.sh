@@ -23,14 +23,7 @@ mkdir -p "$root"
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
 bench_same_blas_as_ours
-/usr/bin/python3 - "$run/split.json" "$root/dev.src" "$root/dev.ref" << 'PY'
-import json, sys
-pairs = json.load(open(sys.argv[1]))["dev"]
-with open(sys.argv[2], "w") as s, open(sys.argv[3], "w") as r:
-    for src, tgt in pairs:
-        s.write(src.replace("\n", " ") + "\n")
-        r.write(tgt.replace("\n", " ") + "\n")
-PY
+bench_dev_pairs "$run" "$root/dev.src" "$root/dev.ref"
 n=$(wc -l < "$root/dev.src")
 direction=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["direction"])' "$run/split.json")
 summary=$root/summary.md

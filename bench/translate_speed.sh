@@ -62,15 +62,7 @@ for run in "$@"; do
   name=$(basename "$(dirname "$run")")-$(basename "$run")
   out=$root/$name
   mkdir -p "$out"
-  # The dev pairs as the run dealt them (split.json), sources and references.
-  /usr/bin/python3 - "$run/split.json" "$out/dev.src" "$out/dev.ref" << 'EOF'
-import json, sys
-pairs = json.load(open(sys.argv[1]))["dev"]
-with open(sys.argv[2], "w") as s, open(sys.argv[3], "w") as r:
-    for src, tgt in pairs:
-        s.write(src.replace("\n", " ") + "\n")
-        r.write(tgt.replace("\n", " ") + "\n")
-EOF
+  bench_dev_pairs "$run" "$out/dev.src" "$out/dev.ref"
   n=$(wc -l < "$out/dev.src")
   head -1 "$out/dev.src" > "$out/one.src"
   direction=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["direction"])' "$run/split.json" 2> /dev/null || echo xx-en)
