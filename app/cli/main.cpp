@@ -693,9 +693,11 @@ void add_decode_options(CLI::App* cmd, DecodeArgs& d) {
   cmd->add_option("--nbest", d.nbest, "Print the N best outputs with their scores")->check(CLI::Range(1, 256));
   cmd->add_option("--device", d.device, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_option("--threads", d.threads, "CPU threads (default: all cores)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--weights", d.weights,
-                  "Weights for translating on the CPU: bf16 (translate's default), int8 (fastest), fp32 (eval's "
-                  "default), or libtorch (LibTorch's operations on the model's own weights)")
+  cmd->add_option(
+         "--weights", d.weights,
+         "Weights for translating on the CPU: bf16 (translate's default; on AMX tiles where the CPU has them), "
+         "int8 (fastest without AMX), fp32 (eval's "
+         "default), or libtorch (LibTorch's operations on the model's own weights)")
       ->check(CLI::IsMember({"int8", "bf16", "fp32", "libtorch"}));
   cmd->add_flag("--shortlist", d.shortlist,
                 "Score only each sentence's lexical shortlist of target tokens (made by the shortlist command): "

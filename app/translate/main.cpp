@@ -50,7 +50,9 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--length-penalty", a.length_penalty, "Beam search's length penalty alpha (default: the model's)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--weights", a.weights, "Packed weights: bf16 (default), int8 (fastest) or fp32")
+  app.add_option(
+         "--weights", a.weights,
+         "Packed weights: bf16 (default; on AMX tiles where the CPU has them), int8 (fastest without AMX) or fp32")
       ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
   app.add_option("--threads", a.threads, "Threads (default: every core)")->check(CLI::NonNegativeNumber);
   app.add_flag("--shortlist", a.shortlist,

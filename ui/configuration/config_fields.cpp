@@ -449,7 +449,8 @@ std::vector<ConfigField> build_fields() {
       Row("decode.weights", "Weights (CPU)", FieldKind::Choice)
           .values({QStringLiteral("bf16"), QStringLiteral("int8"), QStringLiteral("fp32"), QStringLiteral("libtorch")})
           .help("How the weights are stored while translating one sentence on the CPU: bf16 (half the memory "
-                "traffic, nearly always the fp32 translation), int8 (the fastest, occasionally a different word), "
+                "traffic, nearly always the fp32 translation; on AMX tiles where the CPU has them, as fast as int8), "
+                "int8 (the fastest without AMX, occasionally a different word), "
                 "fp32 (the model's own, packed) or libtorch (LibTorch's operations, the reference). Evaluation, "
                 "validation and GPUs use the model's own fp32 weights."));
   add_row(Row("decode.shortlist", "Lexical shortlist", FieldKind::Toggle)
