@@ -119,9 +119,9 @@ bool int8_dot_products_available() {
 }
 
 std::string describe_best_isa() {
-  const auto rates = describe_vector_rates(vector_rates());
   if (isa_asked_for()) return isa_name(best_isa()) + " (set by TS_DECODING_ISA)";
   if (best_isa() == Isa::kAmx) return isa_name(best_isa()) + " (bf16 weights on AMX tiles)";
+  const auto rates = describe_vector_rates(vector_rates());
   if (rates.empty()) return isa_name(best_isa());
   return isa_name(best_isa()) +
          (best_isa() == Isa::kAvx512Bf16 ? " (" + rates + ")" : " (bf16 weights widened to fp32: " + rates + ")");

@@ -13,7 +13,6 @@
 #include "ts/model/bf16_products.h"
 
 #include "ts/host/amx_tiles.h"
-#include "ts/host/cpu.h"
 #include "ts/infer/bf16.h"
 #include "ts/model/packed_weights.h"
 
@@ -50,8 +49,7 @@ bool bf16_dot_products_available() {
 
 bool bf16_kernel_available(Bf16Kernel kernel) {
   if (kernel == Bf16Kernel::kDotProducts) return bf16_dot_products_available();
-  static const bool tiles = amx::available();
-  return tiles;
+  return amx::available();  // asked once per process
 }
 
 namespace {
