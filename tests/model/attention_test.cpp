@@ -204,5 +204,86 @@ TEST(FastDropout, IsTheIdentityInEvaluationAndPassesGradientsThroughTheMask) {
   EXPECT_TRUE(at::allclose(leaf.grad().masked_select(leaf.grad().ne(0)), at::full({1}, 2.0)));
 }
 
+// relu_dropout is at::relu then fast_dropout in one pass: the same bits forward and backward, the same
+// masks, and the same seeds drawn (the call after it gets what the call after the pair would get),
+// with and without dropout, in training and in evaluation, across the 16-element blocks and an odd
+// last pair, with a NaN, infinities, zeros and a subnormal.
+TEST(ReluDropout, GivesReluThenFastDropoutsBitsForwardAndBackward) {
+  at::manual_seed(21);
+  for (const std::int64_t n : {1, 2, 17, 33, 16385, 40001}) {
+    auto base = at::randn({n}) * 3;
+    base[0] = std::numeric_limits<float>::quiet_NaN();
+    if (n > 4) {
+      base[1] = std::numeric_limits<float>::infinity();
+      base[2] = -std::numeric_limits<float>::infinity();
+      base[3] = 0.0f;
+      base[4] = 1e-40f;
+    }
+    const auto weights = at::randn({n});
+    for (const double p : {0.0, 0.1, 0.5}) {
+      for (const bool training : {true, false}) {
+        auto ours = base.clone().requires_grad_(true), theirs = base.clone().requires_grad_(true);
+        at::Tensor y_ours, y_theirs, next_ours, next_theirs;
+        {
+          DropoutSeeds seeds(77);
+          y_ours = relu_dropout(ours, p, training);
+          next_ours = fast_dropout(at::ones({9}), 0.5, true);
+        }
+        {
+          DropoutSeeds seeds(77);
+          y_theirs = fast_dropout(at::relu(theirs), p, training);
+          next_theirs = fast_dropout(at::ones({9}), 0.5, true);
+        }
+        const auto where = "n " + std::to_string(n) + ", p " + std::to_string(p) + (training ? "" : ", evaluation");
+        EXPECT_TRUE(at::equal(y_ours.view(at::kInt), y_theirs.view(at::kInt))) << where;
+        EXPECT_TRUE(at::equal(next_ours, next_theirs)) << where << ": the seeds drawn";
+        (y_ours.nan_to_num(0) * weights).sum().backward();
+        (y_theirs.nan_to_num(0) * weights).sum().backward();
+        EXPECT_TRUE(at::equal(ours.grad().view(at::kInt), theirs.grad().view(at::kInt))) << where;
+      }
+    }
+  }
+  // bf16 forward, and no gradient asked for.
+  const auto half = (at::randn({1001}) * 2).to(at::kBFloat16);
+  {
+    DropoutSeeds seeds(5);
+    const auto ours = relu_dropout(half, 0.2, true);
+    DropoutSeeds again(5);
+    EXPECT_TRUE(at::equal(ours.view(at::kShort), fast_dropout(at::relu(half), 0.2, true).view(at::kShort)));
+  }
+  // Where it does not apply (here double): relu then fast_dropout themselves.
+  const auto doubles = at::randn({50}, at::kDouble);
+  at::manual_seed(8);
+  const auto ours = relu_dropout(doubles, 0.3, true);
+  at::manual_seed(8);
+  EXPECT_TRUE(at::equal(ours, fast_dropout(at::relu(doubles), 0.3, true)));
+  // The masks are the dropout's: a fraction p of the positive values dropped.
+  const auto kept = relu_dropout(at::ones({100000}), 0.25, true).ne(0).to(at::kDouble).mean().item<double>();
+  EXPECT_NEAR(kept, 0.75, 0.01);
+}
+
+TEST(ReluDropout, TheVectorPassesGiveTheLoopsBits) {
+  at::manual_seed(4);
+  for (const std::int64_t n : {1, 2, 15, 16, 17, 31, 33, 100, 16385, 40001}) {
+    for (const auto dtype : {at::kFloat, at::kBFloat16}) {
+      auto x = (at::randn({n}) * 3).to(dtype);
+      x[0] = std::numeric_limits<float>::quiet_NaN();
+      if (n > 2) x[1] = -std::numeric_limits<float>::infinity();
+      if (n > 3) x[2] = -0.0f;
+      const auto as_bits = dtype == at::kFloat ? at::kInt : at::kShort;
+      for (const double p : {0.0, 0.1, 0.5}) {
+        const auto vector = detail::relu_hash_dropout(x, 999, p, /*vectorised=*/true);
+        const auto loop = detail::relu_hash_dropout(x, 999, p, /*vectorised=*/false);
+        EXPECT_TRUE(at::equal(vector.view(as_bits), loop.view(as_bits))) << "n " << n << ", p " << p << ", " << dtype;
+        const auto g = at::randn({n}).to(dtype);
+        const double scale = 1.0 / (1.0 - p);
+        EXPECT_TRUE(at::equal(detail::relu_dropout_backward(g, vector, scale, true).view(as_bits),
+                              detail::relu_dropout_backward(g, vector, scale, false).view(as_bits)))
+            << "backward, n " << n << ", p " << p << ", " << dtype;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ts

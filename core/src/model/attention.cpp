@@ -66,7 +66,8 @@ constexpr std::uint64_t kPairStride = 0xd1342543de82ef95ULL;  // pair k hashes s
 // Pairs [k, end) of fp32 or bf16 elements, 8 pairs (16 elements) at a time: the 8 64-bit hashes of a
 // register are, read as 16 32-bit lanes, the uniforms of elements 2k, 2k+1, ... in order, exactly as
 // the one-element loop uses them. Returns the first pair not done (the loop finishes the rest).
-template <class T>
+// kRelu: max(0, x) first (relu_dropout's forward; a NaN stays NaN, -0 stays -0, as the loop's relu_of).
+template <class T, bool kRelu>
 __attribute__((target("avx512f,avx512dq,avx512bw"))) std::int64_t hash_dropout_avx512(
     const T* src, T* dst, std::int64_t k, std::int64_t end, std::uint64_t seed, std::uint32_t threshold, float scale) {
   const __m512i stride = _mm512_set1_epi64(static_cast<long long>(kPairStride));
@@ -85,12 +86,15 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) std::int64_t hash_dropout_a
     z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
     const __mmask16 keep = _mm512_cmpge_epu32_mask(z, limit);
     if constexpr (std::is_same_v<T, float>) {
-      _mm512_storeu_ps(dst + 2 * k, _mm512_maskz_mul_ps(keep, _mm512_loadu_ps(src + 2 * k), factor));
+      __m512 x = _mm512_loadu_ps(src + 2 * k);
+      if constexpr (kRelu) x = _mm512_max_ps(_mm512_setzero_ps(), x);  // the second operand where either is NaN
+      _mm512_storeu_ps(dst + 2 * k, _mm512_maskz_mul_ps(keep, x, factor));
     } else {
       // bf16 -> fp32, the product, then back with round-to-nearest-even (c10::BFloat16's rounding;
       // a NaN becomes its canonical 0x7FC0).
       const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * k));
-      const __m512 x = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(raw), 16));
+      __m512 x = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(raw), 16));
+      if constexpr (kRelu) x = _mm512_max_ps(_mm512_setzero_ps(), x);
       const __m512i bits = _mm512_castps_si512(_mm512_maskz_mul_ps(keep, x, factor));
       const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
       __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF))), 16);
@@ -100,6 +104,18 @@ __attribute__((target("avx512f,avx512dq,avx512bw"))) std::int64_t hash_dropout_a
     }
   }
   return k;
+}
+
+// relu_dropout's backward, 16 at a time: g · scale where y is not 0 (a NaN is not 0), else 0.
+__attribute__((target("avx512f"))) std::int64_t relu_dropout_backward_avx512(const float* g, const float* y, float* out,
+                                                                             std::int64_t i, std::int64_t end,
+                                                                             float scale) {
+  const __m512 factor = _mm512_set1_ps(scale), zero = _mm512_setzero_ps();
+  for (; i + 16 <= end; i += 16) {
+    const __mmask16 live = _mm512_cmp_ps_mask(_mm512_loadu_ps(y + i), zero, _CMP_NEQ_UQ);
+    _mm512_storeu_ps(out + i, _mm512_maskz_mul_ps(live, _mm512_loadu_ps(g + i), factor));
+  }
+  return i;
 }
 
 bool hash_dropout_avx512_available() {
@@ -113,9 +129,16 @@ bool hash_dropout_avx512_available() {
 
 namespace detail {
 
-// out[i] = in[i] * scale where the hash of (seed, i) keeps element i, else 0. Each 64-bit hash gives
-// two 32-bit uniforms, one per element of a pair.
-at::Tensor hash_dropout(const at::Tensor& input, std::uint64_t seed, double p, bool vectorised) {
+// max(0, v) for relu_dropout, as at::relu gives it: a NaN stays NaN (and -0 stays -0: it compares equal to 0).
+template <class T>
+inline T relu_of(T v) {
+  return v < static_cast<T>(0) ? static_cast<T>(0) : v;
+}
+
+// out[i] = in[i] * scale where the hash of (seed, i) keeps element i, else 0 (kRelu: max(0, in[i])
+// for in[i]). Each 64-bit hash gives two 32-bit uniforms, one per element of a pair.
+template <bool kRelu>
+at::Tensor hash_dropout_pass(const at::Tensor& input, std::uint64_t seed, double p, bool vectorised) {
   const auto in = input.contiguous();
   auto out = at::empty_like(in);
   const std::int64_t n = in.numel();
@@ -125,6 +148,7 @@ at::Tensor hash_dropout(const at::Tensor& input, std::uint64_t seed, double p, b
     const auto* src = in.data_ptr<scalar_t>();
     auto* dst = out.data_ptr<scalar_t>();
     const auto s = static_cast<scalar_t>(scale);
+    const auto value = [](scalar_t v) { return kRelu ? relu_of(v) : v; };
     const auto mode = FloatMode::current();
     at::parallel_for(0, (n + 1) / 2, 8192, [&](std::int64_t begin, std::int64_t end) {
       const FloatMode::Scope same(mode);
@@ -133,16 +157,65 @@ at::Tensor hash_dropout(const at::Tensor& input, std::uint64_t seed, double p, b
       if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, at::BFloat16>) {
         // Whole pairs only; the vector multiplies by the scale as the loop does (bf16: rounded first).
         if (vectorised && hash_dropout_avx512_available())
-          k = hash_dropout_avx512(src, dst, k, std::min(end, n / 2), seed, threshold, static_cast<float>(s));
+          k = hash_dropout_avx512<scalar_t, kRelu>(src, dst, k, std::min(end, n / 2), seed, threshold,
+                                                   static_cast<float>(s));
       }
 #endif
       for (; k < end; ++k) {
         const std::uint64_t h = splitmix64(seed + static_cast<std::uint64_t>(k) * kPairStride);
-        dst[2 * k] = static_cast<std::uint32_t>(h) >= threshold ? static_cast<scalar_t>(src[2 * k] * s) : scalar_t(0);
+        dst[2 * k] =
+            static_cast<std::uint32_t>(h) >= threshold ? static_cast<scalar_t>(value(src[2 * k]) * s) : scalar_t(0);
         if (2 * k + 1 < n)
-          dst[2 * k + 1] = static_cast<std::uint32_t>(h >> 32) >= threshold ? static_cast<scalar_t>(src[2 * k + 1] * s)
-                                                                            : scalar_t(0);
+          dst[2 * k + 1] = static_cast<std::uint32_t>(h >> 32) >= threshold
+                               ? static_cast<scalar_t>(value(src[2 * k + 1]) * s)
+                               : scalar_t(0);
       }
+    });
+  });
+  return out;
+}
+
+at::Tensor hash_dropout(const at::Tensor& input, std::uint64_t seed, double p, bool vectorised) {
+  return hash_dropout_pass<false>(input, seed, p, vectorised);
+}
+
+at::Tensor relu_hash_dropout(const at::Tensor& input, std::uint64_t seed, double p, bool vectorised) {
+  if (p > 0) return hash_dropout_pass<true>(input, seed, p, vectorised);
+  const auto in = input.contiguous();  // no dropout: max(0, x) alone, without hashing
+  auto out = at::empty_like(in);
+  const std::int64_t n = in.numel();
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, in.scalar_type(), "relu_dropout", [&] {
+    const auto* src = in.data_ptr<scalar_t>();
+    auto* dst = out.data_ptr<scalar_t>();
+    at::parallel_for(0, n, 16384, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) dst[i] = relu_of(src[i]);
+    });
+  });
+  return out;
+}
+
+at::Tensor relu_dropout_backward(const at::Tensor& grad, const at::Tensor& output, double scale, bool vectorised) {
+  const auto g = grad.contiguous(), y = output.contiguous();
+  TORCH_CHECK(g.sizes() == y.sizes() && g.scalar_type() == y.scalar_type(),
+              "relu_dropout_backward: the gradient and the output differ in shape or type");
+  auto out = at::empty_like(g);
+  const std::int64_t n = g.numel();
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, g.scalar_type(), "relu_dropout_backward", [&] {
+    const auto* pg = g.data_ptr<scalar_t>();
+    const auto* py = y.data_ptr<scalar_t>();
+    auto* dst = out.data_ptr<scalar_t>();
+    const auto s = static_cast<scalar_t>(scale);
+    const auto mode = FloatMode::current();
+    at::parallel_for(0, n, 16384, [&](std::int64_t begin, std::int64_t end) {
+      const FloatMode::Scope same(mode);
+      std::int64_t i = begin;
+#ifdef TS_HASH_DROPOUT_AVX512
+      if constexpr (std::is_same_v<scalar_t, float>)
+        if (vectorised && hash_dropout_avx512_available())
+          i = relu_dropout_backward_avx512(reinterpret_cast<const float*>(pg), reinterpret_cast<const float*>(py),
+                                           reinterpret_cast<float*>(dst), i, end, static_cast<float>(s));
+#endif
+      for (; i < end; ++i) dst[i] = py[i] != scalar_t(0) ? static_cast<scalar_t>(pg[i] * s) : scalar_t(0);
     });
   });
   return out;
@@ -313,6 +386,32 @@ at::Tensor attention_matmul(const at::Tensor& a, const at::Tensor& b, bool b_tra
                      a.size(2) * a.size(3) * b.size(b_transposed ? 2 : 3) <= kSmallProduct;
   if (!small || a.numel() == 0 || b.numel() == 0) return at::matmul(a, b_transposed ? b.transpose(-2, -1) : b);
   return AttentionMatmul::apply(a, b, b_transposed);
+}
+
+// max(0, x), then dropout, in one pass; the output is all backward needs (see relu_dropout).
+struct ReluDropout : public torch::autograd::Function<ReluDropout> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, double p, std::int64_t seed) {
+    auto y = detail::relu_hash_dropout(x, static_cast<std::uint64_t>(seed), p);
+    ctx->save_for_backward({y});
+    ctx->saved_data["scale"] = 1.0 / (1.0 - p);
+    return y;
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    return {detail::relu_dropout_backward(grads[0], saved[0], ctx->saved_data["scale"].toDouble()), at::Tensor(),
+            at::Tensor()};
+  }
+};
+
+at::Tensor relu_dropout(const at::Tensor& x, double p, bool training) {
+  if (!training) p = 0;
+  const bool ours = x.device().is_cpu() && x.numel() > 0 && p < 1 &&
+                    (x.scalar_type() == at::kFloat || x.scalar_type() == at::kBFloat16);
+  if (!ours) return fast_dropout(at::relu(x), p, training);
+  if (p <= 0 && !(at::GradMode::is_enabled() && x.requires_grad())) return at::relu(x);
+  const auto seed = p > 0 ? DropoutSeeds::next() : 0;  // drawn where fast_dropout would draw it
+  return ReluDropout::apply(x, p, static_cast<std::int64_t>(seed));
 }
 
 at::Tensor fast_dropout(const at::Tensor& x, double p, bool training) {

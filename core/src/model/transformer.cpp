@@ -31,7 +31,7 @@ FeedForwardImpl::FeedForwardImpl(std::int64_t d_model, std::int64_t d_ff, double
 }
 
 at::Tensor FeedForwardImpl::forward(const at::Tensor& x) {
-  return linear(out_, fast_dropout(dropout_, at::relu(linear(in_, x))));
+  return linear(out_, relu_dropout(dropout_, linear(in_, x)));
 }
 
 namespace {

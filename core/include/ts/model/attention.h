@@ -48,6 +48,16 @@ inline at::Tensor fast_dropout(const torch::nn::Dropout& module, const at::Tenso
   return fast_dropout(x, module->options.p(), module->is_training());
 }
 
+/// fast_dropout(at::relu(x), p, training) in one pass, with the same masks (one seed drawn where
+/// fast_dropout draws it) and the same bits, forward and backward. Backward needs only the output
+/// (the gradient passes, scaled, where it is not 0), so the feed-forward layer keeps one
+/// activation-sized tensor fewer and makes two passes over it fewer. fp32 and bf16 on a CPU; anything
+/// else is at::relu then fast_dropout.
+at::Tensor relu_dropout(const at::Tensor& x, double p, bool training);
+inline at::Tensor relu_dropout(const torch::nn::Dropout& module, const at::Tensor& x) {
+  return relu_dropout(x, module->options.p(), module->is_training());
+}
+
 /// While one is alive on a thread, fast_dropout on that thread takes its seeds from this scope's own
 /// sequence (a hash of `base` and a counter) instead of the default generator. Threads that run
 /// shares of one batch at the same time (ts/train/thread_shards.h) each hold one with a base drawn
@@ -73,6 +83,10 @@ namespace detail {
 /// element, else 0. fp32 and bf16 run 16 elements at a time on a CPU with AVX-512 (DQ, BW);
 /// `vectorised` false forces the one-element loop, which gives the same bits (a test holds them equal).
 at::Tensor hash_dropout(const at::Tensor& x, std::uint64_t seed, double p, bool vectorised = true);
+/// relu_dropout's forward: hash_dropout of max(0, x) (p 0: max(0, x) alone, nothing hashed).
+at::Tensor relu_hash_dropout(const at::Tensor& x, std::uint64_t seed, double p, bool vectorised = true);
+/// relu_dropout's backward from its output y: grad · scale where y is not 0, else 0.
+at::Tensor relu_dropout_backward(const at::Tensor& grad, const at::Tensor& y, double scale, bool vectorised = true);
 }  // namespace detail
 
 /// The rows of a right-padded [B, T, ...] batch that hold real tokens, for layers that work row by
