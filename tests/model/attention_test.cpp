@@ -285,5 +285,53 @@ TEST(ReluDropout, TheVectorPassesGiveTheLoopsBits) {
   }
 }
 
+// The attention's weights in one pass against LibTorch's softmax of the scaled, masked scores, with
+// gradients: no mask, a padding mask [B, 1, 1, S] and a causal one [1, 1, T, T], rows shorter and
+// longer than a vector, the polynomial exponential and std::exp's loop. Masked weights are exactly 0.
+TEST(AttentionSoftmax, EqualsLibTorchsSoftmaxOfTheScaledMaskedScoresWithGradients) {
+  at::manual_seed(13);
+  const double scale = 1.0 / std::sqrt(24.0);
+  struct Shape {
+    std::int64_t b, h, t, s;
+  };
+  for (const auto& shape :
+       {Shape{2, 3, 5, 7}, Shape{1, 2, 12, 12}, Shape{3, 1, 16, 16}, Shape{2, 2, 17, 17}, Shape{1, 1, 3, 100}}) {
+    for (const int which : {0, 1, 2}) {
+      at::Tensor mask;
+      if (which == 1) {
+        mask = at::zeros({shape.b, 1, 1, shape.s});
+        mask.select(0, 0).narrow(-1, shape.s / 2, shape.s - shape.s / 2).fill_(-INFINITY);
+      } else if (which == 2) {
+        if (shape.t != shape.s) continue;
+        mask = causal_mask(shape.t, at::TensorOptions());
+      }
+      // A wide spread of logits too: exponentials far below 1, down to subnormals and 0.
+      for (const double spread : {3.0, 60.0}) {
+        const auto scores = at::randn({shape.b, shape.h, shape.t, shape.s}) * spread;
+        auto leaf = scores.clone().requires_grad_(true);
+        const auto theirs = at::softmax(mask.defined() ? leaf * scale + mask : leaf * scale, -1);
+        const auto g = at::randn_like(scores);
+        theirs.backward(g);
+        for (const bool vectorised : {true, false}) {
+          const auto where = "B " + std::to_string(shape.b) + " H " + std::to_string(shape.h) + " T " +
+                             std::to_string(shape.t) + " S " + std::to_string(shape.s) + ", mask " +
+                             std::to_string(which) + ", spread " + std::to_string(spread) +
+                             (vectorised ? ", vector" : ", loop");
+          const auto ours = detail::attention_softmax(scores, mask, scale, vectorised);
+          EXPECT_TRUE(at::allclose(ours, theirs, 2e-6, 1e-12))
+              << where << " max diff " << (ours - theirs).abs().max().item<double>();
+          if (mask.defined()) {
+            const auto masked = at::isinf(mask.expand_as(scores));
+            EXPECT_TRUE(at::equal(ours.masked_select(masked), at::zeros({masked.sum().item<std::int64_t>()}))) << where;
+          }
+          const auto back = detail::attention_softmax_backward(g, ours, scale, vectorised);
+          EXPECT_TRUE(at::allclose(back, leaf.grad(), 1e-5, 1e-7))
+              << where << " max diff " << (back - leaf.grad()).abs().max().item<double>();
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ts

@@ -8,6 +8,7 @@
 #include "ts/model/torch_compat.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -336,6 +337,130 @@ at::Tensor small_batched_matmul(const at::Tensor& a, at::Tensor b, bool b_transp
   return c;
 }
 
+// ---- The attention's weights: softmax(scores · scale + mask) in one pass a row ----
+
+// Where an element's logit z lies below this, exp(z) is 0 in fp32 (below the smallest subnormal).
+constexpr float kExpUnderflow = -103.97f;
+
+#if defined(__x86_64__)
+// exp(x) for 16 lanes: x = n ln 2 + r (ln 2 in two parts, Cody and Waite), Cephes's polynomial for
+// exp(r) on |r| <= ln 2 / 2 (within a few ulp), times 2^n by vscalefps (subnormals included); 0 below
+// kExpUnderflow (-inf included), +inf above 88.72.
+__attribute__((target("avx512f"))) inline __m512 exp_avx512(__m512 x) {
+  const __mmask16 zero = _mm512_cmp_ps_mask(x, _mm512_set1_ps(kExpUnderflow), _CMP_LT_OQ);
+  x = _mm512_min_ps(x, _mm512_set1_ps(88.8f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 poly = _mm512_set1_ps(1.9875691500e-4f);
+  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(1.3981999507e-3f));
+  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(8.3334519073e-3f));
+  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(4.1665795894e-2f));
+  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(1.6666665459e-1f));
+  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(5.0000001201e-1f));
+  poly = _mm512_fmadd_ps(poly, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  return _mm512_maskz_mov_ps(static_cast<__mmask16>(~zero), _mm512_scalef_ps(poly, n));
+}
+
+// One row of `width` logits: w = softmax(s · scale + m), 16 at a time (the mask row contiguous, or
+// null for none).
+__attribute__((target("avx512f"))) void softmax_row_avx512(const float* s, const float* m, float* w, std::int64_t width,
+                                                           float scale) {
+  const __m512 factor = _mm512_set1_ps(scale);
+  __m512 top = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  for (std::int64_t j = 0; j < width; j += 16) {
+    const __mmask16 lanes =
+        width - j >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (width - j)) - 1u);
+    __m512 z = _mm512_mul_ps(_mm512_maskz_loadu_ps(lanes, s + j), factor);
+    if (m) z = _mm512_add_ps(z, _mm512_maskz_loadu_ps(lanes, m + j));
+    _mm512_mask_storeu_ps(w + j, lanes, z);
+    top = _mm512_mask_max_ps(top, lanes, top, z);
+  }
+  const __m512 biggest = _mm512_set1_ps(_mm512_reduce_max_ps(top));
+  __m512 total = _mm512_setzero_ps();
+  for (std::int64_t j = 0; j < width; j += 16) {
+    const __mmask16 lanes =
+        width - j >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (width - j)) - 1u);
+    const __m512 e = exp_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, w + j), biggest));
+    _mm512_mask_storeu_ps(w + j, lanes, e);
+    total = _mm512_mask_add_ps(total, lanes, total, e);
+  }
+  const __m512 inverse = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(total));
+  for (std::int64_t j = 0; j < width; j += 16) {
+    const __mmask16 lanes =
+        width - j >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (width - j)) - 1u);
+    _mm512_mask_storeu_ps(w + j, lanes, _mm512_mul_ps(_mm512_maskz_loadu_ps(lanes, w + j), inverse));
+  }
+}
+
+// One row of the backward: out = (w · (g - Σ g w)) · scale.
+__attribute__((target("avx512f"))) void softmax_backward_row_avx512(const float* g, const float* w, float* out,
+                                                                    std::int64_t width, float scale) {
+  __m512 dot = _mm512_setzero_ps();
+  for (std::int64_t j = 0; j < width; j += 16) {
+    const __mmask16 lanes =
+        width - j >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (width - j)) - 1u);
+    dot = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(lanes, g + j), _mm512_maskz_loadu_ps(lanes, w + j), dot);
+  }
+  const __m512 sum = _mm512_set1_ps(_mm512_reduce_add_ps(dot)), factor = _mm512_set1_ps(scale);
+  for (std::int64_t j = 0; j < width; j += 16) {
+    const __mmask16 lanes =
+        width - j >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (width - j)) - 1u);
+    const __m512 wj = _mm512_maskz_loadu_ps(lanes, w + j);
+    const __m512 gz = _mm512_mul_ps(wj, _mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, g + j), sum));
+    _mm512_mask_storeu_ps(out + j, lanes, _mm512_mul_ps(gz, factor));
+  }
+}
+#endif
+
+void softmax_row(const float* s, const float* m, float* w, std::int64_t width, float scale, bool vectorised) {
+#if defined(__x86_64__)
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (vectorised && avx512) return softmax_row_avx512(s, m, w, width, scale);
+#endif
+  float biggest = -std::numeric_limits<float>::infinity();
+  for (std::int64_t j = 0; j < width; ++j) {
+    w[j] = s[j] * scale + (m ? m[j] : 0.0f);
+    biggest = std::max(biggest, w[j]);
+  }
+  float total = 0;
+  for (std::int64_t j = 0; j < width; ++j) {
+    const float z = w[j] - biggest;
+    w[j] = z < kExpUnderflow ? 0.0f : std::exp(z);
+    total += w[j];
+  }
+  const float inverse = 1.0f / total;
+  for (std::int64_t j = 0; j < width; ++j) w[j] *= inverse;
+}
+
+void softmax_backward_row(const float* g, const float* w, float* out, std::int64_t width, float scale,
+                          bool vectorised) {
+#if defined(__x86_64__)
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (vectorised && avx512) return softmax_backward_row_avx512(g, w, out, width, scale);
+#endif
+  float dot = 0;
+  for (std::int64_t j = 0; j < width; ++j) dot += g[j] * w[j];
+  for (std::int64_t j = 0; j < width; ++j) out[j] = w[j] * (g[j] - dot) * scale;
+}
+
+struct AttentionSoftmax : public torch::autograd::Function<AttentionSoftmax> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& scores, const at::Tensor& mask,
+                            double scale) {
+    auto weights = detail::attention_softmax(scores, mask.numel() > 0 ? mask : at::Tensor(), scale);
+    ctx->save_for_backward({weights});
+    ctx->saved_data["scale"] = scale;
+    return weights;
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    return {detail::attention_softmax_backward(grads[0], saved[0], ctx->saved_data["scale"].toDouble()), at::Tensor(),
+            at::Tensor()};
+  }
+};
+
 struct AttentionMatmul : public torch::autograd::Function<AttentionMatmul> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& a, const at::Tensor& b,
                             bool b_transposed) {
@@ -378,6 +503,64 @@ struct HashDropout : public torch::autograd::Function<HashDropout> {
 };
 
 }  // namespace
+
+namespace detail {
+
+at::Tensor attention_softmax(const at::Tensor& scores, const at::Tensor& mask, double scale, bool vectorised) {
+  TORCH_CHECK(scores.dim() == 4 && scores.scalar_type() == at::kFloat && scores.device().is_cpu(),
+              "attention_softmax: expected fp32 CPU scores [B, H, T, S]");
+  const auto s = scores.contiguous();
+  auto w = at::empty_like(s);
+  const std::int64_t heads = s.size(1), queries = s.size(2), width = s.size(3);
+  const std::int64_t rows = width == 0 ? 0 : s.numel() / width;
+  at::Tensor m;
+  std::array<std::int64_t, 3> ms{0, 0, 0};  // the mask row's steps per batch, head and query
+  if (mask.defined()) {
+    TORCH_CHECK(mask.scalar_type() == at::kFloat && mask.device().is_cpu(), "attention_softmax: expected an fp32 mask");
+    m = mask.expand(s.sizes());
+    if (m.stride(3) != 1 && width > 1) m = m.contiguous();
+    ms = {m.stride(0), m.stride(1), m.stride(2)};
+  }
+  const float* ps = s.data_ptr<float>();
+  const float* pm = m.defined() ? m.data_ptr<float>() : nullptr;
+  float* pw = w.data_ptr<float>();
+  const auto factor = static_cast<float>(scale);
+  const auto mode = FloatMode::current();
+  at::parallel_for(0, rows, std::max<std::int64_t>(1, 4096 / std::max<std::int64_t>(1, width)),
+                   [&](std::int64_t begin, std::int64_t end) {
+                     const FloatMode::Scope same(mode);
+                     for (std::int64_t r = begin; r < end; ++r) {
+                       const std::int64_t q = r % queries, h = (r / queries) % heads, b = r / (queries * heads);
+                       const float* mask_row = pm ? pm + b * ms[0] + h * ms[1] + q * ms[2] : nullptr;
+                       softmax_row(ps + r * width, mask_row, pw + r * width, width, factor, vectorised);
+                     }
+                   });
+  return w;
+}
+
+at::Tensor attention_softmax_backward(const at::Tensor& grad, const at::Tensor& weights, double scale,
+                                      bool vectorised) {
+  const auto g = grad.contiguous(), w = weights.contiguous();
+  TORCH_CHECK(g.sizes() == w.sizes() && g.scalar_type() == at::kFloat && w.scalar_type() == at::kFloat,
+              "attention_softmax_backward: the gradient and the weights differ in shape or type");
+  auto out = at::empty_like(g);
+  const std::int64_t width = w.dim() == 0 ? 1 : w.size(-1);
+  const std::int64_t rows = width == 0 ? 0 : w.numel() / width;
+  const float* pg = g.data_ptr<float>();
+  const float* pw = w.data_ptr<float>();
+  float* po = out.data_ptr<float>();
+  const auto factor = static_cast<float>(scale);
+  const auto mode = FloatMode::current();
+  at::parallel_for(0, rows, std::max<std::int64_t>(1, 4096 / std::max<std::int64_t>(1, width)),
+                   [&](std::int64_t begin, std::int64_t end) {
+                     const FloatMode::Scope same(mode);
+                     for (std::int64_t r = begin; r < end; ++r)
+                       softmax_backward_row(pg + r * width, pw + r * width, po + r * width, width, factor, vectorised);
+                   });
+  return out;
+}
+
+}  // namespace detail
 
 at::Tensor attention_matmul(const at::Tensor& a, const at::Tensor& b, bool b_transposed) {
   const bool small = a.dim() == 4 && b.dim() == 4 && a.device().is_cpu() && b.device().is_cpu() &&
@@ -492,10 +675,18 @@ at::Tensor MultiHeadAttentionImpl::context(const at::Tensor& q, const at::Tensor
     return context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});
   }
 #endif
-  auto scores = attention_matmul(q, k, /*b_transposed=*/true) *
-                (1.0 / std::sqrt(static_cast<double>(head_dim_)));  // [B, H, T, S]
-  if (mask.defined()) scores = scores + mask;
-  auto weights = at::softmax(scores, /*dim=*/-1, at::kFloat).to(q.scalar_type());
+  const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim_));
+  at::Tensor weights;
+  const bool fp32_cpu = q.device().is_cpu() && q.scalar_type() == at::kFloat && k.scalar_type() == at::kFloat;
+  if (fp32_cpu && !record_ && !(mask.defined() && (mask.requires_grad() || mask.scalar_type() != at::kFloat))) {
+    // The scale, the mask and the softmax in one pass a row (AttentionSoftmax).
+    weights = AttentionSoftmax::apply(attention_matmul(q, k, /*b_transposed=*/true),
+                                      mask.defined() ? mask : at::empty({0}, q.options()), scale);  // [B, H, T, S]
+  } else {
+    auto scores = attention_matmul(q, k, /*b_transposed=*/true) * scale;  // [B, H, T, S]
+    if (mask.defined()) scores = scores + mask;
+    weights = at::softmax(scores, /*dim=*/-1, at::kFloat).to(q.scalar_type());
+  }
   if (record_) last_weights_ = weights.detach().to(at::kFloat);
   auto context = attention_matmul(fast_dropout(dropout_, weights), v, /*b_transposed=*/false);  // [B, H, T, K]
   return context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});                     // [B, T, D]

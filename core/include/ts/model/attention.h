@@ -83,6 +83,14 @@ namespace detail {
 /// element, else 0. fp32 and bf16 run 16 elements at a time on a CPU with AVX-512 (DQ, BW);
 /// `vectorised` false forces the one-element loop, which gives the same bits (a test holds them equal).
 at::Tensor hash_dropout(const at::Tensor& x, std::uint64_t seed, double p, bool vectorised = true);
+/// The attention's weights, softmax(scores · scale + mask) over the last dimension, in one pass a row:
+/// `scores` fp32 [B, H, T, S] on the CPU, `mask` (additive, fp32, -inf where masked) broadcastable to
+/// it or undefined. The exponential is a polynomial (within a few ulp of exp) on AVX-512, std::exp
+/// otherwise (`vectorised` false). A row whose logits are all -inf gives NaN, as softmax does.
+at::Tensor attention_softmax(const at::Tensor& scores, const at::Tensor& mask, double scale, bool vectorised = true);
+/// Its backward from the weights w: (w · (grad - Σ grad · w)) · scale, row by row.
+at::Tensor attention_softmax_backward(const at::Tensor& grad, const at::Tensor& weights, double scale,
+                                      bool vectorised = true);
 /// relu_dropout's forward: hash_dropout of max(0, x) (p 0: max(0, x) alone, nothing hashed).
 at::Tensor relu_hash_dropout(const at::Tensor& x, std::uint64_t seed, double p, bool vectorised = true);
 /// relu_dropout's backward from its output y: grad · scale where y is not 0, else 0.
