@@ -333,5 +333,27 @@ TEST(AttentionSoftmax, EqualsLibTorchsSoftmaxOfTheScaledMaskedScoresWithGradient
   }
 }
 
+// The attention's output laid out with the heads inside ([B, M, H, N] in memory): the same bits as
+// the plain layout, forward and backward, and joining the heads afterwards copies nothing.
+TEST(AttentionMatmul, HeadsInsideGiveTheSameBitsAndJoinWithoutACopy) {
+  at::manual_seed(17);
+  const std::int64_t b = 3, h = 4, m = 9, k = 11, n = 6;
+  const auto a_base = at::softmax(at::randn({b, h, m, k}), -1), v_base = at::randn({b, h, k, n});
+  auto a1 = a_base.clone().requires_grad_(true), v1 = v_base.clone().requires_grad_(true);
+  auto a2 = a_base.clone().requires_grad_(true), v2 = v_base.clone().requires_grad_(true);
+  const auto plain = attention_matmul(a1, v1, /*b_transposed=*/false);
+  const auto inside = attention_matmul(a2, v2, /*b_transposed=*/false, /*heads_inner=*/true);
+  EXPECT_TRUE(at::equal(plain, inside));
+  EXPECT_TRUE(inside.transpose(1, 2).is_contiguous());
+  const auto joined_plain = plain.transpose(1, 2).reshape({b, m, h * n});
+  const auto joined_inside = inside.transpose(1, 2).reshape({b, m, h * n});
+  EXPECT_EQ(joined_inside.data_ptr(), inside.data_ptr()) << "joining the heads copied";
+  const auto weights = at::randn({b, m, h * n});
+  (joined_plain * weights).sum().backward();
+  (joined_inside * weights).sum().backward();
+  EXPECT_TRUE(at::equal(a1.grad(), a2.grad()));
+  EXPECT_TRUE(at::equal(v1.grad(), v2.grad()));
+}
+
 }  // namespace
 }  // namespace ts

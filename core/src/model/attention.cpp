@@ -231,12 +231,12 @@ namespace {
 // Matrices up to this many multiply-adds go through small_nn; bigger ones are LibTorch's.
 constexpr std::int64_t kSmallProduct = 64 * 64 * 64;
 
-// C (M x N, rows of N contiguous) = A (M x K, element (i, p) at a[i * a_rs + p * a_cs]) times
+// C (M x N, rows c_rs apart, each contiguous) = A (M x K, element (i, p) at a[i * a_rs + p * a_cs]) times
 // B (K x N, rows b_rs apart, each contiguous). One row of C at a time, added up over p in order.
 void small_nn_generic(const float* a, std::int64_t a_rs, std::int64_t a_cs, const float* b, std::int64_t b_rs, float* c,
-                      std::int64_t m, std::int64_t n, std::int64_t k) {
+                      std::int64_t c_rs, std::int64_t m, std::int64_t n, std::int64_t k) {
   for (std::int64_t i = 0; i < m; ++i) {
-    float* __restrict row = c + i * n;
+    float* __restrict row = c + i * c_rs;
     for (std::int64_t j = 0; j < n; ++j) row[j] = 0.0f;
     for (std::int64_t p = 0; p < k; ++p) {
       const float x = a[i * a_rs + p * a_cs];
@@ -273,22 +273,22 @@ __attribute__((target("avx512f"))) void small_nn_rows_avx512(const float* a, std
 }
 
 __attribute__((target("avx512f"))) void small_nn_avx512(const float* a, std::int64_t a_rs, std::int64_t a_cs,
-                                                        const float* b, std::int64_t b_rs, float* c, std::int64_t m,
-                                                        std::int64_t n, std::int64_t k) {
+                                                        const float* b, std::int64_t b_rs, float* c, std::int64_t c_rs,
+                                                        std::int64_t m, std::int64_t n, std::int64_t k) {
   for (std::int64_t j0 = 0; j0 < n; j0 += 64) {  // 64 columns of C at a time
     const std::int64_t width = std::min<std::int64_t>(64, n - j0);
     switch ((width + 15) / 16) {
       case 1:
-        small_nn_rows_avx512<1>(a, a_rs, a_cs, b + j0, b_rs, c + j0, n, m, k, width);
+        small_nn_rows_avx512<1>(a, a_rs, a_cs, b + j0, b_rs, c + j0, c_rs, m, k, width);
         break;
       case 2:
-        small_nn_rows_avx512<2>(a, a_rs, a_cs, b + j0, b_rs, c + j0, n, m, k, width);
+        small_nn_rows_avx512<2>(a, a_rs, a_cs, b + j0, b_rs, c + j0, c_rs, m, k, width);
         break;
       case 3:
-        small_nn_rows_avx512<3>(a, a_rs, a_cs, b + j0, b_rs, c + j0, n, m, k, width);
+        small_nn_rows_avx512<3>(a, a_rs, a_cs, b + j0, b_rs, c + j0, c_rs, m, k, width);
         break;
       default:
-        small_nn_rows_avx512<4>(a, a_rs, a_cs, b + j0, b_rs, c + j0, n, m, k, width);
+        small_nn_rows_avx512<4>(a, a_rs, a_cs, b + j0, b_rs, c + j0, c_rs, m, k, width);
         break;
     }
   }
@@ -296,21 +296,25 @@ __attribute__((target("avx512f"))) void small_nn_avx512(const float* a, std::int
 #endif
 
 void small_nn(const float* a, std::int64_t a_rs, std::int64_t a_cs, const float* b, std::int64_t b_rs, float* c,
-              std::int64_t m, std::int64_t n, std::int64_t k) {
+              std::int64_t c_rs, std::int64_t m, std::int64_t n, std::int64_t k) {
 #if defined(__x86_64__)
   static const bool avx512 = __builtin_cpu_supports("avx512f");
-  if (avx512) return small_nn_avx512(a, a_rs, a_cs, b, b_rs, c, m, n, k);
+  if (avx512) return small_nn_avx512(a, a_rs, a_cs, b, b_rs, c, c_rs, m, n, k);
 #endif
-  small_nn_generic(a, a_rs, a_cs, b, b_rs, c, m, n, k);
+  small_nn_generic(a, a_rs, a_cs, b, b_rs, c, c_rs, m, n, k);
 }
 
 // a [B, H, M, K] (any strides) times b [B, H, K, N], or times the transpose of b [B, H, N, K]: a new
-// contiguous [B, H, M, N]. The rows of b (or of its transpose, copied per matrix) must be contiguous.
-at::Tensor small_batched_matmul(const at::Tensor& a, at::Tensor b, bool b_transposed) {
+// [B, H, M, N], contiguous, or with `heads_inner` the transpose of a contiguous [B, M, H, N] (the
+// layout the attention's output takes next). The rows of b (or of its transpose, copied per matrix)
+// must be contiguous.
+at::Tensor small_batched_matmul(const at::Tensor& a, at::Tensor b, bool b_transposed, bool heads_inner = false) {
   if (b.stride(3) != 1) b = b.contiguous();
   const std::int64_t batches = a.size(0), heads = a.size(1), m = a.size(2), k = a.size(3);
   const std::int64_t n = b_transposed ? b.size(2) : b.size(3);
-  auto c = at::empty({batches, heads, m, n}, a.options());
+  auto c = heads_inner ? at::empty({batches, m, heads, n}, a.options()).transpose(1, 2)
+                       : at::empty({batches, heads, m, n}, a.options());
+  const std::int64_t c_rs = c.stride(2), c_batch = c.stride(0), c_head = c.stride(1);
   const float* pa = a.data_ptr<float>();
   const float* pb = b.data_ptr<float>();
   float* pc = c.data_ptr<float>();
@@ -331,7 +335,7 @@ at::Tensor small_batched_matmul(const at::Tensor& a, at::Tensor b, bool b_transp
         bm = transposed.data();
         b_rs = n;
       }
-      small_nn(am, as[2], as[3], bm, b_rs, pc + x * m * n, m, n, k);
+      small_nn(am, as[2], as[3], bm, b_rs, pc + bi * c_batch + hi * c_head, c_rs, m, n, k);
     }
   });
   return c;
@@ -463,10 +467,10 @@ struct AttentionSoftmax : public torch::autograd::Function<AttentionSoftmax> {
 
 struct AttentionMatmul : public torch::autograd::Function<AttentionMatmul> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& a, const at::Tensor& b,
-                            bool b_transposed) {
+                            bool b_transposed, bool heads_inner) {
     ctx->save_for_backward({a, b});
     ctx->saved_data["b_transposed"] = b_transposed;
-    return small_batched_matmul(a, b, b_transposed);
+    return small_batched_matmul(a, b, b_transposed, heads_inner);
   }
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grads) {
@@ -474,7 +478,8 @@ struct AttentionMatmul : public torch::autograd::Function<AttentionMatmul> {
     const auto& a = saved[0];
     const auto& b = saved[1];
     const bool b_transposed = ctx->saved_data["b_transposed"].toBool();
-    const auto g = grads[0].contiguous();  // [B, H, M, N]
+    // [B, H, M, N]; any strides but the last (the products read rows of G in place).
+    const auto g = grads[0].stride(3) == 1 ? grads[0] : grads[0].contiguous();
     at::Tensor grad_a, grad_b;
     if (b_transposed) {  // C = A Bᵀ: dA = G B, dB = Gᵀ A
       grad_a = small_batched_matmul(g, b, false);
@@ -483,7 +488,7 @@ struct AttentionMatmul : public torch::autograd::Function<AttentionMatmul> {
       grad_a = small_batched_matmul(g, b, true);
       grad_b = small_batched_matmul(a.transpose(2, 3), g, false);
     }
-    return {grad_a, grad_b, at::Tensor()};
+    return {grad_a, grad_b, at::Tensor(), at::Tensor()};
   }
 };
 
@@ -562,13 +567,13 @@ at::Tensor attention_softmax_backward(const at::Tensor& grad, const at::Tensor& 
 
 }  // namespace detail
 
-at::Tensor attention_matmul(const at::Tensor& a, const at::Tensor& b, bool b_transposed) {
+at::Tensor attention_matmul(const at::Tensor& a, const at::Tensor& b, bool b_transposed, bool heads_inner) {
   const bool small = a.dim() == 4 && b.dim() == 4 && a.device().is_cpu() && b.device().is_cpu() &&
                      a.scalar_type() == at::kFloat && b.scalar_type() == at::kFloat && a.size(0) == b.size(0) &&
                      a.size(1) == b.size(1) && a.size(3) == b.size(b_transposed ? 3 : 2) &&
                      a.size(2) * a.size(3) * b.size(b_transposed ? 2 : 3) <= kSmallProduct;
   if (!small || a.numel() == 0 || b.numel() == 0) return at::matmul(a, b_transposed ? b.transpose(-2, -1) : b);
-  return AttentionMatmul::apply(a, b, b_transposed);
+  return AttentionMatmul::apply(a, b, b_transposed, heads_inner);
 }
 
 // max(0, x), then dropout, in one pass; the output is all backward needs (see relu_dropout).
@@ -688,8 +693,9 @@ at::Tensor MultiHeadAttentionImpl::context(const at::Tensor& q, const at::Tensor
     weights = at::softmax(scores, /*dim=*/-1, at::kFloat).to(q.scalar_type());
   }
   if (record_) last_weights_ = weights.detach().to(at::kFloat);
-  auto context = attention_matmul(fast_dropout(dropout_, weights), v, /*b_transposed=*/false);  // [B, H, T, K]
-  return context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});                     // [B, T, D]
+  // [B, H, T, K], laid out as [B, T, H, K] where it can be: the reshape below then copies nothing.
+  auto context = attention_matmul(fast_dropout(dropout_, weights), v, /*b_transposed=*/false, /*heads_inner=*/true);
+  return context.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});  // [B, T, D]
 }
 
 at::Tensor MultiHeadAttentionImpl::attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,

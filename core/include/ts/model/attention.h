@@ -33,8 +33,10 @@ inline at::Tensor linear(const torch::nn::Linear& layer, const at::Tensor& x) {
 /// them one at a time: three `select`s, an `as_strided` and a `resolve_conj` per matrix, which cost more
 /// than the product of a 12 × 48 by 48 × 12 pair. Here fp32 CPU tensors whose matrices are small go
 /// through one pass over raw pointers (16 lanes at a time on AVX-512), with gradients; anything else
-/// (bf16 under autocast, a GPU, long sentences) is at::matmul.
-at::Tensor attention_matmul(const at::Tensor& a, const at::Tensor& b, bool b_transposed);
+/// (bf16 under autocast, a GPU, long sentences) is at::matmul. `heads_inner`: the small products'
+/// result is laid out as a contiguous [B, M, H, N] (the attention's output, whose heads are joined
+/// next, then needs no copy); the values are the same either way.
+at::Tensor attention_matmul(const at::Tensor& a, const at::Tensor& b, bool b_transposed, bool heads_inner = false);
 
 /// Inverted dropout of `x` with probability p, as at::dropout, but with the keep mask drawn by a
 /// counter-based hash (splitmix64) in parallel and applied in the same pass. LibTorch's CPU
