@@ -4,6 +4,7 @@
 #include "ts/model/torch_compat.h"
 
 #include <gtest/gtest.h>
+#include <ATen/Parallel.h>
 
 #include <cmath>
 
@@ -256,6 +257,88 @@ TEST(ShareGradients, AddUpIntoTheParametersGradients) {
   EXPECT_TRUE(at::equal(ps[1].grad(), untouched[0] + 1));
   EXPECT_TRUE(at::equal(ps[2].grad(), untouched[1]));
   EXPECT_FALSE(ps[0].grad().defined());
+}
+
+// The squared norm that comes with the shares' sum: every parameter's final gradient counts (the sum
+// of two shares, a share alone, a gradient added to, one no share touched), it is the squares' sum
+// whatever the threads, and the sums are the same bits as without it.
+TEST(ShareGradients, GiveTheSquaredNormOfTheSummedGradients) {
+  at::manual_seed(31);
+  const std::vector<std::int64_t> sizes{40000, 7, 33, 5};
+  std::vector<at::Tensor> plain, normed;
+  for (const auto n : sizes) {
+    plain.push_back(at::randn({n}).requires_grad_(true));
+    normed.push_back(plain.back().detach().clone().requires_grad_(true));
+  }
+  const auto kept = at::randn({5});
+  plain[3].mutable_grad() = kept.clone();  // no share has a gradient for it: it keeps this one
+  normed[3].mutable_grad() = kept.clone();
+  const auto earlier = at::randn({33});
+  plain[2].mutable_grad() = earlier.clone();  // added to
+  normed[2].mutable_grad() = earlier.clone();
+  std::vector<std::vector<at::Tensor>> shares(3, std::vector<at::Tensor>(4));
+  for (std::size_t k = 0; k < 3; ++k)
+    for (std::size_t p = 0; p < 3; ++p)
+      if (!(p == 1 && k != 1)) shares[k][p] = at::randn({sizes[p]}) * 10;  // parameter 1: share 1 alone
+  auto copy = [](const std::vector<std::vector<at::Tensor>>& g) {
+    std::vector<std::vector<at::Tensor>> out(g.size());
+    for (std::size_t k = 0; k < g.size(); ++k)
+      for (const auto& t : g[k]) out[k].push_back(t.defined() ? t.clone() : t);
+    return out;
+  };
+  auto first = copy(shares), second = copy(shares);
+  add_share_gradients(first, plain);
+  const int threads_before = at::get_num_threads();
+  for (const int threads : {1, 2}) {
+    at::set_num_threads(threads);
+    for (std::size_t p = 0; p < normed.size(); ++p)
+      normed[p].mutable_grad() = p == 2 ? earlier.clone() : p == 3 ? kept.clone() : at::Tensor();
+    auto grads = copy(second);
+    double squares = -1;
+    add_share_gradients(grads, normed, &squares);
+    double expected = 0;
+    for (std::size_t p = 0; p < normed.size(); ++p) {
+      EXPECT_TRUE(at::equal(normed[p].grad(), plain[p].grad())) << "parameter " << p << ", " << threads << " threads";
+      expected += normed[p].grad().to(at::kDouble).pow(2).sum().item<double>();
+    }
+    EXPECT_NEAR(squares, expected, expected * 1e-6) << threads << " threads";
+    static double with_one_thread = 0;
+    if (threads == 1)
+      with_one_thread = squares;
+    else
+      EXPECT_EQ(squares, with_one_thread) << "the same sum whatever the threads";
+  }
+  at::set_num_threads(threads_before);
+}
+
+// Clipping with the squared norm handed over: the factor LibTorch's clip_grad_norm_ would use (up
+// to the norm's rounding), so the trajectory follows clip_grad_norm_ then the step closely, and the
+// gradients keep their values.
+TEST(ClippedFusedAdam, WithTheSquaredNormHandedOverFollowsClipGradNorm) {
+  const double limit = 1.0;
+  auto ours = make_params(5), theirs = make_params(5);
+  torch::optim::Adam fused(ours, torch::optim::AdamOptions(1e-2)), reference(theirs, torch::optim::AdamOptions(1e-2));
+  for (int step = 1; step <= 6; ++step) {
+    set_grads(ours, step);
+    set_grads(theirs, step);
+    double squares = 0;
+    for (const auto& p : ours) squares += p.grad().to(at::kDouble).pow(2).sum().item<double>();
+    const auto given = ours[0].grad().clone();
+    ASSERT_TRUE(clipped_fused_adam_step(fused, limit, squares));
+    EXPECT_TRUE(at::equal(ours[0].grad(), given));
+    torch::nn::utils::clip_grad_norm_(theirs, limit);
+    ASSERT_TRUE(fused_adam_step(reference));
+    for (std::size_t i = 0; i < ours.size(); ++i)
+      EXPECT_TRUE(at::allclose(ours[i], theirs[i], 1e-5, 1e-6)) << "step " << step << " param " << i;
+  }
+  // A squared norm far below the limit's square: no clipping, the plain step's bits.
+  auto unclipped = make_params(6), plain = make_params(6);
+  torch::optim::Adam a(unclipped, torch::optim::AdamOptions(1e-2)), b(plain, torch::optim::AdamOptions(1e-2));
+  set_grads(unclipped, 1);
+  set_grads(plain, 1);
+  ASSERT_TRUE(clipped_fused_adam_step(a, 1e9, 1.0));
+  ASSERT_TRUE(fused_adam_step(b));
+  for (std::size_t i = 0; i < unclipped.size(); ++i) EXPECT_TRUE(at::equal(unclipped[i], plain[i]));
 }
 
 }  // namespace

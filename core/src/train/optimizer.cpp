@@ -283,13 +283,16 @@ float clip_factor(const std::vector<at::Tensor>& parameters, double max_norm) {
 
 bool fused_adam_step(torch::optim::Optimizer& optimizer) { return adam_step(optimizer, StepKernels::kTraining); }
 
-bool clipped_fused_adam_step(torch::optim::Optimizer& optimizer, double max_norm) {
+bool clipped_fused_adam_step(torch::optim::Optimizer& optimizer, double max_norm, std::optional<double> squared_norm) {
   if (max_norm <= 0) return fused_adam_step(optimizer);
   at::NoGradGuard no_grad;
   const auto parameters = parameters_of(optimizer);
   using torch::optim::Adam, torch::optim::AdamOptions, torch::optim::AdamW, torch::optim::AdamWOptions;
-  if (own_kernel_for<Adam, AdamOptions>(optimizer) || own_kernel_for<AdamW, AdamWOptions>(optimizer))
-    return adam_step(optimizer, StepKernels::kTraining, clip_factor(parameters, max_norm));
+  if (own_kernel_for<Adam, AdamOptions>(optimizer) || own_kernel_for<AdamW, AdamWOptions>(optimizer)) {
+    const float factor = squared_norm ? static_cast<float>(std::min(1.0, max_norm / (std::sqrt(*squared_norm) + 1e-6)))
+                                      : clip_factor(parameters, max_norm);
+    return adam_step(optimizer, StepKernels::kTraining, factor);
+  }
   clip_gradient_norm(parameters, max_norm);
   return fused_adam_step(optimizer);
 }
@@ -336,7 +339,83 @@ void clip_gradient_norm(const std::vector<at::Tensor>& parameters, double max_no
   torch::nn::utils::clip_grad_norm_(parameters, max_norm);
 }
 
-void add_share_gradients(std::vector<std::vector<at::Tensor>>& grads, const std::vector<at::Tensor>& parameters) {
+namespace {
+
+// Blocks of this many elements: each block's sum of squares is added up within the block (16 float
+// lanes at a time where the CPU has AVX-512) and the blocks in order in double, so the total does not
+// depend on how many threads share the work.
+constexpr std::int64_t kSquareBlock = 16384;
+
+#if defined(__x86_64__)
+// dst[i] += src[i] (where src is not null) over one block, returning the sum of the squares of dst.
+__attribute__((target("avx512f"))) double add_and_square_block_avx512(float* dst, const float* src, std::int64_t n) {
+  __m512 even = _mm512_setzero_ps(), odd = _mm512_setzero_ps();
+  std::int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m512 x = _mm512_loadu_ps(dst + i), y = _mm512_loadu_ps(dst + i + 16);
+    if (src) {
+      x = _mm512_add_ps(x, _mm512_loadu_ps(src + i));
+      y = _mm512_add_ps(y, _mm512_loadu_ps(src + i + 16));
+      _mm512_storeu_ps(dst + i, x);
+      _mm512_storeu_ps(dst + i + 16, y);
+    }
+    even = _mm512_fmadd_ps(x, x, even);
+    odd = _mm512_fmadd_ps(y, y, odd);
+  }
+  alignas(64) float lanes[16];  // stored and added in order (GCC 12 warns inside _mm512_reduce_add_ps)
+  _mm512_store_ps(lanes, _mm512_add_ps(even, odd));
+  double total = 0;
+  for (const float lane : lanes) total += lane;
+  for (; i < n; ++i) {
+    if (src) dst[i] += src[i];
+    total += static_cast<double>(dst[i]) * dst[i];
+  }
+  return total;
+}
+#endif
+
+double add_and_square_block(float* dst, const float* src, std::int64_t n) {
+#if defined(__x86_64__)
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (avx512) return add_and_square_block_avx512(dst, src, n);
+#endif
+  double total = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (src) dst[i] += src[i];
+    total += static_cast<double>(dst[i]) * dst[i];
+  }
+  return total;
+}
+
+// `dst` += `src` (an undefined src: nothing added), both fp32 CPU tensors of one size, dst contiguous;
+// returns the sum of the squares of dst's elements afterwards.
+double add_and_square(at::Tensor& dst, const at::Tensor& src) {
+  const auto source = src.defined() ? src.contiguous() : src;
+  float* d = dst.data_ptr<float>();
+  const float* s = source.defined() ? source.data_ptr<float>() : nullptr;
+  const std::int64_t n = dst.numel(), blocks = (n + kSquareBlock - 1) / kSquareBlock;
+  std::vector<double> partial(static_cast<std::size_t>(blocks), 0.0);
+  const auto mode = FloatMode::current();
+  at::parallel_for(0, blocks, 1, [&](std::int64_t begin, std::int64_t end) {
+    const FloatMode::Scope same(mode);
+    for (std::int64_t b = begin; b < end; ++b) {
+      const std::int64_t first = b * kSquareBlock, count = std::min(kSquareBlock, n - first);
+      partial[static_cast<std::size_t>(b)] = add_and_square_block(d + first, s ? s + first : nullptr, count);
+    }
+  });
+  double total = 0;
+  for (const double p : partial) total += p;
+  return total;
+}
+
+bool plain_fp32(const at::Tensor& t) {
+  return t.defined() && t.device().is_cpu() && t.scalar_type() == at::kFloat && t.is_contiguous();
+}
+
+}  // namespace
+
+void add_share_gradients(std::vector<std::vector<at::Tensor>>& grads, const std::vector<at::Tensor>& parameters,
+                         double* squared_norm) {
   // A share's tensor becomes the sum only where nothing else holds it and no other parameter's
   // gradient shares its memory (autograd may hand one tensor, or views of one, to two parameters).
   std::vector<std::map<const void*, int>> holders(grads.size());  // per share: storage -> gradients in it
@@ -344,23 +423,48 @@ void add_share_gradients(std::vector<std::vector<at::Tensor>>& grads, const std:
     for (const auto& g : grads[k])
       if (g.defined()) ++holders[k][g.storage().unsafeGetStorageImpl()];
   at::NoGradGuard no_grad;
+  double squares = 0;
+  const bool squared = squared_norm != nullptr;
   for (std::size_t p = 0; p < parameters.size(); ++p) {
     at::Tensor sum;
+    // The last share's gradient is added in the pass that squares the sum, where that sum is final.
+    const bool had = parameters[p].grad().defined();
+    std::size_t last = grads.size();
+    for (std::size_t k = 0; k < grads.size(); ++k)
+      if (grads[k][p].defined()) last = k;
+    bool squares_done = false;
     for (std::size_t k = 0; k < grads.size(); ++k) {
       auto& g = grads[k][p];
       if (!g.defined()) continue;
       if (sum.defined()) {
-        sum.add_(g);
+        if (squared && k == last && !had && plain_fp32(sum) && g.device().is_cpu() && g.scalar_type() == at::kFloat &&
+            g.sizes() == sum.sizes()) {
+          squares += add_and_square(sum, g);
+          squares_done = true;
+        } else {
+          sum.add_(g);
+        }
       } else {
         const bool owned =
             g.is_contiguous() && g.use_count() == 1 && holders[k][g.storage().unsafeGetStorageImpl()] == 1;
         sum = owned ? std::move(g) : g.clone(at::MemoryFormat::Contiguous);
       }
     }
-    if (!sum.defined()) continue;
+    if (!sum.defined()) {  // no share had a gradient for it: the one it had (if any) counts as it is
+      const auto& kept = parameters[p].grad();
+      if (squared && kept.defined()) squares += kept.to(at::kDouble).pow(2).sum().item<double>();
+      continue;
+    }
     auto& grad = parameters[p].mutable_grad();
     grad = grad.defined() ? grad.add_(sum) : std::move(sum);
+    if (squared && !squares_done) {  // one share, a gradient added to, or another type: a pass of its own
+      if (plain_fp32(grad))
+        squares += add_and_square(grad, at::Tensor());
+      else
+        squares += grad.to(at::kDouble).pow(2).sum().item<double>();
+    }
   }
+  if (squared_norm) *squared_norm = squares;
 }
 
 void clear_gradients(const std::vector<at::Tensor>& parameters) {

@@ -194,7 +194,8 @@ bool uses_fp16_products(const at::Device& device, Precision precision) {
 double forward_backward_batch(Transformer& model, const std::vector<Example>& examples,
                               const std::vector<std::size_t>& rows, const at::Device& device, Precision precision,
                               double label_smoothing, double denominator, double scale, int shares,
-                              const std::vector<at::Tensor>& parameters, PackedWeights* packed_weights) {
+                              const std::vector<at::Tensor>& parameters, PackedWeights* packed_weights,
+                              std::optional<double>* squared_norm) {
   const bool bf16 = uses_bf16_products(device, precision, shares), fp16 = uses_fp16_products(device, precision);
   auto share_loss = [&](const std::vector<std::size_t>& share_rows) {
     auto batch = make_batch(examples, share_rows, device);
@@ -231,7 +232,9 @@ double forward_backward_batch(Transformer& model, const std::vector<Example>& ex
   });
   // The shares' gradients add up in the first share's tensor, which then becomes the parameter's
   // gradient: no new tensor of a parameter's size.
-  add_share_gradients(grads, parameters);
+  double squares = 0;
+  add_share_gradients(grads, parameters, squared_norm ? &squares : nullptr);
+  if (squared_norm) *squared_norm = squares;
   double total = 0;
   for (double l : losses) total += l;
   return total;
@@ -290,10 +293,11 @@ struct Trainer::State final : LoopBody {
   std::unique_ptr<TokenBucketBatcher> batcher;
   TrainingPosition position;
   std::vector<std::string> step_checkpoints;
-  Precision precision = Precision::kFp32;  // train.precision with "auto" resolved for this machine
-  std::string precision_reason;            // what "auto" chose and why, for the log
-  std::vector<at::Tensor> parameters;      // model->parameters(), in order
-  PackedWeights packed_weights;            // bf16/fp16 products: the weights packed once a step for the shares
+  Precision precision = Precision::kFp32;   // train.precision with "auto" resolved for this machine
+  std::string precision_reason;             // what "auto" chose and why, for the log
+  std::vector<at::Tensor> parameters;       // model->parameters(), in order
+  PackedWeights packed_weights;             // bf16/fp16 products: the weights packed once a step for the shares
+  std::optional<double> step_squared_norm;  // the step's gradients' squared norm, where the shares' sum gave it
 
   // The current session (one call of run()).
   TrainingSummary summary;
@@ -767,6 +771,10 @@ double Trainer::State::train_step(std::int64_t& tokens) {
   tokens = 0;
   speed.step_flops = 0;
   clear_gradients(parameters);
+  step_squared_norm.reset();
+  // The gradients' norm for clipping comes with the shares' sum where that sum is the whole gradient:
+  // one batch, one process, no loss scale to undo.
+  const bool norm_with_sum = tc.accumulate == 1 && !ranks.group && scaling.loss_scale == 1.0;
   const double scale = scaling.loss_scale / tc.accumulate;
   for (int micro = 0; micro < tc.accumulate && position.batch_in_epoch < static_cast<std::int64_t>(plan.size());
        ++micro) {
@@ -782,7 +790,8 @@ double Trainer::State::train_step(std::int64_t& tokens) {
     }
     const auto& rows = ranks.group ? shard : indices;
     step_loss += forward_backward_batch(model, data.train, rows, device, precision, tc.label_smoothing,
-                                        static_cast<double>(batch_tokens), scale, shares, parameters, &packed_weights) /
+                                        static_cast<double>(batch_tokens), scale, shares, parameters, &packed_weights,
+                                        norm_with_sum ? &step_squared_norm : nullptr) /
                  tc.accumulate;
   }
   return step_loss;
@@ -983,7 +992,7 @@ bool Trainer::State::update() {
   if (!unscale_gradients()) return false;
   step_lr = learning_rate_now();
   set_lr(*optimizer, step_lr);
-  if (!clipped_fused_adam_step(*optimizer, config.train.clip_norm)) optimizer->step();
+  if (!clipped_fused_adam_step(*optimizer, config.train.clip_norm, step_squared_norm)) optimizer->step();
   ++position.step;
   position.tokens_seen += step_tokens;
   if (averaging.weights) averaging.weights->update(parameters, position.step);

@@ -3,6 +3,8 @@
 // of a batch's shares.
 #pragma once
 
+#include <optional>
+
 #include <torch/optim/optimizer.h>
 
 namespace ts {
@@ -26,7 +28,11 @@ bool fused_adam_step(torch::optim::Optimizer& optimizer);
 /// gradient by the factor, 1 or not) cost 1.5-2 ms of a 160 ms bf16 step of the 3+3 d 256 model on 2 cores.
 /// Elsewhere the gradients are clipped in place first. `max_norm` 0 or less: no clipping. Returns what
 /// fused_adam_step returns; false leaves the gradients clipped, for the caller's optimizer.step().
-bool clipped_fused_adam_step(torch::optim::Optimizer& optimizer, double max_norm);
+/// `squared_norm`: the sum of the squares of the gradients as they are now, where the caller has it
+/// (add_share_gradients computes it in the pass that adds the shares up): the factor is then
+/// max_norm / (√squared_norm + 1e-6), at most 1, without a pass over the gradients to find their norm.
+bool clipped_fused_adam_step(torch::optim::Optimizer& optimizer, double max_norm,
+                             std::optional<double> squared_norm = std::nullopt);
 
 /// Scales the gradients of `parameters` so that their joint L2 norm is at most `max_norm`, as
 /// torch::nn::utils::clip_grad_norm_ does. On a GPU with LibTorch 2.1 or later the norm and the
@@ -40,7 +46,12 @@ void clip_gradient_norm(const std::vector<at::Tensor>& parameters, double max_no
 /// nothing else holds it, so no tensor of a parameter's size is made. (One parallel pass over all the
 /// parameters' elements instead of LibTorch's add_ per parameter was no faster: both move about 26 GB/s
 /// on the Intel Xeon model 207 VM with 2 threads, `ts_bench_train_ops --step-tail`, 2026-11-30.)
-void add_share_gradients(std::vector<std::vector<at::Tensor>>& grads, const std::vector<at::Tensor>& parameters);
+/// `squared_norm`, where given, receives the sum of the squares of every parameter's gradient
+/// afterwards (for clipped_fused_adam_step), computed in the pass that adds the last share in: fp32
+/// squares summed in blocks of 16,384 elements, the blocks in double, so the same for any number of
+/// threads. LibTorch's norm pass over every gradient took 2% of a bf16 step of 2+2 d 192 on 2 cores.
+void add_share_gradients(std::vector<std::vector<at::Tensor>>& grads, const std::vector<at::Tensor>& parameters,
+                         double* squared_norm = nullptr);
 
 /// Drops the gradients of `parameters` (PyTorch's zero_grad(set_to_none=True)): the next backward
 /// hands its gradient tensors over instead of adding them to zeros, a pass over every gradient

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -103,11 +104,14 @@ bool uses_fp16_products(const at::Device& device, Precision precision);
 /// share order, so a run repeats exactly. Returns the loss divided by `denominator` (before `scale`).
 /// With bf16 or fp16 products and shares, the shares pack each weight once through `packed_weights` (kept from
 /// call to call by the caller so its memory is reused; one of the call's own where nullptr); the
-/// weights must not change while the call runs.
+/// weights must not change while the call runs. `squared_norm`, where given: where the shares' gradients were
+/// added up, the sum of the squares of every parameter's gradient afterwards (add_share_gradients), else
+/// left as it was.
 double forward_backward_batch(Transformer& model, const std::vector<Example>& examples,
                               const std::vector<std::size_t>& rows, const at::Device& device, Precision precision,
                               double label_smoothing, double denominator, double scale, int shares,
-                              const std::vector<at::Tensor>& parameters, PackedWeights* packed_weights = nullptr);
+                              const std::vector<at::Tensor>& parameters, PackedWeights* packed_weights = nullptr,
+                              std::optional<double>* squared_norm = nullptr);
 /// Teacher-forced mean negative log-likelihood per target token (no label smoothing) over `examples`.
 double evaluate_loss(Transformer& model, const std::vector<Example>& examples, const at::Device& device);
 /// train.precision for this device: on a CPU kAuto becomes fp32 without native bf16 (AMX or AVX-512
