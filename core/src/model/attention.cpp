@@ -6,6 +6,7 @@
 #include "ts/model/fp16_products.h"
 #include "ts/model/float_mode.h"
 #include "ts/model/torch_compat.h"
+#include "ts/host/simd_exp.h"
 
 #include <algorithm>
 #include <array>
@@ -347,26 +348,6 @@ at::Tensor small_batched_matmul(const at::Tensor& a, at::Tensor b, bool b_transp
 constexpr float kExpUnderflow = -103.97f;
 
 #if defined(__x86_64__)
-// exp(x) for 16 lanes: x = n ln 2 + r (ln 2 in two parts, Cody and Waite), Cephes's polynomial for
-// exp(r) on |r| <= ln 2 / 2 (within a few ulp), times 2^n by vscalefps (subnormals included); 0 below
-// kExpUnderflow (-inf included), +inf above 88.72.
-__attribute__((target("avx512f"))) inline __m512 exp_avx512(__m512 x) {
-  const __mmask16 zero = _mm512_cmp_ps_mask(x, _mm512_set1_ps(kExpUnderflow), _CMP_LT_OQ);
-  x = _mm512_min_ps(x, _mm512_set1_ps(88.8f));
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 poly = _mm512_set1_ps(1.9875691500e-4f);
-  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(1.3981999507e-3f));
-  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(8.3334519073e-3f));
-  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(4.1665795894e-2f));
-  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(1.6666665459e-1f));
-  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(5.0000001201e-1f));
-  poly = _mm512_fmadd_ps(poly, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-  return _mm512_maskz_mov_ps(static_cast<__mmask16>(~zero), _mm512_scalef_ps(poly, n));
-}
-
 // One row of `width` logits: w = softmax(s · scale + m), 16 at a time (the mask row contiguous, or
 // null for none).
 __attribute__((target("avx512f"))) void softmax_row_avx512(const float* s, const float* m, float* w, std::int64_t width,
@@ -386,7 +367,10 @@ __attribute__((target("avx512f"))) void softmax_row_avx512(const float* s, const
   for (std::int64_t j = 0; j < width; j += 16) {
     const __mmask16 lanes =
         width - j >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (width - j)) - 1u);
-    const __m512 e = exp_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, w + j), biggest));
+    const __m512 z = _mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, w + j), biggest);
+    // exp16 gives about 6e-39 below -88; a masked key (-inf) and anything under exp's underflow are 0.
+    const __mmask16 live = _mm512_cmp_ps_mask(z, _mm512_set1_ps(kExpUnderflow), _CMP_GE_OQ);
+    const __m512 e = _mm512_maskz_mov_ps(live, simd::exp16(z));
     _mm512_mask_storeu_ps(w + j, lanes, e);
     total = _mm512_mask_add_ps(total, lanes, total, e);
   }

@@ -87,8 +87,8 @@ namespace detail {
 at::Tensor hash_dropout(const at::Tensor& x, std::uint64_t seed, double p, bool vectorised = true);
 /// The attention's weights, softmax(scores · scale + mask) over the last dimension, in one pass a row:
 /// `scores` fp32 [B, H, T, S] on the CPU, `mask` (additive, fp32, -inf where masked) broadcastable to
-/// it or undefined. The exponential is a polynomial (within a few ulp of exp) on AVX-512, std::exp
-/// otherwise (`vectorised` false). A row whose logits are all -inf gives NaN, as softmax does.
+/// it or undefined. The exponential is a polynomial (ts/host/simd_exp.h, relative error about 2e-7)
+/// on AVX-512, std::exp otherwise (`vectorised` false). A row whose logits are all -inf gives NaN, as softmax does.
 at::Tensor attention_softmax(const at::Tensor& scores, const at::Tensor& mask, double scale, bool vectorised = true);
 /// Its backward from the weights w: (w · (grad - Σ grad · w)) · scale, row by row.
 at::Tensor attention_softmax_backward(const at::Tensor& grad, const at::Tensor& weights, double scale,
