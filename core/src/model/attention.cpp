@@ -248,6 +248,11 @@ void small_nn_generic(const float* a, std::int64_t a_rs, std::int64_t a_cs, cons
 }
 
 #if defined(__x86_64__)
+// The first n of 16 lanes (all 16 from n = 16 on; n >= 1).
+inline __mmask16 lanes_left(std::int64_t n) {
+  return n >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1u);
+}
+
 // NV vectors of 16 columns of one row of C held in registers while p runs over K: one broadcast of
 // A(i, p) and NV fused multiply-adds per step; the last vector masked to the columns there are.
 template <int NV>
@@ -258,7 +263,7 @@ __attribute__((target("avx512f"))) void small_nn_rows_avx512(const float* a, std
   __mmask16 mask[NV];
   for (int v = 0; v < NV; ++v) {
     const std::int64_t left = width - 16 * v;
-    mask[v] = left >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
+    mask[v] = lanes_left(left);
   }
   for (std::int64_t i = 0; i < m; ++i) {
     __m512 acc[NV];
@@ -355,8 +360,7 @@ __attribute__((target("avx512f"))) void softmax_row_avx512(const float* s, const
   const __m512 factor = _mm512_set1_ps(scale);
   __m512 top = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   for (std::int64_t j = 0; j < width; j += 16) {
-    const __mmask16 lanes =
-        width - j >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (width - j)) - 1u);
+    const __mmask16 lanes = lanes_left(width - j);
     __m512 z = _mm512_mul_ps(_mm512_maskz_loadu_ps(lanes, s + j), factor);
     if (m) z = _mm512_add_ps(z, _mm512_maskz_loadu_ps(lanes, m + j));
     _mm512_mask_storeu_ps(w + j, lanes, z);
@@ -365,8 +369,7 @@ __attribute__((target("avx512f"))) void softmax_row_avx512(const float* s, const
   const __m512 biggest = _mm512_set1_ps(_mm512_reduce_max_ps(top));
   __m512 total = _mm512_setzero_ps();
   for (std::int64_t j = 0; j < width; j += 16) {
-    const __mmask16 lanes =
-        width - j >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (width - j)) - 1u);
+    const __mmask16 lanes = lanes_left(width - j);
     const __m512 z = _mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, w + j), biggest);
     // exp16 gives about 6e-39 below -88; a masked key (-inf) and anything under exp's underflow are 0.
     const __mmask16 live = _mm512_cmp_ps_mask(z, _mm512_set1_ps(kExpUnderflow), _CMP_GE_OQ);
@@ -376,8 +379,7 @@ __attribute__((target("avx512f"))) void softmax_row_avx512(const float* s, const
   }
   const __m512 inverse = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(total));
   for (std::int64_t j = 0; j < width; j += 16) {
-    const __mmask16 lanes =
-        width - j >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (width - j)) - 1u);
+    const __mmask16 lanes = lanes_left(width - j);
     _mm512_mask_storeu_ps(w + j, lanes, _mm512_mul_ps(_mm512_maskz_loadu_ps(lanes, w + j), inverse));
   }
 }
@@ -387,14 +389,12 @@ __attribute__((target("avx512f"))) void softmax_backward_row_avx512(const float*
                                                                     std::int64_t width, float scale) {
   __m512 dot = _mm512_setzero_ps();
   for (std::int64_t j = 0; j < width; j += 16) {
-    const __mmask16 lanes =
-        width - j >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (width - j)) - 1u);
+    const __mmask16 lanes = lanes_left(width - j);
     dot = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(lanes, g + j), _mm512_maskz_loadu_ps(lanes, w + j), dot);
   }
   const __m512 sum = _mm512_set1_ps(_mm512_reduce_add_ps(dot)), factor = _mm512_set1_ps(scale);
   for (std::int64_t j = 0; j < width; j += 16) {
-    const __mmask16 lanes =
-        width - j >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (width - j)) - 1u);
+    const __mmask16 lanes = lanes_left(width - j);
     const __m512 wj = _mm512_maskz_loadu_ps(lanes, w + j);
     const __m512 gz = _mm512_mul_ps(wj, _mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, g + j), sum));
     _mm512_mask_storeu_ps(out + j, lanes, _mm512_mul_ps(gz, factor));
