@@ -73,6 +73,24 @@ TEST(Bf16Products, TheProductIsLibTorchsOnOperandsRoundedToBf16InEveryLayoutOnEv
   }
 }
 
+// Wide products (a vocabulary's projection): on the tiles, B passes in chunks of columns that fit the
+// core's L2 cache (1 MB of packed words; 3,001 columns of 96 pairs make two, the second odd), each chunk
+// over every band of rows. Every chunk's columns, and the edges of the last, are the product.
+TEST(Bf16Products, WideProductsInChunksOfColumnsOnEveryKernel) {
+  SKIP_WITHOUT_DOT_PRODUCTS();
+  at::manual_seed(5);
+  for (const auto kernel : kernels())
+    for (const std::int64_t m : {9, 70}) {
+      const auto a = at::randn({m, 192}), b = at::randn({192, 3001}), bias = at::randn({3001});
+      const auto want = at::matmul(rounded(a), rounded(b)) + bias;
+      expect_close(bf16_matmul_on(kernel, a, b, bias), want,
+                   std::string(bf16_kernel_name(kernel)) + " " + std::to_string(m) + " rows");
+      const auto bt = b.t().contiguous().t();
+      expect_close(bf16_matmul_on(kernel, a, bt, bias), want,
+                   std::string(bf16_kernel_name(kernel)) + " b transposed, " + std::to_string(m) + " rows");
+    }
+}
+
 // bf16_matmul runs on AMX's tiles where the CPU and the operating system allow them; a scope picks a
 // kernel on its thread; a kernel the CPU lacks is refused with its name.
 TEST(Bf16Products, TilesWhereAvailableAndAScopePicksTheKernelOnItsThread) {

@@ -203,14 +203,18 @@ void multiply(const std::uint32_t* a, std::int64_t m, const std::uint32_t* b, st
     else
       tile_block<false>(a_rows, b_blocks, pairs, bias_row, c, m, n, rb * 2 * kTileRows, cb * kColumns, edge);
   };
-  // The larger packed operand is read once: its panel (32 rows of A, or 32 columns of B) stays in the
-  // core's cache while the whole of the smaller one passes it.
-  if (row_blocks * 2 * kTileRows > blocks * kColumns) {
+  // B in chunks of columns whose packed words stay in the core's L2 cache (2 MB on the Xeons with AMX);
+  // over each chunk, a band of 32 rows at a time: A's panel stays in L1 while the chunk passes it, and
+  // C is written along its rows. Storing C dominates where K is small (a layer's forward product:
+  // without the stores the tiles ran 1.5 times as fast), and column strips of C, each row in another
+  // page, ran the vocabulary's projection (352 × 2,816, K 192) at half the speed of bands. Where B fits
+  // in one chunk A is read once.
+  constexpr std::int64_t kChunkBytes = 1 << 20;
+  const std::int64_t chunk = std::max<std::int64_t>(2, kChunkBytes / (pairs * kColumns * 4) / 2 * 2);
+  for (std::int64_t c0 = 0; c0 < blocks; c0 += chunk) {
+    const std::int64_t c1 = std::min(blocks, c0 + chunk);
     for (std::int64_t rb = 0; rb < row_blocks; ++rb)
-      for (std::int64_t cb = 0; cb < blocks; cb += 2) block(rb, cb);
-  } else {
-    for (std::int64_t cb = 0; cb < blocks; cb += 2)
-      for (std::int64_t rb = 0; rb < row_blocks; ++rb) block(rb, cb);
+      for (std::int64_t cb = c0; cb < c1; cb += 2) block(rb, cb);
   }
   _tile_release();
 }
