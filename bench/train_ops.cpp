@@ -7,6 +7,8 @@
 //   ts_bench_train_ops [TOKENS] [WIDTH] [VOCAB]     (defaults 1000 1024 8000: a 1,000-token batch of the
 //                                                   default recipe's base model)
 //   ts_bench_train_ops --step-tail [VOCAB]          (the step's tail alone, below; vocabulary 8000)
+//   ts_bench_train_ops --tiles [ROWS]               (the AMX tiles' products alone, below; a share of ROWS
+//                                                   tokens, 352 by default)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/optim/adam.h>
 
+#include "ts/host/amx_tiles.h"
 #include "ts/model/attention.h"
 #include "ts/model/fp16_products.h"
 #include "ts/host/blas.h"
@@ -97,6 +100,60 @@ void step_tail(std::int64_t vocab) {
         layers, layers, d, numel / 1e6, parameters.size(), s, 12 * numel / s / 1e6, u, 32 * numel / u / 1e6);
   }
 }
+// The AMX tiles' products alone, from packed operands, on one thread: first a 32 × 32 product with
+// K 768 repeated, whose operands and result stay in the core's L1 cache (what the tiles give this VM's
+// minute without memory), then the products of one training share of ROWS tokens for the default
+// recipe's 2+2 d 192 (forward x · Wᵀ, dX = G · W, dW = Gᵀ · X, each layer's shapes, and the output
+// projection for 2,816 and 8,000 tokens). The minimum of 7 rounds.
+void tiles(std::int64_t rows) {
+  if (!ts::amx::available()) {
+    std::printf("this CPU (or its operating system) gives no AMX tiles\n");
+    return;
+  }
+  const auto run = [](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t repeats) {
+    const std::int64_t pairs = ts::amx::padded_pairs(k);
+    std::vector<std::uint32_t> a(static_cast<std::size_t>(ts::amx::packed_a_words(m, pairs)), 0x3f803f80u);
+    std::vector<std::uint32_t> b(static_cast<std::size_t>(ts::amx::column_blocks(n) * pairs * 16), 0x3f803f80u);
+    std::vector<float> bias(static_cast<std::size_t>((ts::amx::column_blocks(n) + 1) * 16), 0.0f);
+    std::vector<float> c(static_cast<std::size_t>(m * n));
+    double best = 1e30;
+    for (int round = 0; round < 7; ++round) {
+      const auto start = std::chrono::steady_clock::now();
+      for (std::int64_t r = 0; r < repeats; ++r)
+        ts::amx::multiply(a.data(), m, b.data(), n, pairs, bias.data(), c.data());
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return std::make_pair(best / static_cast<double>(repeats) * 1e3,
+                          2.0 * static_cast<double>(m * n * k * repeats) / best / 1e9);
+  };
+  const auto [l1_ms, l1] = run(32, 32, 768, 5000);
+  std::printf("tiles, 32 x 32, K 768, operands in L1: %.4f ms, %.0f GFLOP/s\n", l1_ms, l1);
+  struct Shape {
+    const char* what;
+    std::int64_t m, n, k;
+  };
+  const std::int64_t d = 192, ff = 768;
+  const std::vector<Shape> shapes = {{"forward, d -> d", rows, d, d},
+                                     {"forward, d -> 3d", rows, 3 * d, d},
+                                     {"forward, d -> ff", rows, ff, d},
+                                     {"forward, ff -> d", rows, d, ff},
+                                     {"forward, d -> 2,816", rows, 2816, d},
+                                     {"forward, d -> 8,000", rows, 8000, d},
+                                     {"dX, d -> d", rows, d, d},
+                                     {"dX, ff -> d", rows, ff, d},
+                                     {"dX, 2,816 -> d", rows, d, 2816},
+                                     {"dX, 8,000 -> d", rows, d, 8000},
+                                     {"dW, d -> d", d, d, rows},
+                                     {"dW, d -> ff", ff, d, rows},
+                                     {"dW, ff -> d", d, ff, rows},
+                                     {"dW, d -> 2,816", 2816, d, rows},
+                                     {"dW, d -> 8,000", 8000, d, rows}};
+  for (const auto& s : shapes) {
+    const auto [ms, rate] = run(s.m, s.n, s.k, 1 + 200000000 / (s.m * s.n * s.k));
+    std::printf("%-22s m %5lld n %5lld k %5lld  %8.4f ms  %5.0f GFLOP/s\n", s.what, static_cast<long long>(s.m),
+                static_cast<long long>(s.n), static_cast<long long>(s.k), ms, rate);
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,6 +161,10 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--step-tail") {
     std::printf("threads %d (all cores, as training uses them)\n", ts::configure_threads(0));
     step_tail(argc > 2 ? std::atoll(argv[2]) : 8000);
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--tiles") {
+    tiles(argc > 2 ? std::atoll(argv[2]) : 352);
     return 0;
   }
   const std::int64_t tokens = argc > 1 ? std::atoll(argv[1]) : 1000;

@@ -176,6 +176,41 @@ TEST(Bf16Products, TheLinearLayersGradientsAreProductsOfTheRoundedOperands) {
   expect_close(x2.grad(), at::matmul(at::ones({5, 21}), rounded(frozen)), "dX, no bias");
 }
 
+// The backward's dX = G W also adds up G's columns (the bias gradient) while it packs G: the same bits
+// as adding G's rows one after another in fp32, and the same product, on every kernel, for every layout
+// of G (contiguous rows in the packing's pass, other layouts in a pass of their own) and for the column
+// counts around a tile's 32 values.
+TEST(Bf16Products, TheProductThatSumsGsColumnsGivesTheRowOrderSumsAndTheSameProduct) {
+  SKIP_WITHOUT_DOT_PRODUCTS();
+  at::manual_seed(9);
+  for (const auto kernel : kernels()) {
+    const Bf16KernelScope on(kernel);
+    for (const std::int64_t m : {1, 17, 40})
+      for (const std::int64_t k : {1, 15, 16, 17, 33, 70}) {
+        const auto w = at::randn({k, 23});
+        const auto contiguous = at::randn({m, k}) * 100;
+        for (const auto& g :
+             {contiguous, contiguous.t().contiguous().t(), at::randn({m, 2 * k}).slice(1, 0, 2 * k, 2)}) {
+          auto want = at::zeros({k});
+          for (std::int64_t i = 0; i < m; ++i) want += g[i];
+          at::Tensor sums;
+          const auto product = bf16_weight_matmul_summing(g, w, sums);
+          const std::string shape = std::string(bf16_kernel_name(kernel)) + " " + std::to_string(m) + "x" +
+                                    std::to_string(k) + (g.is_contiguous() ? "" : " not contiguous");
+          EXPECT_TRUE(at::equal(sums, want)) << shape;
+          EXPECT_TRUE(at::equal(product, bf16_weight_matmul(g, w))) << shape;
+        }
+      }
+    at::Tensor sums;
+    EXPECT_EQ(bf16_weight_matmul_summing(at::randn({0, 5}), at::randn({5, 3}), sums).sizes(),
+              (std::vector<std::int64_t>{0, 3}));
+    EXPECT_TRUE(at::equal(sums, at::zeros({5})));
+    const auto no_columns = at::randn({4, 3});  // C is empty; the sums are still G's
+    bf16_weight_matmul_summing(no_columns, at::randn({3, 0}), sums);
+    EXPECT_TRUE(at::equal(sums, no_columns[0] + no_columns[1] + no_columns[2] + no_columns[3]));
+  }
+}
+
 TEST(Bf16Products, WeightsPackedOnceAStepForTwoThreadsGiveTheSameBitsAsEachPackingItsOwn) {
   SKIP_WITHOUT_DOT_PRODUCTS();
   for (const auto kernel : kernels()) {

@@ -159,10 +159,23 @@ struct ALayout {
   }
 };
 
+// row_words, the 32 floats also added into sums[0 .. count) (fp32, one row after another).
+inline __m512i row_words_summing(const float* src, std::int64_t count, float* sums) {
+  const __mmask16 low_mask = first(count), high_mask = first(count - 16);
+  const __m512 lo = _mm512_maskz_loadu_ps(low_mask, src);
+  const __m512 hi = _mm512_maskz_loadu_ps(high_mask, src + 16);
+  _mm512_mask_storeu_ps(sums, low_mask, _mm512_add_ps(_mm512_maskz_loadu_ps(low_mask, sums), lo));
+  _mm512_mask_storeu_ps(sums + 16, high_mask, _mm512_add_ps(_mm512_maskz_loadu_ps(high_mask, sums + 16), hi));
+  return reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo));
+}
+
 // A [rows, cols] into pair words, rows rounded up to `row_multiple` (a multiple of 16 for tiles); the
 // rows past the end are 0, and so are the pairs past the end of a row where `pairs` is more than the
-// columns need.
-void pack_a(const View& a, std::int64_t pairs, std::int64_t row_multiple, std::uint32_t* out, bool tiles = false) {
+// columns need. `sums` (cols floats, zeros) where given: each column of A added up in row order in fp32,
+// in the packing's pass where A's rows are contiguous (the backward's G, whose sums are the bias
+// gradient), else in one pass of its own.
+void pack_a(const View& a, std::int64_t pairs, std::int64_t row_multiple, std::uint32_t* out, bool tiles = false,
+            float* sums = nullptr) {
   const ALayout layout{pairs, tiles};
   const std::int64_t padded = (a.rows + row_multiple - 1) / row_multiple * row_multiple;
   const std::int64_t first_padded = tiles ? a.rows / 16 * 16 : a.rows;  // tiles: the whole band is cleared
@@ -171,10 +184,15 @@ void pack_a(const View& a, std::int64_t pairs, std::int64_t row_multiple, std::u
     for (std::int64_t i = 0; i < a.rows; ++i) {
       const float* src = a.data + i * a.si;
       for (std::int64_t p = 0; p < pairs; p += 16)
-        _mm512_mask_storeu_epi32(out + layout.at(i, p), first(pairs - p), row_words(src + 2 * p, a.cols - 2 * p));
+        _mm512_mask_storeu_epi32(out + layout.at(i, p), first(pairs - p),
+                                 sums ? row_words_summing(src + 2 * p, a.cols - 2 * p, sums + 2 * p)
+                                      : row_words(src + 2 * p, a.cols - 2 * p));
     }
     return;
   }
+  if (sums)
+    for (std::int64_t i = 0; i < a.rows; ++i)
+      for (std::int64_t k = 0; k < a.cols; ++k) sums[k] += a.at(i, k);
   if (a.si == 1) {  // columns contiguous (A = Sᵀ): 16 pairs × 16 rows from two columns each, transposed
     __m512i v[16];
     for (std::int64_t p0 = 0; p0 < pairs; p0 += 16)
@@ -285,12 +303,12 @@ const std::uint32_t* packed_b(const View& b, std::int64_t pairs, const std::uint
   return bp;
 }
 
-void multiply(const View& a, const View& b, const float* bias, float* c, const std::uint32_t* packed) {
+void multiply(const View& a, const View& b, const float* bias, float* c, const std::uint32_t* packed, float* a_sums) {
   const std::int64_t m = a.rows, n = b.cols, pairs = pairs_for(Bf16Kernel::kDotProducts, a.cols);
   const std::int64_t row_blocks = (m + kRows - 1) / kRows, column_blocks = column_blocks_of(n);
   thread_local std::vector<std::uint32_t> a_buffer;
   std::uint32_t* ap = scratch(a_buffer, row_blocks * kRows * pairs);
-  pack_a(a, pairs, kRows, ap);
+  pack_a(a, pairs, kRows, ap, /*tiles=*/false, a_sums);
   const std::uint32_t* bp = packed_b(b, pairs, packed);
   // Three column blocks at a time over every row block: their packed B (3 × pairs × 64 bytes) stays in
   // the core's cache while the rows stream past.
@@ -321,13 +339,14 @@ void multiply(const View& a, const View& b, const float* bias, float* c, const s
 #if TS_BF16_X86
 // AMX (ts/host/amx_tiles.h): A packed in its bands of tiles, B's blocks are already tiles, the bias
 // padded to whole column blocks (tile loads read 16 floats).
-void multiply_tiles(const View& a, const View& b, const float* bias, float* c, const std::uint32_t* packed) {
+void multiply_tiles(const View& a, const View& b, const float* bias, float* c, const std::uint32_t* packed,
+                    float* a_sums) {
   const std::int64_t m = a.rows, n = b.cols;
   const std::int64_t pairs = pairs_for(Bf16Kernel::kTiles, a.cols);
   thread_local std::vector<std::uint32_t> a_buffer;
   thread_local std::vector<float> bias_buffer;
   std::uint32_t* ap = scratch(a_buffer, amx::packed_a_words(m, pairs));
-  pack_a(a, pairs, amx::kRowMultiple, ap, /*tiles=*/true);
+  pack_a(a, pairs, amx::kRowMultiple, ap, /*tiles=*/true, a_sums);
   const std::uint32_t* bp = packed_b(b, pairs, packed);
   bias_buffer.assign(static_cast<std::size_t>((column_blocks_of(n) + 1) * kColumns), 0.0f);
   if (bias) std::copy(bias, bias + n, bias_buffer.begin());
@@ -342,12 +361,18 @@ View view_of(const at::Tensor& t) { return View{t.data_ptr<float>(), t.size(0), 
 namespace {
 
 // bf16_matmul_on; `weight`: b is (a view of) a layer's weight, packed through this thread's
-// PackedWeights where it has one.
-at::Tensor product(Bf16Kernel kernel, const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias, bool weight) {
+// PackedWeights where it has one; `a_sums` where given: set to a's column sums.
+at::Tensor product(Bf16Kernel kernel, const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias, bool weight,
+                   at::Tensor* a_sums = nullptr) {
   bool done = false;
   auto c =
       detail::start_product("bf16_matmul", a, b, bias, bf16_kernel_available(kernel), bf16_kernel_name(kernel), done);
-  if (done) return c;
+  if (a_sums) *a_sums = at::zeros({a.size(1)}, a.options());
+  if (done) {
+    if (a_sums && a.numel() > 0) *a_sums = detail::column_sums(a);
+    return c;
+  }
+  float* sums = a_sums ? a_sums->data_ptr<float>() : nullptr;
 #if TS_BF16_X86
   const auto contiguous_bias = bias.defined() ? bias.contiguous() : bias;
   const float* bias_data = contiguous_bias.defined() ? contiguous_bias.data_ptr<float>() : nullptr;
@@ -363,11 +388,12 @@ at::Tensor product(Bf16Kernel kernel, const at::Tensor& a, const at::Tensor& b, 
                           });
   }
   if (kernel == Bf16Kernel::kTiles)
-    multiply_tiles(view_of(a), bv, bias_data, c.data_ptr<float>(), packed);
+    multiply_tiles(view_of(a), bv, bias_data, c.data_ptr<float>(), packed, sums);
   else
-    multiply(view_of(a), bv, bias_data, c.data_ptr<float>(), packed);
+    multiply(view_of(a), bv, bias_data, c.data_ptr<float>(), packed, sums);
 #else
   (void)weight;
+  (void)sums;
 #endif
   return c;
 }
@@ -386,6 +412,10 @@ at::Tensor bf16_weight_matmul(const at::Tensor& a, const at::Tensor& b, const at
   return product(bf16_kernel(), a, b, bias, /*weight=*/true);
 }
 
+at::Tensor bf16_weight_matmul_summing(const at::Tensor& a, const at::Tensor& b, at::Tensor& a_column_sums) {
+  return product(bf16_kernel(), a, b, at::Tensor(), /*weight=*/true, &a_column_sums);
+}
+
 namespace {
 
 thread_local bool products_enabled = false;
@@ -393,7 +423,7 @@ thread_local bool products_enabled = false;
 }  // namespace
 
 at::Tensor bf16_linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
-  return detail::products_linear<bf16_matmul, bf16_weight_matmul>(x, weight, bias);
+  return detail::products_linear<bf16_matmul, bf16_weight_matmul, bf16_weight_matmul_summing>(x, weight, bias);
 }
 
 Bf16ProductsScope::Bf16ProductsScope(bool enable) : previous_(products_enabled) { products_enabled = enable; }

@@ -55,11 +55,14 @@ inline at::Tensor column_sums(const at::Tensor& g_in) {
 }
 
 using MatrixProduct = at::Tensor (*)(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias);
+/// A WeightProduct without bias that also sets its last argument to a's column sums (fp32, row order).
+using SummingProduct = at::Tensor (*)(const at::Tensor& a, const at::Tensor& b, at::Tensor& a_column_sums);
 
 /// `WeightProduct`: Product where b is (a view of) the layer's weight, which may be packed once for
-/// every share of a step (ts/model/packed_weights.h).
-template <MatrixProduct Product, MatrixProduct WeightProduct = Product>
-struct ProductsLinear : public torch::autograd::Function<ProductsLinear<Product, WeightProduct>> {
+/// every share of a step (ts/model/packed_weights.h). `Summing` where given: WeightProduct that adds up
+/// G's columns while it packs G, so that dX and the bias gradient read G once.
+template <MatrixProduct Product, MatrixProduct WeightProduct = Product, SummingProduct Summing = nullptr>
+struct ProductsLinear : public torch::autograd::Function<ProductsLinear<Product, WeightProduct, Summing>> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, const at::Tensor& weight,
                             const at::Tensor& bias) {
     ctx->save_for_backward({x, weight});
@@ -78,18 +81,24 @@ struct ProductsLinear : public torch::autograd::Function<ProductsLinear<Product,
     const auto out = weight.size(0), in = weight.size(1);
     const auto g = grads[0].reshape({-1, out});
     at::Tensor grad_x, grad_weight, grad_bias;
-    if (ctx->needs_input_grad(0)) grad_x = WeightProduct(g, weight, at::Tensor()).view(x.sizes());  // dX = G W
+    const bool bias_gradient = ctx->saved_data["bias"].toBool() && ctx->needs_input_grad(2);
+    if (ctx->needs_input_grad(0)) {  // dX = G W
+      if constexpr (Summing != nullptr) {
+        if (bias_gradient) grad_x = Summing(g, weight, grad_bias).view(x.sizes());
+      }
+      if (!grad_x.defined()) grad_x = WeightProduct(g, weight, at::Tensor()).view(x.sizes());
+    }
     if (ctx->needs_input_grad(1)) grad_weight = Product(g.t(), x.reshape({-1, in}), at::Tensor());  // dW = Gᵀ X
-    if (ctx->saved_data["bias"].toBool() && ctx->needs_input_grad(2)) grad_bias = column_sums(g);
+    if (bias_gradient && !grad_bias.defined()) grad_bias = column_sums(g);
     return {grad_x, grad_weight, grad_bias};
   }
 };
 
-/// x · weightᵀ + bias through ProductsLinear<Product, WeightProduct>; an undefined bias is none.
-template <MatrixProduct Product, MatrixProduct WeightProduct = Product>
+/// x · weightᵀ + bias through ProductsLinear<Product, WeightProduct, Summing>; an undefined bias is none.
+template <MatrixProduct Product, MatrixProduct WeightProduct = Product, SummingProduct Summing = nullptr>
 at::Tensor products_linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
-  return ProductsLinear<Product, WeightProduct>::apply(x, weight,
-                                                       bias.defined() ? bias : at::empty({0}, weight.options()));
+  return ProductsLinear<Product, WeightProduct, Summing>::apply(
+      x, weight, bias.defined() ? bias : at::empty({0}, weight.options()));
 }
 
 }  // namespace ts::detail

@@ -70,6 +70,12 @@ at::Tensor bf16_matmul_on(Bf16Kernel kernel, const at::Tensor& a, const at::Tens
 /// step for all the threads that share it. The same sums as bf16_matmul.
 at::Tensor bf16_weight_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& bias = {});
 
+/// bf16_weight_matmul(a, b) without a bias that also sets `a_column_sums` to a's columns added up
+/// ([K], each in row order in fp32: the same sums as a.sum(0) ordered row by row), in the pass that packs
+/// a where a's rows are contiguous. The linear layer's backward: a = G, whose column sums are the
+/// bias gradient, so G is read once for both.
+at::Tensor bf16_weight_matmul_summing(const at::Tensor& a, const at::Tensor& b, at::Tensor& a_column_sums);
+
 /// x · weightᵀ + bias as autocast's bf16 linear layer computes it, with fp32 outputs and gradients:
 /// forward and the two backward products are bf16_matmul (bf16_weight_matmul where the weight is an
 /// operand), the bias gradient an fp32 sum. x [..., in].
