@@ -196,6 +196,27 @@ int main(int argc, char** argv) {
                   dtype == at::kFloat ? "fp32" : "bf16", smoothing, theirs, ours, theirs / ours);
     }
   }
+  // Layer norm forward and backward on one thread (as in a share of the batch), 352 rows (a share of the
+  // default recipe's batch) of 192 and 256: LibTorch's against ts::layer_norm.
+  {
+    const int threads = at::get_num_threads();
+    at::set_num_threads(1);
+    for (const std::int64_t d : {192, 256}) {
+      const auto x0 = at::randn({352, d}), w0 = at::randn({d}), b0 = at::randn({d}), g = at::randn({352, d});
+      const auto run = [&](bool ours) {
+        const auto x = x0.detach().requires_grad_(true), w = w0.detach().requires_grad_(true),
+                   b = b0.detach().requires_grad_(true);
+        const auto y = ours ? ts::layer_norm(x, w, b, 1e-6) : at::layer_norm(x, {d}, w, b, 1e-6);
+        torch::autograd::backward({y}, {g});
+      };
+      const double theirs = median_ms([&] { run(false); });
+      const double ours = median_ms([&] { run(true); });
+      std::printf(
+          "layer norm 352 x %lld, one thread, forward and backward  LibTorch %7.3f ms   ours %7.3f ms   %.2fx\n",
+          static_cast<long long>(d), theirs, ours, theirs / ours);
+    }
+    at::set_num_threads(threads);
+  }
   // The attention's two products, forward and backward, in fp32: a batch of 32 sentences (a thread's
   // share of 64), 4 heads of 48 (d 192), T query and S key positions, from views as the model makes them.
   for (const std::int64_t t : {12, 30}) {

@@ -576,6 +576,164 @@ struct ReluDropout : public torch::autograd::Function<ReluDropout> {
   }
 };
 
+namespace {
+
+#if defined(__x86_64__)
+// Layer norm's rows [begin, end) of d floats (a multiple of 16): y = (x - mean) / σ · w + b, with the
+// mean and 1/σ of each row kept. The variance is the mean square about the mean (two passes over the row,
+// which stays in L1), as a layer norm's biased variance.
+__attribute__((target("avx512f"))) void layer_norm_rows_avx512(const float* x, const float* w, const float* b, float* y,
+                                                               float* mean, float* rstd, std::int64_t begin,
+                                                               std::int64_t end, std::int64_t d, float eps) {
+  const float inverse_d = 1.0f / static_cast<float>(d);
+  for (std::int64_t r = begin; r < end; ++r) {
+    const float* row = x + r * d;
+    __m512 sum = _mm512_setzero_ps();
+    for (std::int64_t j = 0; j < d; j += 16) sum = _mm512_add_ps(sum, _mm512_loadu_ps(row + j));
+    const float m = _mm512_reduce_add_ps(sum) * inverse_d;
+    const __m512 mv = _mm512_set1_ps(m);
+    __m512 squares = _mm512_setzero_ps();
+    for (std::int64_t j = 0; j < d; j += 16) {
+      const __m512 t = _mm512_sub_ps(_mm512_loadu_ps(row + j), mv);
+      squares = _mm512_fmadd_ps(t, t, squares);
+    }
+    const float s = 1.0f / std::sqrt(_mm512_reduce_add_ps(squares) * inverse_d + eps);
+    const __m512 sv = _mm512_set1_ps(s);
+    float* out = y + r * d;
+    for (std::int64_t j = 0; j < d; j += 16) {
+      const __m512 normalised = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(row + j), mv), sv);
+      _mm512_storeu_ps(out + j, _mm512_fmadd_ps(normalised, _mm512_loadu_ps(w + j), _mm512_loadu_ps(b + j)));
+    }
+    mean[r] = m;
+    rstd[r] = s;
+  }
+}
+
+// Layer norm's backward for rows [begin, end): with x̂ = (x - mean) / σ and h = g · w,
+// dx = (h - mean(h) - x̂ · mean(h · x̂)) / σ; g · x̂ and g added into `dw` and `db` (d floats each).
+__attribute__((target("avx512f"))) void layer_norm_backward_rows_avx512(const float* x, const float* w,
+                                                                        const float* mean, const float* rstd,
+                                                                        const float* g, float* dx, float* dw, float* db,
+                                                                        std::int64_t begin, std::int64_t end,
+                                                                        std::int64_t d) {
+  const float inverse_d = 1.0f / static_cast<float>(d);
+  for (std::int64_t r = begin; r < end; ++r) {
+    const float* row = x + r * d;
+    const float* grad = g + r * d;
+    const __m512 mv = _mm512_set1_ps(mean[r]), sv = _mm512_set1_ps(rstd[r]);
+    __m512 h_sum = _mm512_setzero_ps(), hx_sum = _mm512_setzero_ps();
+    for (std::int64_t j = 0; j < d; j += 16) {
+      const __m512 normalised = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(row + j), mv), sv);
+      const __m512 h = _mm512_mul_ps(_mm512_loadu_ps(grad + j), _mm512_loadu_ps(w + j));
+      h_sum = _mm512_add_ps(h_sum, h);
+      hx_sum = _mm512_fmadd_ps(h, normalised, hx_sum);
+    }
+    const __m512 h_mean = _mm512_set1_ps(_mm512_reduce_add_ps(h_sum) * inverse_d);
+    const __m512 hx_mean = _mm512_set1_ps(_mm512_reduce_add_ps(hx_sum) * inverse_d);
+    float* out = dx + r * d;
+    for (std::int64_t j = 0; j < d; j += 16) {
+      const __m512 normalised = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(row + j), mv), sv);
+      const __m512 gv = _mm512_loadu_ps(grad + j);
+      const __m512 h = _mm512_mul_ps(gv, _mm512_loadu_ps(w + j));
+      _mm512_storeu_ps(out + j,
+                       _mm512_mul_ps(sv, _mm512_sub_ps(_mm512_sub_ps(h, h_mean), _mm512_mul_ps(normalised, hx_mean))));
+      _mm512_storeu_ps(dw + j, _mm512_fmadd_ps(gv, normalised, _mm512_loadu_ps(dw + j)));
+      _mm512_storeu_ps(db + j, _mm512_add_ps(_mm512_loadu_ps(db + j), gv));
+    }
+  }
+}
+#endif
+
+constexpr std::int64_t kLayerNormBlock = 64;  // rows whose weight and bias gradients are summed together
+
+bool layer_norm_vectorised() {
+#if defined(__x86_64__)
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return yes;
+#else
+  return false;
+#endif
+}
+
+bool layer_norm_is_ours(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
+  if (!at::GradMode::is_enabled() || !layer_norm_vectorised() || x.dim() < 1 || x.numel() == 0) return false;
+  if (!(x.requires_grad() || weight.requires_grad() || bias.requires_grad())) return false;
+  const std::int64_t d = x.size(-1);
+  const auto is_vector = [d](const at::Tensor& t) {
+    return t.defined() && t.dim() == 1 && t.size(0) == d && t.scalar_type() == at::kFloat && t.device().is_cpu();
+  };
+  return x.device().is_cpu() && x.scalar_type() == at::kFloat && d % 16 == 0 && is_vector(weight) && is_vector(bias);
+}
+
+struct LayerNormRows : public torch::autograd::Function<LayerNormRows> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x_in, const at::Tensor& weight_in,
+                            const at::Tensor& bias_in, double eps) {
+    const auto x = x_in.contiguous(), weight = weight_in.contiguous(), bias = bias_in.contiguous();
+    const std::int64_t d = x.size(-1), rows = x.numel() / d;
+    auto y = at::empty_like(x);
+    auto mean = at::empty({rows}, x.options()), rstd = at::empty({rows}, x.options());
+#if defined(__x86_64__)
+    const float* xp = x.data_ptr<float>();
+    const float *wp = weight.data_ptr<float>(), *bp = bias.data_ptr<float>();
+    float *yp = y.data_ptr<float>(), *mp = mean.data_ptr<float>(), *sp = rstd.data_ptr<float>();
+    at::parallel_for(0, rows, kLayerNormBlock, [&](std::int64_t begin, std::int64_t end) {
+      layer_norm_rows_avx512(xp, wp, bp, yp, mp, sp, begin, end, d, static_cast<float>(eps));
+    });
+#endif
+    ctx->save_for_backward({x, weight, mean, rstd});
+    return y;
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto &x = saved[0], &weight = saved[1], &mean = saved[2], &rstd = saved[3];
+    const auto g = grads[0].contiguous();
+    const std::int64_t d = x.size(-1), rows = x.numel() / d;
+    const std::int64_t blocks = (rows + kLayerNormBlock - 1) / kLayerNormBlock;
+    auto dx = at::empty_like(x);
+    auto partial = at::zeros({blocks, 2, d}, x.options());  // each block's weight and bias gradients
+#if defined(__x86_64__)
+    const float *xp = x.data_ptr<float>(), *wp = weight.data_ptr<float>(), *gp = g.data_ptr<float>();
+    const float *mp = mean.data_ptr<float>(), *sp = rstd.data_ptr<float>();
+    float *dxp = dx.data_ptr<float>(), *pp = partial.data_ptr<float>();
+    at::parallel_for(0, blocks, 1, [&](std::int64_t first, std::int64_t last) {
+      for (std::int64_t k = first; k < last; ++k)
+        layer_norm_backward_rows_avx512(xp, wp, mp, sp, gp, dxp, pp + k * 2 * d, pp + k * 2 * d + d,
+                                        k * kLayerNormBlock, std::min(rows, (k + 1) * kLayerNormBlock), d);
+    });
+#endif
+    at::Tensor dw, db;
+    if (ctx->needs_input_grad(1) || ctx->needs_input_grad(2)) {
+      auto sums = at::empty({2, d}, x.options());  // the blocks added in order: the same sums whatever the threads
+      const float* block = partial.data_ptr<float>();
+      float* out = sums.data_ptr<float>();
+      std::copy(block, block + 2 * d, out);
+      for (std::int64_t k = 1; k < blocks; ++k)
+        for (std::int64_t j = 0; j < 2 * d; ++j) out[j] += block[k * 2 * d + j];
+      if (ctx->needs_input_grad(1)) dw = sums[0];
+      if (ctx->needs_input_grad(2)) db = sums[1];
+    }
+    return {ctx->needs_input_grad(0) ? dx : at::Tensor(), dw, db, at::Tensor()};
+  }
+};
+
+}  // namespace
+
+at::Tensor layer_norm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, double eps) {
+  if (layer_norm_is_ours(x, weight, bias)) return LayerNormRows::apply(x, weight, bias, eps);
+  return at::layer_norm(x, {x.size(-1)}, weight, bias, eps);
+}
+
+at::Tensor layer_norm(torch::nn::LayerNorm module, const at::Tensor& x) {
+  const auto& shape = module->options.normalized_shape();
+  if (shape.size() == 1 && layer_norm_is_ours(x, module->weight, module->bias) && shape[0] == x.size(-1))
+    return LayerNormRows::apply(x, module->weight, module->bias, module->options.eps());
+  return module->forward(x);
+}
+
 at::Tensor relu_dropout(const at::Tensor& x, double p, bool training) {
   if (!training) p = 0;
   const bool ours = x.device().is_cpu() && x.numel() > 0 && p < 1 &&

@@ -42,8 +42,8 @@ torch::nn::LayerNorm layer_norm(std::int64_t d) {
 // Residual sublayer: pre-LN x + drop(f(norm(x))), post-LN norm(x + drop(f(x))).
 template <class F>
 at::Tensor residual(bool pre_norm, const at::Tensor& x, torch::nn::LayerNorm& norm, torch::nn::Dropout& drop, F&& f) {
-  if (pre_norm) return x + fast_dropout(drop, f(norm->forward(x)));
-  return norm->forward(x + fast_dropout(drop, f(x)));
+  if (pre_norm) return x + fast_dropout(drop, f(ts::layer_norm(norm, x)));
+  return ts::layer_norm(norm, x + fast_dropout(drop, f(x)));
 }
 }  // namespace
 
@@ -225,14 +225,14 @@ at::Tensor TransformerImpl::embed(torch::nn::Embedding& table, const at::Tensor&
 at::Tensor TransformerImpl::encode(const at::Tensor& src, const at::Tensor& src_mask) {
   auto x = embed(src_embed_, src, 0);
   for (auto& layer : encoder_layers_) x = layer->forward(x, src_mask);
-  return encoder_norm_ ? encoder_norm_->forward(x) : x;
+  return encoder_norm_ ? ts::layer_norm(encoder_norm_, x) : x;
 }
 
 at::Tensor TransformerImpl::decode(const at::Tensor& tgt_in, const at::Tensor& memory, const at::Tensor& src_mask) {
   auto y = embed(tgt_embed_, tgt_in, 0);
   const auto tgt_mask = causal_mask(tgt_in.size(1), memory.options());
   for (auto& layer : decoder_layers_) y = layer->forward(y, memory, src_mask, tgt_mask);
-  return decoder_norm_ ? decoder_norm_->forward(y) : y;
+  return decoder_norm_ ? ts::layer_norm(decoder_norm_, y) : y;
 }
 
 at::Tensor TransformerImpl::decode_rows(const at::Tensor& tgt_in, const at::Tensor& memory, const at::Tensor& src_mask,
@@ -240,7 +240,7 @@ at::Tensor TransformerImpl::decode_rows(const at::Tensor& tgt_in, const at::Tens
   auto y = rows.gather(embed(tgt_embed_, tgt_in, 0));  // [N, D]
   const auto tgt_mask = causal_mask(tgt_in.size(1), memory.options());
   for (auto& layer : decoder_layers_) y = layer->forward_rows(y, rows, memory, src_mask, tgt_mask);
-  return decoder_norm_ ? decoder_norm_->forward(y) : y;
+  return decoder_norm_ ? ts::layer_norm(decoder_norm_, y) : y;
 }
 
 at::Tensor TransformerImpl::project(const at::Tensor& hidden) { return linear(hidden, output_weight_, output_bias_); }
