@@ -646,20 +646,13 @@ __attribute__((target("avx512f"))) void layer_norm_backward_rows_avx512(const fl
 
 constexpr std::int64_t kLayerNormBlock = 64;  // rows whose weight and bias gradients are summed together
 
-bool layer_norm_vectorised() {
-#if defined(__x86_64__)
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  return yes;
-#else
-  return false;
-#endif
-}
-
 bool layer_norm_is_ours(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) {
-  if (!at::GradMode::is_enabled() || !layer_norm_vectorised() || x.dim() < 1 || x.numel() == 0) return false;
+#if defined(__x86_64__)
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+#else
+  constexpr bool avx512 = false;
+#endif
+  if (!at::GradMode::is_enabled() || !avx512 || x.dim() < 1 || x.numel() == 0) return false;
   if (!(x.requires_grad() || weight.requires_grad() || bias.requires_grad())) return false;
   const std::int64_t d = x.size(-1);
   const auto is_vector = [d](const at::Tensor& t) {
