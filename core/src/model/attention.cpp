@@ -722,7 +722,7 @@ at::Tensor layer_norm(const at::Tensor& x, const at::Tensor& weight, const at::T
 
 at::Tensor layer_norm(torch::nn::LayerNorm module, const at::Tensor& x) {
   const auto& shape = module->options.normalized_shape();
-  if (shape.size() == 1 && layer_norm_is_ours(x, module->weight, module->bias) && shape[0] == x.size(-1))
+  if (shape.size() == 1 && layer_norm_is_ours(x, module->weight, module->bias))  // its weight [d] is x's width
     return LayerNormRows::apply(x, module->weight, module->bias, module->options.eps());
   return module->forward(x);
 }

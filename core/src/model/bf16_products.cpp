@@ -171,9 +171,9 @@ inline __m512i row_words_summing(const float* src, std::int64_t count, float* su
 
 // A [rows, cols] into pair words, rows rounded up to `row_multiple` (a multiple of 16 for tiles); the
 // rows past the end are 0, and so are the pairs past the end of a row where `pairs` is more than the
-// columns need. `sums` (cols floats, zeros) where given: each column of A added up in row order in fp32,
-// in the packing's pass where A's rows are contiguous (the backward's G, whose sums are the bias
-// gradient), else in one pass of its own.
+// columns need. `sums` (cols floats, zeros) where given, for A with contiguous rows only (the backward's
+// G, whose sums are the bias gradient): each column of A added up in row order in fp32 in the packing's
+// pass.
 void pack_a(const View& a, std::int64_t pairs, std::int64_t row_multiple, std::uint32_t* out, bool tiles = false,
             float* sums = nullptr) {
   const ALayout layout{pairs, tiles};
@@ -190,9 +190,6 @@ void pack_a(const View& a, std::int64_t pairs, std::int64_t row_multiple, std::u
     }
     return;
   }
-  if (sums)
-    for (std::int64_t i = 0; i < a.rows; ++i)
-      for (std::int64_t k = 0; k < a.cols; ++k) sums[k] += a.at(i, k);
   if (a.si == 1) {  // columns contiguous (A = Sᵀ): 16 pairs × 16 rows from two columns each, transposed
     __m512i v[16];
     for (std::int64_t p0 = 0; p0 < pairs; p0 += 16)
@@ -367,12 +364,11 @@ at::Tensor product(Bf16Kernel kernel, const at::Tensor& a, const at::Tensor& b, 
   bool done = false;
   auto c =
       detail::start_product("bf16_matmul", a, b, bias, bf16_kernel_available(kernel), bf16_kernel_name(kernel), done);
-  if (a_sums) *a_sums = at::zeros({a.size(1)}, a.options());
-  if (done) {
-    if (a_sums && a.numel() > 0) *a_sums = detail::column_sums(a);
-    return c;
-  }
-  float* sums = a_sums ? a_sums->data_ptr<float>() : nullptr;
+  // a's column sums in the pass that packs it where its rows are contiguous, else column_sums' own pass
+  const bool sums_in_packing = a_sums && !done && a.stride(1) == 1;
+  if (a_sums) *a_sums = sums_in_packing ? at::zeros({a.size(1)}, a.options()) : detail::column_sums(a);
+  if (done) return c;
+  float* sums = sums_in_packing ? a_sums->data_ptr<float>() : nullptr;
 #if TS_BF16_X86
   const auto contiguous_bias = bias.defined() ? bias.contiguous() : bias;
   const float* bias_data = contiguous_bias.defined() ? contiguous_bias.data_ptr<float>() : nullptr;
