@@ -9,6 +9,7 @@
 
 #include <torch/nn/init.h>
 
+#include "ts/model/embedding_rows.h"
 #include "ts/model/packed_transformer.h"
 #include "ts/model/size.h"
 #include "ts/text/vocab.h"
@@ -218,7 +219,7 @@ at::Tensor TransformerImpl::positions(std::int64_t offset, std::int64_t length, 
 }
 
 at::Tensor TransformerImpl::embed(torch::nn::Embedding& table, const at::Tensor& tokens, std::int64_t offset) {
-  auto x = table->forward(tokens) * embed_scale_;  // [B, L, D]
+  auto x = embedding_lookup(table->weight, tokens, embed_scale_);  // [B, L, D]
   return fast_dropout(dropout_, x + positions(offset, tokens.size(1), tokens.device()));
 }
 

@@ -25,6 +25,7 @@
 #include "ts/model/errors.h"
 #include "ts/model/mode_guard.h"
 #include "ts/model/bf16_products.h"
+#include "ts/model/embedding_rows.h"
 #include "ts/model/fp16_products.h"
 #include "ts/model/packed_weights.h"
 #include "ts/model/precision.h"
@@ -208,8 +209,10 @@ double forward_backward_batch(Transformer& model, const std::vector<Example>& ex
   };
   const int n = std::max(1, std::min(shares, static_cast<int>(rows.size())));
   if (n == 1) {
+    EmbeddingRowGradients embedding_rows;
     const auto loss = share_loss(rows);
     (loss * scale).backward();
+    embedding_rows.add_to_grads(parameters);
     return loss.item<double>();
   }
   std::vector<std::uint64_t> seeds(static_cast<std::size_t>(n));
@@ -225,9 +228,11 @@ double forward_backward_batch(Transformer& model, const std::vector<Example>& ex
     const auto i = static_cast<std::size_t>(k);
     DropoutSeeds share_seeds(seeds[i]);
     PackedWeightsScope packed(bf16 || fp16 ? weights : nullptr);
+    EmbeddingRowGradients embedding_rows;
     const auto loss = share_loss(shard_of(rows, k, n));
     grads[i] = torch::autograd::grad({loss * scale}, parameters, {}, /*retain_graph=*/false, /*create_graph=*/false,
                                      /*allow_unused=*/true);
+    embedding_rows.add_to(parameters, grads[i]);
     losses[i] = loss.item<double>();
   });
   // The shares' gradients add up in the first share's tensor, which then becomes the parameter's
