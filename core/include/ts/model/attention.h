@@ -122,9 +122,11 @@ struct RealRows {
   /// The rows of `tokens` [B, T] that are not `pad`.
   static RealRows of(const at::Tensor& tokens, std::int64_t pad);
   std::int64_t count() const { return index.size(0); }
-  /// x [B, T, C] -> [N, C].
+  /// x [B, T, C] -> [N, C]. On the CPU its gradient is scattered back in one pass (no zeroed tensor
+  /// then index_add, as LibTorch's index_select backward makes).
   at::Tensor gather(const at::Tensor& x) const;
-  /// y [N, C] -> [B, T, C], zeros at the padded positions (with gradients both ways).
+  /// y [N, C] -> [B, T, C], zeros at the padded positions (with gradients both ways). On the CPU one
+  /// pass writes each row once: the real rows copied, the padded ones zeroed.
   at::Tensor scatter(const at::Tensor& y) const;
 };
 
