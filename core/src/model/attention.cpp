@@ -907,11 +907,11 @@ at::Tensor scatter_rows(const at::Tensor& y, const at::Tensor& index, std::int64
   return out;
 }
 
-// Where scatter_rows and its inverse apply: a CPU matrix of any dtype, a contiguous long index of `rows`
-// entries (RealRows' are ascending).
-bool rows_apply(const at::Tensor& x, const at::Tensor& index, std::int64_t rows) {
+// Where scatter_rows and its inverse apply: a CPU matrix of any dtype and a contiguous long index on the
+// CPU (RealRows' are ascending).
+bool rows_apply(const at::Tensor& x, const at::Tensor& index) {
   return x.device().is_cpu() && x.dim() == 2 && index.device().is_cpu() && index.scalar_type() == at::kLong &&
-         index.dim() == 1 && index.is_contiguous() && index.size(0) == rows;
+         index.dim() == 1 && index.is_contiguous();
 }
 
 struct ScatterRows : public torch::autograd::Function<ScatterRows> {
@@ -944,13 +944,14 @@ struct GatherRows : public torch::autograd::Function<GatherRows> {
 
 at::Tensor RealRows::gather(const at::Tensor& x) const {
   const auto flat = x.reshape({-1, x.size(-1)});
-  if (rows_apply(flat, index, index.size(0))) return GatherRows::apply(flat, index);
+  if (rows_apply(flat, index)) return GatherRows::apply(flat, index);
   return flat.index_select(0, index);
 }
 
 at::Tensor RealRows::scatter(const at::Tensor& y) const {
   const std::int64_t total = batch * length;
-  if (rows_apply(y, index, y.size(0))) return ScatterRows::apply(y, index, total).view({batch, length, y.size(-1)});
+  if (rows_apply(y, index) && index.size(0) == y.size(0))
+    return ScatterRows::apply(y, index, total).view({batch, length, y.size(-1)});
   const auto zeros = at::zeros({total, y.size(-1)}, y.options());
   return at::index_copy(zeros, 0, index, y).view({batch, length, y.size(-1)});
 }
