@@ -9,6 +9,8 @@
 //   ts_bench_train_ops --step-tail [VOCAB]          (the step's tail alone, below; vocabulary 8000)
 //   ts_bench_train_ops --tiles [ROWS]               (the AMX tiles' products alone, below; a share of ROWS
 //                                                   tokens, 352 by default)
+//   ts_bench_train_ops --output-loss [ROWS] [VOCAB] [D]  (the output layer and the loss on bf16 products,
+//                                                   two nodes against one, below; 416 8000 192)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -154,6 +156,43 @@ void tiles(std::int64_t rows) {
                 static_cast<long long>(s.n), static_cast<long long>(s.k), ms, rate);
   }
 }
+// The output layer and the loss, forward and backward, on one thread (a share of the batch) on bf16
+// products, on each kernel the CPU has: bf16_linear then smoothed_cross_entropy_sum (two nodes: the
+// loss writes G [ROWS, VOCAB] whole, both backward products pack it) against
+// projected_cross_entropy_sum (one node: G made and packed 32 rows at a time). Label smoothing 0.1,
+// every 7th row padding; the median of 20, and the gradients compared bit for bit.
+void output_loss(std::int64_t rows, std::int64_t vocab, std::int64_t d) {
+  const int threads = at::get_num_threads();
+  at::set_num_threads(1);
+  at::manual_seed(3);
+  const auto hidden0 = at::randn({rows, d}), weight0 = at::randn({vocab, d}) * 0.1, bias0 = at::zeros({vocab});
+  auto targets = at::randint(1, vocab, {rows}, at::kLong);
+  targets.index_put_({at::arange(0, rows, 7)}, 0);
+  for (const auto kernel : {ts::Bf16Kernel::kDotProducts, ts::Bf16Kernel::kTiles}) {
+    if (!ts::bf16_kernel_available(kernel)) continue;
+    const ts::Bf16KernelScope on(kernel);
+    const ts::Bf16ProductsScope products;
+    std::vector<at::Tensor> grads[2];
+    const auto run = [&](bool fused) {
+      auto h = hidden0.detach().requires_grad_(true), w = weight0.detach().requires_grad_(true),
+           b = bias0.detach().requires_grad_(true);
+      const auto loss = fused ? ts::projected_cross_entropy_sum(h, w, b, targets, 0, 0.1)
+                              : ts::smoothed_cross_entropy_sum(ts::bf16_linear(h, w, b), targets, 0, 0.1);
+      torch::autograd::backward({loss});
+      grads[fused ? 1 : 0] = {h.grad(), w.grad(), b.grad()};
+    };
+    const double two = median_ms([&] { run(false); });
+    const double one = median_ms([&] { run(true); });
+    bool same = true;
+    for (std::size_t i = 0; i < 3; ++i) same = same && at::equal(grads[0][i], grads[1][i]);
+    std::printf(
+        "output layer and loss, %s, %lld rows x %lld, d %lld, one thread: two nodes %7.2f ms   one node "
+        "%7.2f ms   %.2fx   gradients %s\n",
+        ts::bf16_kernel_name(kernel), static_cast<long long>(rows), static_cast<long long>(vocab),
+        static_cast<long long>(d), two, one, two / one, same ? "the same bits" : "DIFFER");
+  }
+  at::set_num_threads(threads);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -165,6 +204,15 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::string(argv[1]) == "--tiles") {
     tiles(argc > 2 ? std::atoll(argv[2]) : 352);
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--output-loss") {
+    if (!ts::bf16_dot_products_available()) {
+      std::printf("this CPU has no AVX-512 BF16 dot products\n");
+      return 0;
+    }
+    output_loss(argc > 2 ? std::atoll(argv[2]) : 416, argc > 3 ? std::atoll(argv[3]) : 8000,
+                argc > 4 ? std::atoll(argv[4]) : 192);
     return 0;
   }
   const std::int64_t tokens = argc > 1 ? std::atoll(argv[1]) : 1000;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -15,6 +16,7 @@
 #include <torch/csrc/autograd/autograd.h>
 
 #include "ts/model/attention.h"
+#include "ts/model/packed_weights.h"
 #include "weights_packed_once.h"
 
 namespace ts {
@@ -245,6 +247,65 @@ TEST(Bf16Products, TheScopeTurnsTheModelsLinearLayersIntoBf16ProductsOnItsThread
     EXPECT_FALSE(other_thread);
   }
   EXPECT_FALSE(bf16_products_enabled());
+}
+
+// A caller that makes G in bands of rows (the training loss) gets the gradients bf16_linear's backward
+// gives for the whole G, bit for bit, on every kernel: G's rows around a band's 32 (one band, a short
+// last band, several), its columns around blocks of 16 and a tile's 32 values, with and without weights
+// packed once a step.
+TEST(Bf16Products, TheLinearGradientsFromBandsOfGAreTheWholeGsBitForBit) {
+  SKIP_WITHOUT_DOT_PRODUCTS();
+  at::manual_seed(13);
+  constexpr std::int64_t kBand = Bf16LinearGradients::kBandRows;
+  for (const auto kernel : kernels()) {
+    const Bf16KernelScope on(kernel);
+    for (const bool packed_weights : {false, true})
+      for (const std::int64_t m : {1, 31, 32, 33, 77, 96})
+        for (const std::int64_t n : {1, 17, 33, 333})
+          for (const std::int64_t in : {8, 40}) {
+            const std::string shape = std::string(bf16_kernel_name(kernel)) + " " + std::to_string(m) + "x" +
+                                      std::to_string(n) + "x" + std::to_string(in) +
+                                      (packed_weights ? " packed once" : "");
+            PackedWeights weights;
+            PackedWeightsScope scope(packed_weights ? &weights : nullptr);
+            const auto x = at::randn({m, in}).requires_grad_(true);
+            const auto w = at::randn({n, in}).requires_grad_(true);
+            const auto b = at::randn({n}).requires_grad_(true);
+            const auto g = at::randn({m, n}) * 10;
+            torch::autograd::backward({bf16_linear(x, w, b)}, {g});
+            Bf16LinearGradients bands(m, n);
+            for (std::int64_t r0 = 0; r0 < m; r0 += kBand)
+              bands.add_band(g.data_ptr<float>() + r0 * n, std::min(kBand, m - r0));
+            EXPECT_TRUE(at::equal(bands.input_gradient(w.detach()), x.grad())) << shape << " dX";
+            EXPECT_TRUE(at::equal(bands.weight_gradient(x.detach()), w.grad())) << shape << " dW";
+            EXPECT_TRUE(at::equal(bands.bias_gradient(), b.grad())) << shape << " db";
+          }
+  }
+}
+
+TEST(Bf16Products, TheLinearGradientsRefuseBandsOutOfTurnAndAnswersBeforeTheLastBand) {
+  SKIP_WITHOUT_DOT_PRODUCTS();
+  const auto g = at::randn({70, 9});
+  const float* rows = g.data_ptr<float>();
+  {
+    Bf16LinearGradients bands(70, 9);
+    EXPECT_THROW(Bf16LinearGradients(5, 9), std::logic_error);  // one alive per thread
+    EXPECT_THROW(bands.add_band(rows, 31), std::logic_error);   // short, not the last
+    bands.add_band(rows, 32);
+    EXPECT_THROW(bands.input_gradient(at::randn({9, 4})), std::logic_error);  // 32 of 70 rows
+    EXPECT_THROW(bands.bias_gradient(), std::logic_error);
+    EXPECT_THROW(bands.add_band(rows, 40), std::logic_error);  // past the rows
+    bands.add_band(rows + 32 * 9, 32);
+    bands.add_band(rows + 64 * 9, 6);
+    EXPECT_THROW(bands.add_band(rows, 1), std::logic_error);
+    EXPECT_THROW(bands.input_gradient(at::randn({8, 4})), std::invalid_argument);  // 9 outputs
+    EXPECT_THROW(bands.weight_gradient(at::randn({69, 4})), std::invalid_argument);
+    EXPECT_EQ(bands.weight_gradient(at::randn({70, 4})).sizes(), (std::vector<std::int64_t>{9, 4}));
+  }
+  Bf16LinearGradients again(0, 9);  // the first one gone; no rows: zero gradients
+  EXPECT_TRUE(at::equal(again.input_gradient(at::randn({9, 4})), at::zeros({0, 4})));
+  EXPECT_TRUE(at::equal(again.weight_gradient(at::randn({0, 4})), at::zeros({9, 4})));
+  EXPECT_THROW(Bf16LinearGradients(-1, 2), std::invalid_argument);
 }
 
 TEST(Bf16Products, PreferredOnlyWhereTheDotProductsExist) {

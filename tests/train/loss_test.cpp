@@ -9,6 +9,10 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
+
+#include "ts/model/bf16_products.h"
 
 namespace ts {
 namespace {
@@ -82,6 +86,49 @@ TEST(SmoothedCrossEntropy, WideRowsAndExtremeLogitsMatchLibTorch) {
     theirs.backward();
     EXPECT_TRUE(at::allclose(a.grad(), b.grad(), 1e-4, 1e-6)) << smoothing;
   }
+}
+
+// Where the thread trains on bf16 products, the output layer and the loss are one node whose backward
+// packs G band by band: the loss and the three gradients are those of bf16_linear and the loss as two
+// nodes, bit for bit, on every kernel, with and without smoothing, padding rows, rows around the bands
+// of 32 and a vocabulary that ends inside a block of 16 columns.
+TEST(SmoothedCrossEntropy, TheOutputLayerAndTheLossInOneNodeEqualTheTwoNodesBitForBit) {
+  if (!bf16_dot_products_available()) GTEST_SKIP() << "this CPU has no AVX-512 BF16 dot products";
+  for (const auto kernel : {Bf16Kernel::kDotProducts, Bf16Kernel::kTiles}) {
+    if (!bf16_kernel_available(kernel)) continue;
+    const Bf16KernelScope on(kernel);
+    for (const std::int64_t n : {2, 32, 77})  // row 0 is padding (example)
+      for (const double smoothing : {0.0, 0.1}) {
+        const std::string what = std::string(bf16_kernel_name(kernel)) + " rows " + std::to_string(n) + " smoothing " +
+                                 std::to_string(smoothing);
+        const auto [hidden0, targets] = example(n, 36);  // hidden [n, 36]; targets below 36 of 1,001
+        const auto weight0 = at::randn({1001, 36}) * 0.3, bias0 = at::randn({1001}) * 0.1;
+        std::vector<at::Tensor> got, want;
+        at::Tensor got_loss, want_loss;
+        for (const bool fused : {true, false}) {
+          auto h = hidden0.clone().requires_grad_(true), w = weight0.clone().requires_grad_(true),
+               b = bias0.clone().requires_grad_(true);
+          Bf16ProductsScope products;
+          const auto loss = fused ? projected_cross_entropy_sum(h, w, b, targets, kPad, smoothing)
+                                  : smoothed_cross_entropy_sum(bf16_linear(h, w, b), targets, kPad, smoothing);
+          (loss * 0.25).backward();
+          (fused ? got_loss : want_loss) = loss.detach();
+          (fused ? got : want) = {h.grad(), w.grad(), b.grad()};
+        }
+        EXPECT_TRUE(at::equal(got_loss, want_loss)) << what;
+        EXPECT_TRUE(at::equal(got[0], want[0])) << what << " hidden";
+        EXPECT_TRUE(at::equal(got[1], want[1])) << what << " weight";
+        EXPECT_TRUE(at::equal(got[2], want[2])) << what << " bias";
+        EXPECT_GT(got[1].abs().sum().item<double>(), 0.0) << what;
+      }
+  }
+}
+
+TEST(SmoothedCrossEntropy, TheOutputLayerAndTheLossWithoutBf16ProductsAreTsLinearAndTheLoss) {
+  const auto [hidden, targets] = example(9, 12);
+  const auto weight = at::randn({40, 12}), bias = at::randn({40});
+  EXPECT_TRUE(at::equal(projected_cross_entropy_sum(hidden, weight, bias, targets, kPad, 0.1),
+                        smoothed_cross_entropy_sum(at::linear(hidden, weight, bias), targets, kPad, 0.1)));
 }
 
 TEST(SmoothedCrossEntropy, ATargetOutsideTheVocabularyIsAnErrorNotARead) {

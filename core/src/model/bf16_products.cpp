@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -300,13 +301,32 @@ const std::uint32_t* packed_b(const View& b, std::int64_t pairs, const std::uint
   return bp;
 }
 
-void multiply(const View& a, const View& b, const float* bias, float* c, const std::uint32_t* packed, float* a_sums) {
-  const std::int64_t m = a.rows, n = b.cols, pairs = pairs_for(Bf16Kernel::kDotProducts, a.cols);
+// Gᵀ's rows from rows [r0, r0 + count) of G ([count, n] contiguous at g, r0 a multiple of 32): the 16 pair
+// words from pair r0 / 2 on of every row of Gᵀ in `layout` (n rows), as pack_a packs Gᵀ whole (its
+// transposed case), the pairs past G's rows 0.
+void pack_transposed_band(const float* g, std::int64_t count, std::int64_t n, std::int64_t r0, const ALayout& layout,
+                          std::uint32_t* out) {
+  const std::int64_t p0 = r0 / 2;
+  const __mmask16 pairs_mask = first(layout.pairs - p0);
+  __m512i v[16];
+  for (std::int64_t i0 = 0; i0 < n; i0 += 16) {
+    const __mmask16 columns = first(n - i0);
+    for (std::int64_t q = 0; q < 16; ++q) {
+      const std::int64_t k = 2 * q;
+      const __m512 low = k < count ? _mm512_maskz_loadu_ps(columns, g + k * n + i0) : _mm512_setzero_ps();
+      const __m512 high = k + 1 < count ? _mm512_maskz_loadu_ps(columns, g + (k + 1) * n + i0) : _mm512_setzero_ps();
+      v[q] = pair_words(low, high);
+    }
+    transpose16(v);
+    for (std::int64_t j = 0; j < 16 && i0 + j < n; ++j)
+      _mm512_mask_storeu_epi32(out + layout.at(i0 + j, p0), pairs_mask, v[j]);
+  }
+}
+
+// C [m, n] = packed A (m rows, pack_a with kRows) times packed B (n columns), both `pairs` words a row.
+void multiply_packed(const std::uint32_t* ap, std::int64_t m, const std::uint32_t* bp, std::int64_t n,
+                     std::int64_t pairs, const float* bias, float* c) {
   const std::int64_t row_blocks = (m + kRows - 1) / kRows, column_blocks = column_blocks_of(n);
-  thread_local std::vector<std::uint32_t> a_buffer;
-  std::uint32_t* ap = scratch(a_buffer, row_blocks * kRows * pairs);
-  pack_a(a, pairs, kRows, ap, /*tiles=*/false, a_sums);
-  const std::uint32_t* bp = packed_b(b, pairs, packed);
   // Three column blocks at a time over every row block: their packed B (3 × pairs × 64 bytes) stays in
   // the core's cache while the rows stream past.
   for (std::int64_t cb = 0; cb < column_blocks; cb += 3) {
@@ -326,6 +346,14 @@ void multiply(const View& a, const View& b, const float* bias, float* c, const s
   }
 }
 
+void multiply(const View& a, const View& b, const float* bias, float* c, const std::uint32_t* packed, float* a_sums) {
+  const std::int64_t m = a.rows, pairs = pairs_for(Bf16Kernel::kDotProducts, a.cols);
+  thread_local std::vector<std::uint32_t> a_buffer;
+  std::uint32_t* ap = scratch(a_buffer, (m + kRows - 1) / kRows * kRows * pairs);
+  pack_a(a, pairs, kRows, ap, /*tiles=*/false, a_sums);
+  multiply_packed(ap, m, packed_b(b, pairs, packed), b.cols, pairs, bias, c);
+}
+
 #if defined(__clang__)
 #pragma clang attribute pop
 #else
@@ -336,18 +364,22 @@ void multiply(const View& a, const View& b, const float* bias, float* c, const s
 #if TS_BF16_X86
 // AMX (ts/host/amx_tiles.h): A packed in its bands of tiles, B's blocks are already tiles, the bias
 // padded to whole column blocks (tile loads read 16 floats).
-void multiply_tiles(const View& a, const View& b, const float* bias, float* c, const std::uint32_t* packed,
-                    float* a_sums) {
-  const std::int64_t m = a.rows, n = b.cols;
-  const std::int64_t pairs = pairs_for(Bf16Kernel::kTiles, a.cols);
-  thread_local std::vector<std::uint32_t> a_buffer;
+// C [m, n] = packed A (m rows in bands of tiles) times packed B (n columns), both `pairs` words a row.
+void multiply_tiles_packed(const std::uint32_t* ap, std::int64_t m, const std::uint32_t* bp, std::int64_t n,
+                           std::int64_t pairs, const float* bias, float* c) {
   thread_local std::vector<float> bias_buffer;
-  std::uint32_t* ap = scratch(a_buffer, amx::packed_a_words(m, pairs));
-  pack_a(a, pairs, amx::kRowMultiple, ap, /*tiles=*/true, a_sums);
-  const std::uint32_t* bp = packed_b(b, pairs, packed);
   bias_buffer.assign(static_cast<std::size_t>((column_blocks_of(n) + 1) * kColumns), 0.0f);
   if (bias) std::copy(bias, bias + n, bias_buffer.begin());
   amx::multiply(ap, m, bp, n, pairs, bias_buffer.data(), c);
+}
+
+void multiply_tiles(const View& a, const View& b, const float* bias, float* c, const std::uint32_t* packed,
+                    float* a_sums) {
+  const std::int64_t m = a.rows, pairs = pairs_for(Bf16Kernel::kTiles, a.cols);
+  thread_local std::vector<std::uint32_t> a_buffer;
+  std::uint32_t* ap = scratch(a_buffer, amx::packed_a_words(m, pairs));
+  pack_a(a, pairs, amx::kRowMultiple, ap, /*tiles=*/true, a_sums);
+  multiply_tiles_packed(ap, m, packed_b(b, pairs, packed), b.cols, pairs, bias, c);
 }
 #endif  // TS_BF16_X86
 
@@ -356,6 +388,23 @@ View view_of(const at::Tensor& t) { return View{t.data_ptr<float>(), t.size(0), 
 }  // namespace
 
 namespace {
+
+#if TS_BF16_X86
+// b (a view of a layer's weight) packed as B for `kernel` through this thread's PackedWeights, once a
+// step; nullptr where the thread has none (the product packs b itself).
+const std::uint32_t* weight_packing(Bf16Kernel kernel, const at::Tensor& b) {
+  PackedWeights* weights = current_packed_weights();
+  if (!weights) return nullptr;
+  const View bv = view_of(b);
+  const std::int64_t pairs = pairs_for(kernel, bv.rows), blocks = column_blocks_of(bv.cols);
+  constexpr std::int64_t kChunk = 8;  // column blocks a chunk: 128 columns
+  return weights->get({b.data_ptr(), bv.rows, bv.cols, bv.si, bv.sk, pairs}, static_cast<std::uint32_t>(b._version()),
+                      blocks * pairs * kColumns, (blocks + kChunk - 1) / kChunk,
+                      [&](std::int64_t chunk, std::uint32_t* out) {
+                        pack_b(bv, pairs, out, chunk * kChunk, std::min(blocks, (chunk + 1) * kChunk));
+                      });
+}
+#endif
 
 // bf16_matmul_on; `weight`: b is (a view of) a layer's weight, packed through this thread's
 // PackedWeights where it has one; `a_sums` where given: set to a's column sums.
@@ -373,16 +422,7 @@ at::Tensor product(Bf16Kernel kernel, const at::Tensor& a, const at::Tensor& b, 
   const auto contiguous_bias = bias.defined() ? bias.contiguous() : bias;
   const float* bias_data = contiguous_bias.defined() ? contiguous_bias.data_ptr<float>() : nullptr;
   const View bv = view_of(b);
-  const std::uint32_t* packed = nullptr;
-  if (PackedWeights* weights = weight ? current_packed_weights() : nullptr) {
-    const std::int64_t pairs = pairs_for(kernel, bv.rows), blocks = column_blocks_of(bv.cols);
-    constexpr std::int64_t kChunk = 8;  // column blocks a chunk: 128 columns
-    packed = weights->get({b.data_ptr(), bv.rows, bv.cols, bv.si, bv.sk, pairs},
-                          static_cast<std::uint32_t>(b._version()), blocks * pairs * kColumns,
-                          (blocks + kChunk - 1) / kChunk, [&](std::int64_t chunk, std::uint32_t* out) {
-                            pack_b(bv, pairs, out, chunk * kChunk, std::min(blocks, (chunk + 1) * kChunk));
-                          });
-  }
+  const std::uint32_t* packed = weight ? weight_packing(kernel, b) : nullptr;
   if (kernel == Bf16Kernel::kTiles)
     multiply_tiles(view_of(a), bv, bias_data, c.data_ptr<float>(), packed, sums);
   else
@@ -410,6 +450,99 @@ at::Tensor bf16_weight_matmul(const at::Tensor& a, const at::Tensor& b, const at
 
 at::Tensor bf16_weight_matmul_summing(const at::Tensor& a, const at::Tensor& b, at::Tensor& a_column_sums) {
   return product(bf16_kernel(), a, b, at::Tensor(), /*weight=*/true, &a_column_sums);
+}
+
+namespace {
+// Bf16LinearGradients' packings of G and Gᵀ, reused from step to step on each thread.
+thread_local std::vector<std::uint32_t> gradient_rows_buffer, gradient_columns_buffer;
+thread_local bool gradients_in_use = false;
+}  // namespace
+
+Bf16LinearGradients::Bf16LinearGradients(std::int64_t rows, std::int64_t outputs)
+    : kernel_(bf16_kernel()), rows_(rows), outputs_(outputs) {
+  if (rows < 0 || outputs < 0) throw std::invalid_argument("Bf16LinearGradients: negative size");
+  if (!bf16_kernel_available(kernel_))
+    throw std::runtime_error(std::string("Bf16LinearGradients: this CPU has no ") + bf16_kernel_name(kernel_));
+  if (gradients_in_use) throw std::logic_error("Bf16LinearGradients: another one is alive on this thread");
+  output_pairs_ = pairs_for(kernel_, outputs);
+  row_pairs_ = pairs_for(kernel_, rows);
+  const bool tiles = kernel_ == Bf16Kernel::kTiles;
+  const std::int64_t multiple = tiles ? amx::kRowMultiple : kRows;
+  const auto padded = [multiple](std::int64_t n) { return (n + multiple - 1) / multiple * multiple; };
+  g_ = scratch(gradient_rows_buffer, padded(rows) * output_pairs_);
+  gt_ = scratch(gradient_columns_buffer, padded(outputs) * row_pairs_);
+  // Gᵀ's rows past `outputs` are zeros (the bands write the real ones; G's padding is pack_a's).
+  std::fill(gt_ + outputs * row_pairs_, gt_ + padded(outputs) * row_pairs_, 0u);
+  sums_ = at::zeros({outputs}, at::TensorOptions().dtype(at::kFloat));
+  gradients_in_use = true;
+}
+
+Bf16LinearGradients::~Bf16LinearGradients() { gradients_in_use = false; }
+
+void Bf16LinearGradients::add_band(const float* band, std::int64_t count) {
+  if (count <= 0 || added_ + count > rows_ || (added_ % kBandRows) != 0 ||
+      (count < kBandRows && added_ + count != rows_))
+    throw std::logic_error("Bf16LinearGradients::add_band: bands of " + std::to_string(kBandRows) +
+                           " rows in order, only the last shorter");
+#if TS_BF16_X86
+  const bool tiles = kernel_ == Bf16Kernel::kTiles;
+  pack_a(View{band, count, outputs_, outputs_, 1}, output_pairs_, tiles ? amx::kRowMultiple : kRows,
+         g_ + added_ * output_pairs_, tiles, sums_.data_ptr<float>());
+  pack_transposed_band(band, count, outputs_, added_, ALayout{row_pairs_, tiles}, gt_);
+#else
+  (void)band;
+#endif
+  added_ += count;
+}
+
+void Bf16LinearGradients::check_complete(const char* what) const {
+  if (added_ != rows_)
+    throw std::logic_error(std::string("Bf16LinearGradients::") + what + ": " + std::to_string(added_) + " of " +
+                           std::to_string(rows_) + " rows given");
+}
+
+at::Tensor Bf16LinearGradients::input_gradient(const at::Tensor& weight) const {
+  check_complete("input_gradient");
+  if (weight.dim() != 2 || weight.size(0) != outputs_ || weight.scalar_type() != at::kFloat ||
+      !weight.device().is_cpu())
+    throw std::invalid_argument("Bf16LinearGradients::input_gradient: expected an fp32 CPU weight [" +
+                                std::to_string(outputs_) + ", in]");
+  auto c = at::empty({rows_, weight.size(1)}, weight.options());
+  if (c.numel() == 0) return c;
+  if (outputs_ == 0) return c.zero_();
+#if TS_BF16_X86
+  const View bv = view_of(weight);
+  const std::uint32_t* bp = packed_b(bv, output_pairs_, weight_packing(kernel_, weight));
+  if (kernel_ == Bf16Kernel::kTiles)
+    multiply_tiles_packed(g_, rows_, bp, bv.cols, output_pairs_, nullptr, c.data_ptr<float>());
+  else
+    multiply_packed(g_, rows_, bp, bv.cols, output_pairs_, nullptr, c.data_ptr<float>());
+#endif
+  return c;
+}
+
+at::Tensor Bf16LinearGradients::weight_gradient(const at::Tensor& x) const {
+  check_complete("weight_gradient");
+  if (x.dim() != 2 || x.size(0) != rows_ || x.scalar_type() != at::kFloat || !x.device().is_cpu())
+    throw std::invalid_argument("Bf16LinearGradients::weight_gradient: expected an fp32 CPU x [" +
+                                std::to_string(rows_) + ", in]");
+  auto c = at::empty({outputs_, x.size(1)}, x.options());
+  if (c.numel() == 0) return c;
+  if (rows_ == 0) return c.zero_();
+#if TS_BF16_X86
+  const View bv = view_of(x);
+  const std::uint32_t* bp = packed_b(bv, row_pairs_, nullptr);
+  if (kernel_ == Bf16Kernel::kTiles)
+    multiply_tiles_packed(gt_, outputs_, bp, bv.cols, row_pairs_, nullptr, c.data_ptr<float>());
+  else
+    multiply_packed(gt_, outputs_, bp, bv.cols, row_pairs_, nullptr, c.data_ptr<float>());
+#endif
+  return c;
+}
+
+at::Tensor Bf16LinearGradients::bias_gradient() const {
+  check_complete("bias_gradient");
+  return sums_;
 }
 
 namespace {

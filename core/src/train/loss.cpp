@@ -2,6 +2,9 @@
 // The training loss in one autograd node (see ts/train/loss.h).
 #include "ts/train/loss.h"
 
+#include "ts/model/attention.h"
+#include "ts/model/bf16_products.h"
+
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/csrc/autograd/custom_function.h>
@@ -11,6 +14,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #define TS_LOSS_X86 1
@@ -106,39 +110,64 @@ bool row_kernels_available() {
   return available;
 }
 
+// The summed loss over fp32 contiguous logits [N, V] with int64 targets [N]; `lse` set to the rows'
+// log-sum-exp [N].
+at::Tensor row_losses(const at::Tensor& logits, const at::Tensor& targets64, std::int64_t pad, double smoothing,
+                      at::Tensor& lse) {
+  const std::int64_t n = logits.size(0), v = logits.size(1);
+  lse = at::empty({n}, logits.options());
+  auto per_row = at::empty({n}, logits.options().dtype(at::kDouble));
+  const float* x = logits.data_ptr<float>();
+  const std::int64_t* t = targets64.data_ptr<std::int64_t>();
+  float* l = lse.data_ptr<float>();
+  double* out = per_row.data_ptr<double>();
+  at::parallel_for(0, n, 8, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t r = begin; r < end; ++r) {
+      const float* row = x + r * v;
+      const auto sums = row_sums(row, v);
+      const float log_sum = sums.max + std::log(row_exp_sum(row, v, sums.max));
+      l[r] = log_sum;
+      if (t[r] == pad) {
+        out[r] = 0;
+        continue;
+      }
+      if (t[r] < 0 || t[r] >= v)
+        throw std::out_of_range("smoothed_cross_entropy_sum: target " + std::to_string(t[r]) + " outside the " +
+                                std::to_string(v) + " logits of a row");
+      out[r] = (1.0 - smoothing) * (static_cast<double>(log_sum) - row[t[r]]) +
+               smoothing * (static_cast<double>(log_sum) - static_cast<double>(sums.sum) / static_cast<double>(v));
+    }
+  });
+  return per_row.sum().to(at::kFloat);
+}
+
+// The gradient of rows [begin, end) of the summed loss times g, from the logits x [N, V], the rows'
+// log-sum-exp l and targets t, into out ([end - begin, V]): padded rows 0.
+void gradient_rows(const float* x, std::int64_t v, const float* l, const std::int64_t* t, std::int64_t pad, float g,
+                   double smoothing, std::int64_t begin, std::int64_t end, float* out) {
+  const float floor = static_cast<float>(smoothing / static_cast<double>(v));
+  for (std::int64_t r = begin; r < end; ++r) {
+    float* row = out + (r - begin) * v;
+    if (t[r] == pad) {
+      std::fill(row, row + v, 0.0f);
+      continue;
+    }
+    row_gradient(x + r * v, v, l[r], g, floor, row);
+    row[t[r]] -= g * static_cast<float>(1.0 - smoothing);
+  }
+}
+
 // The rows' log-sum-exp [N] and the summed loss, for fp32 contiguous logits [N, V].
 struct RowLoss : public torch::autograd::Function<RowLoss> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& logits, const at::Tensor& targets,
                             std::int64_t pad, double smoothing) {
-    const std::int64_t n = logits.size(0), v = logits.size(1);
-    auto lse = at::empty({n}, logits.options());
-    auto per_row = at::empty({n}, logits.options().dtype(at::kDouble));
     const auto targets64 = targets.to(at::kLong).contiguous();
-    const float* x = logits.data_ptr<float>();
-    const std::int64_t* t = targets64.data_ptr<std::int64_t>();
-    float* l = lse.data_ptr<float>();
-    double* out = per_row.data_ptr<double>();
-    at::parallel_for(0, n, 8, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t r = begin; r < end; ++r) {
-        const float* row = x + r * v;
-        const auto sums = row_sums(row, v);
-        const float log_sum = sums.max + std::log(row_exp_sum(row, v, sums.max));
-        l[r] = log_sum;
-        if (t[r] == pad) {
-          out[r] = 0;
-          continue;
-        }
-        if (t[r] < 0 || t[r] >= v)
-          throw std::out_of_range("smoothed_cross_entropy_sum: target " + std::to_string(t[r]) + " outside the " +
-                                  std::to_string(v) + " logits of a row");
-        out[r] = (1.0 - smoothing) * (static_cast<double>(log_sum) - row[t[r]]) +
-                 smoothing * (static_cast<double>(log_sum) - static_cast<double>(sums.sum) / static_cast<double>(v));
-      }
-    });
+    at::Tensor lse;
+    auto loss = row_losses(logits, targets64, pad, smoothing, lse);
     ctx->save_for_backward({logits, lse, targets64});
     ctx->saved_data["pad"] = pad;
     ctx->saved_data["smoothing"] = smoothing;
-    return per_row.sum().to(at::kFloat);
+    return loss;
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
@@ -156,19 +185,54 @@ struct RowLoss : public torch::autograd::Function<RowLoss> {
     const float* l = lse.data_ptr<float>();
     const std::int64_t* t = targets.data_ptr<std::int64_t>();
     float* out = gradient.data_ptr<float>();
-    const float floor = static_cast<float>(smoothing / static_cast<double>(v));
     at::parallel_for(0, n, 8, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t r = begin; r < end; ++r) {
-        float* row = out + r * v;
-        if (t[r] == pad) {
-          std::fill(row, row + v, 0.0f);
-          continue;
-        }
-        row_gradient(x + r * v, v, l[r], g, floor, row);
-        row[t[r]] -= g * static_cast<float>(1.0 - smoothing);
-      }
+      gradient_rows(x, v, l, t, pad, g, smoothing, begin, end, out + begin * v);
     });
     return {gradient, at::Tensor(), at::Tensor(), at::Tensor()};
+  }
+};
+
+// The output layer and the loss in one node, where the thread trains on bf16 products: forward is
+// bf16_linear's product and RowLoss; backward writes G a band of rows at a time into a buffer the core
+// keeps in its cache and hands each band to Bf16LinearGradients, which packs it for both products. G
+// (rows × vocabulary in fp32, 16 MB for 500 rows of 8,000) was written whole by RowLoss, then read by
+// both packings: about 80 MB of memory traffic a share, about 32 MB now.
+struct OutputLoss : public torch::autograd::Function<OutputLoss> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& hidden, const at::Tensor& weight,
+                            const at::Tensor& bias, const at::Tensor& targets, std::int64_t pad, double smoothing) {
+    const auto logits = bf16_weight_matmul(hidden, weight.t(), bias);  // bf16_linear's forward
+    const auto targets64 = targets.to(at::kLong).contiguous();
+    at::Tensor lse;
+    auto loss = row_losses(logits, targets64, pad, smoothing, lse);
+    ctx->save_for_backward({hidden, weight, logits, lse, targets64});
+    ctx->saved_data["pad"] = pad;
+    ctx->saved_data["smoothing"] = smoothing;
+    return loss;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto &hidden = saved[0], &weight = saved[1], &logits = saved[2], &lse = saved[3], &targets = saved[4];
+    const std::int64_t pad = ctx->saved_data["pad"].toInt();
+    const double smoothing = ctx->saved_data["smoothing"].toDouble();
+    const float g = grads[0].to(at::kFloat).item<float>();
+    const std::int64_t n = logits.size(0), v = logits.size(1);
+    Bf16LinearGradients gradients(n, v);
+    constexpr std::int64_t kBand = Bf16LinearGradients::kBandRows;
+    thread_local std::vector<float> band;
+    band.resize(static_cast<std::size_t>(kBand * v));
+    for (std::int64_t r0 = 0; r0 < n; r0 += kBand) {
+      const std::int64_t end = std::min(n, r0 + kBand);
+      gradient_rows(logits.data_ptr<float>(), v, lse.data_ptr<float>(), targets.data_ptr<std::int64_t>(), pad, g,
+                    smoothing, r0, end, band.data());
+      gradients.add_band(band.data(), end - r0);
+    }
+    at::Tensor grad_hidden, grad_weight, grad_bias;
+    if (ctx->needs_input_grad(0)) grad_hidden = gradients.input_gradient(weight);
+    if (ctx->needs_input_grad(1)) grad_weight = gradients.weight_gradient(hidden);
+    if (ctx->needs_input_grad(2)) grad_bias = gradients.bias_gradient();
+    return {grad_hidden, grad_weight, grad_bias, at::Tensor(), at::Tensor(), at::Tensor()};
   }
 };
 #endif  // TS_LOSS_X86
@@ -207,6 +271,21 @@ struct SmoothedCrossEntropy : public torch::autograd::Function<SmoothedCrossEntr
 };
 
 }  // namespace
+
+at::Tensor projected_cross_entropy_sum(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& bias,
+                                       const at::Tensor& targets, std::int64_t pad, double smoothing) {
+#if TS_LOSS_X86
+  const auto fp32_cpu = [](const at::Tensor& t) {
+    return t.defined() && t.scalar_type() == at::kFloat && t.device().is_cpu();
+  };
+  if (bf16_products_enabled() && at::GradMode::is_enabled() && hidden.dim() == 2 && weight.dim() == 2 &&
+      bias.dim() == 1 && fp32_cpu(hidden) && fp32_cpu(weight) && fp32_cpu(bias) && weight.size(0) > 0 &&
+      hidden.size(1) == weight.size(1) && bias.size(0) == weight.size(0) && targets.dim() == 1 &&
+      targets.size(0) == hidden.size(0) && row_kernels_available() && bf16_kernel_available(bf16_kernel()))
+    return OutputLoss::apply(hidden, weight, bias, targets, pad, smoothing);
+#endif
+  return smoothed_cross_entropy_sum(linear(hidden, weight, bias), targets, pad, smoothing);
+}
 
 at::Tensor smoothed_cross_entropy_sum(const at::Tensor& logits, const at::Tensor& targets, std::int64_t pad,
                                       double smoothing) {

@@ -133,13 +133,13 @@ at::Tensor loss_sum(Transformer& model, const Batch& batch, double smoothing) {
     const auto rows = RealRows::of(batch.tgt_out, Vocab::kPad);
     if (rows.count() < batch.tgt_out.numel()) {
       const auto targets = batch.tgt_out.reshape({-1}).index_select(0, rows.index);
-      return smoothed_cross_entropy_sum(model->project(model->decode_rows(batch.tgt_in, memory, src_mask, rows)),
-                                        targets, Vocab::kPad, smoothing);
+      return projected_cross_entropy_sum(model->decode_rows(batch.tgt_in, memory, src_mask, rows),
+                                         model->output_weight(), model->output_bias(), targets, Vocab::kPad, smoothing);
     }
   }
   const auto hidden = model->decode(batch.tgt_in, memory, src_mask);  // [B, T, D]
-  return smoothed_cross_entropy_sum(model->project(hidden.reshape({-1, hidden.size(-1)})), batch.tgt_out.reshape({-1}),
-                                    Vocab::kPad, smoothing);
+  return projected_cross_entropy_sum(hidden.reshape({-1, hidden.size(-1)}), model->output_weight(),
+                                     model->output_bias(), batch.tgt_out.reshape({-1}), Vocab::kPad, smoothing);
 }
 
 // Target tokens of a whole batch (what make_batch counts), known to every rank without talking.

@@ -7,6 +7,8 @@
 // to train the whole batch on LibTorch's threads, waiting at the end of every small operation.
 #pragma once
 
+#include <cstdint>
+
 #include <ATen/core/Tensor.h>
 
 namespace ts {
@@ -80,6 +82,43 @@ at::Tensor bf16_weight_matmul_summing(const at::Tensor& a, const at::Tensor& b, 
 /// forward and the two backward products are bf16_matmul (bf16_weight_matmul where the weight is an
 /// operand), the bias gradient an fp32 sum. x [..., in].
 at::Tensor bf16_linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias);
+
+/// The backward of a linear layer y = x · Wᵀ + b on bf16_linear's products, for a caller that makes the
+/// output's gradient G [rows, outputs] a band of rows at a time (the training loss writes it from the
+/// logits): each band is rounded to bf16 into the packings of both products while it is in the core's
+/// cache, and its columns are added into the bias gradient, so G is never written whole in memory, nor
+/// read back twice to be packed. The results are bf16_linear's backward given the whole G, bit for bit.
+/// On the calling thread, the kernel of bf16_kernel() at construction. One alive per thread at a time
+/// (its packings live in the thread's buffers): a second throws std::logic_error.
+class Bf16LinearGradients {
+ public:
+  static constexpr std::int64_t kBandRows = 32;
+
+  /// Throws std::runtime_error where the CPU lacks the kernel, std::invalid_argument on negative sizes.
+  Bf16LinearGradients(std::int64_t rows, std::int64_t outputs);
+  ~Bf16LinearGradients();
+  Bf16LinearGradients(const Bf16LinearGradients&) = delete;
+  Bf16LinearGradients& operator=(const Bf16LinearGradients&) = delete;
+
+  /// G's next `count` rows, [count, outputs] contiguous fp32: the bands in order, each kBandRows rows
+  /// but the last. Throws std::logic_error past `rows` or on a short band before the last.
+  void add_band(const float* band, std::int64_t count);
+  /// G · weight: [rows, in] for weight [outputs, in] (through this thread's PackedWeights where a
+  /// PackedWeightsScope is alive). Needs every band.
+  at::Tensor input_gradient(const at::Tensor& weight) const;
+  /// Gᵀ · x: [outputs, in] for x [rows, in]. Needs every band.
+  at::Tensor weight_gradient(const at::Tensor& x) const;
+  /// G's columns added up: [outputs], each in row order in fp32 (the bias gradient).
+  at::Tensor bias_gradient() const;
+
+ private:
+  void check_complete(const char* what) const;
+  Bf16Kernel kernel_;
+  std::int64_t rows_, outputs_, added_ = 0;
+  std::int64_t output_pairs_, row_pairs_;  // pair words a row of packed G, and of packed Gᵀ
+  std::uint32_t *g_ = nullptr, *gt_ = nullptr;
+  at::Tensor sums_;
+};
 
 /// While one is alive on a thread, ts::linear (ts/model/attention.h) of fp32 CPU tensors with
 /// gradients on that thread is bf16_linear. Nests; restores the previous state.

@@ -127,8 +127,11 @@ class TransformerImpl : public torch::nn::Module {
   /// 13-17% of the target positions in default-recipe runs. Training's loss on a CPU uses it.
   at::Tensor decode_rows(const at::Tensor& tgt_in, const at::Tensor& memory, const at::Tensor& src_mask,
                          const RealRows& rows);
-  /// [.., D] -> [.., V] logits.
+  /// [.., D] -> [.., V] logits: linear(hidden, output_weight(), output_bias()) (ts/model/attention.h).
   at::Tensor project(const at::Tensor& hidden);
+  /// The output layer's weight [V, D] (the target embedding's table where tied) and bias [V].
+  const at::Tensor& output_weight() const { return output_weight_; }
+  const at::Tensor& output_bias() const { return output_bias_; }
 
   /// Encodes once and prepares the cross-attention caches.
   DecoderState start(const at::Tensor& memory, const at::Tensor& src_mask, bool record_attention);

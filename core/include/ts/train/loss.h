@@ -21,4 +21,12 @@ namespace ts {
 at::Tensor smoothed_cross_entropy_sum(const at::Tensor& logits, const at::Tensor& targets, std::int64_t pad,
                                       double smoothing);
 
+/// smoothed_cross_entropy_sum(ts::linear(hidden, weight, bias), targets, pad, smoothing): the output
+/// layer (ts/model/attention.h) and the loss. Where this thread trains on bf16 products (a
+/// Bf16ProductsScope, gradients on, fp32 CPU tensors, hidden [N, D], weight [V, D], bias [V], a CPU
+/// with AVX-512 BF16) they are one node whose backward never writes the logits' gradient [N, V] whole
+/// (Bf16LinearGradients, ts/model/bf16_products.h): the same loss and gradients, bit for bit.
+at::Tensor projected_cross_entropy_sum(const at::Tensor& hidden, const at::Tensor& weight, const at::Tensor& bias,
+                                       const at::Tensor& targets, std::int64_t pad, double smoothing);
+
 }  // namespace ts
