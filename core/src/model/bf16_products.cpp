@@ -366,8 +366,8 @@ void multiply(const View& a, const View& b, const float* bias, float* c, const s
 
 #if TS_BF16_X86
 // AMX (ts/host/amx_tiles.h): A packed in its bands of tiles, B's blocks are already tiles, the bias
-// padded to whole column blocks (tile loads read 16 floats).
-// C [m, n] = packed A (m rows in bands of tiles) times packed B (n columns), both `pairs` words a row.
+// padded to whole column blocks (tile loads read 16 floats). C [m, n] = packed A (m rows in bands of
+// tiles) times packed B (n columns), both `pairs` words a row.
 void multiply_tiles_packed(const std::uint32_t* ap, std::int64_t m, const std::uint32_t* bp, std::int64_t n,
                            std::int64_t pairs, const float* bias, float* c) {
   thread_local std::vector<float> bias_buffer;
