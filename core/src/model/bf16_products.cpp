@@ -407,6 +407,16 @@ const std::uint32_t* weight_packing(Bf16Kernel kernel, const at::Tensor& b) {
                         pack_b(bv, pairs, out, chunk * kChunk, std::min(blocks, (chunk + 1) * kChunk));
                       });
 }
+
+// C [m, n] = packed A times packed B on `kernel` (A packed for it: in bands of tiles, or rows of kRows),
+// without bias.
+void multiply_packed_on(Bf16Kernel kernel, const std::uint32_t* ap, std::int64_t m, const std::uint32_t* bp,
+                        std::int64_t n, std::int64_t pairs, float* c) {
+  if (kernel == Bf16Kernel::kTiles)
+    multiply_tiles_packed(ap, m, bp, n, pairs, nullptr, c);
+  else
+    multiply_packed(ap, m, bp, n, pairs, nullptr, c);
+}
 #endif
 
 // bf16_matmul_on; `weight`: b is (a view of) a layer's weight, packed through this thread's
@@ -515,11 +525,8 @@ at::Tensor Bf16LinearGradients::input_gradient(const at::Tensor& weight) const {
   if (outputs_ == 0) return c.zero_();
 #if TS_BF16_X86
   const View bv = view_of(weight);
-  const std::uint32_t* bp = packed_b(bv, output_pairs_, weight_packing(kernel_, weight));
-  if (kernel_ == Bf16Kernel::kTiles)
-    multiply_tiles_packed(g_, rows_, bp, bv.cols, output_pairs_, nullptr, c.data_ptr<float>());
-  else
-    multiply_packed(g_, rows_, bp, bv.cols, output_pairs_, nullptr, c.data_ptr<float>());
+  multiply_packed_on(kernel_, g_, rows_, packed_b(bv, output_pairs_, weight_packing(kernel_, weight)), bv.cols,
+                     output_pairs_, c.data_ptr<float>());
 #endif
   return c;
 }
@@ -534,11 +541,8 @@ at::Tensor Bf16LinearGradients::weight_gradient(const at::Tensor& x) const {
   if (rows_ == 0) return c.zero_();
 #if TS_BF16_X86
   const View bv = view_of(x);
-  const std::uint32_t* bp = packed_b(bv, row_pairs_, nullptr);
-  if (kernel_ == Bf16Kernel::kTiles)
-    multiply_tiles_packed(gt_, outputs_, bp, bv.cols, row_pairs_, nullptr, c.data_ptr<float>());
-  else
-    multiply_packed(gt_, outputs_, bp, bv.cols, row_pairs_, nullptr, c.data_ptr<float>());
+  multiply_packed_on(kernel_, gt_, outputs_, packed_b(bv, row_pairs_, nullptr), bv.cols, row_pairs_,
+                     c.data_ptr<float>());
 #endif
   return c;
 }

@@ -141,6 +141,20 @@ at::Tensor row_losses(const at::Tensor& logits, const at::Tensor& targets64, std
   return per_row.sum().to(at::kFloat);
 }
 
+// row_losses for a node's forward: saves `before`, then the logits, their rows' log-sum-exp and the int64
+// targets for backward, with `pad` and `smoothing`.
+at::Tensor saved_row_losses(torch::autograd::AutogradContext* ctx, std::vector<at::Tensor> before,
+                            const at::Tensor& logits, const at::Tensor& targets, std::int64_t pad, double smoothing) {
+  const auto targets64 = targets.to(at::kLong).contiguous();
+  at::Tensor lse;
+  auto loss = row_losses(logits, targets64, pad, smoothing, lse);
+  before.insert(before.end(), {logits, lse, targets64});
+  ctx->save_for_backward(before);
+  ctx->saved_data["pad"] = pad;
+  ctx->saved_data["smoothing"] = smoothing;
+  return loss;
+}
+
 // The gradient of rows [begin, end) of the summed loss times g, from the logits x [N, V], the rows'
 // log-sum-exp l and targets t, into out ([end - begin, V]): padded rows 0.
 void gradient_rows(const float* x, std::int64_t v, const float* l, const std::int64_t* t, std::int64_t pad, float g,
@@ -161,13 +175,7 @@ void gradient_rows(const float* x, std::int64_t v, const float* l, const std::in
 struct RowLoss : public torch::autograd::Function<RowLoss> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& logits, const at::Tensor& targets,
                             std::int64_t pad, double smoothing) {
-    const auto targets64 = targets.to(at::kLong).contiguous();
-    at::Tensor lse;
-    auto loss = row_losses(logits, targets64, pad, smoothing, lse);
-    ctx->save_for_backward({logits, lse, targets64});
-    ctx->saved_data["pad"] = pad;
-    ctx->saved_data["smoothing"] = smoothing;
-    return loss;
+    return saved_row_losses(ctx, {}, logits, targets, pad, smoothing);
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
@@ -201,13 +209,7 @@ struct OutputLoss : public torch::autograd::Function<OutputLoss> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& hidden, const at::Tensor& weight,
                             const at::Tensor& bias, const at::Tensor& targets, std::int64_t pad, double smoothing) {
     const auto logits = bf16_weight_matmul(hidden, weight.t(), bias);  // bf16_linear's forward
-    const auto targets64 = targets.to(at::kLong).contiguous();
-    at::Tensor lse;
-    auto loss = row_losses(logits, targets64, pad, smoothing, lse);
-    ctx->save_for_backward({hidden, weight, logits, lse, targets64});
-    ctx->saved_data["pad"] = pad;
-    ctx->saved_data["smoothing"] = smoothing;
-    return loss;
+    return saved_row_losses(ctx, {hidden, weight}, logits, targets, pad, smoothing);
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
