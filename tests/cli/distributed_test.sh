@@ -60,11 +60,18 @@ start_logged "$work/kill.log" "${train[@]}" --nproc 2 --max-steps 1000000 --no-h
 # Once both ranks train: a step is reported only after every rank has taken part in it.
 wait_for_line " step [0-9]+ \|"
 child=$(pgrep -P $pid | head -1)
+# Both ranks ignore SIGPIPE: a write to the dead rank's socket must fail and be reported, not end
+# the writer silently (bit 13 of the mask of ignored signals, SigIgn in /proc/PID/status).
+sigpipe_ignored() { local mask; mask=$(awk '/^SigIgn:/ {print $2}' "/proc/$1/status") && (((16#$mask >> 12) & 1)); }
+check "rank 0 ignores SIGPIPE" sigpipe_ignored "$pid"
+check "rank 1 ignores SIGPIPE" sigpipe_ignored "${child:-0}"
 if [ -n "$child" ]; then kill -9 "$child"; else kill -9 "$pid"; fi  # no child: fail below rather than hang
 wait $pid
 rc=$?
 finish_log
-check "a killed rank fails the run" test $rc -ne 0
+# Exit status 1: rank 0 reported the failure itself; 128 + N would be rank 0 killed by signal N
+# (141: SIGPIPE from writing to the dead rank's socket, which named no one).
+check "a killed rank fails the run, and rank 0 reports it (status $rc)" test $rc -eq 1
 check "the dead rank is named" contains "$work/kill.log" "rank 1 (pid $child) was killed by signal 9"
 
 # Bad combinations name the options.
