@@ -65,7 +65,7 @@ void TerminalObserver::on_step(const TrainingProgress& p) {
 
 void TerminalObserver::on_validation(const ValidationResult& v) {
   clear_line();
-  if (v.sentences == 0 && v.loss == 0) {
+  if (!v.scored) {
     fmt::print(
         out_,
         "checkpoint at step {}: no dev pairs to validate on (data.dev = 0), so best.ckpt follows the latest weights\n",

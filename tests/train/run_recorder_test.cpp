@@ -59,6 +59,42 @@ TEST(RunRecorder, RecordsEveryStepValidationAndCheckpoint) {
   EXPECT_EQ(store.integrity_check(), "ok");
 }
 
+// Without dev pairs a "validation" writes checkpoints and decodes the probe, and measures nothing:
+// the history gets the probes and the checkpoints, and no dev loss, BLEU or chrF of 0.
+TEST(RunRecorder, ARunWithoutDevPairsRecordsNoScores) {
+  Fixture f;
+  f.config = test::tiny_config(/*dev=*/0, /*test=*/0);
+  f.config.train.max_steps = 20;
+  f.config.train.validate_every = 10;
+  f.config.train.probe = "ein Satz";
+  std::atomic<bool> stop{false};
+  struct Seen : TrainingObserver {
+    std::vector<ValidationResult> validations;
+    void on_validation(const ValidationResult& v) override { validations.push_back(v); }
+  };
+  TrainingSummary summary;
+  {
+    RunRecorder recorder(f.db, f.run_id, &stop, {0.05, 60, true});
+    Seen seen;
+    ObserverList both({&recorder, &seen});
+    summary = Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &both).run();
+    ASSERT_EQ(seen.validations.size(), 2u);
+    for (const auto& v : seen.validations) EXPECT_FALSE(v.scored);
+  }
+  EXPECT_FALSE(summary.validated);
+  RunStore store(f.db);
+  const auto run = *store.find_run(f.run_id);
+  EXPECT_EQ(run.status, RunStatus::kFinished);
+  EXPECT_FALSE(run.best_bleu.has_value());
+  EXPECT_EQ(store.metric(f.run_id, "train_loss").size(), 20u);
+  for (const char* name : {"bleu", "chrf", "dev_loss", "dev_ppl"})
+    EXPECT_TRUE(store.metric(f.run_id, name).empty()) << name;
+  EXPECT_EQ(store.probes(f.run_id).size(), 2u);
+  const auto checkpoints = store.checkpoints(f.run_id);
+  ASSERT_FALSE(checkpoints.empty());
+  for (const auto& c : checkpoints) EXPECT_FALSE(c.metrics.is_object() && c.metrics.contains("bleu")) << c.path;
+}
+
 // Another writer holds the database's write lock from before training starts until the recorder
 // says, at the end of the run, that it waits: every commit during training and the first try at the
 // end fail, whatever the machine's speed. The recorder must keep everything and store it all once

@@ -444,6 +444,7 @@ void TrainingPanel::showStats() {
 }
 
 void TrainingPanel::onValidated(const ts::ValidationResult& v) {
+  if (!v.scored) return;  // no dev pairs: a checkpoint only, no point for the charts
   last_dev_loss_ = v.loss;
   if (v.sentences > 0) {  // BLEU and chrF only when dev sentences were decoded
     last_bleu_ = v.bleu;

@@ -134,6 +134,8 @@ void RunRecorder::on_validation(const ValidationResult& v) {
       pending_.metrics.push_back({run_id_, v.step, name, value, 0});
     return;
   }
+  if (v.probe.is_object()) pending_.probes.push_back({run_id_, v.step, v.probe});
+  if (!v.scored) return;  // no dev pairs: nothing measured, so no BLEU of 0 in the history
   for (const auto& [name, value] : {std::pair<const char*, double>{"dev_loss", v.loss},
                                     {"dev_ppl", v.perplexity},
                                     {"bleu", v.bleu},
@@ -142,7 +144,6 @@ void RunRecorder::on_validation(const ValidationResult& v) {
   for (std::size_t i = 0; i < v.samples.size(); ++i)
     pending_.samples.push_back(
         {run_id_, v.step, static_cast<int>(i), v.samples[i].source, v.samples[i].reference, v.samples[i].hypothesis});
-  if (v.probe.is_object()) pending_.probes.push_back({run_id_, v.step, v.probe});
   if (!best_bleu_ || v.bleu > *best_bleu_) best_bleu_ = v.bleu;
 }
 

@@ -534,7 +534,10 @@ ValidationResult Trainer::State::validate() {
     }
   }
   const auto& dev = st.data.dev;
-  if (dev.empty()) return r;
+  if (dev.empty()) {
+    r.scored = false;
+    return r;
+  }
   fault_point("validation");
   r.loss = evaluate_loss(st.model, dev, st.device);
   fault_point("validation");
@@ -864,7 +867,7 @@ void Trainer::State::save(CheckpointKind kind, const ValidationResult* v) {
   m.position = position;
   m.corpus_path = options.corpus_path;
   m.pipeline = data.pipeline.to_json();
-  if (v) m.metrics = v->to_json();
+  if (v && v->scored) m.metrics = v->to_json();  // no dev pairs: no scores to keep
   // With weight averaging the file's model weights are the average, and the weights as trained
   // travel beside them for resuming.
   AverageInModel averaged(*this);
@@ -930,7 +933,7 @@ void Trainer::State::validate_and_save(bool final) {
   } else {
     ++position.bad_validations;
   }
-  summary.validated = true;
+  summary.validated = v.scored;
   summary.last_validation = v;
   obs().on_validation(v);
   if (v.improved) save(CheckpointKind::kBest, &v);

@@ -315,6 +315,19 @@ class TrainingPanelTest : public QObject {
     v.bleu_as_trained = v.chrf_as_trained = -1;  // no weight averaging, or not the final validation
     Q_EMIT controller.validated(v);
     QVERIFY(!log->toPlainText().contains(QStringLiteral("as trained")));
+
+    // Without dev pairs the checkpoints come with nothing measured: no point of 0 on the charts.
+    auto* metric = test::find_child<QCustomPlot>(&panel, "metricChart");
+    auto* loss = test::find_child<QCustomPlot>(&panel, "lossChart");
+    QVERIFY(metric && loss);
+    const int bleu_points = metric->graph(0)->dataCount(), dev_loss_points = loss->graph(2)->dataCount();
+    QCOMPARE(bleu_points, 2);
+    ts::ValidationResult unscored;
+    unscored.step = 130;
+    unscored.scored = false;
+    Q_EMIT controller.validated(unscored);
+    QCOMPARE(metric->graph(0)->dataCount(), bleu_points);
+    QCOMPARE(loss->graph(2)->dataCount(), dev_loss_points);
   }
 };
 

@@ -47,6 +47,9 @@ struct ValidationResult {
   std::size_t sentences = 0;  // dev sentences decoded for BLEU/chrF
   std::vector<SampleTranslation> samples;
   bool improved = false;
+  /// False where there are no dev pairs (data.dev = 0): a checkpoint was written, and the loss, BLEU
+  /// and chrF above are not measurements (nor recorded as such).
+  bool scored = true;
   double seconds = 0;
   /// With weight averaging on, the scores above are the averaged weights', except at the final
   /// validation, which scores both and keeps the better: there they are the kept weights', and
