@@ -45,6 +45,7 @@
 #include "ts/train/trainer.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,6 +66,26 @@ void on_sigint(int) {
   if (g_stop.exchange(true)) std::_Exit(130);  // second Ctrl-C: leave at once
   static const char msg[] = "\nstopping after the current step and writing a checkpoint (Ctrl-C again to quit now)\n";
   if (!g_quiet_signals) (void)!::write(2, msg, sizeof msg - 1);
+}
+
+// A data-parallel rank writing to the socket of a rank that has died (Gloo's sends, the rendezvous
+// store's replies) gets SIGPIPE, whose default action ended it silently, so that nothing named the
+// dead rank (seen once in about 60 kills on LibTorch 2.6). Caught, the write fails with EPIPE and the
+// collective throws. A closed standard output or error (`train ... 2>&1 | head`) still ends the
+// process as the signal always did: a pipe whose reader has gone polls as an error.
+void on_sigpipe(int) {
+  pollfd ours[2] = {{1, POLLOUT, 0}, {2, POLLOUT, 0}};
+  if (::poll(ours, 2, 0) > 0 && ((ours[0].revents | ours[1].revents) & POLLERR)) {
+    std::signal(SIGPIPE, SIG_DFL);
+    ::raise(SIGPIPE);  // delivered, with the default action, once this handler returns
+  }
+}
+void catch_sigpipe_from_sockets() {
+  struct sigaction action {};
+  action.sa_handler = on_sigpipe;
+  action.sa_flags = SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGPIPE, &action, nullptr);
 }
 
 struct TrainArgs {
@@ -319,11 +340,7 @@ int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed);
 
 int cmd_train(TrainArgs a) {
   const auto distributed = distributed_config(a);
-  // A rank writing to the socket of a rank that has died (Gloo's sends, the rendezvous store's
-  // replies) would get SIGPIPE and end silently, so that nothing names the dead rank (seen once in
-  // about 60 kills on LibTorch 2.6). Ignored, the write fails with EPIPE and the collective throws.
-  // The ranks that --nproc starts inherit this across exec.
-  if (distributed) std::signal(SIGPIPE, SIG_IGN);
+  if (distributed) catch_sigpipe_from_sockets();
   if (!distributed || a.nproc <= 1) {
     if (!distributed || distributed->rank == 0) return train_one_rank(a, distributed ? &*distributed : nullptr);
     g_quiet_signals = true;
