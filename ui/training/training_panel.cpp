@@ -444,7 +444,12 @@ void TrainingPanel::showStats() {
 }
 
 void TrainingPanel::onValidated(const ts::ValidationResult& v) {
-  if (!v.scored) return;  // no dev pairs: a checkpoint only, no point for the charts
+  if (!v.scored) {  // no dev pairs: a checkpoint only, no point for the charts
+    appendLog(tr("checkpoint at step %1: no dev pairs to validate on (data.dev = 0), so best.ckpt follows the latest "
+                 "weights")
+                  .arg(v.step));
+    return;
+  }
   last_dev_loss_ = v.loss;
   if (v.sentences > 0) {  // BLEU and chrF only when dev sentences were decoded
     last_bleu_ = v.bleu;

@@ -325,9 +325,13 @@ class TrainingPanelTest : public QObject {
     ts::ValidationResult unscored;
     unscored.step = 130;
     unscored.scored = false;
+    log->clear();
     Q_EMIT controller.validated(unscored);
     QCOMPARE(metric->graph(0)->dataCount(), bleu_points);
     QCOMPARE(loss->graph(2)->dataCount(), dev_loss_points);
+    QVERIFY2(log->toPlainText().contains(QStringLiteral("checkpoint at step 130: no dev pairs")),
+             qPrintable(log->toPlainText()));
+    QVERIFY(!log->toPlainText().contains(QStringLiteral("BLEU")));
   }
 };
 
