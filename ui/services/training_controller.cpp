@@ -20,11 +20,16 @@
 namespace ts::ui {
 
 // Events from the training thread, kept in order. Steps between two other events are merged into
-// one `progress` delivery.
+// one `progress` delivery. The run's end (finished or failed) is held back until the thread is done,
+// then delivered last, in the delivery that returns the state to Idle: what its handlers queue (a
+// window that closes once its run has stopped) runs with the run over. Delivered as soon as it came,
+// it could arrive while the thread was still taking the final model's snapshot; the state stayed
+// Training past the handlers' queued calls, and the LM window, asked to close, waited for good.
 struct TrainingController::Queue {
   std::mutex mutex;
   QVector<TrainingProgress> steps;
   std::vector<std::function<void(TrainingController*)>> events;
+  std::vector<std::function<void(TrainingController*)>> end;  // finished or failed
   bool done = false;
 
   void flush_steps_locked() {
@@ -36,6 +41,11 @@ struct TrainingController::Queue {
     std::lock_guard<std::mutex> lock(mutex);
     flush_steps_locked();
     events.push_back(std::move(event));
+  }
+  void push_end(std::function<void(TrainingController*)> event) {
+    std::lock_guard<std::mutex> lock(mutex);
+    flush_steps_locked();
+    end.push_back(std::move(event));
   }
 };
 
@@ -65,7 +75,7 @@ class TrainingController::Observer : public SessionObserver {
   }
   void on_log(const std::string& line) override { log(line); }
   void on_finished(const TrainingSummary& e) override {
-    queue_->push([e](TrainingController* c) { Q_EMIT c->finished(e); });
+    queue_->push_end([e](TrainingController* c) { Q_EMIT c->finished(e); });
   }
   void log(const std::string& line) {
     queue_->push([l = QString::fromStdString(line)](TrainingController* c) { Q_EMIT c->logLine(l); });
@@ -200,19 +210,21 @@ bool TrainingController::waitForFinished(int ms) {
 
 void TrainingController::deliver() {
   if (!queue_) return;
-  std::vector<std::function<void(TrainingController*)>> events;
+  std::vector<std::function<void(TrainingController*)>> events, end;
   bool done;
   {
     std::lock_guard<std::mutex> lock(queue_->mutex);
     queue_->flush_steps_locked();
     events.swap(queue_->events);
     done = queue_->done;
+    if (done) end.swap(queue_->end);
   }
   for (auto& event : events) event(this);
   if (done) {
     timer_.stop();
     if (thread_.joinable()) thread_.join();
     queue_.reset();
+    for (auto& event : end) event(this);  // the run's end, with nothing of it left to come
     setState(State::Idle);
   }
 }
@@ -285,7 +297,7 @@ void TrainingController::work(TrainingRequest request) {
                    .arg(summary.steps)
                    .arg(QString::fromLatin1(run_status_name(summary.status))));
   } catch (const std::exception& e) {
-    queue->push([m = QString::fromStdString(error_message(e))](TrainingController* c) { Q_EMIT c->failed(m); });
+    queue->push_end([m = QString::fromStdString(error_message(e))](TrainingController* c) { Q_EMIT c->failed(m); });
   }
   std::lock_guard<std::mutex> lock(queue->mutex);
   queue->flush_steps_locked();
@@ -327,7 +339,7 @@ void TrainingController::workLanguageModel(LmTrainingRequest request) {
                                        .arg(summary.steps)
                                        .arg(QString::fromLatin1(run_status_name(summary.status))));
   } catch (const std::exception& e) {
-    queue->push([m = QString::fromStdString(error_message(e))](TrainingController* c) { Q_EMIT c->failed(m); });
+    queue->push_end([m = QString::fromStdString(error_message(e))](TrainingController* c) { Q_EMIT c->failed(m); });
   }
   std::lock_guard<std::mutex> lock(queue->mutex);
   queue->flush_steps_locked();

@@ -95,6 +95,7 @@ class LmWindowTest : public QObject {
   void trainsNextToTheBaselineThenGeneratesWithAttention();
   void pauseGenerateWhileTrainingStopAndResume();
   void closingMidRunStopsWithACheckpoint();
+  void theRunsEndComesLastWithTheRunOver();
   void exportsAModelFolderThatGeneratesTheSameText();
   void fileMenuOpensTheWindow();
   void theWindowFitsItsScreen();
@@ -425,6 +426,38 @@ void LmWindowTest::closingMidRunStopsWithACheckpoint() {
   QVERIFY(wait_until([&] { return !w.isVisible(); }, 60000));
   QVERIFY(!w.controller()->isRunning());
   QVERIFY(QFileInfo::exists(QDir(w.controller()->outDir()).filePath(QStringLiteral("last.ckpt"))));
+}
+
+// The run's end is delivered after everything the training thread sent before it ended (the trained
+// model's snapshot, which it takes after the session's `finished`), and what a handler of `finished`
+// queues runs with the run over: the LM window, closed mid-run, closes from such a queued call. Until
+// 2026-11-30 `finished` could be delivered while the thread was still taking that snapshot, the state
+// stayed Training past the queued close, and the window waited for good (seen once in a CI check).
+void LmWindowTest::theRunsEndComesLastWithTheRunOver() {
+  QTemporaryDir dir;
+  const QString path = write_file(dir, QStringLiteral("markov.txt"), markov_text(4000).toUtf8());
+  LmWindow w(QString(), dir.filePath(QStringLiteral("runs")));
+  auto* controller = w.controller();
+  controller->setDeliveryInterval(1);
+  QVERIFY(open_text(w, path));
+  make_tiny(w, 30, 1000000);
+  QStringList order;
+  QObject::connect(controller, &TrainingController::lmSnapshotReady, &w,
+                   [&](const LmModelSnapshot& s) { order << QStringLiteral("snapshot ") + s.label; });
+  bool running_after_finished = true;
+  QObject::connect(controller, &TrainingController::finished, &w, [&] {
+    order << QStringLiteral("finished");
+    QMetaObject::invokeMethod(
+        &w, [&] { running_after_finished = controller->isRunning(); }, Qt::QueuedConnection);
+  });
+  QVERIFY(w.startTraining());
+  QVERIFY(wait_until([&] { return !controller->isRunning(); }, 60000));
+  QCoreApplication::processEvents();  // the call queued by the handler of `finished`
+  QVERIFY2(order.size() >= 2, qPrintable(order.join(QStringLiteral(" | "))));
+  QCOMPARE(order.last(), QStringLiteral("finished"));
+  QVERIFY2(order.at(order.size() - 2).startsWith(QStringLiteral("snapshot trained model, step 30")),
+           qPrintable(order.join(QStringLiteral(" | "))));
+  QVERIFY(!running_after_finished);
 }
 
 void LmWindowTest::fileMenuOpensTheWindow() {
