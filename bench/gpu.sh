@@ -2,63 +2,93 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # What the GPU machine checks and measures (issue 32), in one call within its 10-minute command limit.
 # On the GPU machine, after the kit has built the project headless (../shared/gpu/README.md):
-#   bash .device-kit/build.sh && source /tmp/deps/env.sh && bash bench/gpu.sh
-# Writes into $OUT (the folder the device tool brings back) or bench/results/gpu:
+#   bash .device-kit/build.sh && source /tmp/deps/env.sh && COMMIT=<hash> DEADLINE=<epoch s> bash bench/gpu.sh
+# The sections run most valuable first, and each is cut to the time left before DEADLINE, so a call
+# that runs short still brings back what it finished. Writes into $OUT (the folder the device tool
+# brings back, at most 8 files) or bench/results/gpu:
 #   machine.txt     date, commit, GPU, driver, PyTorch/CUDA, CPU and flags, the CLI's --version
-#   tests.log       the headless suite through CTest (one process per test: a crash names its test),
-#                   the CUDA tests (Cuda.*, PrecisionCuda.*, Environment.*) among them
+#   tests-gpu.txt   the GPU's tests (Cuda.*, PrecisionCuda.*, Precision.*, Environment.*) through CTest
 #   throughput.txt  the annotated preset against the peer on the GPU (bench/throughput.sh, DEVICE=cuda)
-#   translate.txt   an `auto` model trained for BUDGET minutes (default 2) on deu.txt German->English,
+#   translate.txt   an `auto` model trained for BUDGET minutes (default 1) on deu.txt German->English,
 #                   its 1,000 test pairs translated on the GPU greedy and with beam 4, timed whole
-# Environment: TESTS (a CTest -R pattern; default all), BUILD (default /root/build), BUDGET, STEPS
-# (throughput steps, default 300), DEVICE
-# (default cuda; DEVICE=cpu BUILD=build BUDGET=0.5 STEPS=5 tries the script out on a CPU machine).
+#   tests.txt       the rest of the headless suite (one process per test: a crash names its test)
+#   logs.tar.gz     every log behind these (the trainings', the peer's, the hypotheses)
+# Environment: DEADLINE (seconds since the epoch; default 7 minutes from now), COMMIT (the commit the
+# copied tree holds, where it is no checkout), BUILD (default /root/build), BUDGET, STEPS (throughput
+# steps, default 300), DEVICE (default cuda; DEVICE=cpu BUILD=build BUDGET=0.3 STEPS=5 tries the script
+# out on a CPU machine), WORK (the logs' folder, default /tmp/ts-gpu).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 build=${BUILD:-/root/build}
 out=${OUT:-bench/results/gpu}
+work=${WORK:-/tmp/ts-gpu}
 cli=$build/app/cli/transformer-studio-cli
 device=${DEVICE:-cuda}
 shared=$(cd .. && pwd)/shared
-mkdir -p "$out"
-section() { echo "== $* ($(date -u +%T))"; }
+deadline=${DEADLINE:-$(($(date +%s) + 420))}
+mkdir -p "$out" "$work"
+section() { echo "== $* ($(date -u +%T), $(left) s left)"; }
+left() { echo $((deadline - $(date +%s))); }
+# within SECONDS CMD...: CMD cut at SECONDS or at the deadline (less 20 s to pack the logs), whichever
+# comes first; a section with under 10 s left is skipped and says so.
+within() {
+  local cap=$1 t
+  shift
+  t=$(($(left) - 20))
+  [ "$t" -gt "$cap" ] && t=$cap
+  if [ "$t" -lt 10 ]; then
+    echo "skipped: the deadline is near"
+    return 124
+  fi
+  timeout "$t" "$@"
+}
 
 {
   date -u +'%F %T UTC'
-  git log -1 --format='commit %H' 2> /dev/null || echo "commit: not a checkout"
+  echo "commit ${COMMIT:-$(git log -1 --format=%H 2> /dev/null || echo 'unknown: not a checkout')}"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 || echo "no nvidia-smi"
   python3 -c 'import torch; print("PyTorch", torch.__version__, "CUDA", torch.version.cuda)' 2>&1
+  g++ --version 2>&1 | head -1
   lscpu | grep -E '^Model name|^CPU\(s\)|^Flags'
-  "$cli" --version 2>&1 | head -5
+  "$cli" --version 2>&1 | head -8
 } > "$out/machine.txt"
-cat "$out/machine.txt" | grep -v '^Flags'
+grep -v '^Flags' "$out/machine.txt"
 
-section tests
-(cd "$build" && timeout 300 ctest ${TESTS:+-R "$TESTS"} -j "$(nproc)" --timeout 150 --output-on-failure -E '^package_deb$') > "$out/tests.log" 2>&1
-grep -E 'tests passed|\*\*\*|Failed|Cuda|Environment' "$out/tests.log" | tail -n 30
+gpu_tests='^(Cuda|PrecisionCuda|Precision|Environment)\.'
+section "the GPU's tests"
+(cd "$build" && within 150 ctest -R "$gpu_tests" -j 4 --timeout 120 --output-on-failure) > "$out/tests-gpu.txt" 2>&1
+grep -E 'tests passed|\*\*\*|Failed|Cuda|Skipped' "$out/tests-gpu.txt" | tail -n 30
 
 section throughput
-DEVICE=$device SKIP_NPROC=1 OUT_DIR="$out/throughput" CLI="$cli" PYTHON=${PYTHON:-python3} \
-  timeout 240 bash bench/throughput.sh "${STEPS:-300}" "$(nproc)" > "$out/throughput.txt" 2>&1
+DEVICE=$device SKIP_NPROC=1 OUT_DIR="$work/throughput" CLI="$cli" PYTHON=${PYTHON:-python3} \
+  within 150 bash bench/throughput.sh "${STEPS:-300}" "$(nproc)" > "$out/throughput.txt" 2>&1
 cat "$out/throughput.txt"
 
 section translate
-run=$out/translate-run
+run=$work/translate-run
 rm -rf "$run"
 {
-  "$cli" train --corpus "$shared/data/deu.txt" --direction de-en --budget "${BUDGET:-2}" --device "$device" --no-history \
-    --out "$run" > "$out/translate-train.log" 2>&1
-  grep -E 'recipe|model:|tok/s on average|BLEU' "$out/translate-train.log" | tail -n 6
+  within 150 "$cli" train --corpus "$shared/data/deu.txt" --direction de-en --budget "${BUDGET:-1}" --device "$device" \
+    --no-history --out "$run" > "$work/translate-train.log" 2>&1
+  grep -E 'recipe|model:|tok/s on average|BLEU' "$work/translate-train.log" | tail -n 6
   for beam in 1 4; do
     start=$(date +%s.%N)
-    "$cli" eval --checkpoint "$run/best.ckpt" --device "$device" --beam "$beam" --hyp-out "$out/test-beam$beam.hyp" \
-      > "$out/eval-beam$beam.txt" 2>&1
+    within 60 "$cli" eval --checkpoint "$run/best.ckpt" --device "$device" --beam "$beam" \
+      --hyp-out "$work/test-beam$beam.hyp" > "$work/eval-beam$beam.txt" 2>&1
     end=$(date +%s.%N)
-    lines=$(wc -l < "$out/test-beam$beam.hyp")
+    lines=$(wc -l < "$work/test-beam$beam.hyp")
     awk -v b="$beam" -v n="$lines" -v s="$start" -v e="$end" \
       'BEGIN { printf "beam %s: %d sentences in %.2f s, whole command: %.0f sentences/s\n", b, n, e - s, n / (e - s) }'
-    grep -E 'BLEU' "$out/eval-beam$beam.txt" | head -2
+    grep -E 'BLEU' "$work/eval-beam$beam.txt" | head -2
   done
   rm -rf "$run"
 } > "$out/translate.txt" 2>&1
 cat "$out/translate.txt"
+
+section "the rest of the headless suite"
+(cd "$build" && within 400 ctest -E "$gpu_tests|^package_deb$" -j 12 --timeout 120 --output-on-failure) \
+  > "$out/tests.txt" 2>&1
+grep -E 'tests passed|\*\*\*|Failed' "$out/tests.txt" | tail -n 30
+
+tar -czf "$out/logs.tar.gz" -C "$work" . 2> /dev/null
+section "done"

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The GPU path, checked where LibTorch sees a CUDA device (the GPU machine; skipped elsewhere):
-// checkpoints move between the GPU and the CPU, a resumed GPU run continues the same losses, and
-// greedy translation on the GPU equals the CPU's in fp32. Mixed precision on the GPU is in
-// precision_test.cpp, the GPU's name in environment_test.cpp.
+// checkpoints move between the GPU and the CPU, a resumed GPU run continues the same losses, greedy
+// translation on the GPU equals the CPU's in fp32, and batched translation on the GPU equals
+// translating one sentence at a time there. Mixed precision on the GPU is in precision_test.cpp, the
+// GPU's name in environment_test.cpp.
 #include <gtest/gtest.h>
 
 #include <torch/cuda.h>
 
 #include "test_utils.h"
+#include "ts/decode/search.h"
 #include "ts/decode/translator.h"
 #include "ts/train/checkpoint.h"
 #include "ts/train/trainer.h"
@@ -92,6 +94,36 @@ TEST(Cuda, GreedyTranslationOnTheGpuEqualsTheCpusInFp32) {
     const auto a = on_cpu.translate(pair.src, DecodeConfig{}), b = on_gpu.translate(pair.src, DecodeConfig{});
     EXPECT_EQ(a.text, b.text) << pair.src;
     EXPECT_NEAR(a.best.score, b.best.score, 1e-3) << pair.src;
+  }
+}
+
+// Translating a file on the GPU: length-sorted batches (greedy and beam 4, batches of 3 sentences of
+// mixed lengths) give each sentence what translating it alone on the GPU gives, in input order.
+TEST(Cuda, BatchedTranslationOnTheGpuEqualsOneAtATime) {
+  SKIP_WITHOUT_CUDA();
+  auto config = gpu_config(40);
+  auto data = test::tiny_data(config);
+  test::TempDir dir;
+  Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr});
+  const auto summary = trainer.run();
+  ASSERT_FALSE(summary.last_checkpoint.empty());
+  auto on_gpu = load_translator(summary.last_checkpoint, at::Device(at::kCUDA));
+  std::vector<std::string> sources;
+  for (const auto& pair : data.text.train) sources.push_back(pair.src);
+  sources.push_back("Haus.");
+  sources.push_back(data.text.train.front().src + " " + data.text.train.back().src);
+  for (const auto mode : {DecodeMode::kGreedy, DecodeMode::kBeam}) {
+    DecodeConfig decode;
+    decode.mode = mode;
+    decode.beam = 4;
+    std::vector<double> confidences;
+    const auto all = on_gpu.translate_all(sources, decode, 3, &confidences);
+    ASSERT_EQ(all.size(), sources.size());
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      const auto alone = on_gpu.translate(sources[i], decode);
+      EXPECT_EQ(all[i], alone.text) << decode_mode_name(mode) << " sentence " << i;
+      EXPECT_NEAR(confidences[i], mean_token_log_prob(alone.best), 1e-3) << decode_mode_name(mode) << " sentence " << i;
+    }
   }
 }
 
