@@ -150,8 +150,23 @@ TEST(RunRecorder, ALockedStoreDoesNotStopTrainingAndCatchesUpAfterwards) {
   EXPECT_EQ(store.integrity_check(), "ok");
 }
 
+// Takes the store's write lock at the first training step and holds it until it goes away.
+class LockAtTheFirstStep : public TrainingObserver {
+ public:
+  explicit LockAtTheFirstStep(const std::string& db) : db_(db) {}
+  void on_step(const TrainingProgress&) override {
+    if (!holder_) holder_ = std::make_unique<WriteLockHolder>(db_);
+  }
+
+ private:
+  std::string db_;
+  std::unique_ptr<WriteLockHolder> holder_;
+};
+
 // The store refuses for good: training stops cleanly after give_up_seconds, the end of the run waits
 // as long again, then leaves everything in a recovery file that the next open of the store imports.
+// The store refuses from the first step on: taken before, a slow start (a loaded machine) let the
+// recorder give up before any step, and a run stopped before its first step has no checkpoint.
 TEST(RunRecorder, StopsTrainingCleanlyWhenTheStoreNeverRecoversAndLosesNothing) {
   Fixture f;
   f.config.train.max_steps = 1000000;
@@ -160,13 +175,13 @@ TEST(RunRecorder, StopsTrainingCleanlyWhenTheStoreNeverRecoversAndLosesNothing) 
   std::vector<std::string> logs;
   std::string recovery;
   {
-    std::unique_ptr<WriteLockHolder> blocker;
+    LockAtTheFirstStep blocker(f.db);  // from the first step on, and after the recorder is gone
     {
       RunRecorder recorder(f.db, f.run_id, &stop, {0.05, 0.5, true, /*busy_timeout_ms=*/20});
-      blocker = std::make_unique<WriteLockHolder>(f.db);  // from now on, and after the recorder is gone
       recorder.set_log([&](const std::string& line) { logs.push_back(line); });
-      summary =
-          Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &recorder).run();
+      ObserverList observers({&blocker, &recorder});
+      summary = Trainer(f.config, test::tiny_data(f.config), {f.dir.file("out"), "tiny-deu.txt", "", &stop}, &observers)
+                    .run();
       recovery = recorder.recovery_file();
     }
     ASSERT_FALSE(recovery.empty());
