@@ -8,7 +8,8 @@
 # brings back, at most 8 files) or bench/results/gpu:
 #   machine.txt     date, commit, GPU, driver, PyTorch/CUDA, CPU and flags, the CLI's --version
 #   tests-gpu.txt   the GPU's tests (Cuda.*, PrecisionCuda.*, Precision.*, Environment.*) through CTest
-#   throughput.txt  the annotated preset against the peer on the GPU (bench/throughput.sh, DEVICE=cuda)
+#   throughput.txt  the annotated preset against the peer on the GPU (bench/throughput.sh, DEVICE=cuda),
+#                   then ours in bf16 three ways: as it trains, TS_SDPA_CUDNN=0, TS_ATTENTION=explicit
 #   translate.txt   an `auto` model trained for BUDGET minutes (default 1) on deu.txt German->English,
 #                   its 1,000 test pairs translated on the GPU greedy and with beam 4, timed whole
 #   tests.txt       the rest of the headless suite (one process per test: a crash names its test)
@@ -62,6 +63,20 @@ grep -E 'tests passed|\*\*\*|Failed|Cuda|Skipped' "$out/tests-gpu.txt" | tail -n
 section throughput
 DEVICE=$device SKIP_NPROC=1 OUT_DIR="$work/throughput" CLI="$cli" PYTHON=${PYTHON:-python3} \
   within 150 bash bench/throughput.sh "${STEPS:-300}" "$(nproc)" > "$out/throughput.txt" 2>&1
+# bf16 three ways (appended to throughput.txt): as it trains, without cuDNN's attention kernels, and
+# with the explicit attention products instead of LibTorch's fused attention (ts/model/attention.h).
+{
+  echo "bf16, the same preset, corpus and steps, three ways:"
+  for way in "" "TS_SDPA_CUDNN=0" "TS_ATTENTION=explicit"; do
+    log=$work/throughput/bf16-${way:-default}.log
+    # shellcheck disable=SC2086  # an empty $way is no argument
+    within 90 env $way "$cli" train --corpus "$shared/data/cmn.txt" --direction en-zh --preset annotated \
+      --max-steps "${STEPS:-300}" --device "$device" --precision bf16 --set train.validate_every=0 --set data.dev=500 \
+      --set data.test=1000 --no-history --out "$work/bf16-run" > "$log" 2>&1
+    rm -rf "$work/bf16-run"
+    printf '  %-22s %s\n' "${way:-as it trains}" "$(grep -o '[0-9]* tok/s on average' "$log" | tail -1)"
+  done
+} >> "$out/throughput.txt" 2>&1
 cat "$out/throughput.txt"
 
 section translate

@@ -5,7 +5,10 @@
 #include <torch/csrc/autograd/grad_mode.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace ts {
 namespace {
@@ -61,6 +64,31 @@ TEST(Linear, OneRowWithoutGradientsMatchesTheMatrixProductAndTrainingStaysDiffer
   y.backward();
   ASSERT_TRUE(layer->weight.grad().defined());
   EXPECT_TRUE(at::allclose(layer->weight.grad()[0], x.view({16}), 1e-6, 1e-6));
+}
+
+// TS_ATTENTION picks the kernel a new layer starts with (for benchmarks); without it, or with a name
+// it does not know, a layer starts with auto. The names read back.
+TEST(MultiHeadAttention, TheEnvironmentPicksTheKernelNewLayersStartWith) {
+  for (const auto kernel : {AttentionKernel::kAuto, AttentionKernel::kExplicit, AttentionKernel::kFused})
+    EXPECT_EQ(parse_attention_kernel(attention_kernel_name(kernel)), kernel);
+  EXPECT_THROW(parse_attention_kernel("flash"), std::invalid_argument);
+  const char* before = std::getenv("TS_ATTENTION");
+  const std::string saved = before ? before : "";
+  const auto kernel_with = [](const char* value) {
+    if (value)
+      setenv("TS_ATTENTION", value, 1);
+    else
+      unsetenv("TS_ATTENTION");
+    return MultiHeadAttention(16, 4, 0.0, true)->kernel();
+  };
+  EXPECT_EQ(kernel_with(nullptr), AttentionKernel::kAuto);
+  EXPECT_EQ(kernel_with("explicit"), AttentionKernel::kExplicit);
+  EXPECT_EQ(kernel_with("fused"), AttentionKernel::kFused);
+  EXPECT_EQ(kernel_with("flash"), AttentionKernel::kAuto);
+  if (before)
+    setenv("TS_ATTENTION", saved.c_str(), 1);
+  else
+    unsetenv("TS_ATTENTION");
 }
 
 TEST(MultiHeadAttention, DoesNotRecordUnlessAsked) {

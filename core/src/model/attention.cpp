@@ -11,10 +11,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -789,6 +793,7 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(std::int64_t d_model, std::int64_
   }
   out_ = register_module("out", torch::nn::Linear(d_model, d_model));
   dropout_ = register_module("dropout", torch::nn::Dropout(dropout));
+  kernel_ = default_attention_kernel();
 }
 
 at::Tensor MultiHeadAttentionImpl::split_heads(const at::Tensor& x) const {
@@ -808,6 +813,56 @@ std::pair<at::Tensor, at::Tensor> MultiHeadAttentionImpl::project_keys_values(co
 }
 
 bool fused_attention_available() { return TS_TORCH_AT_LEAST(2, 0); }
+
+const char* attention_kernel_name(AttentionKernel kernel) {
+  switch (kernel) {
+    case AttentionKernel::kAuto:
+      return "auto";
+    case AttentionKernel::kExplicit:
+      return "explicit";
+    case AttentionKernel::kFused:
+      return "fused";
+  }
+  return "auto";
+}
+
+AttentionKernel parse_attention_kernel(const std::string& name) {
+  for (const auto kernel : {AttentionKernel::kAuto, AttentionKernel::kExplicit, AttentionKernel::kFused})
+    if (name == attention_kernel_name(kernel)) return kernel;
+  throw std::invalid_argument("unknown attention kernel \"" + name + "\" (auto, explicit or fused)");
+}
+
+namespace {
+
+// TS_SDPA_CUDNN=0: LibTorch's fused attention chooses among its other kernels, once per process.
+void apply_sdpa_environment() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* cudnn = std::getenv("TS_SDPA_CUDNN");
+    if (!cudnn || std::string(cudnn) != "0") return;
+#if TS_TORCH_AT_LEAST(2, 5)
+    at::globalContext().setSDPUseCuDNN(false);
+    std::fprintf(stderr, "TS_SDPA_CUDNN=0: fused attention without cuDNN's kernels\n");
+#else
+    std::fprintf(stderr, "TS_SDPA_CUDNN=0 ignored: this LibTorch chooses no cuDNN attention of its own\n");
+#endif
+  });
+}
+
+}  // namespace
+
+AttentionKernel default_attention_kernel() {
+  apply_sdpa_environment();
+  const char* asked = std::getenv("TS_ATTENTION");
+  if (!asked || !*asked) return AttentionKernel::kAuto;
+  try {
+    return parse_attention_kernel(asked);
+  } catch (const std::invalid_argument& e) {
+    static std::once_flag said;
+    std::call_once(said, [&e] { std::fprintf(stderr, "TS_ATTENTION ignored: %s\n", e.what()); });
+    return AttentionKernel::kAuto;
+  }
+}
 
 bool MultiHeadAttentionImpl::fused_for(const at::Tensor& q) const {
   if (record_ || kernel_ == AttentionKernel::kExplicit || !fused_attention_available()) return false;

@@ -5,6 +5,8 @@
 // Masks are additive floats (0 where attending is allowed, -inf where not), built once per batch.
 #pragma once
 
+#include <string>
+
 #include <ATen/ATen.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/dropout.h>
@@ -139,6 +141,16 @@ enum class AttentionKernel {
 
 /// Whether this LibTorch has a fused attention (at::scaled_dot_product_attention: 2.0 and later).
 bool fused_attention_available();
+
+/// "auto", "explicit", "fused".
+const char* attention_kernel_name(AttentionKernel kernel);
+/// The inverse of attention_kernel_name; throws std::invalid_argument naming the accepted names.
+AttentionKernel parse_attention_kernel(const std::string& name);
+/// The kernel a new attention layer starts with: kAuto, or the one the environment's TS_ATTENTION
+/// names (for benchmarks, as TS_DECODING_ISA is for decoding; an unknown name is said on stderr and
+/// ignored). TS_SDPA_CUDNN=0 also keeps LibTorch's fused attention off cuDNN's kernels on a GPU (2.5
+/// and later), which build a plan for every new shape of batch.
+AttentionKernel default_attention_kernel();
 
 class MultiHeadAttentionImpl : public torch::nn::Module {
  public:
