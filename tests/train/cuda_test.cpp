@@ -41,19 +41,29 @@ DecodeConfig fp32_decode(DecodeMode mode = DecodeMode::kGreedy) {
   return decode;
 }
 
+// A tiny model trained for 40 steps on the GPU in fp32, its checkpoints in a folder of its own.
+struct GpuRun {
+  ExperimentConfig config = gpu_config(40);
+  PreparedData data = test::tiny_data(config);
+  test::TempDir dir;
+  TrainingSummary summary;
+  bool trained_on_the_gpu = false;
+  GpuRun() {
+    Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr});
+    summary = trainer.run();
+    trained_on_the_gpu = trainer.model()->parameters().front().device().is_cuda();
+  }
+};
+
 TEST(Cuda, ACheckpointWrittenOnTheGpuTranslatesAlikeOnTheCpu) {
   SKIP_WITHOUT_CUDA();
-  auto config = gpu_config(40);
-  auto data = test::tiny_data(config);
-  test::TempDir dir;
-  Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr});
-  const auto summary = trainer.run();
-  ASSERT_EQ(summary.status, RunStatus::kFinished) << summary.message;
-  ASSERT_FALSE(summary.last_checkpoint.empty());
-  EXPECT_TRUE(trainer.model()->parameters().front().device().is_cuda());
-  auto on_cpu = load_translator(summary.last_checkpoint, at::Device(at::kCPU));
-  auto on_gpu = load_translator(summary.last_checkpoint, at::Device(at::kCUDA));
-  for (const auto& pair : data.text.train)
+  const GpuRun run;
+  ASSERT_EQ(run.summary.status, RunStatus::kFinished) << run.summary.message;
+  ASSERT_FALSE(run.summary.last_checkpoint.empty());
+  EXPECT_TRUE(run.trained_on_the_gpu);
+  auto on_cpu = load_translator(run.summary.last_checkpoint, at::Device(at::kCPU));
+  auto on_gpu = load_translator(run.summary.last_checkpoint, at::Device(at::kCUDA));
+  for (const auto& pair : run.data.text.train)
     for (const auto& decode : {fp32_decode(), fp32_decode(DecodeMode::kBeam)}) {
       const auto a = on_cpu.translate(pair.src, decode), b = on_gpu.translate(pair.src, decode);
       EXPECT_EQ(a.text, b.text) << pair.src << " (" << decode_mode_name(decode.mode) << ")";
@@ -109,17 +119,14 @@ TEST(Cuda, GreedyTranslationOnTheGpuEqualsTheCpusInFp32) {
 // mixed lengths) give each sentence what translating it alone on the GPU gives, in input order.
 TEST(Cuda, BatchedTranslationOnTheGpuEqualsOneAtATime) {
   SKIP_WITHOUT_CUDA();
-  auto config = gpu_config(40);
-  auto data = test::tiny_data(config);
-  test::TempDir dir;
-  Trainer trainer(config, data, {dir.str(), "tiny-deu.txt", "", nullptr});
-  const auto summary = trainer.run();
-  ASSERT_FALSE(summary.last_checkpoint.empty());
-  auto on_gpu = load_translator(summary.last_checkpoint, at::Device(at::kCUDA));
+  const GpuRun run;
+  ASSERT_FALSE(run.summary.last_checkpoint.empty());
+  auto on_gpu = load_translator(run.summary.last_checkpoint, at::Device(at::kCUDA));
+  const auto& train = run.data.text.train;
   std::vector<std::string> sources;
-  for (const auto& pair : data.text.train) sources.push_back(pair.src);
+  for (const auto& pair : train) sources.push_back(pair.src);
   sources.push_back("Haus.");
-  sources.push_back(data.text.train.front().src + " " + data.text.train.back().src);
+  sources.push_back(train.front().src + " " + train.back().src);
   for (const auto mode : {DecodeMode::kGreedy, DecodeMode::kBeam}) {
     DecodeConfig decode;
     decode.mode = mode;
