@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "ts/model/torch_compat.h"
+
 namespace ts {
 namespace {
 
@@ -85,6 +87,11 @@ TEST(MultiHeadAttention, TheEnvironmentPicksTheKernelNewLayersStartWith) {
   EXPECT_EQ(kernel_with("explicit"), AttentionKernel::kExplicit);
   EXPECT_EQ(kernel_with("fused"), AttentionKernel::kFused);
   EXPECT_EQ(kernel_with("flash"), AttentionKernel::kAuto);
+#if TS_TORCH_AT_LEAST(2, 5)
+  // A layer made, LibTorch's fused attention leaves out cuDNN's kernels (they plan every batch shape).
+  const char* cudnn = std::getenv("TS_SDPA_CUDNN");
+  if (!cudnn || std::string(cudnn) != "1") EXPECT_FALSE(at::globalContext().userEnabledCuDNNSDP());
+#endif
   if (before)
     setenv("TS_ATTENTION", saved.c_str(), 1);
   else

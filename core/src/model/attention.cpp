@@ -834,17 +834,22 @@ AttentionKernel parse_attention_kernel(const std::string& name) {
 
 namespace {
 
-// TS_SDPA_CUDNN=0: LibTorch's fused attention chooses among its other kernels, once per process.
+// LibTorch's fused attention on a GPU chooses among its kernels without cuDNN's (unless TS_SDPA_CUDNN=1),
+// once per process: cuDNN's build a plan for every new shape of batch, and a translation corpus's batches
+// come in hundreds of shapes. bf16 on an H200 (PyTorch 2.11) trained at half fp32's speed, its first steps
+// slowest, and a 1-minute run made 12.6 times fewer tokens than its recipe planned; fp32, which cuDNN's
+// attention does not take, did not (docs/benchmarks.md, "The GPU machine"). Not yet timed without them.
 void apply_sdpa_environment() {
   static std::once_flag once;
   std::call_once(once, [] {
-    const char* cudnn = std::getenv("TS_SDPA_CUDNN");
-    if (!cudnn || std::string(cudnn) != "0") return;
+    const char* asked = std::getenv("TS_SDPA_CUDNN");
+    const bool cudnn = asked && std::string(asked) == "1";
 #if TS_TORCH_AT_LEAST(2, 5)
-    at::globalContext().setSDPUseCuDNN(false);
-    std::fprintf(stderr, "TS_SDPA_CUDNN=0: fused attention without cuDNN's kernels\n");
+    at::globalContext().setSDPUseCuDNN(cudnn);
+    if (asked)
+      std::fprintf(stderr, "TS_SDPA_CUDNN=%s: fused attention %s cuDNN's kernels\n", asked, cudnn ? "with" : "without");
 #else
-    std::fprintf(stderr, "TS_SDPA_CUDNN=0 ignored: this LibTorch chooses no cuDNN attention of its own\n");
+    if (cudnn) std::fprintf(stderr, "TS_SDPA_CUDNN=1 ignored: this LibTorch chooses no cuDNN attention of its own\n");
 #endif
   });
 }

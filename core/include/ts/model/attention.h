@@ -148,8 +148,8 @@ const char* attention_kernel_name(AttentionKernel kernel);
 AttentionKernel parse_attention_kernel(const std::string& name);
 /// The kernel a new attention layer starts with: kAuto, or the one the environment's TS_ATTENTION
 /// names (for benchmarks, as TS_DECODING_ISA is for decoding; an unknown name is said on stderr and
-/// ignored). TS_SDPA_CUDNN=0 also keeps LibTorch's fused attention off cuDNN's kernels on a GPU (2.5
-/// and later), which build a plan for every new shape of batch.
+/// ignored). The first call also keeps LibTorch's fused attention off cuDNN's kernels (2.5 and later;
+/// they build a plan for every new shape of batch on a GPU) unless the environment has TS_SDPA_CUDNN=1.
 AttentionKernel default_attention_kernel();
 
 class MultiHeadAttentionImpl : public torch::nn::Module {
