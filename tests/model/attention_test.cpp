@@ -90,7 +90,9 @@ TEST(MultiHeadAttention, TheEnvironmentPicksTheKernelNewLayersStartWith) {
 #if TS_TORCH_AT_LEAST(2, 5)
   // A layer made, LibTorch's fused attention leaves out cuDNN's kernels (they plan every batch shape).
   const char* cudnn = std::getenv("TS_SDPA_CUDNN");
-  if (!cudnn || std::string(cudnn) != "1") EXPECT_FALSE(at::globalContext().userEnabledCuDNNSDP());
+  if (!cudnn || std::string(cudnn) != "1") {
+    EXPECT_FALSE(at::globalContext().userEnabledCuDNNSDP());
+  }
 #endif
   if (before)
     setenv("TS_ATTENTION", saved.c_str(), 1);
