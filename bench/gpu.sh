@@ -94,7 +94,7 @@ rm -rf "$run"
     lines=$(wc -l < "$work/test-beam$beam.hyp")
     awk -v b="$beam" -v n="$lines" -v s="$start" -v e="$end" \
       'BEGIN { printf "beam %s: %d sentences in %.2f s, whole command: %.0f sentences/s\n", b, n, e - s, n / (e - s) }'
-    grep -E 'BLEU' "$work/eval-beam$beam.txt" | head -2
+    grep -E 'BLEU|^translated' "$work/eval-beam$beam.txt" | head -3
   done
   rm -rf "$run"
 } > "$out/translate.txt" 2>&1

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // transformer-studio-cli: train, translate, evaluate and score from the command line.
 // Flag names are a contract shared with scripts and the desktop app.
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -611,7 +612,9 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
   if (a.weights.empty())
     config.weights = DecodeWeights::kFloat32;  // the scores are the model's own unless asked otherwise
   attach_shortlist(a, config, checkpoint_of(a.checkpoint), loaded);
+  const auto decode_start = std::chrono::steady_clock::now();
   const auto hyps = translator.translate_all(sources, config);
+  const double decode_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - decode_start).count();
   write_lines(e.hyp_out, hyps);
   write_lines(e.ref_out, refs);
   const double loss = evaluate_loss(loaded.model, examples, device);
@@ -623,6 +626,8 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
   fmt::print("evaluated {} ({}, {})\n{}loss {:.4f} | ppl {:.2f}\n{}\n{}\n", what, p.direction.str(), decoding,
              split_line, loss, std::exp(loss), corpus_bleu(hyps, {refs}, tok).to_string(),
              corpus_chrf(hyps, {refs}).to_string());
+  fmt::print("translated {} sentences on {} in {:.3f} s: {:.0f} sentences/s (the decoding alone, without loading)\n",
+             hyps.size(), device.str(), decode_s, static_cast<double>(hyps.size()) / std::max(decode_s, 1e-9));
   return 0;
 }
 
