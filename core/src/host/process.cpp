@@ -2,6 +2,7 @@
 // This process's age, and starting a companion program in its place (see ts/host/process.h).
 #include "ts/host/process.h"
 
+#include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,27 +48,45 @@ double process_age_seconds() {
   return age > 0 ? age : 0;
 }
 
-std::string companion_program(const std::string& name) {
+std::string companion_program(const std::string& name, std::string* looked) {
   namespace fs = std::filesystem;
   std::error_code error;
-  const auto self = fs::read_symlink("/proc/self/exe", error);
-  if (error) return {};
+  auto self = fs::read_symlink("/proc/self/exe", error);
+  if (error) {
+    // Where /proc/self/exe cannot be read (a sandbox's /proc may refuse it), the path execve was
+    // given stands in.
+    const auto why = error.message();
+    const char* const exec_path = reinterpret_cast<const char*>(::getauxval(AT_EXECFN));
+    if (exec_path != nullptr && *exec_path != '\0') self = fs::absolute(exec_path, error);
+    if (error || exec_path == nullptr || *exec_path == '\0') {
+      if (looked) *looked = "this program's own path is unknown: /proc/self/exe: " + why;
+      return {};
+    }
+  }
   const auto dir = self.parent_path();
+  std::string places;
   for (const auto& place : {dir, dir.parent_path() / "cli", dir.parent_path() / "lib" / "transformer-studio"}) {
     const auto program = place / name;
-    if (fs::is_regular_file(program, error) && ::access(program.c_str(), X_OK) == 0) return program.string();
+    const bool file = fs::is_regular_file(program, error);
+    if (file && ::access(program.c_str(), X_OK) == 0) return program.string();
+    places += (places.empty() ? "" : ", ") + program.lexically_normal().string() +
+              (file    ? ": not executable"
+               : error ? ": " + error.message()
+                       : ": not a file");
   }
+  if (looked) *looked = "looked for " + places;
   return {};
 }
 
 int run_companion_instead(const std::string& self, const std::string& name, const std::string& what, int argc,
                           char** argv) {
-  const auto program = companion_program(name);
+  std::string looked;
+  const auto program = companion_program(name, &looked);
   if (program.empty()) {
     std::fprintf(stderr,
                  "%s: cannot find %s (beside this program, or in ../lib/transformer-studio), %s; reinstall Transformer "
-                 "Studio\n",
-                 self.c_str(), name.c_str(), what.c_str());
+                 "Studio\n(%s)\n",
+                 self.c_str(), name.c_str(), what.c_str(), looked.c_str());
     return 127;
   }
   set_openblas_core_for_a_program_to_start();

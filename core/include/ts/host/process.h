@@ -22,8 +22,8 @@ std::optional<unsigned long long> parse_proc_stat_start_ticks(const std::string&
 /// The program `name` that was built or installed with this one: beside it (the build tree's
 /// app/cli; an installed bin/), in ../cli (the build tree seen from app/translate) or in
 /// ../lib/transformer-studio (where an installed transformer-studio-cli-libtorch lives); empty when
-/// none is there.
-std::string companion_program(const std::string& name);
+/// none is there, and then `looked` (when given) says where it looked and what it found there.
+std::string companion_program(const std::string& name, std::string* looked = nullptr);
 
 /// Runs `program` with `args` (args[0]: the name it is told it has) in place of this process: the
 /// same process id and start time, standard streams and environment. Returns only when that failed,
@@ -35,7 +35,8 @@ void run_instead(const std::string& program, const std::vector<std::string>& arg
 /// kernels for it (set_openblas_core_for_a_program_to_start, ts/host/blas.h) and runs it in this
 /// process's place with this process's arguments (argv[0] kept: the program's help names the front).
 /// Returns only when that failed, with 127, after saying on standard error what is missing: "`self`:
-/// cannot find `name` (beside this program, or in ../lib/transformer-studio), `what`; reinstall ...".
+/// cannot find `name` (beside this program, or in ../lib/transformer-studio), `what`; reinstall ...",
+/// then the places it looked and what was there.
 int run_companion_instead(const std::string& self, const std::string& name, const std::string& what, int argc,
                           char** argv);
 
