@@ -11,7 +11,8 @@
 #   throughput.txt  the annotated preset against the peer on the GPU (bench/throughput.sh, DEVICE=cuda),
 #                   then ours in bf16 three ways: as it trains, TS_SDPA_CUDNN=1, TS_ATTENTION=explicit
 #   translate.txt   an `auto` model trained for BUDGET minutes (default 1) on deu.txt German->English,
-#                   its 1,000 test pairs translated on the GPU greedy and with beam 4, timed whole
+#                   its 1,000 test pairs translated on the GPU greedy and with beam 4, timed whole and
+#                   the decoding alone, in the default batches (512) and in batches of 64 and 2048
 #   tests.txt       the rest of the headless suite (one process per test: a crash names its test)
 #   logs.tar.gz     every log behind these (the trainings', the peer's, the hypotheses)
 # Environment: DEADLINE (seconds since the epoch; default 7 minutes from now), COMMIT (the commit the
@@ -86,15 +87,18 @@ rm -rf "$run"
   within 150 "$cli" train --corpus "$shared/data/deu.txt" --direction de-en --budget "${BUDGET:-1}" --device "$device" \
     --no-history --out "$run" > "$work/translate-train.log" 2>&1
   grep -E 'recipe|model:|tok/s on average|BLEU' "$work/translate-train.log" | tail -n 6
-  for beam in 1 4; do
+  # The device's default batch (512 sentences on a GPU), then the CPU's 64 and a larger one, to choose by.
+  for way in "--beam 1" "--beam 4" "--beam 1 --batch 64" "--beam 4 --batch 64" "--beam 1 --batch 2048"; do
+    name=$(echo "$way" | tr -d ' -')
     start=$(date +%s.%N)
-    within 60 "$cli" eval --checkpoint "$run/best.ckpt" --device "$device" --beam "$beam" \
-      --hyp-out "$work/test-beam$beam.hyp" > "$work/eval-beam$beam.txt" 2>&1
+    # shellcheck disable=SC2086  # $way is several options
+    within 60 "$cli" eval --checkpoint "$run/best.ckpt" --device "$device" $way \
+      --hyp-out "$work/test-$name.hyp" > "$work/eval-$name.txt" 2>&1
     end=$(date +%s.%N)
-    lines=$(wc -l < "$work/test-beam$beam.hyp")
-    awk -v b="$beam" -v n="$lines" -v s="$start" -v e="$end" \
-      'BEGIN { printf "beam %s: %d sentences in %.2f s, whole command: %.0f sentences/s\n", b, n, e - s, n / (e - s) }'
-    grep -E 'BLEU|^translated' "$work/eval-beam$beam.txt" | head -3
+    lines=$(wc -l < "$work/test-$name.hyp")
+    awk -v w="$way" -v n="$lines" -v s="$start" -v e="$end" \
+      'BEGIN { printf "%s: %d sentences in %.2f s, whole command: %.0f sentences/s\n", w, n, e - s, n / (e - s) }'
+    grep -E 'BLEU|^translated' "$work/eval-$name.txt" | head -3
   done
   rm -rf "$run"
 } > "$out/translate.txt" 2>&1

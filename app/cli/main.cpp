@@ -419,7 +419,7 @@ int train_one_rank(const TrainArgs& a, const DistributedConfig* distributed) {
 struct DecodeArgs {
   std::string checkpoint, attention_json, device = "auto", weights;  // weights: empty = the command's default
   std::string input;  // translate: a file of sentences (empty: standard input)
-  int batch = -1;     // translate: sentences decoded together (-1: 64, or 1 when typing at a terminal)
+  int batch = -1;     // translate: sentences decoded together (-1: the device's, or 1 when typing at a terminal)
   int beam = 0, top_k = 0, nbest = 1, threads = 0;  // beam 0: not given
   bool sample = false, shortlist = false;
   double temperature = 1.0, top_p = 1.0, length_penalty = -1;  // -1: not given
@@ -491,7 +491,8 @@ int cmd_translate(const DecodeArgs& a) {
   if (!a.input.empty()) open_sentences_file(a.input, file);
   std::istream& in = a.input.empty() ? std::cin : file;
   const auto checkpoint = checkpoint_of(a.checkpoint);
-  auto loaded = load_checkpoint(checkpoint, resolve_device(parse_device_choice(a.device)));
+  const auto device = resolve_device(parse_device_choice(a.device));
+  auto loaded = load_checkpoint(checkpoint, device);
   write_translator_file_if_stale(loaded, checkpoint);
   const auto config = a.config(loaded.meta.config.decode);
   attach_shortlist(a, config, checkpoint, loaded);
@@ -505,7 +506,7 @@ int cmd_translate(const DecodeArgs& a) {
   // someone types at a terminal and waits for each answer, or the n-best list or attention is asked
   // for (those come from the one-at-a-time path).
   const bool typing = a.input.empty() && ::isatty(STDIN_FILENO);
-  const int batch = a.batch > 0 ? a.batch : typing ? 1 : 64;
+  const int batch = a.batch > 0 ? a.batch : typing ? 1 : static_cast<int>(default_decode_batch(device));
   if (batch > 1 && a.nbest <= 1 && !attention.is_open()) {
     // A progress line on a terminal when translating a file (its size is known).
     std::size_t total = 0;
@@ -565,6 +566,7 @@ enum class HeldOut { kTest, kDev };
 struct EvalArgs {
   std::string corpus, hyp_out, ref_out;
   HeldOut split = HeldOut::kTest;
+  int batch = 0;  // sentences decoded together (0: the device's default)
 };
 
 int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
@@ -613,7 +615,7 @@ int cmd_eval(const DecodeArgs& a, const EvalArgs& e) {
     config.weights = DecodeWeights::kFloat32;  // the scores are the model's own unless asked otherwise
   attach_shortlist(a, config, checkpoint_of(a.checkpoint), loaded);
   const auto decode_start = std::chrono::steady_clock::now();
-  const auto hyps = translator.translate_all(sources, config);
+  const auto hyps = translator.translate_all(sources, config, static_cast<std::size_t>(e.batch));
   const double decode_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - decode_start).count();
   write_lines(e.hyp_out, hyps);
   write_lines(e.ref_out, refs);
@@ -808,8 +810,8 @@ int cli_main(int argc, char** argv) {
                         "line on a terminal)");
   translate
       ->add_option("--batch", translate_args.batch,
-                   "Sentences decoded together (default 64; 1 when typing at a terminal: each line is answered at "
-                   "once). The outputs are the same as one at a time")
+                   "Sentences decoded together (default 64 on a CPU, 512 on a GPU; 1 when typing at a terminal: each "
+                   "line is answered at once). The outputs are the same as one at a time")
       ->check(CLI::Range(1, 4096));
   translate->add_option("--attention-json", translate_args.attention_json,
                         "Write attention weights (and the beam search tree), one JSON object per line");
@@ -826,6 +828,10 @@ int cli_main(int argc, char** argv) {
       ->excludes("--corpus");
   eval->add_option("--hyp-out", eval_extra.hyp_out, "Write the translations here, one per line");
   eval->add_option("--ref-out", eval_extra.ref_out, "Write the references here, one per line");
+  eval->add_option("--batch", eval_extra.batch,
+                   "Sentences decoded together (default 64 on a CPU, 512 on a GPU). The outputs are the same as one "
+                   "at a time")
+      ->check(CLI::Range(1, 4096));
 
   std::string hyp, tokenize = "13a";
   std::vector<std::string> refs;

@@ -138,6 +138,8 @@ echo "Hund." | "$work/front-alone/transformer-studio-cli" translate --checkpoint
 check "translate --nbest needs the LibTorch program: exits 127 without it" test $? -eq 127
 check "without the LibTorch program, says which program is missing" \
   contains "$work/front-nbest.log" "cannot find transformer-studio-cli-libtorch"
+check "without the LibTorch program, says where it looked" \
+  contains "$work/front-nbest.log" "looked for $(realpath "$work")/front-alone/transformer-studio-cli-libtorch: No such file or directory"
 "$lite" --checkpoint "$work/run" --beam 3 --threads 1 --batch 1 < "$work/input.txt" > "$work/lite-alone.txt"
 check "transformer-studio-translate one at a time equals its batches" cmp -s "$work/full.txt" "$work/lite-alone.txt"
 rm "$work/run/last.ckpt.translator"
@@ -203,6 +205,9 @@ check "eval exits 0" test $? -eq 0
 check "eval prints BLEU" contains "$work/eval.txt" "BLEU = "
 check "eval writes hypotheses" test "$(wc -l < "$work/hyp.txt")" -eq 16
 check "eval decodes as the model's configuration says (tiny: greedy)" contains "$work/eval.txt" "greedy decoding"
+check "eval says how fast the decoding alone went" grep -qE '^translated 16 sentences on cpu in [0-9.]+ s: [0-9]+ sentences/s' "$work/eval.txt"
+"$cli" eval --checkpoint "$work/run/best.ckpt" --corpus "$work/deu.txt" --threads 1 --batch 3 --hyp-out "$work/hyp-batch3.txt" > /dev/null
+check "eval --batch 3 gives the same translations" cmp -s "$work/hyp.txt" "$work/hyp-batch3.txt"
 "$cli" eval --checkpoint "$work/run/best.ckpt" --corpus "$work/deu.txt" --threads 1 --beam 2 --length-penalty 1 > "$work/eval-beam.txt"
 check "eval --beam 2 says it searched with a beam" contains "$work/eval-beam.txt" "beam search of 2, length penalty 1"
 

@@ -379,6 +379,11 @@ TEST_F(Search, ShortlistedDecodingStaysInEachSentencesListAndEqualsOneAtATime) {
   model->set_shortlist(nullptr);
 }
 
+TEST(DecodeBatches, ACallerNamingNoBatchGetsItsDevicesDefault) {
+  EXPECT_EQ(default_decode_batch(at::Device(at::kCPU)), 64u);
+  EXPECT_EQ(default_decode_batch(at::Device(at::kCUDA, 0)), 512u);  // a device named, none needed
+}
+
 // An exception from the progress callback (a stop) ends the decoding on every thread and comes out.
 TEST_F(Search, AStopFromProgressEndsBatchesOnEveryThread) {
   const Threads two(2);

@@ -127,17 +127,21 @@ TEST(Cuda, BatchedTranslationOnTheGpuEqualsOneAtATime) {
   for (const auto& pair : train) sources.push_back(pair.src);
   sources.push_back("Haus.");
   sources.push_back(train.front().src + " " + train.back().src);
-  for (const auto mode : {DecodeMode::kGreedy, DecodeMode::kBeam}) {
-    DecodeConfig decode;
-    decode.mode = mode;
-    decode.beam = 4;
-    std::vector<double> confidences;
-    const auto all = on_gpu.translate_all(sources, decode, 3, &confidences);
-    ASSERT_EQ(all.size(), sources.size());
-    for (std::size_t i = 0; i < sources.size(); ++i) {
-      const auto alone = on_gpu.translate(sources[i], decode);
-      EXPECT_EQ(all[i], alone.text) << decode_mode_name(mode) << " sentence " << i;
-      EXPECT_NEAR(confidences[i], mean_token_log_prob(alone.best), 1e-3) << decode_mode_name(mode) << " sentence " << i;
+  // Batches of 3, and the GPU's default batch (512: every sentence here in one).
+  for (const std::size_t batch : {std::size_t{3}, kDeviceBatch}) {
+    for (const auto mode : {DecodeMode::kGreedy, DecodeMode::kBeam}) {
+      DecodeConfig decode;
+      decode.mode = mode;
+      decode.beam = 4;
+      std::vector<double> confidences;
+      const auto all = on_gpu.translate_all(sources, decode, batch, &confidences);
+      ASSERT_EQ(all.size(), sources.size());
+      for (std::size_t i = 0; i < sources.size(); ++i) {
+        const auto alone = on_gpu.translate(sources[i], decode);
+        EXPECT_EQ(all[i], alone.text) << decode_mode_name(mode) << " sentence " << i << ", batch " << batch;
+        EXPECT_NEAR(confidences[i], mean_token_log_prob(alone.best), 1e-3)
+            << decode_mode_name(mode) << " sentence " << i << ", batch " << batch;
+      }
     }
   }
 }

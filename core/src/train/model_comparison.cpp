@@ -60,11 +60,12 @@ CompareInput compare_input_from_models(const std::vector<ModelToCompare>& models
     Translator translator(loaded.model, std::move(loaded.pipeline));
     std::vector<double> confidences;
     const auto total = in.sources.size();
-    in.systems.push_back(translator.translate_all(in.sources, decode, 64, &confidences, [&](std::size_t done) {
-      // Between batches: a stop lands within one batch of sentences, not at the end of a model.
-      if (stop && stop()) throw std::runtime_error("stopped");
-      if (progress) progress({m, models.size(), models[m].name, done, total});
-    }));
+    in.systems.push_back(
+        translator.translate_all(in.sources, decode, kDeviceBatch, &confidences, [&](std::size_t done) {
+          // Between batches: a stop lands within one batch of sentences, not at the end of a model.
+          if (stop && stop()) throw std::runtime_error("stopped");
+          if (progress) progress({m, models.size(), models[m].name, done, total});
+        }));
     in.confidences.push_back(std::move(confidences));
     in.names.push_back(models[m].name);
   }
