@@ -835,10 +835,12 @@ AttentionKernel parse_attention_kernel(const std::string& name) {
 namespace {
 
 // LibTorch's fused attention on a GPU chooses among its kernels without cuDNN's (unless TS_SDPA_CUDNN=1),
-// once per process: cuDNN's build a plan for every new shape of batch, and a translation corpus's batches
-// come in hundreds of shapes. bf16 on an H200 (PyTorch 2.11) trained at half fp32's speed, its first steps
-// slowest, and a 1-minute run made 12.6 times fewer tokens than its recipe planned; fp32, which cuDNN's
-// attention does not take, did not (docs/benchmarks.md, "The GPU machine"). Not yet timed without them.
+// once per process. With them, bf16 on an H200 (PyTorch 2.11) trained at half fp32's speed, its first
+// steps slowest, and a 1-minute run made 12.6 times fewer tokens than its recipe planned; fp32, which
+// cuDNN's attention does not take, did not. Without them (2026-12-01) bf16 trained 3.6 times faster at the
+// Annotated preset, and the 1-minute run reached 77% of its plan (docs/benchmarks.md, "The GPU machine,
+// second run"). The likely cause: a plan built for each new shape of batch, and a translation corpus's
+// batches come in hundreds of shapes.
 void apply_sdpa_environment() {
   static std::once_flag once;
   std::call_once(once, [] {
