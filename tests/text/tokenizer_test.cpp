@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Tokenizer tests: word/char/SentencePiece tokenization, detokenization round trips, config JSON.
 #include "ts/text/tokenizer.h"
+#include "ts/text/tokenize_all.h"
 
 #include <gtest/gtest.h>
 
@@ -413,6 +414,76 @@ TEST(TokenizerChinese, TraditionalToSimplifiedAndBack) {
   EXPECT_EQ(make_tokenizer(config)->tokenize("我愛漢語, OK"), (Tokens{"我爱汉语", ",", "ok"}));
   config.chinese = ChineseScript::kS2t;
   EXPECT_EQ(make_tokenizer(config)->tokenize("汉语"), (Tokens{"漢語"}));
+}
+
+// ---------------------------------------------------------------- tokenize_all
+
+// Lines that take every path of the normalisation: ASCII, capitals outside ASCII (ICU), traditional
+// Chinese (OpenCC where the tokenizer converts), an invalid byte, control characters.
+std::vector<std::string> varied_lines(std::size_t n) {
+  const std::vector<std::string> tails = {"GRÜẞE aus Köln!", "我愛漢語, OK", "bad \xff byte",
+                                          "tab\there\u200b", "ΣΟΦΙΑ σοφός.", "plain ascii text"};
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < n; ++i) lines.push_back(training_sentences()[i % 200] + " " + tails[i % tails.size()]);
+  return lines;
+}
+
+void expect_same_on_any_thread_count(const Tokenizer& tok, const std::vector<std::string>& lines) {
+  std::vector<Tokens> one_by_one;
+  for (const auto& line : lines) one_by_one.push_back(tok.tokenize(line));
+  for (const int threads : {1, 2, 3, 8}) {
+    EXPECT_EQ(tokenize_all(tok, lines, threads, /*min_block=*/16), one_by_one) << threads << " threads";
+  }
+  EXPECT_EQ(tokenize_all(tok, lines), one_by_one) << "the default: the cores, blocks of 4,096";
+}
+
+TEST(TokenizeAll, GivesEachLinesTokensInOrderOnAnyThreadCount) {
+  const auto lines = varied_lines(1000);
+  expect_same_on_any_thread_count(*word_tokenizer(), lines);
+  expect_same_on_any_thread_count(*char_tokenizer(), lines);
+  expect_same_on_any_thread_count(*sentencepiece_tokenizer("unigram"), lines);
+  expect_same_on_any_thread_count(*sentencepiece_tokenizer("bpe"), lines);
+  if (chinese_conversion_available()) {
+    TokenizerConfig config;
+    config.kind = TokenizerKind::kChar;
+    config.chinese = ChineseScript::kT2s;
+    const auto chinese = make_tokenizer(config);
+    EXPECT_EQ(chinese->tokenize("漢"), (Tokens{"汉"}));  // it converts
+    expect_same_on_any_thread_count(*chinese, lines);
+  }
+  EXPECT_TRUE(tokenize_all(*word_tokenizer(), {}, 4, 1).empty());
+  EXPECT_EQ(tokenize_all(*word_tokenizer(), {"one line"}, 4, 1), (std::vector<Tokens>{{"one", "line"}}));
+}
+
+// A tokenizer that fails on one line, to see a failure on another thread reach the caller.
+class FailingTokenizer final : public Tokenizer {
+ public:
+  explicit FailingTokenizer(std::string bad) : bad_(std::move(bad)) {}
+  std::vector<std::string> tokenize(std::string_view text) const override {
+    if (text == bad_) throw std::runtime_error("cannot tokenise " + bad_);
+    return {std::string(text)};
+  }
+  std::string detokenize(const std::vector<std::string>& tokens) const override { return tokens.at(0); }
+  const TokenizerConfig& config() const override { return config_; }
+  nlohmann::json to_json() const override { return {}; }
+
+ private:
+  std::string bad_;
+  TokenizerConfig config_;
+};
+
+TEST(TokenizeAll, RethrowsAFailureOnAnyThread) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 100; ++i) lines.push_back("line " + std::to_string(i));
+  for (const auto* bad : {"line 0", "line 57", "line 99"}) {  // the calling thread's block, a middle one, the last
+    try {
+      tokenize_all(FailingTokenizer(bad), lines, 4, 10);
+      ADD_FAILURE() << bad << ": no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("cannot tokenise ") + bad);
+    }
+  }
+  EXPECT_EQ(tokenize_all(FailingTokenizer("none of them"), lines, 4, 10).at(57), (Tokens{"line 57"}));
 }
 
 TEST(TokenizerBase64, EncodesAndDecodes) {

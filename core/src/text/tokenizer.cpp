@@ -4,6 +4,7 @@
 // their detokenizers, and SentencePiece BPE/unigram models trained in memory (SentencePiece
 // itself runs in a dlopen()ed module, see sentencepiece_loader.h).
 #include "ts/text/tokenizer.h"
+#include "ts/text/tokenize_all.h"
 
 #include <fmt/format.h>
 #include <unicode/bytestream.h>
@@ -14,6 +15,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <exception>
+#include <future>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -850,6 +853,43 @@ std::unique_ptr<Tokenizer> make_tokenizer(const TokenizerConfig& config,
   TokenizerConfig used = config;
   used.vocab_size = trained.vocab_size;  // what the model was trained with (raised when the characters needed it)
   return std::make_unique<SentencePieceTokenizer>(used, std::move(trained.model), std::move(trained.note));
+}
+
+std::vector<std::vector<std::string>> tokenize_all(const Tokenizer& tokenizer, const std::vector<std::string>& texts,
+                                                   int threads, std::size_t min_block) {
+  std::vector<std::vector<std::string>> out(texts.size());
+  const auto tokenize_block = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) out[i] = tokenizer.tokenize(texts[i]);
+  };
+  const std::size_t most = static_cast<std::size_t>(threads > 0 ? threads : cpu_cores());
+  const std::size_t blocks = std::clamp<std::size_t>(texts.size() / std::max<std::size_t>(min_block, 1), 1, most);
+  if (blocks == 1) {
+    tokenize_block(0, texts.size());
+    return out;
+  }
+  // Blocks 1.. on their own threads, block 0 on this one; each writes only its own slots of `out`.
+  const std::size_t per_block = (texts.size() + blocks - 1) / blocks;
+  std::vector<std::future<void>> others;
+  others.reserve(blocks - 1);
+  for (std::size_t b = 1; b < blocks; ++b) {
+    const std::size_t begin = std::min(b * per_block, texts.size());
+    others.push_back(std::async(std::launch::async, tokenize_block, begin, std::min(begin + per_block, texts.size())));
+  }
+  std::exception_ptr failure;
+  try {
+    tokenize_block(0, std::min(per_block, texts.size()));
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  for (auto& other : others) {  // wait for every thread before `out` can go, even after a failure
+    try {
+      other.get();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+  return out;
 }
 
 std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j) {
