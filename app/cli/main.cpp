@@ -506,7 +506,7 @@ int cmd_translate(const DecodeArgs& a) {
   // someone types at a terminal and waits for each answer, or the n-best list or attention is asked
   // for (those come from the one-at-a-time path).
   const bool typing = a.input.empty() && ::isatty(STDIN_FILENO);
-  const int batch = a.batch > 0 ? a.batch : typing ? 1 : static_cast<int>(default_decode_batch(device));
+  const int batch = a.batch > 0 ? a.batch : typing ? 1 : static_cast<int>(default_decode_batch(device, config));
   if (batch > 1 && a.nbest <= 1 && !attention.is_open()) {
     // A progress line on a terminal when translating a file (its size is known).
     std::size_t total = 0;
@@ -810,8 +810,9 @@ int cli_main(int argc, char** argv) {
                         "line on a terminal)");
   translate
       ->add_option("--batch", translate_args.batch,
-                   "Sentences decoded together (default 64 on a CPU, 512 on a GPU; 1 when typing at a terminal: each "
-                   "line is answered at once). The outputs are the same as one at a time")
+                   "Sentences decoded together (default on a CPU 32 greedily, 8 with a beam of 4: 32 hypotheses a "
+                   "step; 512 on a GPU; 1 when typing at a terminal: each line is answered at once). The outputs "
+                   "are the same as one at a time")
       ->check(CLI::Range(1, 4096));
   translate->add_option("--attention-json", translate_args.attention_json,
                         "Write attention weights (and the beam search tree), one JSON object per line");
@@ -829,8 +830,8 @@ int cli_main(int argc, char** argv) {
   eval->add_option("--hyp-out", eval_extra.hyp_out, "Write the translations here, one per line");
   eval->add_option("--ref-out", eval_extra.ref_out, "Write the references here, one per line");
   eval->add_option("--batch", eval_extra.batch,
-                   "Sentences decoded together (default 64 on a CPU, 512 on a GPU). The outputs are the same as one "
-                   "at a time")
+                   "Sentences decoded together (default on a CPU 32 greedily, 8 with a beam of 4; 512 on a GPU). The "
+                   "outputs are the same as one at a time")
       ->check(CLI::Range(1, 4096));
 
   std::string hyp, tokenize = "13a";

@@ -380,8 +380,23 @@ TEST_F(Search, ShortlistedDecodingStaysInEachSentencesListAndEqualsOneAtATime) {
 }
 
 TEST(DecodeBatches, ACallerNamingNoBatchGetsItsDevicesDefault) {
-  EXPECT_EQ(default_decode_batch(at::Device(at::kCPU)), 64u);
-  EXPECT_EQ(default_decode_batch(at::Device(at::kCUDA, 0)), 512u);  // a device named, none needed
+  DecodeConfig greedy, beam4, beam5, beam64;
+  greedy.mode = DecodeMode::kGreedy;
+  beam4.mode = beam5.mode = beam64.mode = DecodeMode::kBeam;
+  beam4.beam = 4;
+  beam5.beam = 5;
+  beam64.beam = 64;
+  // On a CPU, 32 hypothesis rows a step: the sentences a batch holds shrink with the beam.
+  EXPECT_EQ(default_decode_batch(at::Device(at::kCPU), greedy), 32u);
+  EXPECT_EQ(default_decode_batch(at::Device(at::kCPU), beam4), 8u);
+  EXPECT_EQ(default_decode_batch(at::Device(at::kCPU), beam5), 6u);
+  EXPECT_EQ(default_decode_batch(at::Device(at::kCPU), beam64), 1u);  // never none
+  EXPECT_EQ(cpu_decode_batch(beam4), 8u);
+  beam4.beam = 0;  // a beam search of width 0 searches one hypothesis
+  EXPECT_EQ(cpu_decode_batch(beam4), 32u);
+  // On a GPU 512 whatever the search.
+  EXPECT_EQ(default_decode_batch(at::Device(at::kCUDA, 0), greedy), 512u);  // a device named, none needed
+  EXPECT_EQ(default_decode_batch(at::Device(at::kCUDA, 0), beam5), 512u);
 }
 
 // An exception from the progress callback (a stop) ends the decoding on every thread and comes out.

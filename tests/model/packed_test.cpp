@@ -251,6 +251,9 @@ ModelConfig small_model(bool pre_norm, const std::string& positions, bool tie) {
 at::Tensor as_tensor(const std::vector<float>& values, const at::Tensor& like) {
   return at::tensor(values).view(like.sizes());
 }
+at::Tensor as_tensor(const FloatScratch& values, const at::Tensor& like) {
+  return as_tensor(std::vector<float>(values.data(), values.data() + values.size()), like);
+}
 
 // Translates a 2-row batch (the second source padded) twice, on LibTorch's ops and on packed weights:
 // the encoder pass with its attention, the cross-attention keys and values, then `steps` decoder

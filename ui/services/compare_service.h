@@ -45,7 +45,7 @@ class CompareService : public QObject {
 
   /// Translates the test split of each model and compares them (the first is the baseline); one
   /// model gives its scores and sentence scores alone. `progress` signals come before each model
-  /// and after each batch of 64 sentences it translates, then `finished` or `failed`. A request
+  /// and after each batch of sentences it translates, then `finished` or `failed`. A request
   /// still running is superseded: it stops within a batch and its result is dropped. Returns the
   /// request's id.
   quint64 compare(const QList<ModelChoice>& models, const CompareOptions& options = {});

@@ -327,9 +327,10 @@ class TensorStepDecoder : public StepDecoder {
       : model_(model), state_(std::move(state)), device_(device) {}
   std::int64_t vocab() const override { return model_->tgt_vocab_size(); }
   std::int64_t max_length() const override { return model_->max_length(); }
-  void step(const std::vector<std::int64_t>& tokens, std::vector<float>& log_probs) override {
+  void step(const std::vector<std::int64_t>& tokens, FloatScratch& log_probs) override {
     const auto out = model_->step(state_, at::tensor(tokens, at::kLong).to(device_)).to(at::kCPU).contiguous();
-    log_probs.assign(out.data_ptr<float>(), out.data_ptr<float>() + out.numel());
+    log_probs.resize_discarding(static_cast<std::size_t>(out.numel()));
+    std::copy(out.data_ptr<float>(), out.data_ptr<float>() + out.numel(), log_probs.data());
   }
   void reorder(const std::vector<std::int64_t>& rows) override {
     state_.reorder(at::tensor(rows, at::kLong).to(device_));

@@ -68,12 +68,14 @@ std::vector<std::string> texts_of(const std::vector<Hypothesis>& best, const Tex
 
 }  // namespace
 
-std::size_t default_decode_batch(const at::Device& device) { return device.is_cuda() ? 512 : 64; }
+std::size_t default_decode_batch(const at::Device& device, const DecodeConfig& config) {
+  return device.is_cuda() ? 512 : cpu_decode_batch(config);
+}
 
 std::vector<Hypothesis> decode_batches(Transformer& model, const std::vector<std::vector<std::int64_t>>& sources,
                                        const DecodeConfig& config, std::size_t batch_size,
                                        const std::function<void(std::size_t)>& progress) {
-  if (batch_size == kDeviceBatch) batch_size = default_decode_batch(model->parameters().front().device());
+  if (batch_size == kDeviceBatch) batch_size = default_decode_batch(model->parameters().front().device(), config);
   batch_size = std::max<std::size_t>(1, batch_size);
   const auto rows = static_cast<std::int64_t>(config.mode == DecodeMode::kBeam
                                                   ? std::max(1, config.beam)

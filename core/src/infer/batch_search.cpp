@@ -27,6 +27,14 @@ std::vector<std::int64_t> padded(const std::vector<std::vector<std::int64_t>>& b
   return src;
 }
 
+// Each thread keeps the decoder state of its last batch: the next batch's key/value caches reuse its
+// memory instead of faulting in fresh pages, which took about a third of a batched beam search of 128
+// sentences (docs/benchmarks.md, 2026-12-01).
+PackedDecoding& recycled_state() {
+  thread_local PackedDecoding state;
+  return state;
+}
+
 // Encodes the batch and prepares the decoder: one hypothesis row per source.
 PackedDecoding begin(const PackedModel& model, const std::vector<std::vector<std::int64_t>>& batch,
                      const std::vector<std::vector<std::int64_t>>* shortlists) {
@@ -35,7 +43,7 @@ PackedDecoding begin(const PackedModel& model, const std::vector<std::vector<std
   const auto B = static_cast<std::int64_t>(batch.size());
   const auto memory = model.encode(src.data(), B, S);
   const auto mask = model.padding_mask(src.data(), B, S);
-  PackedDecoding state;
+  PackedDecoding state = std::move(recycled_state());
   model.start(state, memory.data(), mask.data(), B, S);
   if (shortlists) model.set_shortlist(state, *shortlists);
   return state;
@@ -47,10 +55,18 @@ class PackedStepDecoder : public StepDecoder {
   PackedStepDecoder(const PackedModel& model, const std::vector<std::vector<std::int64_t>>& batch,
                     const std::vector<std::vector<std::int64_t>>* shortlists)
       : model_(model), state_(begin(model, batch, shortlists)) {}
+  ~PackedStepDecoder() override {
+    state_.clear();
+    recycled_state() = std::move(state_);
+  }
+  PackedStepDecoder(const PackedStepDecoder&) = delete;
+  PackedStepDecoder& operator=(const PackedStepDecoder&) = delete;
   std::int64_t vocab() const override { return model_.shape().tgt_vocab; }
   std::int64_t max_length() const override { return model_.max_length(); }
-  void step(const std::vector<std::int64_t>& tokens, std::vector<float>& log_probs) override {
-    model_.step(state_, tokens.data(), static_cast<std::int64_t>(tokens.size()), log_probs);
+  void step(const std::vector<std::int64_t>& tokens, FloatScratch& log_probs) override {
+    const auto B = static_cast<std::int64_t>(tokens.size());
+    log_probs.resize_discarding(static_cast<std::size_t>(B * vocab()));
+    model_.step(state_, tokens.data(), B, log_probs.data());
   }
   void reorder(const std::vector<std::int64_t>& rows) override { state_.reorder(rows); }
 
@@ -92,7 +108,7 @@ std::vector<HypothesisTokens> greedy_steps(StepDecoder& decoder, const std::vect
     alive[b] = b;
   }
   std::vector<std::int64_t> tokens(B, Vocab::kBos);
-  std::vector<float> log_probs;
+  thread_local FloatScratch log_probs;  // kept for the thread's next batch: no pages to fault in
   while (!alive.empty()) {
     const auto n = static_cast<std::int64_t>(alive.size());
     decoder.step(tokens, log_probs);
@@ -148,7 +164,9 @@ std::vector<std::vector<HypothesisTokens>> beam_steps(StepDecoder& decoder, cons
     s.first_row = static_cast<std::int64_t>(b);
     tokens_now.push_back(Vocab::kBos);
   }
-  std::vector<float> log_probs;
+  // Room for every row a step can have (width per sentence), so no step copies the rows into a larger
+  // buffer.
+  thread_local FloatScratch log_probs;  // kept for the thread's next batch: no pages to fault in
   std::vector<ScoredIndex> top;
   for (std::int64_t t = 0; !tokens_now.empty(); ++t) {
     decoder.step(tokens_now, log_probs);
@@ -168,7 +186,7 @@ std::vector<std::vector<HypothesisTokens>> beam_steps(StepDecoder& decoder, cons
         if (static_cast<std::int64_t>(next.size()) >= width) break;
         const auto row = candidate.index / V, token = candidate.index % V;
         HypothesisTokens h = s.alive[static_cast<std::size_t>(row)];
-        h.token_log_probs.push_back(log_probs[static_cast<std::size_t>((s.first_row + row) * V + token)]);
+        h.token_log_probs.push_back(log_probs.data()[(s.first_row + row) * V + token]);
         h.log_prob = candidate.score;
         if (token == Vocab::kEos) {
           h.finished = true;
@@ -220,6 +238,11 @@ std::vector<std::vector<HypothesisTokens>> beam_steps(StepDecoder& decoder, cons
     out[i] = std::move(finished);
   }
   return out;
+}
+
+std::size_t cpu_decode_batch(const DecodeConfig& config) {
+  const int width = config.mode == DecodeMode::kBeam ? std::max(1, config.beam) : 1;
+  return static_cast<std::size_t>(std::max(1, kCpuDecodeRows / width));
 }
 
 std::vector<HypothesisTokens> decode_packed_batch(const PackedModel& model,

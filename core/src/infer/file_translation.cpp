@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
@@ -223,7 +224,7 @@ void FileTranslation::run(std::istream& standard_input, std::ostream& out) {
 
   std::istream& in = a.input.empty() ? standard_input : state_->file;
   const bool typing = a.input.empty() && ::isatty(STDIN_FILENO);
-  const auto batch = static_cast<std::size_t>(a.batch > 0 ? a.batch : typing ? 1 : 64);
+  const auto batch = static_cast<std::size_t>(a.batch > 0 ? a.batch : typing ? 1 : cpu_decode_batch(state_->config));
   std::size_t total = 0;  // a progress line on a terminal when translating a file (its size is known)
   if (!a.input.empty() && ::isatty(STDERR_FILENO)) {
     std::ifstream count(a.input);
@@ -233,9 +234,10 @@ void FileTranslation::run(std::istream& standard_input, std::ostream& out) {
   const auto started = std::chrono::steady_clock::now();
   std::size_t done_before = 0;
   std::vector<std::string> lines;
-  // Enough lines at a time that every thread has batches to sort and share out.
-  constexpr std::size_t kBatchesPerThread = 16;
-  const auto chunk = typing ? 1 : batch * kBatchesPerThread * static_cast<std::size_t>(threads);
+  // Enough lines at a time that every thread has batches to sort and share out, and sorting by
+  // length has sentences to choose from.
+  constexpr std::size_t kBatchesPerThread = 16, kFewestLines = 2048;
+  const auto chunk = typing ? 1 : std::max(kFewestLines, batch * kBatchesPerThread * static_cast<std::size_t>(threads));
   while (read_line_chunk(in, chunk, lines)) {
     std::vector<std::vector<std::int64_t>> sources;
     sources.reserve(lines.size());

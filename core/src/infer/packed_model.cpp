@@ -220,6 +220,20 @@ void log_softmax_rows(float* x, std::int64_t rows, std::int64_t n) {
   }
 }
 
+void PackedDecoding::clear() {
+  sources = src_len = step = 0;
+  src_mask.clear();
+  cross_k.clear();
+  cross_v.clear();
+  for (auto* caches : {&self_k, &self_v, &spare_k, &spare_v})
+    for (auto& cache : *caches) cache.resize_discarding(0);  // the memory stays
+  cross_rows.clear();
+  self_rows.clear();
+  shortlist_ids.clear();
+  shortlist_output.reset();
+  shortlist_positions.clear();
+}
+
 void PackedDecoding::reorder(const std::vector<std::int64_t>& rows) {
   // Copying every cache at every reorder took a sixth of a batched beam search: the caches stay,
   // the maps follow (composed when two reorders come between steps).
@@ -339,7 +353,7 @@ std::vector<float> PackedModel::padding_mask(const std::int64_t* ids, std::int64
 void PackedModel::start(PackedDecoding& state, const float* memory, const float* mask, std::int64_t B,
                         std::int64_t S) const {
   const std::int64_t D = shape_.d_model, H = shape_.heads, K = D / H;
-  state = PackedDecoding{};
+  state.clear();
   state.sources = B;
   state.src_len = S;
   state.src_mask.assign(mask, mask + B * S);
@@ -359,10 +373,8 @@ void PackedModel::start(PackedDecoding& state, const float* memory, const float*
     state.cross_k.push_back(std::move(k));
     state.cross_v.push_back(std::move(v));
   }
-  state.self_k.assign(decoder_.size(), {});
-  state.self_v.assign(decoder_.size(), {});
-  state.spare_k.assign(decoder_.size(), {});
-  state.spare_v.assign(decoder_.size(), {});
+  for (auto* caches : {&state.self_k, &state.self_v, &state.spare_k, &state.spare_v})
+    caches->resize(decoder_.size());  // a state used before keeps its buffers (clear())
 }
 
 void PackedModel::set_shortlist(PackedDecoding& state, const std::vector<std::vector<std::int64_t>>& lists) const {
@@ -381,7 +393,7 @@ void PackedModel::set_shortlist(PackedDecoding& state, const std::vector<std::ve
       state.shortlist_positions[b].push_back(std::lower_bound(all.begin(), all.end(), t) - all.begin());
 }
 
-void PackedModel::step(PackedDecoding& state, const std::int64_t* ids, std::int64_t B, std::vector<float>& log_probs,
+void PackedModel::step(PackedDecoding& state, const std::int64_t* ids, std::int64_t B, float* log_probs,
                        RecordedAttention* record) const {
   const std::int64_t D = shape_.d_model, H = shape_.heads, K = D / H, V = shape_.tgt_vocab;
   const std::int64_t pos = state.step;
@@ -422,11 +434,11 @@ void PackedModel::step(PackedDecoding& state, const std::int64_t* ids, std::int6
       auto& cache_k = state.self_k[li];
       auto& cache_v = state.self_v[li];
       // The cache grows by a copy at every step; the rows move in that same copy (self_row). The copy
-      // goes into the buffers the step before last filled: no allocation, and no zeroing but growth's.
+      // goes into the buffers the step before last filled: no allocation but growth's, and no zeroing.
       auto& new_k = state.spare_k[li];
       auto& new_v = state.spare_v[li];
-      new_k.resize(static_cast<std::size_t>(B * H * n * K));
-      new_v.resize(new_k.size());
+      new_k.resize_discarding(static_cast<std::size_t>(B * H * n * K));
+      new_v.resize_discarding(new_k.size());
       float* nk = new_k.data();
       float* nv = new_v.data();
       const auto block_bytes = static_cast<std::size_t>(t * K) * sizeof(float),
@@ -487,8 +499,7 @@ void PackedModel::step(PackedDecoding& state, const std::int64_t* ids, std::int6
   state.self_rows.clear();  // the caches are in row order now
 
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  log_probs.resize(static_cast<std::size_t>(B * V));
-  float* lp = log_probs.data();
+  float* lp = log_probs;
   if (state.shortlist_output) {
     // Only the batch's shortlist is scored; each row is normalised over its own sentence's list, in
     // that list's order: a sentence scores alike alone or in any batch.
@@ -496,7 +507,7 @@ void PackedModel::step(PackedDecoding& state, const std::int64_t* ids, std::int6
     const auto U = static_cast<std::int64_t>(list_ids.size());
     std::vector<float> sub(static_cast<std::size_t>(B * U));
     state.shortlist_output->apply(r.x.data(), B, sub.data());
-    std::fill(log_probs.begin(), log_probs.end(), neg_inf);
+    std::fill(lp, lp + B * V, neg_inf);
     for (std::int64_t b = 0; b < B; ++b) {
       const auto& own = state.shortlist_positions.at(static_cast<std::size_t>(state.source_row(b)));
       const float* row = sub.data() + b * U;

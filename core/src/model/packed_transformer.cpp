@@ -96,8 +96,8 @@ at::Tensor PackedTransformer::step(DecoderState& state, const at::Tensor& tokens
   const std::int64_t B = tokens.size(0), H = model_->shape().heads, V = model_->shape().tgt_vocab;
   const std::int64_t n = decoding.step + 1, S = decoding.src_len;
   RecordedAttention recorded;
-  std::vector<float> log_probs;
-  model_->step(decoding, tokens.data_ptr<std::int64_t>(), B, log_probs, state.record ? &recorded : nullptr);
+  std::vector<float> log_probs(static_cast<std::size_t>(B * V));
+  model_->step(decoding, tokens.data_ptr<std::int64_t>(), B, log_probs.data(), state.record ? &recorded : nullptr);
   state.step = decoding.step;
   if (state.record)
     for (std::size_t li = 0; li < recorded.self.size(); ++li) {

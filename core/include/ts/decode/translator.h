@@ -40,11 +40,12 @@ struct Translation {
   nlohmann::json probe_json(const std::string& source) const;
 };
 
-/// Sentences decoded together where a caller names no number (kDeviceBatch): 64 on a CPU, where the
-/// packed kernels share the batches out among the threads, and 512 on a GPU, where a decoding step costs
+/// Sentences decoded together where a caller names no number (kDeviceBatch): on a CPU, where the
+/// packed kernels share the batches out among the threads, cpu_decode_batch(config) (32 greedily, 8
+/// with a beam of 4: batches whose rows stay in the caches); on a GPU 512, where a decoding step costs
 /// a few dozen kernel launches whatever its batch (an H200 decoded 1,000 German sentences greedily at
 /// 1,727 sentences/s in batches of 64, 2026-12-01; the larger batch is not yet timed there).
-std::size_t default_decode_batch(const at::Device& device);
+std::size_t default_decode_batch(const at::Device& device, const DecodeConfig& config);
 /// Asks decode_batches and the callers below for default_decode_batch of the model's device.
 inline constexpr std::size_t kDeviceBatch = 0;
 

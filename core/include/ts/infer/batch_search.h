@@ -46,8 +46,8 @@ class StepDecoder {
   /// Target vocabulary size and the model's positions.
   virtual std::int64_t vocab() const = 0;
   virtual std::int64_t max_length() const = 0;
-  /// Feeds one token per row; writes log-probabilities [rows, vocab()].
-  virtual void step(const std::vector<std::int64_t>& tokens, std::vector<float>& log_probs) = 0;
+  /// Feeds one token per row; writes log-probabilities [rows, vocab()] (resized to that).
+  virtual void step(const std::vector<std::int64_t>& tokens, FloatScratch& log_probs) = 0;
   /// Keeps rows `rows` (indices into the current rows), in that order.
   virtual void reorder(const std::vector<std::int64_t>& rows) = 0;
 };
@@ -68,6 +68,17 @@ std::vector<HypothesisTokens> decode_packed_batch(const PackedModel& model,
                                                   const std::vector<std::vector<std::int64_t>>& batch,
                                                   const DecodeConfig& config,
                                                   const std::vector<std::vector<std::int64_t>>* shortlists = nullptr);
+
+/// Hypothesis rows a CPU decodes in one step where nobody names a batch: a batch's rows share each
+/// weight read, but the scores ([rows, vocabulary]) and the key/value caches grow with them, and past
+/// a few dozen rows they no longer stay in the core's caches. On an AMD EPYC Zen 5 (2 threads,
+/// 2026-12-01) the 1,000 dev pairs of two German-English models decoded fastest in batches of 8 to
+/// 32 sentences greedily and 4 to 16 with a beam of 4, and 10-40% slower in batches of 64
+/// (docs/benchmarks.md "Batches that fit the caches").
+inline constexpr int kCpuDecodeRows = 32;
+/// Sentences a CPU decodes together by default: kCpuDecodeRows hypothesis rows, so 32 greedily and 8
+/// with a beam of 4 (at least 1).
+std::size_t cpu_decode_batch(const DecodeConfig& config);
 
 /// Decodes one batch of sources: one output each, in the batch's order.
 using BatchDecode = std::function<std::vector<HypothesisTokens>(const std::vector<std::vector<std::int64_t>>& batch)>;

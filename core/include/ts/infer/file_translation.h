@@ -27,12 +27,12 @@ std::string checkpoint_of(const std::string& run_or_checkpoint);
 
 /// What `translate` was asked for, as the command line gives it.
 struct FileTranslationRequest {
-  std::string checkpoint;      // a run folder, a checkpoint file or a model folder
-  std::string input;           // a file of sentences; empty: the stream given to run()
-  std::string weights;         // "fp32", "bf16", "int8" or "libtorch"; empty: the model's own setting
-  int beam = 0;                // 0: the model's own setting; 1: greedy
-  int threads = 0;             // 0: every core
-  int batch = -1;              // -1: 64, or 1 when someone types at a terminal
+  std::string checkpoint;  // a run folder, a checkpoint file or a model folder
+  std::string input;       // a file of sentences; empty: the stream given to run()
+  std::string weights;     // "fp32", "bf16", "int8" or "libtorch"; empty: the model's own setting
+  int beam = 0;            // 0: the model's own setting; 1: greedy
+  int threads = 0;         // 0: every core
+  int batch = -1;  // -1: cpu_decode_batch (32 greedily, 8 with a beam of 4), or 1 when someone types at a terminal
   double length_penalty = -1;  // -1: the model's own
   bool shortlist = false;      // asked for on the command line: the run's lexical shortlist must exist
 };

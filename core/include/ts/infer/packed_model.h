@@ -14,6 +14,8 @@
 // from the live model or from a translator file (ts/infer/translator_file.h).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -40,14 +42,38 @@ struct WeightView {
 };
 using WeightLookup = std::function<WeightView(const std::string& name)>;
 
+/// Floats that are always overwritten before they are read: the decoder's key/value caches. Growing
+/// keeps neither the old values nor zeroes the new ones (std::vector's resize does both), and the
+/// capacity grows by half again, so a cache grown one position a step reallocates rarely. A batched
+/// beam search of 128 sentences spent about a third of its time zeroing and first touching the pages
+/// of caches that std::vector grew (docs/benchmarks.md, 2026-12-01).
+class FloatScratch {
+ public:
+  float* data() { return data_.get(); }
+  const float* data() const { return data_.get(); }
+  std::size_t size() const { return size_; }
+  /// `n` floats, their values unspecified.
+  void resize_discarding(std::size_t n) {
+    if (n > capacity_) {
+      capacity_ = std::max(n, capacity_ + capacity_ / 2);
+      data_.reset(new float[capacity_]);  // default-initialised: not zeroed
+    }
+    size_ = n;
+  }
+
+ private:
+  std::unique_ptr<float[]> data_;
+  std::size_t size_ = 0, capacity_ = 0;
+};
+
 /// The decoder's state for one batch on a PackedModel: the cross-attention keys and values of each
 /// source row, the self-attention caches of each hypothesis row, and where each row reads them.
 struct PackedDecoding {
   std::int64_t sources = 0, src_len = 0;             // rows and length of the encoded batch
   std::vector<float> src_mask;                       // [sources, S]: 0, or -inf at padding
   std::vector<std::vector<float>> cross_k, cross_v;  // per layer [sources, H, S, K]
-  std::vector<std::vector<float>> self_k, self_v;    // per layer [rows of the last step, H, step, K]
-  std::vector<std::vector<float>> spare_k, spare_v;  // per layer, the step before's caches: the next ones' room
+  std::vector<FloatScratch> self_k, self_v;          // per layer [rows of the last step, H, step, K]
+  std::vector<FloatScratch> spare_k, spare_v;        // per layer, the step before's caches: the next ones' room
   std::int64_t step = 0;                             // target positions fed so far
   /// reorder() moves no cache but records where each new row comes from, and the next step reads
   /// through these. `cross_rows[r]`: the source row hypothesis row r reads (empty: row r);
@@ -61,6 +87,8 @@ struct PackedDecoding {
   std::shared_ptr<const PackedLinear> shortlist_output;
   std::vector<std::vector<std::int64_t>> shortlist_positions;
 
+  /// Back to the state of no batch, keeping the caches' memory for the next one (PackedModel::start).
+  void clear();
   /// Keeps hypothesis rows `rows` (each an index into the current rows), in that order.
   void reorder(const std::vector<std::int64_t>& rows);
   /// The source row hypothesis row `r` reads.
@@ -107,9 +135,9 @@ class PackedModel {
   /// Each source row's list of target ids it may produce (sorted), for the steps that follow.
   void set_shortlist(PackedDecoding& state, const std::vector<std::vector<std::int64_t>>& lists) const;
   /// Feeds tokens [B] (one per hypothesis row) at position state.step; writes log-probabilities
-  /// [B, V] to `log_probs`, padding and BOS -inf (with a shortlist, -inf outside each row's list).
-  /// With `record`, the step's attention weights.
-  void step(PackedDecoding& state, const std::int64_t* tokens, std::int64_t B, std::vector<float>& log_probs,
+  /// [B, V] to `log_probs` (room for B * V floats), padding and BOS -inf (with a shortlist, -inf
+  /// outside each row's list). With `record`, the step's attention weights.
+  void step(PackedDecoding& state, const std::int64_t* tokens, std::int64_t B, float* log_probs,
             RecordedAttention* record = nullptr) const;
 
  private:
