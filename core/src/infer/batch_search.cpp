@@ -28,8 +28,8 @@ std::vector<std::int64_t> padded(const std::vector<std::vector<std::int64_t>>& b
 }
 
 // Each thread keeps the decoder state of its last batch: the next batch's key/value caches reuse its
-// memory instead of faulting in fresh pages, which took about a third of a batched beam search of 128
-// sentences (docs/benchmarks.md, 2026-12-01).
+// memory instead of faulting in fresh pages (page faults and zeroing took about a third of a batched beam
+// search of 128 sentences; docs/benchmarks.md, "Issue 35's translation targets on an AMD EPYC Zen 5").
 PackedDecoding& recycled_state() {
   thread_local PackedDecoding state;
   return state;
@@ -164,8 +164,6 @@ std::vector<std::vector<HypothesisTokens>> beam_steps(StepDecoder& decoder, cons
     s.first_row = static_cast<std::int64_t>(b);
     tokens_now.push_back(Vocab::kBos);
   }
-  // Room for every row a step can have (width per sentence), so no step copies the rows into a larger
-  // buffer.
   thread_local FloatScratch log_probs;  // kept for the thread's next batch: no pages to fault in
   std::vector<ScoredIndex> top;
   for (std::int64_t t = 0; !tokens_now.empty(); ++t) {

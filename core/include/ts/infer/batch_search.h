@@ -74,7 +74,7 @@ std::vector<HypothesisTokens> decode_packed_batch(const PackedModel& model,
 /// a few dozen rows they no longer stay in the core's caches. On an AMD EPYC Zen 5 (2 threads,
 /// 2026-12-01) the 1,000 dev pairs of two German-English models decoded fastest in batches of 8 to
 /// 32 sentences greedily and 4 to 16 with a beam of 4, and 10-40% slower in batches of 64
-/// (docs/benchmarks.md "Batches that fit the caches").
+/// (docs/benchmarks.md, "Issue 35's translation targets on an AMD EPYC Zen 5").
 inline constexpr int kCpuDecodeRows = 32;
 /// Sentences a CPU decodes together by default: kCpuDecodeRows hypothesis rows, so 32 greedily and 8
 /// with a beam of 4 (at least 1).

@@ -46,7 +46,8 @@ using WeightLookup = std::function<WeightView(const std::string& name)>;
 /// keeps neither the old values nor zeroes the new ones (std::vector's resize does both), and the
 /// capacity grows by half again, so a cache grown one position a step reallocates rarely. A batched
 /// beam search of 128 sentences spent about a third of its time zeroing and first touching the pages
-/// of caches that std::vector grew (docs/benchmarks.md, 2026-12-01).
+/// of the caches and scores that std::vector grew (docs/benchmarks.md, "Issue 35's translation targets
+/// on an AMD EPYC Zen 5", 2026-12-01).
 class FloatScratch {
  public:
   float* data() { return data_.get(); }
