@@ -40,7 +40,7 @@ using CompareProgress = std::function<void(const CompareProgressInfo&)>;
 /// output's confidence (mean token log-probability). Throws
 /// std::invalid_argument naming the model whose test split holds other sentences than the first's,
 /// and CheckpointError for a file that is not a model. `stop` (when given) is checked before each
-/// model and after each batch of 64 sentences: a stop throws std::runtime_error("stopped").
+/// model and after each batch of sentences (default_decode_batch): a stop throws std::runtime_error("stopped").
 CompareInput compare_input_from_models(const std::vector<ModelToCompare>& models, const CompareProgress& progress = {},
                                        const std::function<bool()>& stop = {});
 
