@@ -423,8 +423,9 @@ TEST(TokenizerChinese, TraditionalToSimplifiedAndBack) {
 std::vector<std::string> varied_lines(std::size_t n) {
   const std::vector<std::string> tails = {"GRÜẞE aus Köln!", "我愛漢語, OK", "bad \xff byte",
                                           "tab\there\u200b", "ΣΟΦΙΑ σοφός.", "plain ascii text"};
+  const auto heads = training_sentences();
   std::vector<std::string> lines;
-  for (std::size_t i = 0; i < n; ++i) lines.push_back(training_sentences()[i % 200] + " " + tails[i % tails.size()]);
+  for (std::size_t i = 0; i < n; ++i) lines.push_back(heads[i % heads.size()] + " " + tails[i % tails.size()]);
   return lines;
 }
 
